@@ -20,6 +20,10 @@ class InternalError : public std::logic_error {
   explicit InternalError(const std::string& msg) : std::logic_error(msg) {}
 };
 
+inline constexpr int kExitUserError = 1;
+inline constexpr int kExitNoGpu = 2;
+inline constexpr int kExitInternalError = 70;
+
 [[noreturn]] void internal_error(const char* file, int line, const std::string& msg);
 
 }  // namespace dg
@@ -29,6 +33,3 @@ class InternalError : public std::logic_error {
     if (!(cond)) ::dg::internal_error(__FILE__, __LINE__, msg); \
   } while (0)
 
-inline constexpr int kExitUserError = 1;
-inline constexpr int kExitNoGpu = 2;
-inline constexpr int kExitInternalError = 70;

@@ -1,0 +1,81 @@
+// deepgemm: the command-line driver. Parses arguments (CLI11) and hands over to the pipeline.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <z3_version.h>
+
+#include <iostream>
+
+#include "driver/detect_gpu.h"
+#include "driver/pipeline.h"
+#include "hw/hw_model.h"
+#include "support/error.h"
+
+namespace {
+
+std::string version_line() {
+  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: none yet)", DEEPGEMM_VERSION, Z3_MAJOR_VERSION,
+                     Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"DeepGEMM: a GEMM compiler driven by declared constraints.\n"
+               "Write a .dgml spec (target, precisions, shape, limits); deepgemm finds the best schedule\n"
+               "that meets every limit, proves it, and emits a module.",
+               "deepgemm"};
+  app.footer("Examples:\n  deepgemm compile examples/matmul.dgml --emit=problem\n  deepgemm --list-targets");
+  bool version = false, list_targets = false, detect = false;
+  std::string hw_flag;
+  app.add_flag("--version", version, "Print the version and exit");
+  app.add_flag("--list-targets", list_targets, "List the targets described in hw-models/, one per line");
+  app.add_flag("--detect-gpu", detect, "Describe the NVIDIA GPU of this machine (exit 2 when there is none)");
+  app.add_option("--hw-models", hw_flag, "Directory of hardware models (default: installed or source hw-models/)")
+      ->check(CLI::ExistingDirectory);
+
+  dg::driver::CompileOptions copts;
+  CLI::App* compile = app.add_subcommand("compile", "Compile a .dgml spec");
+  compile->add_option("FILE", copts.input, "The .dgml spec")->required();
+  compile->add_option("-o,--output", copts.output, "Output file (the stage's dump, or the module); stdout if omitted");
+  std::string stages_help = "Stop after STAGE and write its dump: " + fmt::format("{}", fmt::join(dg::driver::emit_stages(), ", "));
+  compile->add_option("--emit", copts.emit, stages_help);
+  compile->add_flag("-v,--verbose", copts.verbose, "Narrate each stage with counts and times (on stderr)");
+  compile->add_flag("--force-rebuild", copts.force_rebuild, "Ignore the module cache");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : dg::kExitUserError;
+  }
+
+  std::string hw_dir = dg::driver::find_hw_dir(hw_flag, argv[0]);
+  if (version) {
+    std::cout << version_line() << "\n";
+    return 0;
+  }
+  if (list_targets) {
+    for (const auto& m : dg::hw::load_dir(hw_dir))
+      std::cout << fmt::format("{:<10} {:<4} {}\n", m.name, m.is_gpu() ? "gpu" : "npu", m.description);
+    return 0;
+  }
+  if (detect) return dg::driver::detect_gpu(std::cout, std::cerr);
+  if (compile->parsed()) {
+    copts.hw_dir = hw_dir;
+    return dg::driver::compile(copts, std::cout, std::cerr);
+  }
+  std::cout << app.help();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const dg::UserError& e) {
+    std::cerr << "deepgemm: error: " << e.what() << "\n";
+    return dg::kExitUserError;
+  } catch (const std::exception& e) {
+    std::cerr << "deepgemm: internal error: " << e.what()
+              << "\nThis is a bug in deepgemm; please report it with the spec that triggered it.\n";
+    return dg::kExitInternalError;
+  }
+}

@@ -1,0 +1,30 @@
+// The compile pipeline, top to bottom: parse → check → (solve → verify → backends → module).
+// Each stage may be the last one (--emit=STAGE), whose dump is written to the output.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace dg::driver {
+
+struct CompileOptions {
+  std::string input;
+  std::string output;     // "" = stdout for dumps
+  std::string emit;       // "" = the default (the whole pipeline)
+  std::string hw_dir;
+  bool verbose = false;
+  bool force_rebuild = false;
+};
+
+/// Stage names accepted by --emit, in pipeline order.
+const std::vector<std::string>& emit_stages();
+
+/// Run the pipeline; returns the process exit code (0, 1 for user errors).
+int compile(const CompileOptions& opts, std::ostream& out, std::ostream& err);
+
+/// Where the hardware models are: --hw-models, $DEEPGEMM_HW_MODELS, <exe>/../share/deepgemm/hw-models,
+/// then the source tree the compiler was built from.
+std::string find_hw_dir(const std::string& flag_value, const char* argv0);
+
+}  // namespace dg::driver

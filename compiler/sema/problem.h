@@ -1,0 +1,89 @@
+// GemmProblem: the meaning of a checked spec. C[M×N] = epilogue(A[M×K] · B[K×N]) on one target,
+// with the user's hard limits. Everything the solver needs and nothing about how it will be
+// scheduled. Every user declaration keeps its source location so that an unsat core can point
+// back at the lines that conflict.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "dgml/ast.h"
+#include "dgml/diag.h"
+#include "hw/hw_model.h"
+#include "sema/dtype.h"
+
+namespace dg {
+
+enum class Layout { RowMajor, ColMajor };
+const char* layout_name(Layout l);
+
+/// A value the user declared, with where.
+template <typename T>
+struct Declared {
+  T value{};
+  Loc loc;           // invalid when the value is a default
+  bool user = false; // written in the spec
+};
+
+/// One free constraint from the `constraints` block, e.g. `tile_m * tile_k <= 8192`.
+struct UserConstraint {
+  std::string text;                      // canonical source text
+  Loc loc;
+  std::shared_ptr<const ast::Expr> expr; // checked: only known variables, boolean at the top
+};
+
+struct GemmProblem {
+  std::string spec_file;
+  hw::HwModel hw;                 // the target's model
+  Loc target_loc;
+
+  // precision
+  Declared<DType> a;              // activation, M×K
+  Declared<DType> b;              // weight, K×N
+  Declared<DType> c;              // output, M×N
+  Declared<DType> acc;            // accumulation
+
+  // shape
+  Declared<std::int64_t> M, N, K;
+  Declared<std::int64_t> K_min, K_max;  // K_min == K_max == K when K is fixed
+  bool k_dynamic = false;
+  Declared<std::int64_t> batch;
+
+  // layout
+  Declared<Layout> a_layout, b_layout, c_layout;
+  Declared<std::string> smem_layout;    // "" = solver's choice
+
+  // constraints
+  Declared<bool> use_hmma;        // tensor cores (GPU)
+  Declared<bool> fp16_fma;        // fp16 accumulation on CUDA cores
+  Declared<double> sm_mem_limit_kb;     // 0 = hardware limit
+  Declared<double> l2_hit_rate_min;     // 0 = none
+  Declared<bool> pad_k;
+  Declared<std::optional<DType>> cast_output;
+  Declared<bool> warp_level_sync;
+  Declared<std::vector<std::string>> epilogue;  // op_type: gelu, relu, bias, silu
+  std::vector<UserConstraint> user_constraints;
+
+  /// Tensor-core K step for the chosen precisions on this target (0 when not on tensor cores).
+  int k_step = 0;
+  /// The weight precision is converted in registers to this type before the multiply ("" = none).
+  std::string weight_conversion;
+  /// The instruction family the precisions map onto ("mma.sync", "wgmma", "simt", "npu").
+  std::vector<std::string> compute_paths;
+};
+
+/// Names usable in free constraint expressions: schedule variables the solver decides, and the
+/// problem constants M, N, K (and batch).
+const std::vector<std::string>& schedule_variable_names();
+const std::vector<std::string>& problem_constant_names();
+
+std::ostream& operator<<(std::ostream& os, const GemmProblem& p);
+nlohmann::json to_json(const GemmProblem& p);
+
+}  // namespace dg
