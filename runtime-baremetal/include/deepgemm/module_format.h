@@ -4,7 +4,8 @@
 // freestanding C++20: it needs only <stdint.h> and <stddef.h>, allocates nothing, throws nothing,
 // calls no library function and reads every multi-byte field byte by byte (little-endian on disk),
 // so it works on unaligned buffers and big-endian hosts. It compiles the same way hosted and
-// freestanding; nothing in it depends on __STDC_HOSTED__.
+// freestanding; nothing in it depends on __STDC_HOSTED__. (Like any freestanding code, it may make
+// the compiler emit calls to memcpy/memset, which GCC and clang require every environment to have.)
 //
 // Layout, ABI version 1. All integers are unsigned little-endian; offsets are from the first byte.
 //
@@ -507,8 +508,8 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
   ErrorDetail& d = v->detail;
   using detail::fail;
 
-  if (data == nullptr) {
-    d.str("module data pointer is null");
+  if (data == nullptr && size != 0) {
+    d.str("module data pointer is null but size is ").num(size);
     return fail(v, Status::NullArgument);
   }
   if (size < kHeaderSize) {

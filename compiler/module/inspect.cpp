@@ -1,0 +1,89 @@
+#include "module/inspect.h"
+
+#include <string_view>
+
+#include <deepgemm/module_format.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace dg::module {
+namespace {
+
+constexpr size_t kMaxValueChars = 60;
+
+std::string kind_label(uint32_t kind) {
+  const char* name = ko::section_kind_name(kind);
+  return name != nullptr ? std::string(name) : fmt::format("kind {}", kind);
+}
+
+/// A scalar as JSON text, shortened; an object or array by its size.
+std::string summarize(const nlohmann::ordered_json& v) {
+  if (v.is_object()) return fmt::format("{{{} key{}}}", v.size(), v.size() == 1 ? "" : "s");
+  if (v.is_array()) return fmt::format("[{} item{}]", v.size(), v.size() == 1 ? "" : "s");
+  std::string s = v.dump(-1, ' ', true, nlohmann::ordered_json::error_handler_t::replace);
+  if (s.size() > kMaxValueChars) s = s.substr(0, kMaxValueChars - 3) + "...";
+  return s;
+}
+
+/// Prints the plan summary; false (and a message in *why) when the plan is not JSON.
+bool print_plan(const ko::Payload& plan, std::ostream& out, std::string* why) {
+  const auto* begin = reinterpret_cast<const char*>(plan.data);
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(std::string_view(begin, plan.size));
+  } catch (const nlohmann::json::exception& e) {
+    *why = fmt::format("plan section is not valid JSON: {}", e.what());
+    return false;
+  }
+  out << "plan:\n";
+  if (!j.is_object()) {
+    out << "  (not an object) " << summarize(j) << "\n";
+    return true;
+  }
+  for (const auto& [key, value] : j.items()) {
+    std::string k = nlohmann::ordered_json(key).dump(
+        -1, ' ', true, nlohmann::ordered_json::error_handler_t::replace);
+    out << fmt::format("  {}: {}\n", k.substr(1, k.size() - 2), summarize(value));
+  }
+  return true;
+}
+
+}  // namespace
+
+int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out,
+            std::ostream& err) {
+  ko::ModuleView view;
+  if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok) {
+    err << file << ": error: " << view.error() << "\n";
+    return 1;
+  }
+  out << fmt::format("file:     {}\n", file);
+  out << fmt::format("size:     {} bytes\n", view.file_size);
+  out << fmt::format("abi:      {}\n", view.abi_version);
+  out << fmt::format("target:   {} ({})\n", view.target_name,
+                     ko::target_kind_name(static_cast<uint32_t>(view.target_kind)));
+  out << fmt::format("flags:    {:#010x}\n", view.flags);
+  out << fmt::format("checksum: header {:#010x} OK\n", view.header_crc);
+  out << fmt::format("sections: {}\n", view.section_count);
+  if (view.section_count != 0) {
+    out << fmt::format("  {:>2}  {:<14}{:<14}{:>10}{:>10}  {}\n", "#", "kind", "name", "offset",
+                       "size", "crc32");
+  }
+  for (uint32_t i = 0; i < view.section_count; ++i) {
+    ko::SectionInfo s;
+    if (!view.section(i, &s)) break;
+    out << fmt::format("  {:>2}  {:<14}{:<14}{:>10}{:>10}  {:#010x} OK{}\n", i, kind_label(s.kind),
+                       s.name, s.offset, s.size, s.crc,
+                       (s.flags & ko::kSectionFlagOptional) != 0 ? " (optional)" : "");
+  }
+  if (const ko::Payload plan = view.find(ko::SectionKind::Plan)) {
+    std::string why;
+    if (!print_plan(plan, out, &why)) {
+      err << file << ": error: " << why << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace dg::module

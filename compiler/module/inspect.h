@@ -1,0 +1,19 @@
+// module::inspect: what a .ko module holds, for `deepgemm inspect` and for tests.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace dg::module {
+
+/// Validates `bytes` (the contents of `file`) with the module reader and prints on `out` the file,
+/// its size, ABI, target, flags, header checksum, a table of sections (kind, name, offset, size,
+/// CRC32, all verified) and a summary of the plan: its top-level keys with their scalar values
+/// (objects and arrays by their size). Returns 0; or 1 after printing `file: error: <why>` on
+/// `err` when the module is invalid or its plan is not valid JSON.
+int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out,
+            std::ostream& err);
+
+}  // namespace dg::module

@@ -1,0 +1,6 @@
+# The .ko module reader (runtime-baremetal/include/deepgemm/module_format.h) on arbitrary bytes.
+dg_fuzz_test(module_reader
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/module_reader_fuzz.cpp
+  LIBS fmt::fmt
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime-baremetal/include
+  CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/module_reader)

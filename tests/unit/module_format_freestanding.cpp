@@ -1,0 +1,37 @@
+// Compiled by module.cmake with -ffreestanding -fno-exceptions -fno-rtti -nostdinc++ (and, with
+// clang, without system headers and for riscv32): the module format header must build with nothing
+// but the compiler's own <stdint.h> and <stddef.h>. Never linked.
+#include <deepgemm/module_format.h>
+
+#if __STDC_HOSTED__
+#error "module_format_freestanding.cpp must be compiled with -ffreestanding"
+#endif
+
+extern "C" uint32_t dg_ko_freestanding_parse(const uint8_t* data, size_t size) {
+  dg::ko::ModuleView view;
+  if (dg::ko::parse(data, size, &view) != dg::ko::Status::Ok) return 0;
+  uint32_t sum = 0;
+  for (uint32_t i = 0; i < view.section_count; ++i) {
+    dg::ko::SectionInfo s;
+    if (!view.section(i, &s)) return 0;
+    for (uint32_t j = 0; j < s.size; ++j) sum += s.data[j];
+  }
+  const dg::ko::Payload plan = view.find(dg::ko::SectionKind::Plan);
+  return sum + (plan ? plan.size : 0u);
+}
+
+extern "C" size_t dg_ko_freestanding_write(uint8_t* buf, size_t cap) {
+  static const uint8_t plan[] = {'{', '}'};
+  dg::ko::SectionSpec sections[1];
+  sections[0].kind = static_cast<uint32_t>(dg::ko::SectionKind::Plan);
+  sections[0].name = "plan";
+  sections[0].data = plan;
+  sections[0].size = sizeof plan;
+  dg::ko::ModuleSpec spec;
+  spec.target_kind = dg::ko::TargetKind::Npu;
+  spec.target_name = "npu";
+  spec.sections = sections;
+  spec.section_count = 1;
+  size_t written = 0;
+  return dg::ko::write(spec, buf, cap, &written) == dg::ko::Status::Ok ? written : 0;
+}
