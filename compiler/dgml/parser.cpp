@@ -158,12 +158,22 @@ class Parser {
       } else if (at(Tok::Ident) && peek(1).kind == Tok::LBrace) {
         diags_.error(cur().loc, fmt::format("block '{}' cannot be nested inside block '{}'; close '{}' with '}}' first",
                                             cur().text, block.name, block.name));
-        sync_top();
-        spec_.blocks.push_back(std::move(block));
-        return;
+        take();  // the name; now skip the nested block, braces balanced, and go on with this one
+        int depth = 0;
+        while (!at(Tok::Eof)) {
+          if (at(Tok::LBrace)) ++depth;
+          if (at(Tok::RBrace) && --depth == 0) {
+            take();
+            break;
+          }
+          take();
+        }
+        continue;
       } else {
         ast::ExprPtr e = parse_expr(0);
-        if (e) {
+        if (e && at(Tok::Error)) {
+          sync_item();  // the lexer already said what is wrong here
+        } else if (e) {
           if (expect_semi("the constraint")) {
             ast::Item item;
             item.is_expr = true;

@@ -3,17 +3,22 @@
 #include <fmt/format.h>
 #include <z3_version.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 
 #include "driver/detect_gpu.h"
 #include "driver/pipeline.h"
 #include "hw/hw_model.h"
+#include "module/inspect.h"
 #include "support/error.h"
 
 namespace {
 
 std::string version_line() {
-  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: none yet)", DEEPGEMM_VERSION, Z3_MAJOR_VERSION,
+  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; stages: ast, problem, space, plan, proof, module; backends: none yet)", DEEPGEMM_VERSION, Z3_MAJOR_VERSION,
                      Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
 }
 
@@ -40,6 +45,10 @@ int run(int argc, char** argv) {
   compile->add_flag("-v,--verbose", copts.verbose, "Narrate each stage with counts and times (on stderr)");
   compile->add_flag("--force-rebuild", copts.force_rebuild, "Ignore the module cache");
 
+  std::string inspect_file;
+  CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums");
+  inspect->add_option("FILE", inspect_file, "The .ko module")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -57,6 +66,15 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (detect) return dg::driver::detect_gpu(std::cout, std::cerr);
+  if (inspect->parsed()) {
+    std::ifstream in(inspect_file, std::ios::binary);
+    if (!in) {
+      std::cerr << "deepgemm: error: cannot read '" << inspect_file << "': " << std::strerror(errno) << "\n";
+      return dg::kExitUserError;
+    }
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return dg::module::inspect(bytes, inspect_file, std::cout, std::cerr);
+  }
   if (compile->parsed()) {
     copts.hw_dir = hw_dir;
     return dg::driver::compile(copts, std::cout, std::cerr);

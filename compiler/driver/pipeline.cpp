@@ -13,8 +13,13 @@
 #include <sstream>
 
 #include "dgml/diag.h"
+#include "driver/cache.h"
+#include "module/writer.h"
+#include "verify/verify.h"
 #include "dgml/parser.h"
+#include "plan/plan.h"
 #include "sema/check.h"
+#include "solve/solve.h"
 #include "support/error.h"
 
 namespace dg::driver {
@@ -30,7 +35,9 @@ const std::vector<std::string>& emit_stages() {
 namespace {
 
 /// Stages that exist in this build; the rest are refused with a clear message.
-bool stage_available(const std::string& s) { return s == "ast" || s == "problem"; }
+bool stage_available(const std::string& s) {
+  return s == "ast" || s == "problem" || s == "space" || s == "plan" || s == "proof" || s == "module";
+}
 
 class Narrator {
  public:
@@ -71,25 +78,21 @@ int write_output(const CompileOptions& o, const std::string& text, std::ostream&
     out << text;
     return 0;
   }
-  // Atomic: write a temporary file beside the target, then rename over it.
-  std::string tmp = o.output + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) {
-      err << "deepgemm: error: cannot write '" << o.output << "': " << std::strerror(errno) << "\n";
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return kExitUserError;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, o.output, ec);
-  if (ec) {
-    err << "deepgemm: error: cannot write '" << o.output << "': " << ec.message() << "\n";
-    fs::remove(tmp, ec);
+  std::string why;
+  if (!write_file_atomic(o.output, text, why)) {
+    err << "deepgemm: error: cannot write '" << o.output << "': " << why << "\n";
     return kExitUserError;
   }
   return 0;
+}
+
+std::string module_path(const CompileOptions& o) {
+  if (!o.output.empty()) return o.output;
+  return fs::path(o.input).stem().string() + ".ko";
+}
+
+std::string size_text(size_t bytes) {
+  return bytes < 1024 ? fmt::format("{} B", bytes) : fmt::format("{:.1f}KB", bytes / 1024.0);
 }
 
 }  // namespace
@@ -113,15 +116,15 @@ std::string find_hw_dir(const std::string& flag_value, const char* argv0) {
 
 int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   const auto& stages = emit_stages();
-  std::string emit = o.emit.empty() ? "problem" : o.emit;
+  std::string emit = o.emit.empty() ? "module" : o.emit;
   if (std::find(stages.begin(), stages.end(), emit) == stages.end()) {
     err << fmt::format("deepgemm: error: unknown stage '{}' for --emit; stages are {}\n", emit,
                        fmt::join(stages, ", "));
     return kExitUserError;
   }
   if (!stage_available(emit)) {
-    err << fmt::format("deepgemm: error: --emit={} is not available in this version: the stages after 'problem' "
-                       "are not implemented yet\n",
+    err << fmt::format("deepgemm: error: --emit={} is not available in this version: the backend stages "
+                       "(the GPU and NPU backends) are not implemented yet\n",
                        emit);
     return kExitUserError;
   }
@@ -154,9 +157,94 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   if (!problem) return kExitUserError;
   say.info(fmt::format("Checked the spec against {} ({:.2f} ms)", problem->hw.name, say.ms()));
 
-  std::ostringstream dump;
-  dump << *problem;
-  return write_output(o, dump.str(), out, err);
+  if (emit == "problem") {
+    std::ostringstream dump;
+    dump << *problem;
+    return write_output(o, dump.str(), out, err);
+  }
+
+  // The module cache: a hit skips solving and proving.
+  std::string key, cdir = cache_dir();
+  bool use_cache = emit == "module" && !cdir.empty();
+  if (use_cache) {
+    std::string model_text, why;
+    read_file(problem->hw.file, model_text, why);
+    key = cache_key({DEEPGEMM_VERSION_STRING, text, model_text});
+    if (!o.force_rebuild) {
+      auto hit = cache_lookup(cdir, key, why);
+      if (hit) {
+        say.info(fmt::format("Cache hit ({}/{}.ko)", cdir, key));
+        std::string path = module_path(o);
+        if (!write_file_atomic(path, std::string(hit->begin(), hit->end()), why)) {
+          err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
+          return kExitUserError;
+        }
+        if (o.verbose) err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {}, cached)\n", path, size_text(hit->size()));
+        return 0;
+      }
+      if (why != "absent") say.info("Cache: " + why);
+    }
+  }
+
+  say.start();
+  say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
+  solve::Result solved = solve::solve(*problem);
+  say.info(fmt::format("Space: {} schedule variables, {} points, {} rules", solved.space.vars.size(),
+                       solved.space.size(), solved.rules.size()));
+  if (emit == "space") {
+    std::ostringstream dump;
+    solve::dump_space(dump, solved);
+    return write_output(o, dump.str(), out, err);
+  }
+  if (!solved.plan) {
+    DiagEngine why;  // the sema notes above were printed already
+    why.add_source(o.input, text);
+    solve::explain(solved, *problem, why);
+    why.print(err);
+    return kExitUserError;
+  }
+  const Plan& plan = *solved.plan;
+  say.info(fmt::format("Found {} valid tile candidates (M×N×K); optimum {}×{}×{} ({} Z3 checks, {:.1f} ms)",
+                       solved.feasible_tiles, plan.tile_m, plan.tile_n, plan.tile_k, solved.checks, say.ms()));
+  say.info(fmt::format("Predicted {:.2f} us ({:.1f} TFLOP/s, {}-bound, l2_hit_rate={:.3f})", plan.predicted_us,
+                       plan.predicted_tflops, plan.bound, plan.l2_hit_rate));
+  if (emit == "plan") return write_output(o, dump_plan(plan), out, err);
+
+  say.start();
+  say.info("Verifying formal correctness via SMT solver...");
+  verify::Certificate cert = verify::verify(plan);
+  say.info(fmt::format("{} of {} checks proved ({:.1f} ms)", std::count_if(cert.checks.begin(), cert.checks.end(),
+                                                                             [](const auto& c) { return c.passed; }),
+                       cert.checks.size(), say.ms()));
+  if (emit == "proof") {
+    std::ostringstream dump;
+    verify::dump(dump, cert);
+    int rc = write_output(o, dump.str(), out, err);
+    return rc != 0 ? rc : cert.all_passed() ? 0 : kExitUserError;
+  }
+  if (!cert.all_passed()) {
+    for (const auto& c : cert.checks)
+      if (!c.passed)
+        err << fmt::format("{}: error: verification failed: {}: {}\n  counterexample: {}\n", o.input, c.name,
+                           c.statement, c.counterexample);
+    return kExitUserError;
+  }
+
+  module::ModuleContents contents;
+  contents.target_kind = problem->hw.is_gpu() ? ko::TargetKind::Gpu : ko::TargetKind::Npu;
+  contents.target_name = problem->hw.name;
+  contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(plan)));
+  contents.sections.push_back(module::text_section(ko::SectionKind::Proof, verify::to_json_text(cert)));
+  std::vector<std::uint8_t> bytes = module::write(contents);
+  std::string path = module_path(o);
+  why.clear();
+  if (!write_file_atomic(path, std::string(bytes.begin(), bytes.end()), why)) {
+    err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
+    return kExitUserError;
+  }
+  if (use_cache && !cache_store(cdir, key, bytes, why)) say.info("Cache not written: " + why);
+  if (o.verbose) err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
+  return 0;
 }
 
 }  // namespace dg::driver

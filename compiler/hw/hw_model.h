@@ -26,6 +26,7 @@ struct MmaShape {
   std::string a_type;    // precision names as in the .dgml language: fp16, bf16, int8, ...
   std::string b_type;
   std::string acc_type;  // fp32, fp16, int32
+  int n_step = 0;        // > 0: n may be any multiple of n_step up to n (wgmma m64nNk*); 0: n fixed
 };
 
 /// A weight precision that the target cannot multiply natively but can unpack in registers
@@ -59,6 +60,7 @@ struct GpuModel {
   int l2_line_bytes = 128;
   double dram_bandwidth_gbps = 0;
   double l2_bandwidth_gbps = 0;
+  double dram_latency_ns = 0;     // global-memory load latency of an L2 miss, nanoseconds
   int dram_bytes_gib = 0;
   std::vector<MmaShape> mma;       // tensor-core shapes (mma.sync and, on Hopper, wgmma)
   std::vector<std::string> simt_types;  // precisions CUDA cores can FMA without tensor cores
@@ -100,14 +102,30 @@ struct HwModel {
 
   bool is_gpu() const { return kind == TargetKind::Gpu; }
   bool is_npu() const { return kind == TargetKind::Npu; }
+
+  /// The source note that covers `path` ("gpu.sm_count", "gpu.mma[3].k"): the note kept for the
+  /// path itself or, failing that, for the nearest enclosing field; "" when there is none.
+  std::string source_of(const std::string& path) const;
 };
 
 /// Load and validate one model. Throws dg::UserError whose message names the file and the field
-/// ("hw-models/hopper.json: gpu.sm_count: expected an integer >= 1, got \"many\"").
+/// ("hw-models/hopper.json: gpu.sm_count: expected integer in [1, 1024], got \"many\"").
 HwModel load(const std::string& path);
 
-/// Validate already-parsed JSON (used by load and by tests/fuzzing); `file` is for messages.
+/// Validate already-parsed JSON (used by load and by tests/fuzzing); `file` is for messages and
+/// the name check (its stem must equal "name"). The schema is `<dir of file>/schema.json`.
 HwModel from_json(const nlohmann::json& j, const std::string& file);
+
+/// The same, against an already-loaded schema (see load_schema).
+HwModel from_json(const nlohmann::json& j, const std::string& file, const nlohmann::json& schema);
+
+/// Parse `text` as the contents of `file` (invalid JSON, an empty text and a duplicate key are
+/// errors naming the file), then validate it against `schema`.
+HwModel from_text(const std::string& text, const std::string& file, const nlohmann::json& schema);
+
+/// Read and parse a schema file (hw-models/schema.json). Throws UserError if it is missing or is
+/// not a JSON object.
+nlohmann::json load_schema(const std::string& path);
 
 /// All models in a directory (every *.json except schema.json), sorted by name.
 /// A bad file is an error (UserError), not skipped.

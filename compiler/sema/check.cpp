@@ -186,7 +186,7 @@ class Checker {
       d_.error(e.value.loc, fmt::format("'{}' is out of range: {} is not between {} and {}", e.key, e.value.text, lo, hi));
       return false;
     }
-    out = {e.value.int_value, e.loc, true};
+    out = {e.value.int_value, e.value.loc, true};  // sizes are blamed at the number itself
     return true;
   }
 

@@ -2,6 +2,7 @@
 // matching .err file, exactly. DEEPGEMM_UPDATE_GOLDEN=1 rewrites the .err files.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "dgml/parser.h"
 #include "sema/check.h"
+#include "solve/solve.h"
 
 namespace fs = std::filesystem;
 
@@ -27,7 +29,14 @@ std::string diagnose(const fs::path& spec_path) {
   dg::DiagEngine diags;
   diags.add_source(file, text);
   dg::ast::Spec spec = dg::dgml::parse(file, text, diags);
-  if (!diags.has_errors()) dg::sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", diags);
+  if (!diags.has_errors()) {
+    auto problem = dg::sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", diags);
+    // Specs that pass sema reach the solver: their diagnostics are the infeasibility explanation.
+    if (problem) {
+      dg::solve::Result r = dg::solve::solve(*problem);
+      if (!r.plan) dg::solve::explain(r, *problem, diags);
+    }
+  }
   std::ostringstream out;
   diags.print_brief(out);
   return out.str();

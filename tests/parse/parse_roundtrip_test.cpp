@@ -40,7 +40,7 @@ void check_roundtrip(const std::string& name, const std::string& text) {
   REQUIRE_MESSAGE(!d1.has_errors(), diags.str());
   std::string printed = source(first);
   dg::DiagEngine d2;
-  dg::ast::Spec second = dg::dgml::parse(name + " (printed)", printed, d2);
+  dg::ast::Spec second = dg::dgml::parse(name, printed, d2);
   REQUIRE(!d2.has_errors());
   CHECK(tree(first) == tree(second));
   CHECK(source(second) == printed);

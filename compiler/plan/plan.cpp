@@ -1,0 +1,95 @@
+#include "plan/plan.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "support/error.h"
+
+namespace dg {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexVar, name, extent)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AffineMap::Term, var, coeff)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AffineMap, terms, offset)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexDesc::Decomp, var, of, div, mod)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexDesc, out_vars, k_vars, c_row, c_col, k_index, inverse, lda, ldb, ldc,
+                                   a_row_major, b_row_major, c_row_major, a_smem_rows, a_smem_row_bytes, b_smem_rows,
+                                   b_smem_row_bytes, smem_row_pad_bytes, swizzle_bits)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, target, target_kind, family, a_type, b_type, c_type, acc_type,
+                                   weight_conversion, M, N, K, K_min, K_max, batch, k_dynamic, pad_k, epilogue, tile_m,
+                                   tile_n, tile_k, warp_m, warp_n, stages, split_k, raster_group, cluster_m, cluster_n,
+                                   blocks_per_sm, smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
+                                   regs_per_thread, grid_m, grid_n, k_iters, predicted_us, predicted_tflops,
+                                   l2_hit_rate, bank_conflict_rate, bound, space_size, feasible_tiles, rules, notes,
+                                   index)
+
+nlohmann::json to_json(const Plan& p) {
+  nlohmann::json j;
+  to_json(j, p);
+  j["format"] = "deepgemm-plan-1";
+  return j;
+}
+
+Plan plan_from_json(const nlohmann::json& j) {
+  try {
+    if (!j.is_object()) throw UserError("plan: expected a JSON object");
+    if (j.value("format", std::string()) != "deepgemm-plan-1")
+      throw UserError("plan: missing or unknown 'format' (expected \"deepgemm-plan-1\")");
+    Plan p;
+    from_json(j, p);
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(fmt::format("plan: {}", e.what()));
+  }
+}
+
+std::string dump_plan(const Plan& p) { return to_json(p).dump(2) + "\n"; }
+
+std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, std::int64_t>>& point) {
+  std::int64_t v = m.offset;
+  for (const auto& t : m.terms) {
+    bool found = false;
+    for (const auto& [name, val] : point)
+      if (name == t.var) {
+        v += t.coeff * val;
+        found = true;
+      }
+    DG_INTERNAL_ASSERT(found, "affine map variable without a value: " + t.var);
+  }
+  return v;
+}
+
+std::string to_string(const AffineMap& m) {
+  std::string s;
+  for (const auto& t : m.terms) {
+    if (!s.empty()) s += " + ";
+    s += t.coeff == 1 ? t.var : fmt::format("{}·{}", t.coeff, t.var);
+  }
+  if (m.offset != 0 || s.empty()) s += (s.empty() ? "" : " + ") + std::to_string(m.offset);
+  return s;
+}
+
+std::ostream& operator<<(std::ostream& os, const Plan& p) {
+  os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, p.target_kind, p.family, p.M, p.N,
+                    p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),
+                    p.batch > 1 ? fmt::format(", batch {}", p.batch) : "");
+  os << fmt::format("  precisions   A {} · B {} → acc {} → C {}{}\n", p.a_type, p.b_type, p.acc_type, p.c_type,
+                    p.weight_conversion.empty() ? "" : fmt::format(" (B converted to {} in registers)", p.weight_conversion));
+  os << fmt::format("  tile         {}×{}×{} (instruction {}×{}×{})\n", p.tile_m, p.tile_n, p.tile_k, p.instr_m,
+                    p.instr_n, p.instr_k);
+  if (p.target_kind == "gpu") {
+    os << fmt::format("  warps        {}×{} ({} threads), {} stages, split_k {}, raster group {}, cluster {}×{}\n",
+                      p.warp_m, p.warp_n, p.threads, p.stages, p.split_k, p.raster_group, p.cluster_m, p.cluster_n);
+    os << fmt::format("  resources    {} B shared memory ({}), ~{} registers/thread, {} blocks/SM, grid {}×{}\n",
+                      p.smem_bytes, p.smem_layout, p.regs_per_thread, p.blocks_per_sm, p.grid_m, p.grid_n);
+  } else {
+    os << fmt::format("  array        {} dataflow, {} B scratchpad ({}), grid {}×{}\n", p.dataflow, p.smem_bytes,
+                      p.smem_layout, p.grid_m, p.grid_n);
+  }
+  os << fmt::format("  predicted    {:.2f} us, {:.1f} TFLOP/s, {}-bound, L2 hit {:.3f}, bank conflicts {:.1f}%\n",
+                    p.predicted_us, p.predicted_tflops, p.bound, p.l2_hit_rate, 100 * p.bank_conflict_rate);
+  os << fmt::format("  search       {} feasible tile shapes in a space of {} points\n", p.feasible_tiles, p.space_size);
+  for (const auto& n : p.notes) os << "  note         " << n << "\n";
+  return os;
+}
+
+}  // namespace dg

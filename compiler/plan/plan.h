@@ -1,0 +1,114 @@
+// Plan: the contract between the solver and everything after it. Solve produces it; verify,
+// codegen and hdlgen consume it and nothing else. It says which schedule was chosen (tile shape,
+// layout, granularity and the derived choices), what the cost model predicts for it, and — as
+// affine maps over named index variables — exactly which element every block, warp and fragment
+// touches. That index description is what verify proves and what the backends emit.
+// It serializes to JSON and back byte-identically (to_json / from_json / dump).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace dg {
+
+/// An index variable ranging over [0, extent).
+struct IndexVar {
+  std::string name;
+  std::int64_t extent = 1;
+};
+
+/// offset + Σ coeff·var over IndexVars of the IndexDesc.
+struct AffineMap {
+  struct Term {
+    std::string var;
+    std::int64_t coeff = 0;
+  };
+  std::vector<Term> terms;
+  std::int64_t offset = 0;
+};
+
+/// How the kernel's index arithmetic is built, stated once for proof and for code generation.
+///
+/// Output side: C element (c_row, c_col) is produced by one (block, warp, fragment, element)
+/// tuple from `out_vars`; it is stored when c_row < M and c_col < N.
+/// Reduction side: k = k_index over `k_vars`; A(a_row = c_row, k) and B(k, c_col) are read
+/// when in bounds and zero-filled otherwise (predicated loads; the `pad_k` tail).
+/// Inverse maps (decompositions) give, for an element, the tuple that owns it: they are what makes
+/// "exactly one" provable without quantifiers.
+struct IndexDesc {
+  std::vector<IndexVar> out_vars;   // e.g. block_m, warp_m, frag_m, elem_m, block_n, ...
+  std::vector<IndexVar> k_vars;     // e.g. split, k_tile, k_elem
+  AffineMap c_row, c_col, k_index;
+  // Inverse: for each out var / k var, idx = (x / div) % mod of x = row, col or k.
+  struct Decomp {
+    std::string var;
+    std::string of;  // "row", "col", "k"
+    std::int64_t div = 1;
+    std::int64_t mod = 0;  // 0 = no modulo
+  };
+  std::vector<Decomp> inverse;
+  // Global element offsets (leading dimensions), for bounds and 32-bit overflow proofs.
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+  bool a_row_major = true, b_row_major = true, c_row_major = true;
+  // Shared-memory tile layout of each operand: rows of row_bytes, swizzled by `swizzle`.
+  std::int64_t a_smem_rows = 0, a_smem_row_bytes = 0, b_smem_rows = 0, b_smem_row_bytes = 0;
+  std::int64_t smem_row_pad_bytes = 0;  // "padded" layout
+  int swizzle_bits = 0;                 // XOR swizzle: bits [7, 7+b) into [4, 4+b) of the byte offset
+};
+
+struct Plan {
+  // What is computed
+  std::string target;        // hw model name
+  std::string target_kind;   // "gpu" | "npu"
+  std::string family;        // "mma.sync", "simt", "npu"
+  std::string a_type, b_type, c_type, acc_type;
+  std::string weight_conversion;  // "" or the type weights are converted to in registers
+  std::int64_t M = 0, N = 0, K = 0, K_min = 0, K_max = 0, batch = 1;
+  bool k_dynamic = false;
+  bool pad_k = false;
+  std::string epilogue = "none";
+
+  // The schedule (GPU: block/warp tiling; NPU: array tiling)
+  std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;
+  std::int64_t warp_m = 1, warp_n = 1;  // warps along M and N (GPU)
+  std::int64_t stages = 1, split_k = 1, raster_group = 1, cluster_m = 1, cluster_n = 1;
+  std::int64_t blocks_per_sm = 1;
+  std::string smem_layout;   // none | padded | swizzle_32b | swizzle_64b | swizzle_128b | banked (NPU)
+  std::string dataflow;      // NPU: weight_stationary | output_stationary
+  std::int64_t instr_m = 0, instr_n = 0, instr_k = 0;  // instruction shape (PE array on NPUs)
+
+  // Derived
+  std::int64_t threads = 0, smem_bytes = 0, regs_per_thread = 0, grid_m = 0, grid_n = 0, k_iters = 0;
+
+  // Predicted by the cost model
+  double predicted_us = 0;
+  double predicted_tflops = 0;
+  double l2_hit_rate = 0;
+  double bank_conflict_rate = 0;
+  std::string bound;         // "compute" | "memory" | "latency"
+
+  // How it was found
+  std::int64_t space_size = 0;
+  std::int64_t feasible_tiles = 0;
+  std::vector<std::string> rules;  // names of the rules it satisfies
+  std::vector<std::string> notes;
+
+  IndexDesc index;
+};
+
+nlohmann::json to_json(const Plan& p);
+/// Throws dg::UserError naming the field when the JSON is not a plan.
+Plan plan_from_json(const nlohmann::json& j);
+/// Canonical JSON text (sorted keys, 2-space indent, trailing newline).
+std::string dump_plan(const Plan& p);
+std::ostream& operator<<(std::ostream& os, const Plan& p);  // human summary
+
+/// Evaluate a map at a point (values in var order of the names given).
+std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, std::int64_t>>& point);
+std::string to_string(const AffineMap& m);
+
+}  // namespace dg

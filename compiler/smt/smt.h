@@ -1,0 +1,144 @@
+// The wall around Z3: the only header of the compiler that speaks to the solver, and the only
+// folder that includes z3++.h. Expressions are opaque values; every query has a name; results are
+// an enum; tracked assertions carry a rule name so that an UNSAT answer names the rules that
+// conflict; a SAT answer yields a model to read values from.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dg::smt {
+
+class Solver;
+struct ExprAccess;
+
+/// An integer, real or Boolean term. Cheap to copy.
+class Expr {
+ public:
+  Expr();
+  ~Expr();
+  Expr(const Expr&);
+  Expr& operator=(const Expr&);
+
+  friend Expr operator+(const Expr& a, const Expr& b);
+  friend Expr operator-(const Expr& a, const Expr& b);
+  friend Expr operator*(const Expr& a, const Expr& b);
+  friend Expr operator/(const Expr& a, const Expr& b);   // integer division (floor for positives)
+  friend Expr operator%(const Expr& a, const Expr& b);
+  friend Expr operator-(const Expr& a);
+  friend Expr operator==(const Expr& a, const Expr& b);
+  friend Expr operator!=(const Expr& a, const Expr& b);
+  friend Expr operator<(const Expr& a, const Expr& b);
+  friend Expr operator<=(const Expr& a, const Expr& b);
+  friend Expr operator>(const Expr& a, const Expr& b);
+  friend Expr operator>=(const Expr& a, const Expr& b);
+  friend Expr operator&&(const Expr& a, const Expr& b);
+  friend Expr operator||(const Expr& a, const Expr& b);
+  friend Expr operator!(const Expr& a);
+  friend Expr ite(const Expr& c, const Expr& t, const Expr& e);
+  friend Expr implies(const Expr& a, const Expr& b);
+  friend Expr to_real(const Expr& a);
+
+  // Mixed with integer constants of the same context.
+  Expr operator+(std::int64_t v) const;
+  Expr operator-(std::int64_t v) const;
+  Expr operator*(std::int64_t v) const;
+  Expr operator==(std::int64_t v) const;
+  Expr operator!=(std::int64_t v) const;
+  Expr operator<(std::int64_t v) const;
+  Expr operator<=(std::int64_t v) const;
+  Expr operator>(std::int64_t v) const;
+  Expr operator>=(std::int64_t v) const;
+
+  bool valid() const { return impl_ != nullptr; }
+  std::string str() const;  // SMT-LIB text, for dumps
+
+  struct Impl;
+
+ private:
+  friend class Solver;
+  friend struct ExprAccess;
+  explicit Expr(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+Expr ite(const Expr& c, const Expr& t, const Expr& e);
+Expr implies(const Expr& a, const Expr& b);
+Expr to_real(const Expr& a);
+// Bit-vector terms (from Solver::bv_var / bv_val); +, -, * and == work on them as well.
+Expr bv_xor(const Expr& a, const Expr& b);
+Expr bv_and(const Expr& a, const Expr& b);
+Expr bv_lshr(const Expr& a, unsigned n);
+Expr bv_shl(const Expr& a, unsigned n);
+Expr bv_ult(const Expr& a, const Expr& b);  // unsigned <
+Expr bv_ule(const Expr& a, const Expr& b);  // unsigned <=
+
+/// Sum of terms (0 for an empty list needs a solver: see Solver::sum).
+Expr sum(const std::vector<Expr>& terms);
+Expr all_of(const std::vector<Expr>& terms);
+Expr any_of(const std::vector<Expr>& terms);
+
+enum class Result { Sat, Unsat, Unknown };
+const char* result_name(Result r);
+
+/// One named query context: a Z3 context with an optimizing solver.
+class Solver {
+ public:
+  explicit Solver(std::string name);
+  ~Solver();
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  Expr int_var(const std::string& name);
+  Expr bool_var(const std::string& name);
+  Expr int_val(std::int64_t v);
+  Expr real_val(std::int64_t num, std::int64_t den = 1);
+  Expr bool_val(bool v);
+  Expr bv_var(const std::string& name, unsigned bits);
+  Expr bv_val(std::uint64_t v, unsigned bits);
+  Expr sum(const std::vector<Expr>& terms);
+
+  /// A hard fact (definition or domain): never part of an explanation.
+  void add(const Expr& e);
+  /// A rule that may be blamed: when the query is UNSAT, unsat_core() names the tracked rules
+  /// that conflict. Names must be unique within the solver.
+  void track(const Expr& e, const std::string& rule);
+
+  void minimize(const Expr& e);
+  void maximize(const Expr& e);
+
+  /// Run the query (optionally only over a subset of tracked rules).
+  Result check();
+  /// Check with the tracked rules except those named in `relaxed`.
+  Result check_without(const std::vector<std::string>& relaxed);
+
+  std::vector<std::string> unsat_core() const;  // rule names, in tracking order
+  std::int64_t eval_int(const Expr& e) const;   // model value (model completion on)
+  double eval_real(const Expr& e) const;
+  bool eval_bool(const Expr& e) const;
+
+  void push();
+  void pop();
+
+  /// Seconds spent in check() so far, and number of checks.
+  double seconds() const { return seconds_; }
+  int checks() const { return checks_; }
+  std::string reason_unknown() const;
+  /// The assertions as SMT-LIB2 text (for DEEPGEMM_DUMP_SMT and debugging).
+  std::string to_smt2() const;
+
+  struct Impl;
+
+ private:
+  std::string name_;
+  std::unique_ptr<Impl> impl_;
+  double seconds_ = 0;
+  int checks_ = 0;
+};
+
+}  // namespace dg::smt

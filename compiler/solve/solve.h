@@ -1,0 +1,56 @@
+// Solve: from a checked problem to the best plan that satisfies every rule, or an explanation of
+// why none does. Rules are tracked Z3 assertions (hardware rules from the model, numeric rules,
+// and every user declaration with its source location); Z3's optimizer minimizes the analytic
+// cost model (space.h) and breaks ties deterministically.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dgml/diag.h"
+#include "plan/plan.h"
+#include "sema/problem.h"
+#include "solve/space.h"
+
+namespace dg::solve {
+
+/// One rule of the query: a name, what it says, and where it comes from.
+struct Rule {
+  std::string name;     // "hw.smem_per_block", "spec.sm_mem_limit"
+  std::string text;     // human statement, e.g. "shared memory per block <= 96 KB"
+  Loc loc;              // spec location for user rules; invalid for hardware rules
+  std::string origin;   // "hardware", "numerics", "user"
+  std::string decl;     // user rules: the declaration as written ("sm_mem_limit 96")
+};
+
+struct Options {
+  int max_values = 0;   // cap each variable's domain (tests)
+};
+
+struct Result {
+  std::optional<Plan> plan;
+  Space space;
+  std::vector<Rule> rules;
+  // Infeasible: the minimal conflicting rules, and hints ("highest achievable ...").
+  std::vector<Rule> conflict;
+  std::vector<std::string> hints;
+  double seconds = 0;
+  int checks = 0;
+  std::int64_t feasible_tiles = 0;
+  Point point;           // the chosen point (when plan)
+  std::int64_t cost = 0; // its objective value
+};
+
+/// Build the space and the rules, and find the optimum.
+Result solve(const GemmProblem& p, const Options& opts = {});
+
+/// Report an infeasible result as diagnostics ("No valid candidate found after pruning", then
+/// each conflicting rule at its location, then hints).
+void explain(const Result& r, const GemmProblem& p, DiagEngine& diags);
+
+/// --emit=space: variables, domains, rules.
+void dump_space(std::ostream& os, const Result& r);
+
+}  // namespace dg::solve

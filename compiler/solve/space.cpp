@@ -1,0 +1,412 @@
+#include "solve/space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <set>
+
+#include "support/error.h"
+
+namespace dg::solve {
+
+const char* smem_layout_name(std::int64_t v) {
+  switch (v) {
+    case kNone: return "none";
+    case kPadded: return "padded";
+    case kSwizzle32: return "swizzle_32b";
+    case kSwizzle64: return "swizzle_64b";
+    case kSwizzle128: return "swizzle_128b";
+    case kBanked: return "banked";
+    default: return "?";
+  }
+}
+
+int Space::index_of(const std::string& name) const {
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+const Var& Space::var(const std::string& name) const {
+  int i = index_of(name);
+  DG_INTERNAL_ASSERT(i >= 0, "no schedule variable " + name);
+  return vars[i];
+}
+
+std::int64_t Space::size() const {
+  std::int64_t n = 1;
+  for (const auto& v : vars) n *= static_cast<std::int64_t>(v.values.size());
+  return n;
+}
+
+std::int64_t at(const Space& s, const Point& x, const std::string& name) { return x[s.index_of(name)]; }
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t scaled_log2(double v) { return static_cast<std::int64_t>(std::llround(std::log2(v) * kLogScale)); }
+
+std::vector<std::int64_t> powers(std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = lo; x <= hi; x *= 2) v.push_back(x);
+  return v;
+}
+
+void cap(std::vector<std::int64_t>& v, int max_values) {
+  if (max_values > 0 && static_cast<int>(v.size()) > max_values) v.resize(max_values);
+}
+
+const hw::MmaShape* pick_instr(const GemmProblem& p) {
+  std::string a = p.a.value.name;
+  std::string b = p.weight_conversion.empty() ? p.b.value.name : p.weight_conversion;
+  for (const auto& s : p.hw.gpu.mma)
+    if (s.instr == "mma.sync" && s.a_type == a && s.b_type == b && s.acc_type == p.acc.value.name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+Space make_space(const GemmProblem& p, int max_values) {
+  Space s;
+  s.problem = &p;
+  s.M = p.M.value;
+  s.N = p.N.value;
+  s.K = p.K.value;
+  s.batch = p.batch.value;
+  s.a_bits = p.a.value.bits;
+  s.b_bits = p.b.value.bits;
+  s.c_bits = p.c.value.bits;
+  s.acc_bits = p.acc.value.bits;
+  s.compute_bits = std::max(s.a_bits, p.weight_conversion.empty() ? s.b_bits : 16);
+  if (p.hw.is_npu()) {
+    const auto& n = p.hw.npu;
+    s.gpu = false;
+    s.family = "npu";
+    s.im = n.pe_rows;
+    s.in = n.pe_cols;
+    s.ik = 1;
+    s.latency_ns = n.dram_latency_cycles;  // NPU costs are in cycles
+    std::vector<std::int64_t> tm, tn, tk;
+    for (std::int64_t v = n.pe_rows; v <= 256; v *= 2) tm.push_back(v);
+    for (std::int64_t v = n.pe_cols; v <= 256; v *= 2) tn.push_back(v);
+    tk = powers(16, 1024);
+    cap(tm, max_values);
+    cap(tn, max_values);
+    cap(tk, max_values);
+    std::vector<std::int64_t> df;
+    for (const auto& d : n.dataflows) df.push_back(d == "weight_stationary" ? 0 : 1);
+    std::sort(df.begin(), df.end());
+    s.vars = {{"tile_m", tm, fmt::format("multiples of the {}-row PE array", n.pe_rows)},
+              {"tile_n", tn, fmt::format("multiples of the {}-column PE array", n.pe_cols)},
+              {"tile_k", tk, "powers of two"},
+              {"dataflow", df, "0 = weight stationary, 1 = output stationary"},
+              {"stages", {2}, "double-buffered scratchpad"},
+              {"smem", {kBanked}, "row r of a tile in bank r mod banks"}};
+    return s;
+  }
+
+  const auto& g = p.hw.gpu;
+  if (p.use_hmma.value) {
+    const hw::MmaShape* ins = pick_instr(p);
+    DG_INTERNAL_ASSERT(ins != nullptr, "sema accepted a precision without an mma.sync shape");
+    s.family = "mma.sync";
+    s.im = ins->m;
+    s.in = ins->n;
+    s.ik = ins->k;
+    std::string peak_key = p.weight_conversion.empty() ? p.a.value.name : p.weight_conversion;
+    auto it = g.peak_tflops.find(peak_key);
+    if (it == g.peak_tflops.end()) it = g.peak_tflops.find(p.a.value.name);
+    DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks a peak rate for " + peak_key);
+    s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
+  } else {
+    s.family = "simt";
+    s.im = 16;
+    s.in = 8;
+    s.ik = 1;
+    auto it = g.peak_tflops.find("fp32");
+    DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks an fp32 peak rate");
+    s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
+  }
+  s.dram_bytes_per_ns_sm = g.dram_bandwidth_gbps / g.sm_count;
+  s.l2_bytes_per_ns_sm = g.l2_bandwidth_gbps / g.sm_count;
+  s.latency_ns = g.dram_latency_ns;
+
+  std::vector<std::int64_t> tm, tn, tk;
+  for (std::int64_t v : powers(16, 256))
+    if (v % s.im == 0) tm.push_back(v);
+  for (std::int64_t v : powers(16, 256))
+    if (v % s.in == 0) tn.push_back(v);
+  std::int64_t kmin = std::max<std::int64_t>(16, s.ik);
+  for (std::int64_t v : powers(kmin, 128))
+    if (v % s.ik == 0 && v % std::max(1, p.k_step) == 0) tk.push_back(v);
+  std::vector<std::int64_t> wm = {1, 2, 4, 8}, wn = {1, 2, 4, 8};
+  std::vector<std::int64_t> stages;
+  for (std::int64_t v = 1; v <= (g.has_cp_async ? 6 : 2); ++v) stages.push_back(v);
+  std::vector<std::int64_t> split = {1, 2, 4, 8}, raster = {1, 2, 4, 8, 16};
+  std::vector<std::int64_t> layouts = {kNone, kPadded, kSwizzle32, kSwizzle64, kSwizzle128};
+  std::vector<std::int64_t> occ;
+  for (std::int64_t v : {1, 2, 3, 4, 6, 8})
+    if (v <= g.max_blocks_per_sm) occ.push_back(v);
+  for (auto* v : {&tm, &tn, &tk, &wm, &wn, &stages, &split, &raster, &layouts, &occ}) cap(*v, max_values);
+  s.vars = {
+      {"tile_m", tm, fmt::format("powers of two, multiples of the instruction's M ({})", s.im)},
+      {"tile_n", tn, fmt::format("powers of two, multiples of the instruction's N ({})", s.in)},
+      {"tile_k", tk, fmt::format("powers of two, multiples of the K step ({})", std::max<std::int64_t>(p.k_step, s.ik))},
+      {"warp_m", wm, "warps along M"},
+      {"warp_n", wn, "warps along N"},
+      {"stages", stages, g.has_cp_async ? "cp.async pipeline depth" : "register double buffering (no cp.async)"},
+      {"split_k", split, "K split across blocks"},
+      {"raster_group", raster, "tile rows per rasterization group"},
+      {"smem", layouts, "shared-memory layout"},
+      {"blocks_per_sm", occ, "resident blocks per SM the launch is sized for"},
+      {"cluster_m", {1}, "the mma.sync family does not use clusters"},
+      {"cluster_n", {1}, "the mma.sync family does not use clusters"},
+  };
+  return s;
+}
+
+// ---- GPU derived quantities ------------------------------------------------------------------
+
+std::int64_t stage_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  return (tm * tk * s.a_bits + tk * tn * s.b_bits) / 8;
+}
+
+void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t& rows,
+                     std::int64_t& row_bytes) {
+  const GemmProblem& p = *s.problem;
+  if (a) {
+    bool rm = p.a_layout.value == Layout::RowMajor;
+    rows = rm ? tm : tk;
+    row_bytes = (rm ? tk : tm) * s.a_bits / 8;
+  } else {
+    bool rm = p.b_layout.value == Layout::RowMajor;
+    rows = rm ? tk : tn;
+    row_bytes = (rm ? tn : tk) * s.b_bits / 8;
+  }
+}
+
+std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t layout) {
+  if (layout != kPadded) return 0;
+  std::int64_t ra, ba, rb, bb;
+  smem_tile_shape(s, true, tm, tn, tk, ra, ba);
+  smem_tile_shape(s, false, tm, tn, tk, rb, bb);
+  return 16 * (ra + rb);
+}
+
+std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t stages,
+                        std::int64_t layout) {
+  return stages * (stage_bytes(s, tm, tn, tk) + pad_bytes(s, tm, tn, tk, layout));
+}
+
+std::int64_t threads(std::int64_t wm, std::int64_t wn) { return 32 * wm * wn; }
+
+std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn) {
+  std::int64_t wtm = std::max<std::int64_t>(1, tm / wm), wtn = std::max<std::int64_t>(1, tn / wn);
+  std::int64_t acc = ceil_div(wtm * wtn * s.acc_bits, 32 * 32);
+  std::int64_t kstep = s.family == "simt" ? 1 : s.ik;
+  std::int64_t frag = 2 * (ceil_div(wtm * kstep * s.compute_bits, 32 * 32) + ceil_div(wtn * kstep * s.compute_bits, 32 * 32));
+  return acc + frag + 32;  // 32: addresses, loop counters, predicates
+}
+
+std::int64_t smem_offset(std::int64_t row, std::int64_t chunk, std::int64_t row_bytes, std::int64_t layout) {
+  std::int64_t pitch = row_bytes + (layout == kPadded ? 16 : 0);
+  std::int64_t off = row * pitch + chunk * 16;
+  int b = layout == kSwizzle32 ? 1 : layout == kSwizzle64 ? 2 : layout == kSwizzle128 ? 3 : 0;
+  if (b > 0) off ^= ((off >> 7) & ((1 << b) - 1)) << 4;
+  return off;
+}
+
+std::int64_t bank_conflict_milli(const Space& s, std::int64_t rows, std::int64_t row_bytes, std::int64_t layout) {
+  if (row_bytes < 16 || row_bytes % 16 != 0) return 1000;  // 16-byte accesses need 16-byte rows
+  const auto& g = s.problem->hw.gpu;
+  const std::int64_t bank_bytes = g.smem_bank_width_bytes;
+  const std::int64_t banks = g.smem_banks;
+  const std::int64_t chunks = row_bytes / 16;
+  rows = std::min<std::int64_t>(rows, 64);
+  std::int64_t wavefronts = 0, ideal = 0;
+  // One phase = 8 lanes × 16 bytes = one ideal wavefront over all banks (32 × 4 B).
+  auto phase = [&](const std::vector<std::int64_t>& offs) {
+    // Wavefronts = the most distinct 4-byte-bank rows any bank must serve.
+    std::vector<std::set<std::int64_t>> per_bank(banks);
+    for (std::int64_t o : offs)
+      for (std::int64_t w = 0; w < 16 / bank_bytes; ++w) {
+        std::int64_t word = o / bank_bytes + w;
+        per_bank[word % banks].insert(word / banks);
+      }
+    std::int64_t need = 1;
+    for (const auto& b : per_bank) need = std::max<std::int64_t>(need, static_cast<std::int64_t>(b.size()));
+    wavefronts += need;
+    ideal += 1;
+  };
+  // Stores: consecutive lanes write consecutive 16-byte chunks, row after row (cp.async).
+  std::int64_t total_chunks = rows * chunks;
+  for (std::int64_t q0 = 0; q0 < total_chunks; q0 += 8) {
+    std::vector<std::int64_t> offs;
+    for (std::int64_t t = 0; t < 8 && q0 + t < total_chunks; ++t)
+      offs.push_back(smem_offset((q0 + t) / chunks, (q0 + t) % chunks, row_bytes, layout));
+    phase(offs);
+  }
+  // Loads: 8 consecutive rows at one 16-byte chunk (ldmatrix and its transpose).
+  for (std::int64_t r0 = 0; r0 + 8 <= rows; r0 += 8)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      std::vector<std::int64_t> offs;
+      for (std::int64_t t = 0; t < 8; ++t) offs.push_back(smem_offset(r0 + t, c, row_bytes, layout));
+      phase(offs);
+    }
+  return wavefronts == 0 ? 0 : (1000 * (wavefronts - ideal) + wavefronts / 2) / wavefronts;
+}
+
+std::int64_t l2_hit_milli(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t raster, std::int64_t occ) {
+  const auto& g = s.problem->hw.gpu;
+  const double ab = s.a_bits / 8.0, bb = s.b_bits / 8.0;
+  const std::int64_t tiles_m = ceil_div(s.M, tm), tiles_n = ceil_div(s.N, tn);
+  const std::int64_t tiles = tiles_m * tiles_n * s.batch;
+  // Whole problem: every byte of A and B fetched from DRAM once.
+  const double requested = static_cast<double>(tiles) * (tm * ab + tn * bb);
+  const double unique_all = static_cast<double>(s.batch) * (s.M * ab + s.N * bb);
+  const double h_ideal = std::max(0.0, 1.0 - unique_all / requested);
+  const double footprint = static_cast<double>(s.batch) * s.K * (s.M * ab + s.N * bb);
+  double h = h_ideal;
+  if (footprint > g.l2_bytes / 2.0) {
+    // Only the blocks in flight share data: a wave covers `rows` tile rows × `cols` tile columns.
+    const std::int64_t wave = std::min<std::int64_t>(tiles, g.sm_count * occ);
+    const std::int64_t rows = std::min({raster, tiles_m, wave});
+    const std::int64_t cols = std::min(ceil_div(wave, rows), tiles_n);
+    const double unique = rows * tm * ab + cols * tn * bb;
+    const double req = wave * (tm * ab + tn * bb);
+    h = std::min(h_ideal, std::max(0.0, 1.0 - unique / req));
+  }
+  return static_cast<std::int64_t>(std::floor(h * 1000));
+}
+
+// ---- cost --------------------------------------------------------------------------------------
+
+std::int64_t CostTerms::total() const { return waves + iters + epilogue + std::max({math, mem, latency}); }
+
+const char* CostTerms::bound() const {
+  std::int64_t m = std::max({math, mem, latency});
+  return m == math ? "compute" : m == mem ? "memory" : "latency";
+}
+
+std::int64_t log_waves(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t split, std::int64_t occ) {
+  std::int64_t units = s.gpu ? s.problem->hw.gpu.sm_count * occ : 1;
+  std::int64_t tiles = ceil_div(s.M, tm) * ceil_div(s.N, tn) * split * s.batch;
+  return scaled_log2(static_cast<double>(ceil_div(tiles, units)));
+}
+
+std::int64_t log_iters(const Space& s, std::int64_t tk, std::int64_t split, std::int64_t stages) {
+  std::int64_t k_iters = ceil_div(s.K, tk * split);
+  return scaled_log2(static_cast<double>(k_iters + stages - 1));
+}
+
+std::int64_t log_epilogue(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t split) {
+  // The epilogue writes the C tile (and, with split_k, reads and writes fp32/int32 partials);
+  // measured in main-loop iterations' worth of operand traffic.
+  double c_bytes = tm * tn * s.c_bits / 8.0;
+  if (split > 1) c_bytes += 2.0 * tm * tn * s.acc_bits / 8.0;
+  double per_iter = static_cast<double>(stage_bytes(s, tm, tn, tk));
+  double k_iters = static_cast<double>(ceil_div(s.K, tk * split));
+  return scaled_log2(1.0 + c_bytes / per_iter / k_iters);
+}
+
+namespace {
+double warp_efficiency(const Space& s, std::int64_t wtm, std::int64_t wtn) {
+  // Instruction-level parallelism of one warp's tile: a 64×64 warp tile keeps the tensor pipe busy
+  // between fragment loads; smaller ones expose load latency (see cost_model.md).
+  double area = static_cast<double>(wtm * wtn);
+  double eff = std::min(1.0, std::pow(area / 4096.0, 0.25));
+  if (s.family == "simt") eff = std::min(1.0, std::pow(area / 2048.0, 0.25));
+  return eff;
+}
+}  // namespace
+
+std::int64_t log_math_tile(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  return scaled_log2(2.0 * tm * tn * tk / s.peak_flops_per_ns_sm);
+}
+
+std::int64_t log_math_warps(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn) {
+  std::int64_t wtm = std::max<std::int64_t>(1, tm / wm), wtn = std::max<std::int64_t>(1, tn / wn);
+  return -scaled_log2(warp_efficiency(s, wtm, wtn));
+}
+
+std::int64_t log_math_occ(const Space& s, std::int64_t wm, std::int64_t wn, std::int64_t occ) {
+  // occ blocks share the SM's math; fewer than 4 resident warps leave sub-partitions idle.
+  double warps = static_cast<double>(wm * wn * occ);
+  double busy = std::min(1.0, warps / 4.0);
+  (void)s;
+  return scaled_log2(static_cast<double>(occ) / busy);
+}
+
+std::int64_t log_mem_tile(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  return scaled_log2(static_cast<double>(stage_bytes(s, tm, tn, tk)));
+}
+
+std::int64_t log_mem_rate(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t raster, std::int64_t occ) {
+  double h = l2_hit_milli(s, tm, tn, raster, occ) / 1000.0;
+  double ns_per_byte = (1.0 - h) / s.dram_bytes_per_ns_sm + h / s.l2_bytes_per_ns_sm;
+  return scaled_log2(occ * ns_per_byte);
+}
+
+std::int64_t log_latency(const Space& s, std::int64_t stages) {
+  // With `stages` buffers, stages-1 loads are in flight while one is consumed; with one buffer
+  // the full latency is exposed and loads cannot overlap the math (counted twice).
+  double exposed = stages > 1 ? s.latency_ns / static_cast<double>(stages - 1) : 2.0 * s.latency_ns;
+  return scaled_log2(exposed);
+}
+
+// ---- NPU ----------------------------------------------------------------------------------------
+
+std::int64_t npu_spad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  return 2 * ((tm * tk * s.a_bits + tk * tn * s.b_bits + 7) / 8);  // double-buffered
+}
+
+std::int64_t npu_acc_bytes(const Space& s, std::int64_t tm, std::int64_t tn) {
+  return tm * tn * s.acc_bits / 8;
+}
+
+std::int64_t npu_log_compute(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df) {
+  const auto& n = s.problem->hw.npu;
+  std::int64_t r = n.pe_rows, c = n.pe_cols;
+  double cycles;
+  if (df == 0)  // weight stationary: load an r×c weight block, stream tm rows of A through it
+    cycles = static_cast<double>(ceil_div(tk, r) * ceil_div(tn, c)) * (tm + r + c);
+  else  // output stationary: an r×c block of C accumulates over tk, then drains
+    cycles = static_cast<double>(ceil_div(tm, r) * ceil_div(tn, c)) * (tk + r + c);
+  return scaled_log2(cycles);
+}
+
+std::int64_t npu_log_dma(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  const auto& n = s.problem->hw.npu;
+  double bytes = (tm * tk * s.a_bits + tk * tn * s.b_bits) / 8.0;
+  double beats = bytes / (n.bus_data_bits / 8.0);
+  double bursts = std::ceil(beats / n.bus_max_burst_beats);
+  return scaled_log2(beats + bursts * 4.0);  // a few cycles of address phase per burst
+}
+
+std::int64_t npu_log_tiles(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  return scaled_log2(static_cast<double>(ceil_div(s.M, tm) * ceil_div(s.N, tn) * ceil_div(s.K, tk) * s.batch));
+}
+
+CostTerms cost_terms(const Space& s, const Point& x) {
+  CostTerms t;
+  auto v = [&](const char* n) { return at(s, x, n); };
+  if (!s.gpu) {
+    std::int64_t tm = v("tile_m"), tn = v("tile_n"), tk = v("tile_k");
+    t.waves = npu_log_tiles(s, tm, tn, tk);
+    t.math = npu_log_compute(s, tm, tn, tk, v("dataflow"));
+    t.mem = npu_log_dma(s, tm, tn, tk);
+    t.latency = scaled_log2(static_cast<double>(s.problem->hw.npu.dram_latency_cycles));
+    return t;
+  }
+  std::int64_t tm = v("tile_m"), tn = v("tile_n"), tk = v("tile_k"), wm = v("warp_m"), wn = v("warp_n");
+  std::int64_t stages = v("stages"), split = v("split_k"), raster = v("raster_group"), occ = v("blocks_per_sm");
+  t.waves = log_waves(s, tm, tn, split, occ);
+  t.iters = log_iters(s, tk, split, stages);
+  t.epilogue = log_epilogue(s, tm, tn, tk, split);
+  t.math = log_math_tile(s, tm, tn, tk) + log_math_warps(s, tm, tn, wm, wn) + log_math_occ(s, wm, wn, occ);
+  t.mem = log_mem_tile(s, tm, tn, tk) + log_mem_rate(s, tm, tn, raster, occ);
+  t.latency = log_latency(s, stages);
+  return t;
+}
+
+}  // namespace dg::solve

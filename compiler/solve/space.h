@@ -1,0 +1,111 @@
+// The schedule space of one problem and the analytic cost model over it.
+//
+// The space is a set of named schedule variables, each with a finite domain of values, derived
+// from the problem and the hardware model:
+//   GPU: tile_m tile_n tile_k (multiples of the instruction shape), warp_m warp_n (warps along M
+//        and N: compute granularity), stages, split_k, raster_group, smem (layout: none, padded,
+//        swizzle_32b/64b/128b), blocks_per_sm (occupancy the kernel is launched for),
+//        cluster_m cluster_n.
+//   NPU: tile_m tile_n (multiples of the PE array), tile_k, dataflow (weight/output stationary),
+//        smem (scratchpad bank mapping).
+// Every quantity the rules and the cost need is a pure function of a few variables' values; the
+// solver tabulates those functions over the domains, and an independent evaluator (tests) can
+// call them on any point. See cost_model.md for the formulas and their rationale.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sema/problem.h"
+
+namespace dg::solve {
+
+enum SmemLayout : std::int64_t { kNone = 0, kPadded = 1, kSwizzle32 = 2, kSwizzle64 = 3, kSwizzle128 = 4, kBanked = 5 };
+const char* smem_layout_name(std::int64_t v);
+
+struct Var {
+  std::string name;
+  std::vector<std::int64_t> values;
+  std::string note;  // why this domain
+};
+
+/// Fixed-point scale of the cost model's log2 quantities.
+inline constexpr double kLogScale = 1e6;
+
+struct Space {
+  const GemmProblem* problem = nullptr;
+  bool gpu = true;
+  std::string family;          // mma.sync, simt, npu
+  std::int64_t im = 1, in = 1, ik = 1;  // instruction (or PE array) shape
+  int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
+  std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
+  double peak_flops_per_ns_sm = 0;  // GPU: per SM
+  double dram_bytes_per_ns_sm = 0, l2_bytes_per_ns_sm = 0;
+  double latency_ns = 0;
+  std::vector<Var> vars;
+
+  int index_of(const std::string& name) const;  // -1 when absent
+  const Var& var(const std::string& name) const;
+  std::int64_t size() const;  // number of points
+};
+
+/// Build the space for a checked problem. `max_values` > 0 caps each domain (tests use it to make
+/// spaces small enough to enumerate).
+Space make_space(const GemmProblem& p, int max_values = 0);
+
+/// A point: one value per variable, in `vars` order.
+using Point = std::vector<std::int64_t>;
+
+// ---- derived quantities (GPU) ----------------------------------------------------------------
+std::int64_t stage_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t layout);
+std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t stages,
+                        std::int64_t layout);
+std::int64_t threads(std::int64_t wm, std::int64_t wn);
+std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn);
+/// Shared-memory rows and row length of operand A (`a`) or B as stored for this tile.
+void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t& rows,
+                     std::int64_t& row_bytes);
+/// Bank-conflict rate in thousandths: extra wavefronts / all wavefronts of the warp's shared-memory
+/// accesses to one operand tile (16-byte cp.async stores and ldmatrix-style 8-row reads), computed
+/// by enumerating the addresses through the layout and the model's bank map.
+std::int64_t bank_conflict_milli(const Space& s, std::int64_t rows, std::int64_t row_bytes, std::int64_t layout);
+/// Byte offset of (row, 16-byte chunk) in a tile stored with `layout` (the layout function itself).
+std::int64_t smem_offset(std::int64_t row, std::int64_t chunk, std::int64_t row_bytes, std::int64_t layout);
+/// Modelled L2 hit rate in thousandths.
+std::int64_t l2_hit_milli(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t raster, std::int64_t occ);
+
+// ---- the cost model (log2 of nanoseconds, scaled by kLogScale) --------------------------------
+struct CostTerms {
+  std::int64_t waves = 0;      // log2 waves
+  std::int64_t iters = 0;      // log2 (k_iters + stages - 1)
+  std::int64_t epilogue = 0;   // log2 (1 + epilogue / main loop)
+  std::int64_t math = 0, mem = 0, latency = 0;  // log2 ns per iteration, each a lower bound
+  std::int64_t total() const;
+  const char* bound() const;
+};
+CostTerms cost_terms(const Space& s, const Point& x);
+
+/// Table functions used by the solver (each depends only on the variables named in its comment).
+std::int64_t log_waves(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t split, std::int64_t occ);
+std::int64_t log_iters(const Space& s, std::int64_t tk, std::int64_t split, std::int64_t stages);
+std::int64_t log_epilogue(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t split);
+std::int64_t log_math_tile(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+std::int64_t log_math_warps(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn);
+std::int64_t log_math_occ(const Space& s, std::int64_t wm, std::int64_t wn, std::int64_t occ);
+std::int64_t log_mem_tile(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+std::int64_t log_mem_rate(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t raster, std::int64_t occ);
+std::int64_t log_latency(const Space& s, std::int64_t stages);
+
+// ---- NPU ---------------------------------------------------------------------------------------
+std::int64_t npu_spad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+std::int64_t npu_acc_bytes(const Space& s, std::int64_t tm, std::int64_t tn);
+std::int64_t npu_log_compute(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df);
+std::int64_t npu_log_dma(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+std::int64_t npu_log_tiles(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+
+/// Value of a point's variable by name.
+std::int64_t at(const Space& s, const Point& x, const std::string& name);
+
+}  // namespace dg::solve

@@ -1,0 +1,263 @@
+#include "verify/verify.h"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "smt/smt.h"
+#include "support/error.h"
+
+namespace dg::verify {
+
+bool Certificate::all_passed() const {
+  for (const auto& c : checks)
+    if (!c.passed) return false;
+  return true;
+}
+
+namespace {
+
+using smt::Expr;
+
+constexpr std::int64_t kInt32Max = 2147483647;
+
+/// One named query over a copy of the index variables.
+class Query {
+ public:
+  explicit Query(const std::string& name) : z_(name) {}
+  smt::Solver& z() { return z_; }
+
+  /// Fresh copies of `vars`, constrained to their ranges; returned by name.
+  std::map<std::string, Expr> vars(const std::vector<IndexVar>& vars, const std::string& suffix) {
+    std::map<std::string, Expr> out;
+    for (const auto& v : vars) {
+      Expr e = z_.int_var(v.name + suffix);
+      z_.add(e >= 0);
+      z_.add(e < v.extent);
+      out.emplace(v.name, e);
+      order_.emplace_back(v.name + suffix, e);
+    }
+    return out;
+  }
+
+  Expr eval(const AffineMap& m, const std::map<std::string, Expr>& env) {
+    Expr e = z_.int_val(m.offset);
+    for (const auto& t : m.terms) {
+      auto it = env.find(t.var);
+      DG_INTERNAL_ASSERT(it != env.end(), "index map uses an unknown variable " + t.var);
+      e = e + it->second * t.coeff;
+    }
+    return e;
+  }
+
+  /// Remember a term to show in a counterexample.
+  Expr named(const std::string& name, const Expr& value) {
+    order_.emplace_back(name, value);
+    return value;
+  }
+
+  /// Sat means a counterexample exists: the property fails.
+  bool holds(Check& c) {
+    auto t0 = std::chrono::steady_clock::now();
+    smt::Result r = z_.check();
+    c.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (r == smt::Result::Unsat) return true;
+    if (r == smt::Result::Unknown) {
+      c.counterexample = "solver gave no answer: " + z_.reason_unknown();
+      return false;
+    }
+    std::vector<std::string> parts;
+    for (const auto& [n, e] : order_) parts.push_back(fmt::format("{}={}", n, z_.eval_int(e)));
+    c.counterexample = fmt::format("{}", fmt::join(parts, ", "));
+    return false;
+  }
+
+ private:
+  smt::Solver z_;
+  std::vector<std::pair<std::string, Expr>> order_;
+};
+
+Expr differs(const std::map<std::string, Expr>& a, const std::map<std::string, Expr>& b) {
+  std::vector<Expr> d;
+  for (const auto& [n, e] : a) d.push_back(e != b.at(n));
+  return smt::any_of(d);
+}
+
+/// Exactly-one for one axis: the forward map restricted to [0, limit) is injective, and the
+/// inverse decomposition of every x in [0, limit) lands in range and maps back to x.
+void exactly_once(const Plan& p, const std::vector<IndexVar>& vars, const AffineMap& fwd, const std::string& of,
+                  std::int64_t limit, const std::string& name, const std::string& what, Certificate& cert) {
+  {
+    Check c{name + "_unique", fmt::format("no two {} index tuples produce the same {} in [0, {})", what, of, limit)};
+    Query q(c.name);
+    auto a = q.vars(vars, "");
+    auto b = q.vars(vars, "'");
+    Expr xa = q.eval(fwd, a), xb = q.eval(fwd, b);
+    q.z().add(xa == xb);
+    q.z().add(xa >= 0);
+    q.z().add(xa < limit);
+    q.z().add(differs(a, b));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+  {
+    Check c{name + "_covered", fmt::format("every {} in [0, {}) is produced by a {} index tuple", of, limit, what)};
+    Query q(c.name);
+    Expr x = q.z().int_var(of);
+    q.z().add(x >= 0);
+    q.z().add(x < limit);
+    std::map<std::string, Expr> env;
+    std::vector<Expr> bad;
+    for (const auto& d : p.index.inverse) {
+      if (d.of != of) continue;
+      Expr v = x / q.z().int_val(d.div);
+      if (d.mod) v = v % q.z().int_val(d.mod);
+      env.emplace(d.var, v);
+    }
+    for (const auto& v : vars) {
+      auto it = env.find(v.name);
+      if (it == env.end()) continue;  // vars of the other axis
+      bad.push_back(it->second < 0);
+      bad.push_back(it->second >= v.extent);
+    }
+    // All variables of this map must be determined by the inverse.
+    for (const auto& t : fwd.terms)
+      DG_INTERNAL_ASSERT(env.count(t.var), "the index description has no inverse for " + t.var);
+    bad.push_back(q.eval(fwd, env) != x);
+    q.z().add(smt::any_of(bad));
+    q.named("image", q.eval(fwd, env));
+    c.passed = q.holds(c);
+    c.counterexample = c.passed ? "" : fmt::format("{} (", of) + c.counterexample + ")";
+    cert.checks.push_back(c);
+  }
+}
+
+void bounds_and_overflow(const Plan& p, Certificate& cert) {
+  const IndexDesc& d = p.index;
+  std::int64_t K = p.K;
+  struct Operand {
+    const char* name;
+    bool row_major;
+    std::int64_t ld, rows, cols;
+  };
+  // A is M×K (row = c_row, col = k), B is K×N (row = k, col = c_col), C is M×N.
+  for (const Operand& op : {Operand{"a", d.a_row_major, d.lda, p.M, K}, Operand{"b", d.b_row_major, d.ldb, K, p.N},
+                            Operand{"c", d.c_row_major, d.ldc, p.M, p.N}}) {
+    std::string n = op.name;
+    for (bool overflow : {false, true}) {
+      Check c{overflow ? n + "_index_32bit" : n + "_in_bounds",
+              overflow ? fmt::format("every {} element offset the loops form fits a signed 32-bit index", n)
+                       : fmt::format("every predicated {} access lies inside the {}×{} buffer", n, op.rows, op.cols)};
+      Query q(c.name);
+      auto out = q.vars(d.out_vars, "");
+      auto kv = q.vars(d.k_vars, "");
+      Expr row = n == "b" ? q.eval(d.k_index, kv) : q.eval(d.c_row, out);
+      Expr col = n == "a" ? q.eval(d.k_index, kv) : q.eval(d.c_col, out);
+      Expr off = q.named("offset", op.row_major ? row * op.ld + col : col * op.ld + row);
+      if (overflow) {
+        q.z().add(off > kInt32Max);
+      } else {
+        // The kernel's predicate: the row and column are inside the matrix (zero-fill otherwise).
+        q.z().add(row < op.rows);
+        q.z().add(col < op.cols);
+        q.z().add(off < 0 || off >= op.rows * op.cols);
+      }
+      c.passed = q.holds(c);
+      cert.checks.push_back(c);
+    }
+  }
+}
+
+/// Byte offset of (row, 16-byte chunk) through the layout, as 32-bit bit-vector arithmetic: the
+/// XOR swizzle moves bits [7, 7+b) of the offset into bits [4, 4+b).
+Expr layout_offset(smt::Solver& z, const Expr& row, const Expr& chunk, std::int64_t pitch, int bits) {
+  Expr off = row * z.bv_val(static_cast<std::uint64_t>(pitch), 32) + chunk * z.bv_val(16, 32);
+  if (bits > 0) {
+    Expr mask = z.bv_val((1u << bits) - 1, 32);
+    off = smt::bv_xor(off, smt::bv_shl(smt::bv_and(smt::bv_lshr(off, 7), mask), 4));
+  }
+  return off;
+}
+
+void bank_conflicts(const Plan& p, Certificate& cert) {
+  const IndexDesc& d = p.index;
+  struct Tile {
+    const char* name;
+    std::int64_t rows, row_bytes;
+  };
+  for (const Tile& t : {Tile{"a", d.a_smem_rows, d.a_smem_row_bytes}, Tile{"b", d.b_smem_rows, d.b_smem_row_bytes}}) {
+    Check c{fmt::format("{}_smem_conflict_free", t.name),
+            fmt::format("8-row 16-byte shared-memory reads of {}'s tile ({} rows × {} B, {}) hit 8 distinct bank groups",
+                        t.name, t.rows, t.row_bytes, p.smem_layout)};
+    Query q(c.name);
+    smt::Solver& z = q.z();
+    auto bv = [&](std::uint64_t v) { return z.bv_val(v, 32); };
+    std::int64_t pitch = t.row_bytes + d.smem_row_pad_bytes;
+    Expr g = z.bv_var("row_group", 32), chunk = z.bv_var("chunk", 32), l1 = z.bv_var("lane", 32),
+         l2 = z.bv_var("lane'", 32);
+    z.add(smt::bv_ule(g * bv(8) + bv(8), bv(static_cast<std::uint64_t>(t.rows))));
+    z.add(smt::bv_ult(g, bv(1u << 20)));
+    z.add(smt::bv_ult(chunk * bv(16), bv(static_cast<std::uint64_t>(t.row_bytes))));
+    z.add(smt::bv_ult(l1, bv(8)));
+    z.add(smt::bv_ult(l2, bv(8)));
+    z.add(l1 != l2);
+    Expr o1 = layout_offset(z, g * bv(8) + l1, chunk, pitch, d.swizzle_bits);
+    Expr o2 = layout_offset(z, g * bv(8) + l2, chunk, pitch, d.swizzle_bits);
+    // Same group of four 4-byte banks (32 banks × 4 B = 8 groups of 16 B) at different addresses.
+    z.add(smt::bv_and(smt::bv_lshr(o1, 4), bv(7)) == smt::bv_and(smt::bv_lshr(o2, 4), bv(7)));
+    z.add(o1 != o2);
+    q.named("row_group", g);
+    q.named("chunk", chunk);
+    q.named("lane", l1);
+    q.named("lane'", l2);
+    q.named("offset", o1);
+    q.named("offset'", o2);
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+}
+
+}  // namespace
+
+Certificate verify(const Plan& p) {
+  auto t0 = std::chrono::steady_clock::now();
+  Certificate cert;
+  const IndexDesc& d = p.index;
+  std::vector<IndexVar> rows, cols;
+  for (const auto& v : d.out_vars) {
+    bool is_row = false;
+    for (const auto& t : d.c_row.terms) is_row = is_row || t.var == v.name;
+    (is_row ? rows : cols).push_back(v);
+  }
+  exactly_once(p, rows, d.c_row, "row", p.M, "c_rows", "block/warp/fragment row", cert);
+  exactly_once(p, cols, d.c_col, "col", p.N, "c_cols", "block/warp/fragment column", cert);
+  exactly_once(p, d.k_vars, d.k_index, "k", p.K, "k_loop", "split/K-tile/element", cert);
+  bounds_and_overflow(p, cert);
+  if (p.target_kind == "gpu" && d.a_smem_row_bytes > 0) bank_conflicts(p, cert);
+  cert.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return cert;
+}
+
+void dump(std::ostream& os, const Certificate& c) {
+  os << fmt::format("Proof: {} checks, {} ({:.1f} ms)\n", c.checks.size(), c.all_passed() ? "all proved" : "FAILED",
+                    c.seconds * 1000);
+  for (const auto& k : c.checks) {
+    os << fmt::format("  {:<6} {:<24} {:>7.2f} ms  {}\n", k.passed ? "proved" : "FAILED", k.name, k.ms, k.statement);
+    if (!k.passed) os << "         counterexample: " << k.counterexample << "\n";
+  }
+}
+
+std::string to_json_text(const Certificate& c) {
+  nlohmann::json j;
+  j["format"] = "deepgemm-proof-1";
+  j["all_passed"] = c.all_passed();
+  for (const auto& k : c.checks) {
+    nlohmann::json e = {{"name", k.name}, {"statement", k.statement}, {"result", k.passed ? "proved" : "failed"}};
+    if (!k.passed) e["counterexample"] = k.counterexample;
+    j["checks"].push_back(e);
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace dg::verify
