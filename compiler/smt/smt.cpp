@@ -118,7 +118,8 @@ const char* result_name(Result r) {
 
 struct Solver::Impl {
   z3::context ctx;
-  z3::optimize opt{ctx};   // used while objectives are set
+  std::unique_ptr<z3::optimize> opt_;  // used while objectives are set
+  z3::optimize& opt() { return *opt_; }
   z3::solver plain{ctx};   // the same assertions, for plain satisfiability
   int objective_scope = -1;  // push depth at which objectives were added; -1 = none
   int depth = 0;
@@ -128,10 +129,13 @@ struct Solver::Impl {
   std::unique_ptr<z3::model> model;
 };
 
-Solver::Solver(std::string name) : name_(std::move(name)), impl_(std::make_unique<Impl>()) {
+Solver::Solver(std::string name, bool optimizing) : name_(std::move(name)), impl_(std::make_unique<Impl>()) {
   z3::params p(impl_->ctx);
   p.set("timeout", 60000u);  // a query is never allowed to hang the compiler
-  impl_->opt.set(p);
+  if (optimizing) {
+    impl_->opt_ = std::make_unique<z3::optimize>(impl_->ctx);
+    impl_->opt_->set(p);
+  }
   impl_->plain.set(p);
 }
 
@@ -149,25 +153,27 @@ Expr Solver::bv_val(std::uint64_t v, unsigned bits) { return wrap(impl_->ctx.bv_
 Expr Solver::sum(const std::vector<Expr>& terms) { return terms.empty() ? int_val(0) : smt::sum(terms); }
 
 void Solver::add(const Expr& e) {
-  impl_->opt.add(raw(e));
+  if (impl_->opt_) impl_->opt().add(raw(e));
   impl_->plain.add(raw(e));
 }
 
 void Solver::track(const Expr& e, const std::string& rule) {
   DG_INTERNAL_ASSERT(!impl_->index.count(rule), "rule tracked twice: " + rule);
   z3::expr lit = impl_->ctx.bool_const(("rule!" + rule).c_str());
-  impl_->opt.add(z3::implies(lit, raw(e)));
+  if (impl_->opt_) impl_->opt().add(z3::implies(lit, raw(e)));
   impl_->plain.add(z3::implies(lit, raw(e)));
   impl_->index[rule] = impl_->tracked.size();
   impl_->tracked.emplace_back(rule, lit);
 }
 
 void Solver::minimize(const Expr& e) {
-  impl_->opt.minimize(raw(e));
+  DG_INTERNAL_ASSERT(impl_->opt_ != nullptr, "minimize in a non-optimizing query " + name_);
+  impl_->opt().minimize(raw(e));
   if (impl_->objective_scope < 0) impl_->objective_scope = impl_->depth;
 }
 void Solver::maximize(const Expr& e) {
-  impl_->opt.maximize(raw(e));
+  DG_INTERNAL_ASSERT(impl_->opt_ != nullptr, "maximize in a non-optimizing query " + name_);
+  impl_->opt().maximize(raw(e));
   if (impl_->objective_scope < 0) impl_->objective_scope = impl_->depth;
 }
 
@@ -182,9 +188,9 @@ Result Solver::check_without(const std::vector<std::string>& relaxed) {
   z3::check_result r;
   if (optimizing) {
     // Z3's optimizer does not optimize reliably under assumptions: assert the rules in a scope.
-    impl_->opt.push();
-    for (unsigned i = 0; i < assumptions.size(); ++i) impl_->opt.add(assumptions[i]);
-    r = impl_->opt.check();
+    impl_->opt().push();
+    for (unsigned i = 0; i < assumptions.size(); ++i) impl_->opt().add(assumptions[i]);
+    r = impl_->opt().check();
   } else {
     r = impl_->plain.check(assumptions);
   }
@@ -195,16 +201,16 @@ Result Solver::check_without(const std::vector<std::string>& relaxed) {
   impl_->core.clear();
   impl_->model.reset();
   if (r == z3::sat) {
-    impl_->model = std::make_unique<z3::model>(optimizing ? impl_->opt.get_model() : impl_->plain.get_model());
-    if (optimizing) impl_->opt.pop();
+    impl_->model = std::make_unique<z3::model>(optimizing ? impl_->opt().get_model() : impl_->plain.get_model());
+    if (optimizing) impl_->opt().pop();
     return Result::Sat;
   }
   if (optimizing) {
-    impl_->opt.pop();
+    impl_->opt().pop();
     return r == z3::unsat ? Result::Unsat : Result::Unknown;  // no core: the rules were not assumptions
   }
   if (r == z3::unsat) {
-    z3::expr_vector core = optimizing ? impl_->opt.unsat_core() : impl_->plain.unsat_core();
+    z3::expr_vector core = optimizing ? impl_->opt().unsat_core() : impl_->plain.unsat_core();
     std::vector<bool> in(impl_->tracked.size(), false);
     for (unsigned i = 0; i < core.size(); ++i) {
       std::string n = core[i].decl().name().str();
@@ -255,20 +261,20 @@ bool Solver::eval_bool(const Expr& e) const {
 std::string Solver::to_smt2() const { return impl_->plain.to_smt2(); }
 
 void Solver::push() {
-  impl_->opt.push();
+  if (impl_->opt_) impl_->opt().push();
   impl_->plain.push();
   ++impl_->depth;
 }
 
 void Solver::pop() {
-  impl_->opt.pop();
+  if (impl_->opt_) impl_->opt().pop();
   impl_->plain.pop();
   --impl_->depth;
   if (impl_->objective_scope > impl_->depth) impl_->objective_scope = -1;
 }
 
 std::string Solver::reason_unknown() const {
-  return impl_->objective_scope >= 0 ? Z3_optimize_get_reason_unknown(impl_->ctx, impl_->opt)
+  return impl_->objective_scope >= 0 ? Z3_optimize_get_reason_unknown(impl_->ctx, impl_->opt())
                                      : impl_->plain.reason_unknown();
 }
 

@@ -84,10 +84,11 @@ Expr any_of(const std::vector<Expr>& terms);
 enum class Result { Sat, Unsat, Unknown };
 const char* result_name(Result r);
 
-/// One named query context: a Z3 context with an optimizing solver.
+/// One named query context: a Z3 context with a solver, and an optimizer when `optimizing`
+/// (minimize/maximize are allowed only then).
 class Solver {
  public:
-  explicit Solver(std::string name);
+  explicit Solver(std::string name, bool optimizing = false);
   ~Solver();
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;

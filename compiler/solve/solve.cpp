@@ -507,9 +507,11 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   return pl;
 }
 
-/// A lower bound of the cost over every point with this tile shape: each additive term and each
-/// lower bound of the per-iteration time minimized separately over the other variables. Sound (no
-/// point of the cube costs less), so a cube whose bound cannot beat the incumbent needs no query.
+/// A lower bound of the cost over every point with this tile shape: the exact minimum of the cost
+/// over the other variables with the rules ignored. The cost's max() is monotone in each argument
+/// and its arguments depend on disjoint variables once split_k, blocks_per_sm and stages are
+/// fixed, so each is minimized separately under those three. Sound (no point of the cube costs
+/// less), so a cube whose bound cannot beat the incumbent needs no bound query.
 std::int64_t cube_lower_bound(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
   constexpr std::int64_t kInf = std::numeric_limits<std::int64_t>::max() / 4;
   auto dom = [&](const char* n) {
@@ -522,22 +524,21 @@ std::int64_t cube_lower_bound(const Space& s, std::int64_t tm, std::int64_t tn, 
     std::int64_t lat = static_cast<std::int64_t>(std::llround(std::log2(double(s.problem->hw.npu.dram_latency_cycles)) * kLogScale));
     return npu_log_tiles(s, tm, tn, tk) + std::max({comp, npu_log_dma(s, tm, tn, tk), lat});
   }
-  std::int64_t waves = kInf, iters = kInf, epi = kInf, m2 = kInf, m3 = kInf, mem2 = kInf, lat = kInf;
-  for (std::int64_t sk : dom("split_k")) {
-    for (std::int64_t occ : dom("blocks_per_sm")) waves = std::min(waves, log_waves(s, tm, tn, sk, occ));
-    for (std::int64_t st : dom("stages")) iters = std::min(iters, log_iters(s, tk, sk, st));
-    epi = std::min(epi, log_epilogue(s, tm, tn, tk, sk));
-  }
-  for (std::int64_t wm : dom("warp_m"))
-    for (std::int64_t wn : dom("warp_n")) {
-      m2 = std::min(m2, log_math_warps(s, tm, tn, wm, wn));
-      for (std::int64_t occ : dom("blocks_per_sm")) m3 = std::min(m3, log_math_occ(s, wm, wn, occ));
+  const std::int64_t m1 = log_math_tile(s, tm, tn, tk), mem1 = log_mem_tile(s, tm, tn, tk);
+  std::int64_t best = kInf;
+  for (std::int64_t occ : dom("blocks_per_sm")) {
+    std::int64_t warps = kInf, rate = kInf;
+    for (std::int64_t wm : dom("warp_m"))
+      for (std::int64_t wn : dom("warp_n"))
+        warps = std::min(warps, log_math_warps(s, tm, tn, wm, wn) + log_math_occ(s, wm, wn, occ));
+    for (std::int64_t rg : dom("raster_group")) rate = std::min(rate, log_mem_rate(s, tm, tn, rg, occ));
+    for (std::int64_t sk : dom("split_k")) {
+      std::int64_t base = log_waves(s, tm, tn, sk, occ) + log_epilogue(s, tm, tn, tk, sk);
+      for (std::int64_t st : dom("stages"))
+        best = std::min(best, base + log_iters(s, tk, sk, st) + std::max({m1 + warps, mem1 + rate, log_latency(s, st)}));
     }
-  for (std::int64_t rg : dom("raster_group"))
-    for (std::int64_t occ : dom("blocks_per_sm")) mem2 = std::min(mem2, log_mem_rate(s, tm, tn, rg, occ));
-  for (std::int64_t st : dom("stages")) lat = std::min(lat, log_latency(s, st));
-  return waves + iters + epi +
-         std::max({log_math_tile(s, tm, tn, tk) + m2 + m3, log_mem_tile(s, tm, tn, tk) + mem2, lat});
+  }
+  return best;
 }
 
 /// The largest (or smallest) value of `e` in [lo, hi] over the rules except `relaxed`, by
@@ -571,7 +572,7 @@ Result solve(const GemmProblem& p, const Options& opts) {
   Result r;
   r.space = make_space(p, opts.max_values);
   const Space& s = r.space;
-  smt::Solver z("schedule");
+  smt::Solver z("schedule", /*optimizing=*/true);
   Query q(s, z);
   Model m;
   Encoder enc(s, z, q, m);
@@ -609,6 +610,7 @@ Result solve(const GemmProblem& p, const Options& opts) {
       z.push();
       z.add(q.index(vm) == c.m && q.index(vn) == c.n && q.index(vk) == c.k);
       smt::Result fr = z.check();
+      if (std::getenv("DG_DEBUG_SOLVE")) fmt::print(stderr, "cube {} {} {} feasibility {}\n", c.m, c.n, c.k, smt::result_name(fr));
       if (fr == smt::Result::Unknown) unknown();
       if (fr == smt::Result::Sat) {
         ++r.feasible_tiles;
@@ -621,6 +623,7 @@ Result solve(const GemmProblem& p, const Options& opts) {
           for (const auto& l : m.cost_links) z.add(l);
           z.add(first ? *m.cost <= best : *m.cost < best);
           fr = z.check();
+          if (std::getenv("DG_DEBUG_SOLVE")) fmt::print(stderr, "  bound check {}\n", smt::result_name(fr));
           if (fr == smt::Result::Unknown) unknown();
           wins = fr == smt::Result::Sat;
         }
@@ -630,6 +633,7 @@ Result solve(const GemmProblem& p, const Options& opts) {
           for (const auto& l : m.cost_links) z.add(l);
           z.minimize(*m.cost);
           fr = z.check();
+          if (std::getenv("DG_DEBUG_SOLVE")) fmt::print(stderr, "  optimize\n");
           if (fr != smt::Result::Sat) unknown();
           best = z.eval_int(*m.cost);
           best_cube = c;

@@ -295,8 +295,11 @@ std::int64_t log_waves(const Space& s, std::int64_t tm, std::int64_t tn, std::in
 }
 
 std::int64_t log_iters(const Space& s, std::int64_t tk, std::int64_t split, std::int64_t stages) {
+  // The pipeline runs k_iters + stages - 1 steps. With a single buffer, loads and math cannot
+  // overlap: each step then costs up to the sum of the two, bounded here by twice the larger.
   std::int64_t k_iters = ceil_div(s.K, tk * split);
-  return scaled_log2(static_cast<double>(k_iters + stages - 1));
+  double serial = stages == 1 ? 2.0 : 1.0;
+  return scaled_log2(serial * static_cast<double>(k_iters + stages - 1));
 }
 
 std::int64_t log_epilogue(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t split) {
@@ -348,9 +351,9 @@ std::int64_t log_mem_rate(const Space& s, std::int64_t tm, std::int64_t tn, std:
 }
 
 std::int64_t log_latency(const Space& s, std::int64_t stages) {
-  // With `stages` buffers, stages-1 loads are in flight while one is consumed; with one buffer
-  // the full latency is exposed and loads cannot overlap the math (counted twice).
-  double exposed = stages > 1 ? s.latency_ns / static_cast<double>(stages - 1) : 2.0 * s.latency_ns;
+  // With `stages` buffers, stages-1 loads are in flight while one is consumed: each step waits at
+  // least latency / (stages - 1). With one buffer every step waits the full latency.
+  double exposed = stages > 1 ? s.latency_ns / static_cast<double>(stages - 1) : s.latency_ns;
   return scaled_log2(exposed);
 }
 
