@@ -1,0 +1,170 @@
+// The LAUNCH section of a GPU module: everything a runtime needs to launch the kernel without
+// parsing the plan. Freestanding like module_format.h: fixed little-endian binary layout, read
+// byte by byte, validated before use.
+//
+// Layout (all integers unsigned little-endian unless noted), version 1:
+//
+//   offset  size  field
+//   ------  ----  ----------------------------------------------------------------------------
+//        0     4  magic "DGLN"
+//        4     4  version (1)
+//        8    64  kernel entry name, printable ASCII, NUL-padded
+//       72    12  grid x, y, z (blocks)
+//       84    12  block x, y, z (threads)
+//       96     4  dynamic shared memory bytes
+//      100     4  preferred shared-memory carve-out, percent of the maximum (0-100)
+//      104     4  required compute capability, major*10 + minor (e.g. 90), or 0 for any
+//      108     4  operand count (3: A, B, C)
+//      112     8  M (u64)
+//      120     8  N (u64)
+//      128     8  K (u64)
+//      136     8  batch (u64)
+//      144  n×32  operands, 32 bytes each:
+//                   0  4  name: "A", "B", "C" (NUL-padded)
+//                   4  4  role: 1 = input, 2 = output
+//                   8  8  size in bytes (u64): the buffer the runtime allocates for it
+//                  16  4  element bits
+//                  20  4  row-major (1) or column-major (0)
+//                  24  8  leading dimension in elements (u64)
+//
+// Kernel parameters, in this order: the operand device pointers (u64 each, operand order), then
+// M, N, K as 32-bit signed integers.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace dg::ko::launch {
+
+inline constexpr uint8_t kMagic[4] = {'D', 'G', 'L', 'N'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kHeaderSize = 144;
+inline constexpr uint32_t kOperandSize = 32;
+inline constexpr uint32_t kMaxOperands = 8;
+inline constexpr uint32_t kNameSize = 64;
+
+enum class Role : uint32_t { Input = 1, Output = 2 };
+
+struct Operand {
+  char name[5];  // NUL-terminated copy of the 4-byte field
+  Role role;
+  uint64_t bytes;
+  uint32_t element_bits;
+  bool row_major;
+  uint64_t ld;
+};
+
+struct Launch {
+  char kernel[kNameSize + 1];
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t smem_bytes;
+  uint32_t carveout_percent;
+  uint32_t compute_capability;
+  uint32_t operand_count;
+  uint64_t M, N, K, batch;
+  Operand operands[kMaxOperands];
+};
+
+namespace detail {
+inline uint32_t rd32(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+inline uint64_t rd64(const uint8_t* p) { return uint64_t(rd32(p)) | uint64_t(rd32(p + 4)) << 32; }
+inline void wr32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+inline void wr64(uint8_t* p, uint64_t v) {
+  wr32(p, uint32_t(v));
+  wr32(p + 4, uint32_t(v >> 32));
+}
+}  // namespace detail
+
+/// Bytes needed for a launch record with `operands` operands.
+constexpr size_t size_for(uint32_t operands) { return kHeaderSize + size_t(operands) * kOperandSize; }
+
+/// Parse and validate. Returns a static message on failure, nullptr on success.
+inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
+  if (!p || !out) return "launch record: null argument";
+  if (n < kHeaderSize) return "launch record: truncated header";
+  for (int i = 0; i < 4; ++i)
+    if (p[i] != kMagic[i]) return "launch record: bad magic";
+  if (detail::rd32(p + 4) != kVersion) return "launch record: unsupported version";
+  bool ended = false;
+  for (uint32_t i = 0; i < kNameSize; ++i) {
+    uint8_t c = p[8 + i];
+    if (c == 0) ended = true;
+    else if (ended || c < 0x21 || c > 0x7e) return "launch record: bad kernel name";
+    out->kernel[i] = char(c);
+  }
+  out->kernel[kNameSize] = 0;
+  if (out->kernel[0] == 0) return "launch record: empty kernel name";
+  for (int i = 0; i < 3; ++i) {
+    out->grid[i] = detail::rd32(p + 72 + 4 * i);
+    out->block[i] = detail::rd32(p + 84 + 4 * i);
+    if (out->grid[i] == 0 || out->block[i] == 0) return "launch record: zero grid or block dimension";
+  }
+  if (uint64_t(out->block[0]) * out->block[1] * out->block[2] > 1024) return "launch record: block too large";
+  out->smem_bytes = detail::rd32(p + 96);
+  out->carveout_percent = detail::rd32(p + 100);
+  if (out->carveout_percent > 100) return "launch record: carve-out above 100%";
+  out->compute_capability = detail::rd32(p + 104);
+  out->operand_count = detail::rd32(p + 108);
+  if (out->operand_count == 0 || out->operand_count > kMaxOperands) return "launch record: bad operand count";
+  if (n != size_for(out->operand_count)) return "launch record: size does not match operand count";
+  out->M = detail::rd64(p + 112);
+  out->N = detail::rd64(p + 120);
+  out->K = detail::rd64(p + 128);
+  out->batch = detail::rd64(p + 136);
+  if (out->M == 0 || out->N == 0 || out->K == 0 || out->batch == 0 || out->M > 0x7fffffff || out->N > 0x7fffffff ||
+      out->K > 0x7fffffff)
+    return "launch record: bad problem size";
+  for (uint32_t i = 0; i < out->operand_count; ++i) {
+    const uint8_t* q = p + kHeaderSize + i * kOperandSize;
+    Operand& o = out->operands[i];
+    for (int j = 0; j < 4; ++j) o.name[j] = char(q[j]);
+    o.name[4] = 0;
+    if (o.name[0] < 0x21 || o.name[0] > 0x7e) return "launch record: bad operand name";
+    uint32_t role = detail::rd32(q + 4);
+    if (role != 1 && role != 2) return "launch record: bad operand role";
+    o.role = Role(role);
+    o.bytes = detail::rd64(q + 8);
+    o.element_bits = detail::rd32(q + 16);
+    o.row_major = detail::rd32(q + 20) != 0;
+    o.ld = detail::rd64(q + 24);
+    if (o.bytes == 0 || o.element_bits == 0 || o.element_bits > 64) return "launch record: bad operand size";
+  }
+  return nullptr;
+}
+
+/// Serialize `l` into `p` (size_for(l.operand_count) bytes).
+inline void write(const Launch& l, uint8_t* p) {
+  for (size_t i = 0; i < size_for(l.operand_count); ++i) p[i] = 0;
+  for (int i = 0; i < 4; ++i) p[i] = kMagic[i];
+  detail::wr32(p + 4, kVersion);
+  for (uint32_t i = 0; i < kNameSize && l.kernel[i]; ++i) p[8 + i] = uint8_t(l.kernel[i]);
+  for (int i = 0; i < 3; ++i) {
+    detail::wr32(p + 72 + 4 * i, l.grid[i]);
+    detail::wr32(p + 84 + 4 * i, l.block[i]);
+  }
+  detail::wr32(p + 96, l.smem_bytes);
+  detail::wr32(p + 100, l.carveout_percent);
+  detail::wr32(p + 104, l.compute_capability);
+  detail::wr32(p + 108, l.operand_count);
+  detail::wr64(p + 112, l.M);
+  detail::wr64(p + 120, l.N);
+  detail::wr64(p + 128, l.K);
+  detail::wr64(p + 136, l.batch);
+  for (uint32_t i = 0; i < l.operand_count; ++i) {
+    uint8_t* q = p + kHeaderSize + i * kOperandSize;
+    const Operand& o = l.operands[i];
+    for (int j = 0; j < 4 && o.name[j]; ++j) q[j] = uint8_t(o.name[j]);
+    detail::wr32(q + 4, uint32_t(o.role));
+    detail::wr64(q + 8, o.bytes);
+    detail::wr32(q + 16, o.element_bits);
+    detail::wr32(q + 20, o.row_major ? 1 : 0);
+    detail::wr64(q + 24, o.ld);
+  }
+}
+
+}  // namespace dg::ko::launch
