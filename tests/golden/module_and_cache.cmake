@@ -64,3 +64,30 @@ run(1 inspect ${WORK}/bad.ko)
 if(NOT OUT MATCHES "error")
   message(FATAL_ERROR "inspect accepted a truncated module:\n${OUT}")
 endif()
+
+# 7. Concurrent compiles of one spec into one empty cache: all succeed with identical modules and
+#    leave one complete entry (atomic rename; no torn files, no temporary files left).
+file(REMOVE_RECURSE ${WORK}/cache)
+execute_process(
+  COMMAND ${CMD} compile ${SPEC} -o ${WORK}/p1.ko
+  COMMAND ${CMD} compile ${SPEC} -o ${WORK}/p2.ko
+  COMMAND ${CMD} compile ${SPEC} -o ${WORK}/p3.ko
+  COMMAND ${CMD} compile ${SPEC} -o ${WORK}/p4.ko
+  RESULTS_VARIABLE rcs ERROR_VARIABLE err)
+foreach(rc ${rcs})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "a concurrent compile failed (${rcs}):\n${err}")
+  endif()
+endforeach()
+foreach(i 1 2 3 4)
+  file(SHA256 ${WORK}/p${i}.ko h)
+  if(NOT h STREQUAL ha)
+    message(FATAL_ERROR "concurrent compile ${i} produced a different module")
+  endif()
+endforeach()
+file(GLOB left ${WORK}/cache/*)
+list(LENGTH left n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "expected exactly one cache file after concurrent compiles: ${left}")
+endif()
+run(0 inspect ${left})
