@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build git
-  clang-19 lld-19 libclang-rt-19-dev llvm-19-dev
+  clang-19 lld-19 libclang-rt-19-dev llvm-19-dev libzstd-dev
   libz3-dev z3
   libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev
   verilator yosys iverilog nextpnr-ice40

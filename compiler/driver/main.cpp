@@ -18,7 +18,7 @@
 namespace {
 
 std::string version_line() {
-  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; stages: ast, problem, space, plan, proof, module; backends: none yet)", DEEPGEMM_VERSION, Z3_MAJOR_VERSION,
+  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_80, sm_90a: mma.sync))", DEEPGEMM_VERSION, Z3_MAJOR_VERSION,
                      Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <optional>
 #include <cstring>
 #include <unistd.h>
 #include <cstdlib>
@@ -14,6 +16,8 @@
 
 #include "dgml/diag.h"
 #include "driver/cache.h"
+#include "codegen/ptx_backend.h"
+#include <deepgemm/launch_format.h>
 #include "module/writer.h"
 #include "verify/verify.h"
 #include "dgml/parser.h"
@@ -36,7 +40,7 @@ namespace {
 
 /// Stages that exist in this build; the rest are refused with a clear message.
 bool stage_available(const std::string& s) {
-  return s == "ast" || s == "problem" || s == "space" || s == "plan" || s == "proof" || s == "module";
+  return s != "verilog";
 }
 
 class Narrator {
@@ -91,6 +95,52 @@ std::string module_path(const CompileOptions& o) {
   return fs::path(o.input).stem().string() + ".ko";
 }
 
+std::vector<std::uint8_t> launch_record(const Plan& p, const codegen::LaunchInfo& li) {
+  ko::launch::Launch l{};
+  std::snprintf(l.kernel, sizeof l.kernel, "%s", li.kernel.c_str());
+  for (int i = 0; i < 3; ++i) {
+    l.grid[i] = li.grid[i];
+    l.block[i] = li.block[i];
+  }
+  l.smem_bytes = li.smem_bytes;
+  l.carveout_percent = 100;
+  l.compute_capability = li.compute_capability;
+  l.M = static_cast<std::uint64_t>(p.M);
+  l.N = static_cast<std::uint64_t>(p.N);
+  l.K = static_cast<std::uint64_t>(p.K);
+  l.batch = static_cast<std::uint64_t>(p.batch);
+  auto bits = [](const std::string& t) { return t == "fp32" || t == "int32" ? 32u : t == "int8" ? 8u : 16u; };
+  auto op = [&](const char* name, ko::launch::Role role, std::uint64_t rows, std::uint64_t cols, const std::string& t,
+                bool rm, std::int64_t ld) {
+    ko::launch::Operand o{};
+    std::snprintf(o.name, sizeof o.name, "%s", name);
+    o.role = role;
+    o.element_bits = bits(t);
+    o.bytes = rows * cols * o.element_bits / 8;
+    o.row_major = rm;
+    o.ld = static_cast<std::uint64_t>(ld);
+    return o;
+  };
+  l.operand_count = 3;
+  l.operands[0] = op("A", ko::launch::Role::Input, l.M, l.K, p.a_type, p.index.a_row_major, p.index.lda);
+  l.operands[1] = op("B", ko::launch::Role::Input, l.K, l.N, p.b_type, p.index.b_row_major, p.index.ldb);
+  l.operands[2] = op("C", ko::launch::Role::Output, l.M, l.N, p.c_type, p.index.c_row_major, p.index.ldc);
+  std::vector<std::uint8_t> bytes(ko::launch::size_for(3));
+  ko::launch::write(l, bytes.data());
+  return bytes;
+}
+
+/// Identifies this very compiler binary (size and modification time of the executable), so that
+/// a rebuilt compiler never reuses modules of an older build with the same version number.
+std::string compiler_build_id() {
+  std::error_code ec;
+  fs::path exe = fs::canonical("/proc/self/exe", ec);
+  if (ec) return "unknown";
+  auto size = fs::file_size(exe, ec);
+  auto time = fs::last_write_time(exe, ec).time_since_epoch().count();
+  return fmt::format("{}:{}", size, time);
+}
+
 std::string size_text(size_t bytes) {
   return bytes < 1024 ? fmt::format("{} B", bytes) : fmt::format("{:.1f}KB", bytes / 1024.0);
 }
@@ -124,7 +174,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (!stage_available(emit)) {
     err << fmt::format("deepgemm: error: --emit={} is not available in this version: the backend stages "
-                       "(the GPU and NPU backends) are not implemented yet\n",
+                       "(the NPU backend) are not implemented yet\n",
                        emit);
     return kExitUserError;
   }
@@ -169,7 +219,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   if (use_cache) {
     std::string model_text, why;
     read_file(problem->hw.file, model_text, why);
-    key = cache_key({DEEPGEMM_VERSION_STRING, text, model_text});
+    key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), text, model_text});
     if (!o.force_rebuild) {
       auto hit = cache_lookup(cdir, key, why);
       if (hit) {
@@ -188,7 +238,8 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
 
   say.start();
   say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
-  solve::Result solved = solve::solve(*problem);
+  solve::Options sopts;
+  solve::Result solved = solve::solve(*problem, sopts);
   say.info(fmt::format("Space: {} schedule variables, {} points, {} rules", solved.space.vars.size(),
                        solved.space.size(), solved.rules.size()));
   if (emit == "space") {
@@ -212,7 +263,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
 
   say.start();
   say.info("Verifying formal correctness via SMT solver...");
-  verify::Certificate cert = verify::verify(plan);
+  verify::Certificate cert = verify::verify(plan);  // re-proved below if the plan changes
   say.info(fmt::format("{} of {} checks proved ({:.1f} ms)", std::count_if(cert.checks.begin(), cert.checks.end(),
                                                                              [](const auto& c) { return c.passed; }),
                        cert.checks.size(), say.ms()));
@@ -230,11 +281,63 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     return kExitUserError;
   }
 
+  // The GPU backend: LLVM IR → PTX → ptxas. A kernel that spills is rejected and the next-best
+  // plan is solved for, up to a few times.
+  std::optional<codegen::Artifacts> gpu;
+  std::string no_ptx;
+  if (problem->hw.is_gpu()) {
+    no_ptx = codegen::unsupported_reason(plan, problem->hw);
+    if (no_ptx.empty()) {
+      for (int attempt = 0;; ++attempt) {
+        say.start();
+        say.info(fmt::format("Generating PTX for candidate {}×{}×{} ({})...", solved.plan->tile_m, solved.plan->tile_n,
+                             solved.plan->tile_k, problem->hw.gpu.arch));
+        codegen::Artifacts art = codegen::make_ptx_backend(problem->hw)->generate(*solved.plan);
+        const auto& px = art.ptxas;
+        if (px.ran && px.cubin.empty()) throw InternalError("ptxas rejected the generated PTX:\n" + px.log);
+        say.info(px.ran ? fmt::format("ptxas: {} registers, {} B spill stores, {} B spill loads ({:.1f} ms)",
+                                      px.registers, px.spill_stores, px.spill_loads, say.ms())
+                        : "ptxas not found: the module carries PTX only (the driver JIT compiles it)");
+        if (px.ran && (px.spill_stores > 0 || px.spill_loads > 0) && attempt < 3) {
+          say.info("The kernel spills registers: rejecting this plan and solving for the next best");
+          sopts.exclude.push_back(solved.point);
+          solved = solve::solve(*problem, sopts);
+          if (!solved.plan) throw UserError("no plan left whose kernel fits the register file without spilling");
+          cert = verify::verify(*solved.plan);
+          if (!cert.all_passed()) throw InternalError("the next-best plan failed verification");
+          continue;
+        }
+        gpu = std::move(art);
+        break;
+      }
+    } else {
+      std::string msg = fmt::format("{}: warning: no PTX generated: {}\n", o.input, no_ptx);
+      if (emit == "llvm" || emit == "ptx") {
+        err << fmt::format("{}: error: cannot emit {}: {}\n", o.input, emit, no_ptx);
+        return kExitUserError;
+      }
+      err << msg;
+    }
+  } else if (emit == "llvm" || emit == "ptx") {
+    err << fmt::format("{}: error: --emit={} applies to GPU targets; {} is an NPU\n", o.input, emit, problem->hw.name);
+    return kExitUserError;
+  }
+  if (emit == "llvm") return write_output(o, gpu->llvm_ir, out, err);
+  if (emit == "ptx") return write_output(o, gpu->ptx, out, err);
+  const Plan& final_plan = *solved.plan;
+
   module::ModuleContents contents;
   contents.target_kind = problem->hw.is_gpu() ? ko::TargetKind::Gpu : ko::TargetKind::Npu;
   contents.target_name = problem->hw.name;
-  contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(plan)));
+  contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(final_plan)));
   contents.sections.push_back(module::text_section(ko::SectionKind::Proof, verify::to_json_text(cert)));
+  if (gpu) {
+    contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, gpu->ptx));
+    if (!gpu->ptxas.cubin.empty())
+      contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Cubin), "cubin", gpu->ptxas.cubin, 0});
+    contents.sections.push_back(
+        {static_cast<std::uint32_t>(ko::SectionKind::Launch), "launch", launch_record(final_plan, gpu->launch), 0});
+  }
   std::vector<std::uint8_t> bytes = module::write(contents);
   std::string path = module_path(o);
   why.clear();

@@ -578,6 +578,11 @@ Result solve(const GemmProblem& p, const Options& opts) {
   Encoder enc(s, z, q, m);
   enc.encode();
   r.rules = m.rules;
+  for (const Point& x : opts.exclude) {
+    std::vector<Expr> same;
+    for (size_t i = 0; i < x.size(); ++i) same.push_back(q.is_value(s.vars[i].name, x[i]));
+    z.add(!smt::all_of(same));
+  }
 
   // The optimum, cube by cube: each tile shape (tile_m, tile_n, tile_k) is one cube, visited in
   // tie-break order (larger tiles first). In a cube the solver first decides feasibility (which

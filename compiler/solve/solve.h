@@ -27,6 +27,7 @@ struct Rule {
 
 struct Options {
   int max_values = 0;   // cap each variable's domain (tests)
+  std::vector<Point> exclude;  // points a backend rejected: the next-best plan is wanted
 };
 
 struct Result {

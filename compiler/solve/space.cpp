@@ -142,7 +142,8 @@ Space make_space(const GemmProblem& p, int max_values) {
   std::vector<std::int64_t> wm = {1, 2, 4, 8}, wn = {1, 2, 4, 8};
   std::vector<std::int64_t> stages;
   for (std::int64_t v = 1; v <= (g.has_cp_async ? 6 : 2); ++v) stages.push_back(v);
-  std::vector<std::int64_t> split = {1, 2, 4, 8}, raster = {1, 2, 4, 8, 16};
+  // split_k stays 1 until the backends generate the split-K reduction.
+  std::vector<std::int64_t> split = {1}, raster = {1, 2, 4, 8, 16};
   std::vector<std::int64_t> layouts = {kNone, kPadded, kSwizzle32, kSwizzle64, kSwizzle128};
   std::vector<std::int64_t> occ;
   for (std::int64_t v : {1, 2, 3, 4, 6, 8})
@@ -155,7 +156,7 @@ Space make_space(const GemmProblem& p, int max_values) {
       {"warp_m", wm, "warps along M"},
       {"warp_n", wn, "warps along N"},
       {"stages", stages, g.has_cp_async ? "cp.async pipeline depth" : "register double buffering (no cp.async)"},
-      {"split_k", split, "K split across blocks"},
+      {"split_k", split, "K split across blocks (1: the split-K reduction is not generated yet)"},
       {"raster_group", raster, "tile rows per rasterization group"},
       {"smem", layouts, "shared-memory layout"},
       {"blocks_per_sm", occ, "resident blocks per SM the launch is sized for"},
