@@ -1,0 +1,125 @@
+// gpu_bench MODULE.ko...: our kernels against cuBLAS on the same GPU in the same run.
+// For each module: random fp16/bf16 inputs, rotating input buffers when one set would fit in L2,
+// warm-up, then the median of per-launch CUDA-event timings for our kernel (through the dgmm
+// runtime) and for cublasGemmEx (same types, fp32 accumulation, same output type). Prints
+// TFLOP/s, GB/s (A + B + C bytes over time), the ratio to cuBLAS, and the geometric mean.
+#include <deepgemm/runtime.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "../tests/gpu/gemm_common.h"
+
+namespace {
+
+constexpr int kWarmup = 10;
+constexpr int kRuns = 50;
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("skipped: no GPU\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  DG_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  std::printf("%-6s %6s %6s %6s  %10s %10s %8s %9s %9s\n", "type", "M", "N", "K", "ours TF/s", "cuBLAS", "ratio",
+              "ours GB/s", "us");
+  cublasHandle_t cb;
+  DG_CUBLAS(cublasCreate(&cb));
+  cudaStream_t cstream;
+  DG_CUDA(cudaStreamCreate(&cstream));
+  DG_CUBLAS(cublasSetStream(cb, cstream));
+  double log_sum = 0;
+  int count = 0, failures = 0;
+  for (int i = 1; i < argc; ++i) {
+    dg::gpu::ModuleInfo mi;
+    std::string why;
+    if (!dg::gpu::read_module(argv[i], mi, why)) {
+      std::printf("%s: %s\n", argv[i], why.c_str());
+      ++failures;
+      continue;
+    }
+    const auto& L = mi.launch;
+    const int M = int(L.M), N = int(L.N), K = int(L.K);
+    const bool bf16 = mi.a_type == "bf16";
+    size_t c_elem = mi.c_type == "fp32" ? 4 : 2;
+    size_t set_bytes = (size_t(M) * K + size_t(K) * N) * 2 + size_t(M) * N * c_elem;
+    int sets = int(std::min<size_t>(16, std::max<size_t>(1, (size_t(prop.l2CacheSize) * 3) / set_bytes + 1)));
+    std::vector<void*> A(sets), B(sets), C(sets);
+    auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, 1);
+    auto b = dg::gpu::random_matrix(size_t(K) * N, bf16, 2);
+    for (int s = 0; s < sets; ++s) {
+      DG_CUDA(cudaMalloc(&A[s], a.size() * 2));
+      DG_CUDA(cudaMalloc(&B[s], b.size() * 2));
+      DG_CUDA(cudaMalloc(&C[s], size_t(M) * N * c_elem));
+      DG_CUDA(cudaMemcpy(A[s], a.data(), a.size() * 2, cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemcpy(B[s], b.data(), b.size() * 2, cudaMemcpyHostToDevice));
+    }
+    dgmm_handle h = dgmm_load_kernel(argv[i]);
+    if (!h) {
+      std::printf("%s: %s\n", argv[i], dgmm_last_error());
+      ++failures;
+      continue;
+    }
+    cudaStream_t ours = static_cast<cudaStream_t>(dgmm_stream(h));
+    cudaEvent_t e0, e1;
+    DG_CUDA(cudaEventCreate(&e0));
+    DG_CUDA(cudaEventCreate(&e1));
+    auto run_ours = [&](int s) {
+      dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)A[s]);
+      dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)B[s]);
+      dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)C[s]);
+      if (dgmm_launch_kernel_only(h) != DGMM_OK) {
+        std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
+        std::exit(1);
+      }
+    };
+    cudaDataType ct = mi.c_type == "fp32" ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    auto run_cublas = [&](int s) { dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K); };
+    auto time = [&](cudaStream_t st, auto&& fn) {
+      for (int w = 0; w < kWarmup; ++w) fn(w % sets);
+      std::vector<float> ms;
+      for (int r = 0; r < kRuns; ++r) {
+        DG_CUDA(cudaEventRecord(e0, st));
+        fn(r % sets);
+        DG_CUDA(cudaEventRecord(e1, st));
+        DG_CUDA(cudaEventSynchronize(e1));
+        float t = 0;
+        DG_CUDA(cudaEventElapsedTime(&t, e0, e1));
+        ms.push_back(t);
+      }
+      DG_CUDA(cudaGetLastError());
+      return median(ms);
+    };
+    float t_ours = time(ours, run_ours);
+    float t_cublas = time(cstream, run_cublas);
+    double flops = 2.0 * M * N * K;
+    double tf_ours = flops / (t_ours * 1e-3) / 1e12, tf_cublas = flops / (t_cublas * 1e-3) / 1e12;
+    double gbs = double(set_bytes) / (t_ours * 1e-3) / 1e9;
+    double ratio = tf_ours / tf_cublas;
+    log_sum += std::log(ratio);
+    ++count;
+    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f\n", mi.a_type.c_str(), M, N, K, tf_ours,
+                tf_cublas, ratio, gbs, t_ours * 1000);
+    std::fflush(stdout);
+    dgmm_unload_kernel(h);
+    for (int s = 0; s < sets; ++s) {
+      cudaFree(A[s]);
+      cudaFree(B[s]);
+      cudaFree(C[s]);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+  }
+  if (count) std::printf("geometric mean of ours/cuBLAS over %d shapes: %.3f\n", count, std::exp(log_sum / count));
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,17 @@
+# GPU GEMM checks: every module in DEEPGEMM_GPU_MODULES (compiled on a build host and carried to
+# the GPU host) is run against cuBLAS. Label gpu; without a GPU each reports "skipped: no GPU".
+find_package(CUDAToolkit QUIET)
+if(CUDAToolkit_FOUND AND TARGET CUDA::cublas AND TARGET deepgemm_runtime)
+  add_executable(gemm_check ${CMAKE_CURRENT_LIST_DIR}/gemm_check.cpp)
+  target_link_libraries(gemm_check PRIVATE deepgemm_runtime CUDA::cudart CUDA::cublas)
+  target_include_directories(gemm_check PRIVATE ${PROJECT_SOURCE_DIR}/runtime-baremetal/include)
+  set(DEEPGEMM_GPU_MODULES "" CACHE PATH "Directory of compiled .ko modules for the GPU checks")
+  if(DEEPGEMM_GPU_MODULES)
+    file(GLOB _mods ${DEEPGEMM_GPU_MODULES}/check_*.ko)
+    foreach(mod ${_mods})
+      get_filename_component(name ${mod} NAME_WE)
+      add_test(NAME gpu.${name} COMMAND gemm_check ${mod})
+      set_tests_properties(gpu.${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 120)
+    endforeach()
+  endif()
+endif()

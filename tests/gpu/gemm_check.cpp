@@ -1,0 +1,96 @@
+// gemm_check MODULE.ko [SEED]: run a compiled GEMM module through the dgmm runtime on random inputs
+// and compare it with cuBLAS (fp32 output, fp32 accumulation) on the same inputs. The output buffer
+// is poisoned first. Prints the relative Frobenius error and the largest absolute error; exit 0
+// when the relative error is below 1e-2 and every element is finite, 1 otherwise, 77 (skip) on a
+// machine without a GPU.
+#include <deepgemm/runtime.h>
+
+#include <cmath>
+
+#include "gemm_common.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: gemm_check MODULE.ko [SEED]\n");
+    return 2;
+  }
+  uint32_t seed = argc > 2 ? uint32_t(std::strtoul(argv[2], nullptr, 10)) : 20261129u;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("skipped: no GPU\n");
+    return 77;
+  }
+  dg::gpu::ModuleInfo mi;
+  std::string why;
+  if (!dg::gpu::read_module(argv[1], mi, why)) {
+    std::fprintf(stderr, "%s: %s\n", argv[1], why.c_str());
+    return 1;
+  }
+  const auto& L = mi.launch;
+  const int M = int(L.M), N = int(L.N), K = int(L.K);
+  const bool bf16 = mi.a_type == "bf16";
+  std::printf("%s: M=%d N=%d K=%d %s -> %s, seed %u\n", argv[1], M, N, K, mi.a_type.c_str(), mi.c_type.c_str(), seed);
+
+  auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);
+  auto b = dg::gpu::random_matrix(size_t(K) * N, bf16, seed + 1);
+  size_t c_elem = mi.c_type == "fp32" ? 4 : 2;
+  void *dA, *dB, *dC, *dRef;
+  DG_CUDA(cudaMalloc(&dA, a.size() * 2));
+  DG_CUDA(cudaMalloc(&dB, b.size() * 2));
+  DG_CUDA(cudaMalloc(&dC, size_t(M) * N * c_elem));
+  DG_CUDA(cudaMalloc(&dRef, size_t(M) * N * 4));
+  DG_CUDA(cudaMemcpy(dA, a.data(), a.size() * 2, cudaMemcpyHostToDevice));
+  DG_CUDA(cudaMemcpy(dB, b.data(), b.size() * 2, cudaMemcpyHostToDevice));
+  DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_elem));  // poison: NaN in every format
+
+  dgmm_handle h = dgmm_load_kernel(argv[1]);
+  if (!h) {
+    std::fprintf(stderr, "load: %s\n", dgmm_last_error());
+    return 1;
+  }
+  if (dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
+      dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||
+      dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK || dgmm_launch_kernel_only(h) != DGMM_OK) {
+    std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
+    return 1;
+  }
+  if (dgmm_wait(dgmm_sync(h)) != DGMM_OK) {
+    std::fprintf(stderr, "wait: %s\n", dgmm_last_error());
+    return 1;
+  }
+  cublasHandle_t cb;
+  DG_CUBLAS(cublasCreate(&cb));
+  dg::gpu::cublas_gemm(cb, bf16, dA, dB, dRef, CUDA_R_32F, M, N, K);
+  DG_CUDA(cudaDeviceSynchronize());
+
+  std::vector<float> ref(size_t(M) * N), got(size_t(M) * N);
+  DG_CUDA(cudaMemcpy(ref.data(), dRef, ref.size() * 4, cudaMemcpyDeviceToHost));
+  if (c_elem == 4) {
+    DG_CUDA(cudaMemcpy(got.data(), dC, got.size() * 4, cudaMemcpyDeviceToHost));
+  } else {
+    std::vector<uint16_t> raw(got.size());
+    DG_CUDA(cudaMemcpy(raw.data(), dC, raw.size() * 2, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < raw.size(); ++i) got[i] = dg::gpu::from_half_bits(raw[i], mi.c_type == "bf16");
+  }
+  double num = 0, den = 0, max_abs = 0;
+  size_t bad = 0, first_bad = SIZE_MAX;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) {
+      if (bad++ == 0) first_bad = i;
+      continue;
+    }
+    double d = double(got[i]) - double(ref[i]);
+    num += d * d;
+    den += double(ref[i]) * ref[i];
+    max_abs = std::max(max_abs, std::fabs(d));
+  }
+  double rel = std::sqrt(num / (den > 0 ? den : 1));
+  bool ok = bad == 0 && rel < 1e-2 && den > 0;
+  std::printf("relative Frobenius error %.3e, max abs error %.3e, non-finite %zu%s\n", rel, max_abs, bad,
+              ok ? "" : "  FAILED");
+  if (bad) std::printf("first non-finite at row %zu col %zu\n", first_bad / N, first_bad % N);
+  dgmm_unload_kernel(h);
+  cublasDestroy(cb);
+  std::printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,126 @@
+// Shared by the GPU GEMM checks (tests/gpu) and the benchmark (bench/): read a module's launch
+// record, make fp16/bf16 data, and run cuBLAS as the reference on the same device buffers.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <deepgemm/launch_format.h>
+#include <deepgemm/module_format.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace dg::gpu {
+
+#define DG_CUDA(x)                                                                                  \
+  do {                                                                                              \
+    cudaError_t e_ = (x);                                                                           \
+    if (e_ != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));      \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
+  } while (0)
+#define DG_CUBLAS(x)                                                                                \
+  do {                                                                                              \
+    cublasStatus_t s_ = (x);                                                                        \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                              \
+      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, int(s_));        \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
+  } while (0)
+
+struct ModuleInfo {
+  std::vector<uint8_t> bytes;
+  ko::launch::Launch launch{};
+  std::string a_type, c_type;  // "fp16" | "bf16" (A and B), output "fp16" | "bf16" | "fp32"
+};
+
+inline std::string type_of_bits(uint32_t bits, bool bf16) { return bits == 32 ? "fp32" : bf16 ? "bf16" : "fp16"; }
+
+/// Read a module and its launch record; the element types come from the plan's JSON text.
+inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    why = "cannot read module";
+    return false;
+  }
+  m.bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  ko::ModuleView v;
+  if (ko::parse(m.bytes.data(), m.bytes.size(), &v) != ko::Status::Ok) {
+    why = v.error();
+    return false;
+  }
+  auto l = v.find(ko::SectionKind::Launch);
+  auto p = v.find(ko::SectionKind::Plan);
+  if (!l.data || !p.data) {
+    why = "module has no launch record or plan (no PTX was generated for it)";
+    return false;
+  }
+  if (const char* e = ko::launch::parse(l.data, l.size, &m.launch)) {
+    why = e;
+    return false;
+  }
+  std::string plan(reinterpret_cast<const char*>(p.data), p.size);
+  auto field = [&](const char* key) {
+    auto k = plan.find(std::string("\"") + key + "\": \"");
+    if (k == std::string::npos) return std::string();
+    k += std::strlen(key) + 5;
+    return plan.substr(k, plan.find('"', k) - k);
+  };
+  m.a_type = field("a_type");
+  m.c_type = field("c_type");
+  return true;
+}
+
+inline uint16_t to_half_bits(float f, bool bf16) {
+  if (bf16) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u += 0x7FFF + ((u >> 16) & 1);  // round to nearest even
+    return uint16_t(u >> 16);
+  }
+  // fp16 via the compiler's conversion (IEEE round to nearest even)
+  _Float16 h = static_cast<_Float16>(f);
+  uint16_t b;
+  std::memcpy(&b, &h, 2);
+  return b;
+}
+
+inline float from_half_bits(uint16_t b, bool bf16) {
+  if (bf16) {
+    uint32_t u = uint32_t(b) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  _Float16 h;
+  std::memcpy(&h, &b, 2);
+  return static_cast<float>(h);
+}
+
+/// Uniform values in [-1, 1), never all zero, from a fixed seed.
+inline std::vector<uint16_t> random_matrix(size_t n, bool bf16, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<uint16_t> v(n);
+  for (auto& x : v) x = to_half_bits(d(rng), bf16);
+  return v;
+}
+
+/// Row-major C[M×N] = A[M×K]·B[K×N] with cuBLAS (column-major: Cᵀ = Bᵀ·Aᵀ), fp32 accumulation.
+inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, cudaDataType c_type,
+                        int M, int N, int K) {
+  float one = 1.f, zero = 0.f;
+  cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  DG_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, t, N, A, t, K, &zero, C, c_type, N,
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace dg::gpu
