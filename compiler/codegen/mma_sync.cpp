@@ -37,7 +37,9 @@ std::int64_t extent(const std::vector<IndexVar>& vars, const std::string& name) 
 class MmaSyncKernel {
  public:
   MmaSyncKernel(const Plan& p, const hw::HwModel& hw, llvm::LLVMContext& ctx, llvm::Module& m)
-      : p_(p), hw_(hw), ctx_(ctx), m_(m), b_(ctx) {}
+      : p_(p), ctx_(ctx), m_(m), b_(ctx) {
+    (void)hw;
+  }
 
   LaunchInfo build(const std::string& name) {
     const IndexDesc& d = p_.index;
@@ -373,7 +375,6 @@ class MmaSyncKernel {
   }
 
   const Plan& p_;
-  const hw::HwModel& hw_;
   llvm::LLVMContext& ctx_;
   llvm::Module& m_;
   IRBuilder<> b_;

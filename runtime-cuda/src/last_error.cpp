@@ -1,0 +1,71 @@
+#include "last_error.h"
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace dg::rt {
+namespace {
+
+thread_local std::string t_message;
+thread_local const char* t_fixed = nullptr;  // stands in for t_message when storing it failed
+thread_local dgmm_status t_status = DGMM_OK;
+
+}  // namespace
+
+dgmm_status fail(dgmm_status status, std::string_view message) noexcept {
+  t_status = status;
+  try {
+    t_message.assign(message);
+    t_fixed = nullptr;
+  } catch (...) {
+    t_fixed = "out of host memory while recording an error message";
+  }
+  return status;
+}
+
+}  // namespace dg::rt
+
+extern "C" {
+
+const char* dgmm_last_error(void) {
+  return dg::rt::t_fixed != nullptr ? dg::rt::t_fixed : dg::rt::t_message.c_str();
+}
+
+dgmm_status dgmm_last_error_code(void) { return dg::rt::t_status; }
+
+const char* dgmm_status_string(dgmm_status status) {
+  // C callers may pass any int; read the bits without assuming the value is an enumerator.
+  std::underlying_type_t<dgmm_status> raw;
+  static_assert(sizeof(raw) == sizeof(status));
+  std::memcpy(&raw, &status, sizeof(raw));
+  switch (raw) {
+    case DGMM_OK:
+      return "DGMM_OK";
+    case DGMM_ERROR_INVALID_ARGUMENT:
+      return "DGMM_ERROR_INVALID_ARGUMENT";
+    case DGMM_ERROR_INVALID_STATE:
+      return "DGMM_ERROR_INVALID_STATE";
+    case DGMM_ERROR_IO:
+      return "DGMM_ERROR_IO";
+    case DGMM_ERROR_BAD_MODULE:
+      return "DGMM_ERROR_BAD_MODULE";
+    case DGMM_ERROR_ABI_MISMATCH:
+      return "DGMM_ERROR_ABI_MISMATCH";
+    case DGMM_ERROR_TARGET_MISMATCH:
+      return "DGMM_ERROR_TARGET_MISMATCH";
+    case DGMM_ERROR_NO_DEVICE:
+      return "DGMM_ERROR_NO_DEVICE";
+    case DGMM_ERROR_UNBOUND_OPERAND:
+      return "DGMM_ERROR_UNBOUND_OPERAND";
+    case DGMM_ERROR_OUT_OF_MEMORY:
+      return "DGMM_ERROR_OUT_OF_MEMORY";
+    case DGMM_ERROR_LAUNCH:
+      return "DGMM_ERROR_LAUNCH";
+    case DGMM_ERROR_DRIVER:
+      return "DGMM_ERROR_DRIVER";
+  }
+  return "DGMM_ERROR_UNKNOWN";
+}
+
+}  // extern "C"

@@ -1,0 +1,392 @@
+// Expected failures of the CUDA runtime: every error path has a test with its status and message.
+//
+// Runs everywhere. Module validation happens before the driver is touched, so bad, foreign and
+// incomplete modules are checked on machines without a GPU too; the checks that need a loaded
+// handle (binding, launching) run only when a device is present and say so when they are skipped.
+//
+//   runtime_errors                       checks what this machine allows
+//   runtime_errors --expect-no-device    also requires the no-device path (CI without a GPU, or
+//                                        the toolkit's stub libcuda)
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_support.h"
+
+extern "C" int dg_c_api_null_checks(void);  // c_api_check.c
+
+using namespace dgtest;
+namespace ko = dg::ko;
+
+namespace {
+
+std::string last() { return dgmm_last_error(); }
+
+void null_arguments() {
+  DG_CHECK(dgmm_load_kernel(nullptr) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_load_kernel: path is NULL");
+  DG_CHECK(dgmm_load_kernel_from_memory(nullptr, 64) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_load_kernel_from_memory: data is NULL");
+  dgmm_unload_kernel(nullptr);
+  dgmm_free_host(nullptr);
+  int x = 0;
+  DG_CHECK_STATUS(dgmm_bind_input(nullptr, "A", &x), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_bind_input: handle is NULL");
+  DG_CHECK_STATUS(dgmm_bind_output(nullptr, "C", &x), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_bind_output: handle is NULL");
+  DG_CHECK_STATUS(dgmm_bind_device(nullptr, "A", 0x1000), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_STATUS(dgmm_launch(nullptr), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_launch: handle is NULL");
+  DG_CHECK_STATUS(dgmm_launch_kernel_only(nullptr), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK(dgmm_sync(nullptr) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_sync: handle is NULL");
+  DG_CHECK_STATUS(dgmm_wait(nullptr), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_wait: fence is NULL");
+  size_t bytes = 0;
+  int bits = 0;
+  DG_CHECK_STATUS(dgmm_operand_info(nullptr, "A", &bytes, &bits), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK(std::string(dgmm_kernel_description(nullptr)).empty());
+  DG_CHECK(dgmm_stream(nullptr) == nullptr);
+  DG_CHECK(dgmm_alloc_host(0) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_alloc_host: size is 0");
+  DG_CHECK(dgmm_last_error() != nullptr);
+  DG_CHECK(dg_c_api_null_checks() == 0);
+}
+
+void status_strings() {
+  DG_CHECK(std::string(dgmm_status_string(DGMM_OK)) == "DGMM_OK");
+  DG_CHECK(std::string(dgmm_status_string(DGMM_ERROR_NO_DEVICE)) == "DGMM_ERROR_NO_DEVICE");
+  DG_CHECK(std::string(dgmm_status_string(DGMM_ERROR_DRIVER)) == "DGMM_ERROR_DRIVER");
+}
+
+void io_errors() {
+  DG_CHECK(dgmm_load_kernel("/nonexistent-dir/matmul.ko") == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_IO,
+                 "cannot read module '/nonexistent-dir/matmul.ko': No such file or directory");
+  DG_CHECK(dgmm_load_kernel(DEEPGEMM_GPU_TEST_DIR) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_IO, "Is a directory");
+}
+
+// The reader's own message for `bytes`, which the runtime must pass on unchanged.
+std::string reader_message(const std::vector<uint8_t>& bytes) {
+  ko::ModuleView v;
+  ko::parse(bytes.data(), bytes.size(), &v, ko::Extent::Exact);
+  return v.error();
+}
+
+void bad_modules() {
+  const std::vector<uint8_t> good = add_module(16, 16);
+  DG_CHECK(!good.empty());
+
+  // Truncated, through a file: the reader's exact message, after the file name.
+  std::vector<uint8_t> truncated(good.begin(), good.begin() + long(good.size() / 2));
+  DG_CHECK(write_bytes("truncated.ko", truncated));
+  DG_CHECK(dgmm_load_kernel("truncated.ko") == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "invalid module 'truncated.ko': module is truncated");
+  DG_CHECK_CONTAINS(last(), reader_message(truncated));
+
+  std::vector<uint8_t> tiny(good.begin(), good.begin() + 10);
+  DG_CHECK(dgmm_load_kernel_from_memory(tiny.data(), tiny.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, reader_message(tiny));
+
+  DG_CHECK(dgmm_load_kernel_from_memory(good.data(), 0) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "smaller than the 64-byte header");
+
+  // One flipped byte in the last payload: a checksum mismatch naming the section.
+  std::vector<uint8_t> corrupt = good;
+  corrupt[corrupt.size() - 20] ^= 0x40;
+  DG_CHECK(dgmm_load_kernel_from_memory(corrupt.data(), corrupt.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "checksum mismatch");
+  DG_CHECK_CONTAINS(last(), reader_message(corrupt));
+
+  std::vector<uint8_t> magic = good;
+  magic[0] = 'X';
+  DG_CHECK(dgmm_load_kernel_from_memory(magic.data(), magic.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "not a DeepGEMM module: bad magic at byte 0");
+
+  std::vector<uint8_t> abi = good;
+  ko::store_u32(abi.data() + ko::header_field::kAbiVersion, 2);
+  DG_CHECK(dgmm_load_kernel_from_memory(abi.data(), abi.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH,
+                 "invalid module in memory: unsupported module ABI version 2 (this reader "
+                 "supports version 1)");
+
+  std::vector<uint8_t> trailing = good;
+  trailing.push_back(0);
+  DG_CHECK(dgmm_load_kernel_from_memory(trailing.data(), trailing.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "trailing data");
+}
+
+void foreign_and_incomplete_modules() {
+  ModuleParts base;
+  base.ptx = add_ptx();
+  base.launch = launch_bytes(add_launch(16, 16));
+  DG_CHECK(base.ptx.find(".entry dg_add") != std::string::npos);
+
+  ModuleParts npu = base;
+  npu.kind = ko::TargetKind::Npu;
+  npu.target = "gemmini_int8";
+  std::vector<uint8_t> m = build_module(npu);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_TARGET_MISMATCH,
+                 "module in memory targets NPU 'gemmini_int8'; this runtime runs GPU modules");
+
+  ModuleParts no_launch = base;
+  no_launch.has_launch = false;
+  m = build_module(no_launch);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "module in memory (target 'volta') has no launch section");
+
+  ModuleParts no_ptx = base;
+  no_ptx.has_ptx = false;
+  m = build_module(no_ptx);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "module in memory (target 'volta') has no PTX section");
+
+  ModuleParts nul_ptx = base;
+  nul_ptx.ptx[10] = '\0';
+  m = build_module(nul_ptx);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "PTX section has a NUL byte at offset 10");
+
+  ModuleParts empty_ptx = base;
+  empty_ptx.ptx.clear();
+  m = build_module(empty_ptx);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "empty PTX section");
+
+  // Launch records: a broken one, one of another version, one with an operand named twice.
+  ModuleParts zero_grid = base;
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  l.grid[1] = 0;
+  zero_grid.launch = launch_bytes(l);
+  m = build_module(zero_grid);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
+                 "invalid module in memory: launch record: zero grid or block dimension");
+
+  ModuleParts short_launch = base;
+  short_launch.launch.resize(100);
+  m = build_module(short_launch);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record: truncated header");
+
+  ModuleParts v2 = base;
+  ko::store_u32(v2.launch.data() + 4, 2);
+  m = build_module(v2);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH,
+                 "launch record version 2 is not supported (this runtime reads version 1)");
+
+  ModuleParts twice = base;
+  l = add_launch(16, 16);
+  std::snprintf(l.operands[1].name, sizeof(l.operands[1].name), "%s", "A");
+  twice.launch = launch_bytes(l);
+  m = build_module(twice);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record declares operand \"A\" twice");
+
+  // A CUBIN section the driver would have to read without knowing its size must be a complete
+  // ELF64 CUDA image.
+  ModuleParts junk_cubin = base;
+  junk_cubin.has_cubin = true;
+  junk_cubin.cubin.assign(256, 0x5a);
+  m = build_module(junk_cubin);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
+                 "invalid module in memory: cubin section: not an ELF image");
+
+  std::vector<uint8_t> elf(64, 0);
+  const uint8_t ident[6] = {0x7f, 'E', 'L', 'F', 2, 1};
+  std::memcpy(elf.data(), ident, sizeof(ident));
+  elf[18] = 190;  // EM_CUDA
+  elf[40] = 0x00;
+  elf[41] = 0x10;  // section headers at 4096, past the end
+  elf[58] = 64;    // section header size
+  elf[60] = 3;     // three of them
+  ModuleParts short_elf = base;
+  short_elf.has_cubin = true;
+  short_elf.cubin = elf;
+  m = build_module(short_elf);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "cubin section: section headers extend past the end");
+
+  elf[18] = 62;  // EM_X86_64
+  short_elf.cubin = elf;
+  m = build_module(short_elf);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "cubin section: ELF machine 62 is not NVIDIA CUDA (190)");
+
+  ModuleParts bad_name = base;
+  bad_name.launch[ko::launch::kHeaderSize + 2] = 'x';  // "A\0x\0": a byte after the padding
+  m = build_module(bad_name);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record operand 0 has a bad name");
+}
+
+// Errors are per thread: a failure on another thread leaves this thread's error alone.
+void thread_local_errors() {
+  DG_CHECK(dgmm_load_kernel(nullptr) == nullptr);
+  const std::string mine = last();
+  std::string theirs;
+  dgmm_status their_code = DGMM_OK;
+  std::thread t([&] {
+    dgmm_load_kernel("/nonexistent-dir/other.ko");
+    theirs = dgmm_last_error();
+    their_code = dgmm_last_error_code();
+  });
+  t.join();
+  DG_CHECK(their_code == DGMM_ERROR_IO);
+  DG_CHECK_CONTAINS(theirs, "other.ko");
+  DG_CHECK(last() == mine);
+  DG_CHECK_STATUS(dgmm_last_error_code(), DGMM_ERROR_INVALID_ARGUMENT);
+}
+
+// ---- With a device
+// -------------------------------------------------------------------------------
+
+std::vector<uint8_t> module_with(const dg::ko::launch::Launch& l, const std::string& ptx) {
+  ModuleParts p;
+  p.ptx = ptx;
+  p.launch = launch_bytes(l);
+  return build_module(p);
+}
+
+void binding_errors(dgmm_handle h) {
+  int buf[4] = {};
+  DG_CHECK_STATUS(dgmm_bind_input(h, "Z", buf), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(),
+                    "dgmm_bind_input: unknown operand \"Z\"; kernel 'dg_add' declares "
+                    "\"A\", \"B\", \"C\"");
+  DG_CHECK_STATUS(dgmm_bind_input(h, nullptr, buf), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "operand name is NULL");
+  DG_CHECK_STATUS(dgmm_bind_input(h, "C", buf), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "operand \"C\" is an output; bind it with dgmm_bind_output");
+  DG_CHECK_STATUS(dgmm_bind_output(h, "A", buf), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "operand \"A\" is an input; bind it with dgmm_bind_input");
+  DG_CHECK_STATUS(dgmm_bind_input(h, "A", nullptr), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "host pointer for operand \"A\" is NULL");
+  DG_CHECK_STATUS(dgmm_bind_output(h, "c", buf), DGMM_ERROR_INVALID_ARGUMENT);  // case matters
+  DG_CHECK_STATUS(dgmm_bind_device(h, "B", 0), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "device pointer for operand \"B\" is 0");
+  DG_CHECK_STATUS(dgmm_bind_device(h, "Q", 0x1000), DGMM_ERROR_INVALID_ARGUMENT);
+
+  size_t bytes = 0;
+  int bits = 0;
+  DG_CHECK_STATUS(dgmm_operand_info(h, "C", &bytes, &bits), DGMM_OK);
+  DG_CHECK(bytes == 16 * 16 * 4);
+  DG_CHECK(bits == 32);
+  DG_CHECK_STATUS(dgmm_operand_info(h, "A", nullptr, nullptr), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_operand_info(h, "D", &bytes, &bits), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_operand_info: unknown operand \"D\"");
+  // Success leaves the last error alone.
+  DG_CHECK_STATUS(dgmm_operand_info(h, "A", &bytes, &bits), DGMM_OK);
+  DG_CHECK_CONTAINS(last(), "unknown operand \"D\"");
+}
+
+void launch_errors(dgmm_handle h) {
+  DG_CHECK_STATUS(dgmm_launch(h), DGMM_ERROR_UNBOUND_OPERAND);
+  DG_CHECK_CONTAINS(last(),
+                    "dgmm_launch: kernel 'dg_add' has unbound operands: \"A\" (input, "
+                    "1024 bytes), \"B\" (input, 1024 bytes), \"C\" (output, 1024 bytes)");
+  std::vector<float> a(256, 1.0f);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "A", a.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_launch(h), DGMM_ERROR_UNBOUND_OPERAND);
+  DG_CHECK_CONTAINS(last(), "unbound operands: \"B\" (input, 1024 bytes), \"C\" (output");
+  DG_CHECK(last().find("\"A\" (input") == std::string::npos);
+  DG_CHECK_STATUS(dgmm_launch_kernel_only(h), DGMM_ERROR_UNBOUND_OPERAND);
+  DG_CHECK_CONTAINS(last(), "dgmm_launch_kernel_only: kernel 'dg_add' has unbound operands: \"B\"");
+  std::vector<float> b(256, 2.0f), c(256, 0.0f);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", b.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_output(h, "C", c.data()), DGMM_OK);
+  // Bound to host memory but never copied: not resident yet.
+  DG_CHECK_STATUS(dgmm_launch_kernel_only(h), DGMM_ERROR_INVALID_STATE);
+  DG_CHECK_CONTAINS(last(), "operand \"A\" is bound to host memory but not resident on the device");
+}
+
+void device_module_errors(const std::string& device_sm) {
+  const std::string ptx = add_ptx();
+
+  // Compiled for a device far newer than any: the mismatch names both sides.
+  std::vector<uint8_t> m = module_with(add_launch(16, 16, 128, 0, 0, 250), ptx);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_TARGET_MISMATCH,
+                 "module in memory (target 'volta') requires compute capability 25.0 (sm_250), "
+                 "but device 0 '");
+  DG_CHECK_CONTAINS(last(), "(" + device_sm + ")");
+
+  // PTX the JIT rejects: the driver's error and the JIT log.
+  std::string broken = ptx;
+  broken.replace(broken.find("add.f32"), 7, "frob.f32");
+  m = module_with(add_launch(16, 16), broken);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "PTX JIT compilation of kernel 'dg_add' (target 'volta')");
+  DG_CHECK_CONTAINS(last(), "CUDA_ERROR_INVALID_PTX");
+  DG_CHECK_CONTAINS(last(), "frob");
+
+  // A launch record naming a kernel the PTX does not have.
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  std::snprintf(l.kernel, sizeof(l.kernel), "%s", "dg_missing");
+  m = module_with(l, ptx);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
+                 "kernel 'dg_missing' named by the launch record of module in memory is not in "
+                 "its PTX: CUDA_ERROR_NOT_FOUND");
+
+  // More dynamic shared memory than any device grants.
+  m = module_with(add_launch(16, 16, 128, 16u << 20), ptx);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_TARGET_MISMATCH,
+                 "kernel 'dg_add' needs 16777216 bytes of dynamic and 0 bytes of static shared "
+                 "memory, but device 0 '");
+}
+
+bool has_arg(int argc, char** argv, const std::string& flag) {
+  for (int i = 1; i < argc; ++i) {
+    if (flag == argv[i]) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool expect_no_device = has_arg(argc, argv, "--expect-no-device");
+
+  null_arguments();
+  status_strings();
+  io_errors();
+  bad_modules();
+  foreign_and_incomplete_modules();
+  thread_local_errors();
+
+  // A valid module: it loads where there is a GPU, else fails with NO_DEVICE and a reason.
+  const std::vector<uint8_t> good = add_module(16, 16);
+  dgmm_handle h = dgmm_load_kernel_from_memory(good.data(), good.size());
+  if (h == nullptr) {
+    DG_CHECK_ERROR(DGMM_ERROR_NO_DEVICE, "no NVIDIA GPU found: ");
+    std::printf("no GPU (%s): the checks that need a device are skipped\n", dgmm_last_error());
+    const std::string reason = last();
+    DG_CHECK(dgmm_alloc_host(64) == nullptr);
+    DG_CHECK_ERROR(DGMM_ERROR_NO_DEVICE, reason);
+    DG_CHECK(dgmm_load_kernel(nullptr) == nullptr);  // argument checks still come first
+    DG_CHECK_STATUS(dgmm_last_error_code(), DGMM_ERROR_INVALID_ARGUMENT);
+    return report();
+  }
+  DG_CHECK(!expect_no_device);
+  const std::string description = dgmm_kernel_description(h);
+  std::printf("device present: %s\n", description.c_str());
+  DG_CHECK_CONTAINS(description,
+                    "kernel 'dg_add' (target 'volta', sm_70) from PTX (JIT) on device 0");
+  DG_CHECK(dgmm_stream(h) != nullptr);
+  const size_t at = description.find("' (sm_");
+  const std::string device_sm =
+      at == std::string::npos ? "?"
+                              : description.substr(at + 3, description.find(')', at) - at - 3);
+
+  binding_errors(h);
+  launch_errors(h);
+  dgmm_unload_kernel(h);
+  device_module_errors(device_sm);
+  return report();
+}
