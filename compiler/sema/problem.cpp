@@ -10,7 +10,7 @@ const char* layout_name(Layout l) { return l == Layout::RowMajor ? "row_major" :
 const std::vector<std::string>& schedule_variable_names() {
   static const std::vector<std::string> v = {"tile_m", "tile_n",  "tile_k",       "stages",    "warps",
                                              "warp_m", "warp_n",  "split_k",      "raster_group",
-                                             "cluster_m", "cluster_n", "smem_bytes"};
+                                             "cluster_m", "cluster_n", "blocks_per_sm", "smem_bytes"};
   return v;
 }
 

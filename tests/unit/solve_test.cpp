@@ -266,13 +266,16 @@ TEST_CASE("solver: an infeasible spec names the conflicting declarations and the
 TEST_CASE("solver: free constraints are honoured") {
   auto p = problem(
       "target ampere;\nprecision { activation: bf16; weight: bf16; }\nshape { M: 4096; N: 4096; K: 4096; }\n"
-      "constraints { tile_m * tile_k <= 4096; stages >= 4; tile_n == 64 || tile_n == 32; smem_bytes <= 65536; }\n");
+      "constraints { tile_m * tile_k <= 4096; stages >= 4; tile_n == 64 || tile_n == 32; smem_bytes <= 65536;\n"
+      "  warps == 2; blocks_per_sm >= 2; }\n");
   Result r = dg::solve::solve(p);
   REQUIRE(r.plan);
   CHECK(r.plan->tile_m * r.plan->tile_k <= 4096);
   CHECK(r.plan->stages >= 4);
   CHECK((r.plan->tile_n == 64 || r.plan->tile_n == 32));
   CHECK(r.plan->smem_bytes <= 65536);
+  CHECK(r.plan->warp_m * r.plan->warp_n == 2);  // the derived variable, not a constant
+  CHECK(r.plan->blocks_per_sm >= 2);
 }
 
 TEST_CASE("solver: NPU plans fit the double-buffered scratchpad") {
