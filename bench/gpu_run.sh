@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# One call on the GPU host: build the runtime, the GPU checks and the benchmark (runtime-only
+# preset: no LLVM, no Z3), run the checks on the carried modules, then the benchmark table.
+# usage (on the GPU host, from the repository root): bench/gpu_run.sh [MODULE_DIR] [LOG_DIR]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mods=$(realpath "${1:-carry/modules}")
+logs=${2:-${OUT:-/tmp}}
+mkdir -p "$logs"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv | tee "$logs/gpu.txt"
+cmake --preset runtime-only -DDEEPGEMM_GPU_MODULES="$mods" > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
+cmake --build --preset runtime-only -j "$(nproc)" > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
+(cd build/runtime-only && ctest --output-on-failure -j 4 > "$logs/ctest.log" 2>&1)
+grep -E "tests passed|Failed|\*\*\*|relative Frobenius" "$logs/ctest.log" | tail -40
+build/runtime-only/bench/gpu_bench "$mods"/bench_*.ko 2>&1 | tee "$logs/bench.log"
