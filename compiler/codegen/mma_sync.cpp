@@ -132,54 +132,38 @@ class MmaSyncKernel {
   /// Issue the cp.async copies of K tile `kt` into stage `stage` (both i32 values); loads outside
   /// the matrices (M, N and K tails, and tiles past the last) are zero-filled.
   void load_tile(Value* stage, Value* kt, Value* valid_tile) {
-    Value* M = fn_ir_->getArg(3);
-    Value* N = fn_ir_->getArg(4);
-    Value* K = fn_ir_->getArg(5);
-    auto* cp = intr(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
     const IndexDesc& d = p_.index;
-    // A: tile_m rows × tile_k columns, 8 elements per 16-byte chunk.
-    {
-      std::int64_t cpr = bk_ / 8, total = bm_ * cpr;
-      Value* base = b_.CreateMul(stage, c32(a_stage_));
-      for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
-        Value* q = b_.CreateAdd(tid_, c32(q0));
-        Value* in_tile = b_.CreateICmpULT(q, c32(total));
-        Value* row = b_.CreateUDiv(q, c32(cpr));
-        Value* ch = b_.CreateURem(q, c32(cpr));
-        Value* gm = b_.CreateAdd(row_base_, row);
-        Value* gk = b_.CreateAdd(b_.CreateMul(kt, c32(bk_)), b_.CreateShl(ch, 3));
-        Value* ok = b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gm, M), b_.CreateICmpULT(gk, K)), valid_tile);
-        Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gm, c32(0)), c32(d.lda)),
-                                   b_.CreateSelect(ok, gk, c32(0)));
-        Value* src = b_.CreateGEP(b_.getInt16Ty(), fn_ir_->getArg(0), b_.CreateZExt(elem, b_.getInt64Ty()));
-        Value* dst = smem_ptr(b_.CreateAdd(base, smem_offset(row, ch, a_pitch_)));
-        emit_guarded(in_tile, total % threads_ != 0 && q0 + threads_ > total, [&] {
-          b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))});
-        });
-      }
-    }
-    // B: tile_k rows × tile_n columns.
-    {
-      std::int64_t cpr = bn_ / 8, total = bk_ * cpr;
-      Value* base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
-      for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
-        Value* q = b_.CreateAdd(tid_, c32(q0));
-        Value* in_tile = b_.CreateICmpULT(q, c32(total));
-        Value* row = b_.CreateUDiv(q, c32(cpr));
-        Value* ch = b_.CreateURem(q, c32(cpr));
-        Value* gk = b_.CreateAdd(b_.CreateMul(kt, c32(bk_)), row);
-        Value* gn = b_.CreateAdd(col_base_, b_.CreateShl(ch, 3));
-        Value* ok = b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gk, K), b_.CreateICmpULT(gn, N)), valid_tile);
-        Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gk, c32(0)), c32(d.ldb)),
-                                   b_.CreateSelect(ok, gn, c32(0)));
-        Value* src = b_.CreateGEP(b_.getInt16Ty(), fn_ir_->getArg(1), b_.CreateZExt(elem, b_.getInt64Ty()));
-        Value* dst = smem_ptr(b_.CreateAdd(base, smem_offset(row, ch, b_pitch_)));
-        emit_guarded(in_tile, total % threads_ != 0 && q0 + threads_ > total, [&] {
-          b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))});
-        });
-      }
-    }
+    Value* k0 = b_.CreateMul(kt, c32(bk_));
+    // A: tile_m rows (M) × tile_k columns (K).
+    load_operand(fn_ir_->getArg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_, a_pitch_, row_base_, k0,
+                 fn_ir_->getArg(3), fn_ir_->getArg(5), d.lda, valid_tile);
+    // B: tile_k rows (K) × tile_n columns (N).
+    load_operand(fn_ir_->getArg(1), b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_))), bk_,
+                 bn_, b_pitch_, k0, col_base_, fn_ir_->getArg(5), fn_ir_->getArg(4), d.ldb, valid_tile);
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
+  }
+
+  /// cp.async copies of one row-major operand tile (`rows` × `cols` elements, 8 per 16-byte chunk)
+  /// from global rows [row0, row0 + rows) and columns [col0, col0 + cols) into shared memory at
+  /// `base`; chunks outside the matrix (row >= row_limit or col >= col_limit) are zero-filled.
+  void load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols, std::int64_t pitch, Value* row0,
+                    Value* col0, Value* row_limit, Value* col_limit, std::int64_t ld, Value* valid_tile) {
+    auto* cp = intr(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
+    const std::int64_t cpr = cols / 8, total = rows * cpr;
+    for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
+      Value* q = b_.CreateAdd(tid_, c32(q0));
+      Value* row = b_.CreateUDiv(q, c32(cpr));
+      Value* ch = b_.CreateURem(q, c32(cpr));
+      Value* gr = b_.CreateAdd(row0, row);
+      Value* gc = b_.CreateAdd(col0, b_.CreateShl(ch, 3));
+      Value* ok =
+          b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
+      Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), c32(ld)), b_.CreateSelect(ok, gc, c32(0)));
+      Value* src = b_.CreateGEP(b_.getInt16Ty(), global, b_.CreateZExt(elem, b_.getInt64Ty()));
+      Value* dst = smem_ptr(b_.CreateAdd(base, smem_offset(row, ch, pitch)));
+      emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total,
+                   [&] { b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))}); });
+    }
   }
 
   template <typename F>
