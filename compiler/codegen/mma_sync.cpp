@@ -405,9 +405,10 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!hw.is_gpu()) return "the PTX backend generates code for GPU targets only";
   if (p.family != "mma.sync") return fmt::format("the '{}' family has no PTX generator yet (mma.sync only)", p.family);
   if (!hw.gpu.has_cp_async) return fmt::format("{} has no cp.async: its mma.sync generator is not written yet", hw.name);
+  if (!p.weight_conversion.empty())
+    return fmt::format("in-register conversion of {} weights is not generated yet", p.b_type);
   if (p.a_type != p.b_type || (p.a_type != "fp16" && p.a_type != "bf16") || p.acc_type != "fp32")
     return "the mma.sync generator handles fp16 and bf16 inputs with fp32 accumulation only";
-  if (!p.weight_conversion.empty()) return "in-register weight conversion is not generated yet";
   if (p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32") return "outputs are fp16, bf16 or fp32";
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     return "the mma.sync generator handles row-major A, B and C only";
