@@ -346,7 +346,13 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     return kExitUserError;
   }
   if (use_cache && !cache_store(cdir, key, bytes, why)) say.info("Cache not written: " + why);
-  if (o.verbose) err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
+  if (o.verbose) {
+    if (problem->hw.is_gpu() && !gpu)
+      err << fmt::format("[SUCCESS] Module written to {} (size: {}; plan and proof only, no kernel)\n", path,
+                         size_text(bytes.size()));
+    else
+      err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
+  }
   return 0;
 }
 
