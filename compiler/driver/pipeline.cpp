@@ -347,7 +347,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (use_cache && !cache_store(cdir, key, bytes, why)) say.info("Cache not written: " + why);
   if (o.verbose) {
-    if (problem->hw.is_gpu() && !gpu)
+    if (!gpu)  // no backend output yet (GPU family not generated, or an NPU target)
       err << fmt::format("[SUCCESS] Module written to {} (size: {}; plan and proof only, no kernel)\n", path,
                          size_text(bytes.size()));
     else
