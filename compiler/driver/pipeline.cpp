@@ -307,6 +307,10 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
           if (!cert.all_passed()) throw InternalError("the next-best plan failed verification");
           continue;
         }
+        if (px.ran && (px.spill_stores > 0 || px.spill_loads > 0))
+          err << fmt::format("{}: warning: the kernel spills registers ({} B stores, {} B loads) and no better plan "
+                             "was found in {} tries\n",
+                             o.input, px.spill_stores, px.spill_loads, attempt + 1);
         gpu = std::move(art);
         break;
       }
