@@ -382,6 +382,13 @@ GpuModel read_gpu(const Reader& g, const Reporter& r) {
     (void)unused;
     if (!is_note_key(k)) gpu.peak_tflops[k] = peak.number(k);
   }
+  if (g.has("mma_sync_peak_tflops")) {
+    Reader ms = g.object("mma_sync_peak_tflops");
+    for (const auto& [k, unused] : ms.json_obj().items()) {
+      (void)unused;
+      if (!is_note_key(k)) gpu.mma_sync_peak_tflops[k] = ms.number(k);
+    }
+  }
   gpu.has_cluster = g.boolean("has_cluster");
   gpu.max_cluster_size = g.integer("max_cluster_size", 1);
   gpu.has_cp_async = g.boolean("has_cp_async");
@@ -717,6 +724,10 @@ json to_json(const HwModel& m) {
     s["conversions"] = conv;
     s["peak_tflops"] = json::object();
     for (const auto& [k, v] : g.peak_tflops) s["peak_tflops"][k] = v;
+    if (!g.mma_sync_peak_tflops.empty()) {
+      s["mma_sync_peak_tflops"] = json::object();
+      for (const auto& [k, v] : g.mma_sync_peak_tflops) s["mma_sync_peak_tflops"][k] = v;
+    }
     s["has_cluster"] = g.has_cluster;
     s["max_cluster_size"] = g.max_cluster_size;
     s["has_cp_async"] = g.has_cp_async;

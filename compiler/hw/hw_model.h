@@ -66,6 +66,8 @@ struct GpuModel {
   std::vector<std::string> simt_types;  // precisions CUDA cores can FMA without tensor cores
   std::vector<InRegisterConversion> conversions;
   std::map<std::string, double> peak_tflops;  // dense, by precision ("fp16", "int8", ...)
+  // Sustained mma.sync rate by precision where it is below peak_tflops (Hopper: peak is wgmma's).
+  std::map<std::string, double> mma_sync_peak_tflops;
   bool has_cluster = false;        // thread-block clusters (Hopper)
   int max_cluster_size = 1;
   bool has_cp_async = false;       // cp.async (sm_80+)

@@ -114,9 +114,13 @@ Space make_space(const GemmProblem& p, int max_values) {
     s.in = ins->n;
     s.ik = ins->k;
     std::string peak_key = p.weight_conversion.empty() ? p.a.value.name : p.weight_conversion;
-    auto it = g.peak_tflops.find(peak_key);
-    if (it == g.peak_tflops.end()) it = g.peak_tflops.find(p.a.value.name);
-    DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks a peak rate for " + peak_key);
+    // mma.sync's own sustained rate where the model gives one (Hopper), else the tensor peak.
+    auto it = g.mma_sync_peak_tflops.find(peak_key);
+    if (it == g.mma_sync_peak_tflops.end()) {
+      it = g.peak_tflops.find(peak_key);
+      if (it == g.peak_tflops.end()) it = g.peak_tflops.find(p.a.value.name);
+      DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks a peak rate for " + peak_key);
+    }
     s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
   } else {
     s.family = "simt";
