@@ -298,8 +298,16 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
         say.info(px.ran ? fmt::format("ptxas: {} registers, {} B spill stores, {} B spill loads ({:.1f} ms)",
                                       px.registers, px.spill_stores, px.spill_loads, say.ms())
                         : "ptxas not found: the module carries PTX only (the driver JIT compiles it)");
-        if (px.ran && (px.spill_stores > 0 || px.spill_loads > 0) && attempt < 3) {
-          say.info("The kernel spills registers: rejecting this plan and solving for the next best");
+        // The plan's occupancy must survive register allocation.
+        const Plan& cand = *solved.plan;
+        bool over_budget = px.ran && static_cast<std::int64_t>(px.registers) * cand.threads * cand.blocks_per_sm >
+                                         problem->hw.gpu.regs_per_sm;
+        bool spills = px.ran && (px.spill_stores > 0 || px.spill_loads > 0);
+        if ((spills || over_budget) && attempt < 3) {
+          say.info(spills ? "The kernel spills registers: rejecting this plan and solving for the next best"
+                          : fmt::format("The kernel's {} registers do not fit {} blocks of {} threads per SM: "
+                                        "rejecting this plan and solving for the next best",
+                                        px.registers, cand.blocks_per_sm, cand.threads));
           sopts.exclude.push_back(solved.point);
           solved = solve::solve(*problem, sopts);
           if (!solved.plan) throw UserError("no plan left whose kernel fits the register file without spilling");
@@ -307,10 +315,13 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
           if (!cert.all_passed()) throw InternalError("the next-best plan failed verification");
           continue;
         }
-        if (px.ran && (px.spill_stores > 0 || px.spill_loads > 0))
-          err << fmt::format("{}: warning: the kernel spills registers ({} B stores, {} B loads) and no better plan "
-                             "was found in {} tries\n",
-                             o.input, px.spill_stores, px.spill_loads, attempt + 1);
+        if (spills || over_budget)
+          err << fmt::format("{}: warning: the kernel {} and no better plan was found in {} tries\n", o.input,
+                             spills ? fmt::format("spills registers ({} B stores, {} B loads)", px.spill_stores,
+                                                  px.spill_loads)
+                                    : fmt::format("needs {} registers, more than its planned occupancy allows",
+                                                  px.registers),
+                             attempt + 1);
         gpu = std::move(art);
         break;
       }
