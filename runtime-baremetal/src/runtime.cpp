@@ -234,39 +234,7 @@ const char* dgmm_last_error(void) { return g_last_error.text; }
 
 dgmm_status dgmm_last_error_code(void) { return g_last_code; }
 
-const char* dgmm_status_string(dgmm_status s) {
-  switch (s) {
-    case DGMM_OK:
-      return "DGMM_OK";
-    case DGMM_ERROR_INVALID_ARGUMENT:
-      return "DGMM_ERROR_INVALID_ARGUMENT";
-    case DGMM_ERROR_INVALID_STATE:
-      return "DGMM_ERROR_INVALID_STATE";
-    case DGMM_ERROR_IO:
-      return "DGMM_ERROR_IO";
-    case DGMM_ERROR_BAD_MODULE:
-      return "DGMM_ERROR_BAD_MODULE";
-    case DGMM_ERROR_ABI_MISMATCH:
-      return "DGMM_ERROR_ABI_MISMATCH";
-    case DGMM_ERROR_TARGET_MISMATCH:
-      return "DGMM_ERROR_TARGET_MISMATCH";
-    case DGMM_ERROR_NO_DEVICE:
-      return "DGMM_ERROR_NO_DEVICE";
-    case DGMM_ERROR_UNBOUND_OPERAND:
-      return "DGMM_ERROR_UNBOUND_OPERAND";
-    case DGMM_ERROR_OUT_OF_MEMORY:
-      return "DGMM_ERROR_OUT_OF_MEMORY";
-    case DGMM_ERROR_LAUNCH:
-      return "DGMM_ERROR_LAUNCH";
-    case DGMM_ERROR_DRIVER:
-      return "DGMM_ERROR_DRIVER";
-    case DGMM_ERROR_UNSUPPORTED:
-      return "DGMM_ERROR_UNSUPPORTED";
-    case DGMM_ERROR_TIMEOUT:
-      return "DGMM_ERROR_TIMEOUT";
-  }
-  return "DGMM_ERROR_UNKNOWN";
-}
+const char* dgmm_status_string(dgmm_status s) { return dgmm_status_name(static_cast<int>(s)); }
 
 dgmm_status dgmm_operand_info(dgmm_handle h, const char* name, dgmm_operand* out) {
   if (!valid(h)) return bad_handle();

@@ -39,33 +39,7 @@ const char* dgmm_status_string(dgmm_status status) {
   std::underlying_type_t<dgmm_status> raw;
   static_assert(sizeof(raw) == sizeof(status));
   std::memcpy(&raw, &status, sizeof(raw));
-  switch (raw) {
-    case DGMM_OK:
-      return "DGMM_OK";
-    case DGMM_ERROR_INVALID_ARGUMENT:
-      return "DGMM_ERROR_INVALID_ARGUMENT";
-    case DGMM_ERROR_INVALID_STATE:
-      return "DGMM_ERROR_INVALID_STATE";
-    case DGMM_ERROR_IO:
-      return "DGMM_ERROR_IO";
-    case DGMM_ERROR_BAD_MODULE:
-      return "DGMM_ERROR_BAD_MODULE";
-    case DGMM_ERROR_ABI_MISMATCH:
-      return "DGMM_ERROR_ABI_MISMATCH";
-    case DGMM_ERROR_TARGET_MISMATCH:
-      return "DGMM_ERROR_TARGET_MISMATCH";
-    case DGMM_ERROR_NO_DEVICE:
-      return "DGMM_ERROR_NO_DEVICE";
-    case DGMM_ERROR_UNBOUND_OPERAND:
-      return "DGMM_ERROR_UNBOUND_OPERAND";
-    case DGMM_ERROR_OUT_OF_MEMORY:
-      return "DGMM_ERROR_OUT_OF_MEMORY";
-    case DGMM_ERROR_LAUNCH:
-      return "DGMM_ERROR_LAUNCH";
-    case DGMM_ERROR_DRIVER:
-      return "DGMM_ERROR_DRIVER";
-  }
-  return "DGMM_ERROR_UNKNOWN";
+  return dgmm_status_name(static_cast<int>(raw));
 }
 
 }  // extern "C"

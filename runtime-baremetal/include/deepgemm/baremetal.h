@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <deepgemm/status.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,22 +50,7 @@ typedef struct {
 } dgmm_fence;
 
 /** Status codes; the first twelve have the same names and values as in the CUDA runtime. */
-typedef enum {
-  DGMM_OK = 0,
-  DGMM_ERROR_INVALID_ARGUMENT = 1, /* NULL or out-of-range argument, unknown operand, wrong role */
-  DGMM_ERROR_INVALID_STATE = 2,    /* the call does not fit the handle's state, or bad handle */
-  DGMM_ERROR_IO = 3,               /* unused on bare metal (modules come from memory) */
-  DGMM_ERROR_BAD_MODULE = 4,       /* not a valid module: format, checksums, sections, plan */
-  DGMM_ERROR_ABI_MISMATCH = 5,     /* module ABI version (or required feature) not supported */
-  DGMM_ERROR_TARGET_MISMATCH = 6,  /* module for another target kind (a GPU module) */
-  DGMM_ERROR_NO_DEVICE = 7,        /* unused on bare metal */
-  DGMM_ERROR_UNBOUND_OPERAND = 8,  /* launching with a declared operand not bound */
-  DGMM_ERROR_OUT_OF_MEMORY = 9,    /* the arena is too small (dgmm_arena_size says how large) */
-  DGMM_ERROR_LAUNCH = 10,          /* the GEMM failed while running (accumulator overflow) */
-  DGMM_ERROR_DRIVER = 11,          /* unused on bare metal */
-  DGMM_ERROR_UNSUPPORTED = 12,     /* a valid plan this runtime cannot execute (types, batch) */
-  DGMM_ERROR_TIMEOUT = 13          /* dgmm_wait_timeout ran out of time */
-} dgmm_status;
+/* dgmm_status: the codes shared by every runtime (deepgemm/status.h). */
 
 /** Arena alignment the runtime needs (the arena pointer is aligned up if it is not). */
 #define DGMM_ARENA_ALIGN 16u

@@ -34,6 +34,8 @@
 
 #include <stddef.h>
 
+#include <deepgemm/status.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,20 +45,7 @@ typedef struct dgmm_kernel* dgmm_handle;
 /** A point in a handle's stream, returned by dgmm_sync and consumed by dgmm_wait. */
 typedef struct dgmm_fence_s* dgmm_fence;
 
-typedef enum {
-  DGMM_OK = 0,
-  DGMM_ERROR_INVALID_ARGUMENT, /* NULL or out-of-range argument, unknown operand name, wrong role */
-  DGMM_ERROR_INVALID_STATE,    /* the call does not fit the handle's state */
-  DGMM_ERROR_IO,               /* the module file cannot be read */
-  DGMM_ERROR_BAD_MODULE,       /* not a valid module: format, checksums, missing sections, PTX */
-  DGMM_ERROR_ABI_MISMATCH,     /* a module (or launch record) version this runtime cannot read */
-  DGMM_ERROR_TARGET_MISMATCH,  /* module for another target (NPU, newer GPU, device limits) */
-  DGMM_ERROR_NO_DEVICE,        /* no CUDA driver or no NVIDIA GPU */
-  DGMM_ERROR_UNBOUND_OPERAND,  /* launching with a declared operand not bound */
-  DGMM_ERROR_OUT_OF_MEMORY,    /* device, page-locked or host allocation failed */
-  DGMM_ERROR_LAUNCH,           /* the kernel failed to launch or failed while running */
-  DGMM_ERROR_DRIVER            /* any other CUDA driver failure (message has the driver's words) */
-} dgmm_status;
+/* dgmm_status: the codes shared by every runtime (deepgemm/status.h). */
 
 /* ---- Modules --------------------------------------------------------------------------------- */
 
