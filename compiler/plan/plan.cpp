@@ -58,16 +58,6 @@ std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, s
   return v;
 }
 
-std::string to_string(const AffineMap& m) {
-  std::string s;
-  for (const auto& t : m.terms) {
-    if (!s.empty()) s += " + ";
-    s += t.coeff == 1 ? t.var : fmt::format("{}·{}", t.coeff, t.var);
-  }
-  if (m.offset != 0 || s.empty()) s += (s.empty() ? "" : " + ") + std::to_string(m.offset);
-  return s;
-}
-
 std::ostream& operator<<(std::ostream& os, const Plan& p) {
   os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, p.target_kind, p.family, p.M, p.N,
                     p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),

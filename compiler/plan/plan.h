@@ -109,6 +109,5 @@ std::ostream& operator<<(std::ostream& os, const Plan& p);  // human summary
 
 /// Evaluate a map at a point (values in var order of the names given).
 std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, std::int64_t>>& point);
-std::string to_string(const AffineMap& m);
 
 }  // namespace dg

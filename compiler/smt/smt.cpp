@@ -60,7 +60,6 @@ Expr operator||(const Expr& a, const Expr& b) { return wrap(raw(a) || raw(b)); }
 Expr operator!(const Expr& a) { return wrap(!raw(a)); }
 Expr ite(const Expr& c, const Expr& t, const Expr& e) { return wrap(z3::ite(raw(c), raw(t), raw(e))); }
 Expr implies(const Expr& a, const Expr& b) { return wrap(z3::implies(raw(a), raw(b))); }
-Expr to_real(const Expr& a) { return wrap(z3::to_real(raw(a))); }
 
 Expr bv_xor(const Expr& a, const Expr& b) { return wrap(raw(a) ^ raw(b)); }
 Expr bv_and(const Expr& a, const Expr& b) { return wrap(raw(a) & raw(b)); }
@@ -142,11 +141,7 @@ Solver::Solver(std::string name, bool optimizing) : name_(std::move(name)), impl
 Solver::~Solver() = default;
 
 Expr Solver::int_var(const std::string& n) { return wrap(impl_->ctx.int_const(n.c_str())); }
-Expr Solver::bool_var(const std::string& n) { return wrap(impl_->ctx.bool_const(n.c_str())); }
 Expr Solver::int_val(std::int64_t v) { return wrap(impl_->ctx.int_val(v)); }
-Expr Solver::real_val(std::int64_t n, std::int64_t d) {
-  return wrap(impl_->ctx.real_val(std::to_string(n).c_str()) / impl_->ctx.real_val(std::to_string(d).c_str()));
-}
 Expr Solver::bool_val(bool v) { return wrap(impl_->ctx.bool_val(v)); }
 Expr Solver::bv_var(const std::string& n, unsigned bits) { return wrap(impl_->ctx.bv_const(n.c_str(), bits)); }
 Expr Solver::bv_val(std::uint64_t v, unsigned bits) { return wrap(impl_->ctx.bv_val(static_cast<uint64_t>(v), bits)); }
@@ -239,23 +234,6 @@ std::int64_t Solver::eval_int(const Expr& e) const {
   }
   DG_INTERNAL_ASSERT(v.is_numeral_i64(out), "model value is not a 64-bit integer: " + v.to_string());
   return out;
-}
-
-double Solver::eval_real(const Expr& e) const {
-  DG_INTERNAL_ASSERT(impl_->model != nullptr, "eval without a model in query " + name_);
-  z3::expr v = impl_->model->eval(raw(e), true);
-  double out = 0;
-  if (v.is_numeral()) {
-    std::string s = v.get_decimal_string(12);
-    if (!s.empty() && s.back() == '?') s.pop_back();
-    out = std::stod(s);
-  }
-  return out;
-}
-
-bool Solver::eval_bool(const Expr& e) const {
-  DG_INTERNAL_ASSERT(impl_->model != nullptr, "eval without a model in query " + name_);
-  return impl_->model->eval(raw(e), true).is_true();
 }
 
 std::string Solver::to_smt2() const { return impl_->plain.to_smt2(); }

@@ -40,7 +40,6 @@ class Expr {
   friend Expr operator!(const Expr& a);
   friend Expr ite(const Expr& c, const Expr& t, const Expr& e);
   friend Expr implies(const Expr& a, const Expr& b);
-  friend Expr to_real(const Expr& a);
 
   // Mixed with integer constants of the same context.
   Expr operator+(std::int64_t v) const;
@@ -67,7 +66,6 @@ class Expr {
 
 Expr ite(const Expr& c, const Expr& t, const Expr& e);
 Expr implies(const Expr& a, const Expr& b);
-Expr to_real(const Expr& a);
 // Bit-vector terms (from Solver::bv_var / bv_val); +, -, * and == work on them as well.
 Expr bv_xor(const Expr& a, const Expr& b);
 Expr bv_and(const Expr& a, const Expr& b);
@@ -96,9 +94,7 @@ class Solver {
   const std::string& name() const { return name_; }
 
   Expr int_var(const std::string& name);
-  Expr bool_var(const std::string& name);
   Expr int_val(std::int64_t v);
-  Expr real_val(std::int64_t num, std::int64_t den = 1);
   Expr bool_val(bool v);
   Expr bv_var(const std::string& name, unsigned bits);
   Expr bv_val(std::uint64_t v, unsigned bits);
@@ -120,8 +116,6 @@ class Solver {
 
   std::vector<std::string> unsat_core() const;  // rule names, in tracking order
   std::int64_t eval_int(const Expr& e) const;   // model value (model completion on)
-  double eval_real(const Expr& e) const;
-  bool eval_bool(const Expr& e) const;
 
   void push();
   void pop();
