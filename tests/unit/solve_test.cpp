@@ -259,8 +259,6 @@ TEST_CASE("solver: an infeasible spec names the conflicting declarations and the
     if (c.origin == "user") CHECK(c.loc.valid());
   REQUIRE(!r.hints.empty());
   CHECK(r.hints[0].find("highest achievable l2_hit_rate_min") == 0);
-  // The conflict is minimal: dropping any one rule makes the rest satisfiable, as the solver
-  // checked; and the space with every rule but l2 has a plan.
 }
 
 TEST_CASE("solver: free constraints are honoured") {
