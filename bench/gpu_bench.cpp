@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   DG_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
-  std::printf("%-6s %6s %6s %6s  %10s %10s %8s %9s %9s\n", "type", "M", "N", "K", "ours TF/s", "cuBLAS", "ratio",
-              "ours GB/s", "us");
+  std::printf("%-6s %6s %6s %6s  %10s %10s %8s %9s %9s  %s\n", "type", "M", "N", "K", "ours TF/s", "cuBLAS", "ratio",
+              "ours GB/s", "us", "kernel");
   cublasHandle_t cb;
   DG_CUBLAS(cublasCreate(&cb));
   cudaStream_t cstream;
@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
     double ratio = tf_ours / tf_cublas;
     log_sum += std::log(ratio);
     ++count;
-    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f\n", mi.a_type.c_str(), M, N, K, tf_ours,
-                tf_cublas, ratio, gbs, t_ours * 1000);
+    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s\n", mi.a_type.c_str(), M, N, K, tf_ours,
+                tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str());
     std::fflush(stdout);
     dgmm_unload_kernel(h);
     for (int s = 0; s < sets; ++s) {

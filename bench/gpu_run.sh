@@ -13,3 +13,11 @@ cmake --build --preset runtime-only -j "$(nproc)" > "$logs/build.log" 2>&1 || { 
 (cd build/runtime-only && ctest --output-on-failure -j 4 > "$logs/ctest.log" 2>&1)
 grep -E "tests passed|Failed|\*\*\*|relative Frobenius" "$logs/ctest.log" | tail -40
 build/runtime-only/bench/gpu_bench "$mods"/bench_*.ko 2>&1 | tee "$logs/bench.log"
+if ls "$mods"/family_*.ko > /dev/null 2>&1; then
+  echo "== the mma.sync family on the large shapes"
+  build/runtime-only/bench/gpu_bench "$mods"/family_*.ko 2>&1 | tee "$logs/bench_family.log"
+fi
+if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
+  echo "== forced schedules"
+  build/runtime-only/bench/gpu_bench "$mods"/explore_*.ko 2>&1 | tee "$logs/bench_explore.log"
+fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compile the benchmark and GPU-check modules on the build host, into DIR (default carry/modules):
 #   bench_<type>_<M>x<N>x<K>.ko  the benchmark table (issue targets: square, and M × (N, K) pairs)
-#   check_<type>_<M>x<N>x<K>.ko  odd shapes for the correctness checks (tests/gpu)
+#   check_<type>_<M>x<N>x<K>.ko  odd shapes for the correctness checks (tests/gpu), also per family
+#   family_mma_<type>_...ko      the mma.sync family on the large shapes (family comparison)
+#   explore_<n>_...ko            forced wgmma schedules of 4096^3 (schedule exploration)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -31,6 +33,33 @@ for t in fp16 bf16; do
   spec $t 333 520 72 "check_${t}_333x520x72.ko" "pad_k: true;"
   spec $t 4096 4096 4096 "check_${t}_4096x4096x4096.ko"
   spec $t 127 4104 1544 "check_${t}_127x4104x1544.ko" "pad_k: true;"
+  # Each family on odd shapes, whatever the solver would pick, and the wgmma tile variants.
+  for f in mma_sync wgmma; do
+    spec $t 1000 776 1008 "check_${f}_${t}_1000x776x1008.ko" "family: $f;"
+    spec $t 333 520 72 "check_${f}_${t}_333x520x72.ko" "family: $f; pad_k: true;"
+    spec $t 127 4104 1544 "check_${f}_${t}_127x4104x1544.ko" "family: $f; pad_k: true;"
+  done
+  spec $t 1000 776 1008 "check_wgmma128x256_${t}_1000x776x1008.ko" "family: wgmma; tile_m == 128; tile_n == 256;"
+  spec $t 1000 776 1008 "check_wgmma128x128_${t}_1000x776x1008.ko" "family: wgmma; tile_m == 128; tile_n == 128; warps == 4;"
+  spec $t 200 136 200 "check_wgmma64x64_${t}_200x136x200.ko" "family: wgmma; tile_m == 64; tile_n == 64; pad_k: true;"
+done
+# The mma.sync family on the large shapes, for the family comparison (family_*.ko).
+for t in fp16 bf16; do
+  for s in 2048 4096 8192; do spec $t $s $s $s "family_mma_${t}_${s}x${s}x${s}.ko" "family: mma_sync;"; done
+  for nk in "4096 4096" "14336 4096" "4096 14336" "7168 2048" "24576 1536"; do
+    set -- $nk
+    spec $t 4096 $1 $2 "family_mma_${t}_4096x${1}x${2}.ko" "family: mma_sync;"
+  done
+done
+# Forced wgmma schedules of 4096^3 fp16 (explore_*.ko): how far the solver's choice is from the
+# best of its neighbours.
+e=0
+for c in "tile_m == 256; tile_n == 128; stages == 3;" "tile_m == 256; tile_n == 128; stages == 4;" \
+         "tile_m == 128; tile_n == 256; stages == 3;" "tile_m == 128; tile_n == 256; stages == 4;" \
+         "tile_m == 128; tile_n == 128; warps == 4; stages == 4;" "tile_m == 128; tile_n == 128; warps == 8; stages == 4;" \
+         "tile_m == 128; tile_n == 128; warps == 4; blocks_per_sm == 2;" "tile_m == 256; tile_n == 128; raster_group == 1;"; do
+  e=$((e + 1))
+  spec fp16 4096 4096 4096 "explore_${e}_fp16_4096x4096x4096.ko" "family: wgmma; $c"
 done
 rm -f "$dir/.spec.dgml"
 ls "$dir" | wc -l

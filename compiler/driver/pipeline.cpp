@@ -309,12 +309,17 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
                                         "rejecting this plan and solving for the next best",
                                         px.registers, cand.blocks_per_sm, cand.threads));
           sopts.exclude.push_back(solved.point);
+          sopts.family = solved.space.family;  // excluded points are points of this family's space
           solved = solve::solve(*problem, sopts);
           if (!solved.plan) throw UserError("no plan left whose kernel fits the register file without spilling");
           cert = verify::verify(*solved.plan);
           if (!cert.all_passed()) throw InternalError("the next-best plan failed verification");
           continue;
         }
+        // ptxas reports lost performance (wgmma serialized, for one) as info lines: pass them on.
+        for (std::size_t at = px.log.find("Potential Performance Loss"); at != std::string::npos;
+             at = px.log.find("Potential Performance Loss", at + 1))
+          err << fmt::format("{}: warning: ptxas: {}\n", o.input, px.log.substr(at, px.log.find('\n', at) - at));
         if (spills || over_budget)
           err << fmt::format("{}: warning: the kernel {} and no better plan was found in {} tries\n", o.input,
                              spills ? fmt::format("spills registers ({} B stores, {} B loads)", px.spill_stores,

@@ -23,7 +23,7 @@ const std::map<std::string, std::vector<std::string>>& block_keys() {
       {"layout", {"A", "B", "C", "smem"}},
       {"constraints",
        {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync",
-        "op_type", "sparse_pattern", "custom_bitwidth"}},
+        "family", "op_type", "sparse_pattern", "custom_bitwidth"}},
   };
   return keys;
 }
@@ -355,6 +355,10 @@ class Checker {
     if (const auto* e = get("constraints", "use_hmma"); e && gpu_only(*e)) want_bool(*e, p_.use_hmma);
     if (const auto* e = get("constraints", "fp16_fma"); e && gpu_only(*e)) want_bool(*e, p_.fp16_fma);
     if (const auto* e = get("constraints", "warp_level_sync"); e && gpu_only(*e)) want_bool(*e, p_.warp_level_sync);
+    if (const auto* e = get("constraints", "family"); e && gpu_only(*e)) {
+      std::string v;
+      if (want_ident(*e, {"mma_sync", "wgmma"}, v)) p_.family = {v == "mma_sync" ? "mma.sync" : v, e->value.loc, true};
+    }
     if (const auto* e = get("constraints", "pad_k")) want_bool(*e, p_.pad_k);
     if (const auto* e = get("constraints", "sm_mem_limit")) {
       if (want_number(*e, 1, 1e6, p_.sm_mem_limit_kb)) {
@@ -581,6 +585,13 @@ class Checker {
     } else {
       p_.use_hmma = {false, p_.use_hmma.loc, p_.use_hmma.user};
       p_.compute_paths = {"simt"};
+    }
+    if (p_.family.user &&
+        std::find(p_.compute_paths.begin(), p_.compute_paths.end(), p_.family.value) == p_.compute_paths.end()) {
+      d_.error(p_.family.loc, fmt::format("'family: {}' is not available here: {} runs {}×{} (accumulate {}) on {}",
+                                          p_.family.value == "mma.sync" ? "mma_sync" : p_.family.value, p_.hw.name,
+                                          a.name, b.name, p_.acc.value.name, join_words(p_.compute_paths, ", ")));
+      return;
     }
     resolve_output(tensor);
   }

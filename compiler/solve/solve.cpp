@@ -156,8 +156,13 @@ class Encoder {
   void encode_gpu() {
     const auto& g = p().hw.gpu;
     const std::string hwn = p().hw.name;
-    rule("hw.warp_tile_m", fmt::format("tile_m / warp_m is a multiple of the instruction's M ({})", s_.im), "hardware",
-         flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[0] % (v[1] * s_.im) == 0; }));
+    if (s_.family == "wgmma")
+      rule("hw.warp_tile_m",
+           fmt::format("tile_m / warpgroups is a multiple of the instruction's M ({}); a warpgroup is 4 warps", s_.im),
+           "hardware", flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[1] % 4 == 0 && v[0] % (v[1] / 4 * s_.im) == 0; }));
+    else
+      rule("hw.warp_tile_m", fmt::format("tile_m / warp_m is a multiple of the instruction's M ({})", s_.im), "hardware",
+           flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[0] % (v[1] * s_.im) == 0; }));
     rule("hw.warp_tile_n", fmt::format("tile_n / warp_n is a multiple of the instruction's N ({})", s_.in), "hardware",
          flag({"tile_n", "warp_n"}, [&](const Vals& v) { return v[0] % (v[1] * s_.in) == 0; }));
     rule("hw.threads_per_block", fmt::format("threads per block <= {} ({})", g.max_threads_per_block, hwn), "hardware",
@@ -391,7 +396,18 @@ IndexDesc make_index(const Space& s, const Plan& pl) {
   std::int64_t grid_m = ceil_div(s.M, tm), grid_n = ceil_div(s.N, tn);
   std::int64_t k_tiles = ceil_div(s.K, tk);
   std::int64_t kps = ceil_div(k_tiles, pl.split_k);  // K tiles per split
-  if (s.gpu) {
+  if (s.gpu && s.family == "wgmma") {
+    // Warpgroup g owns rows [g·gtm, (g+1)·gtm) of the tile, in m64 fragments; inside one, warp w
+    // owns 16 rows (the m64nNk16 accumulator layout); every warpgroup spans the whole tile_n.
+    std::int64_t groups = pl.warp_m / 4, gtm = tm / groups;
+    d.out_vars = {{"block_m", grid_m}, {"group_m", groups}, {"frag_m", gtm / s.im}, {"warp_m", 4}, {"elem_m", 16},
+                  {"block_n", grid_n}, {"frag_n", tn / 8},  {"elem_n", 8}};
+    d.c_row = {{{"block_m", tm}, {"group_m", gtm}, {"frag_m", s.im}, {"warp_m", 16}, {"elem_m", 1}}, 0};
+    d.c_col = {{{"block_n", tn}, {"frag_n", 8}, {"elem_n", 1}}, 0};
+    d.inverse = {{"block_m", "row", tm, 0},         {"group_m", "row", gtm, groups}, {"frag_m", "row", s.im, gtm / s.im},
+                 {"warp_m", "row", 16, 4},          {"elem_m", "row", 1, 16},        {"block_n", "col", tn, 0},
+                 {"frag_n", "col", 8, tn / 8},      {"elem_n", "col", 1, 8}};
+  } else if (s.gpu) {
     std::int64_t wtm = tm / pl.warp_m, wtn = tn / pl.warp_n;
     d.out_vars = {{"block_m", grid_m}, {"warp_m", pl.warp_m}, {"frag_m", wtm / s.im}, {"elem_m", s.im},
                   {"block_n", grid_n}, {"warp_n", pl.warp_n}, {"frag_n", wtn / s.in}, {"elem_n", s.in}};
@@ -568,9 +584,11 @@ std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t 
 
 }  // namespace
 
-Result solve(const GemmProblem& p, const Options& opts) {
+namespace {
+
+Result solve_family(const GemmProblem& p, const Options& opts, const std::string& family) {
   Result r;
-  r.space = make_space(p, opts.max_values);
+  r.space = make_space(p, opts.max_values, family);
   const Space& s = r.space;
   smt::Solver z("schedule", /*optimizing=*/true);
   Query q(s, z);
@@ -725,6 +743,29 @@ Result solve(const GemmProblem& p, const Options& opts) {
   r.seconds = z.seconds();
   r.checks = z.checks();
   return r;
+}
+
+}  // namespace
+
+Result solve(const GemmProblem& p, const Options& opts) {
+  std::vector<std::string> fams = opts.family.empty() ? families(p) : std::vector<std::string>{opts.family};
+  std::optional<Result> best, first;
+  double seconds = 0;
+  int checks = 0;
+  for (const auto& f : fams) {
+    Result r = solve_family(p, opts, f);
+    seconds += r.seconds;
+    checks += r.checks;
+    if (!r.plan) {
+      if (!first) first = std::move(r);
+      continue;
+    }
+    if (!best || r.cost < best->cost) best = std::move(r);
+  }
+  Result out = best ? std::move(*best) : std::move(*first);
+  out.seconds = seconds;
+  out.checks = checks;
+  return out;
 }
 
 void explain(const Result& r, const GemmProblem& p, DiagEngine& diags) {

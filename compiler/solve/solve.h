@@ -28,6 +28,7 @@ struct Rule {
 struct Options {
   int max_values = 0;   // cap each variable's domain (tests)
   std::vector<Point> exclude;  // points a backend rejected: the next-best plan is wanted
+  std::string family;          // solve this instruction family only ("" = every one the problem allows)
 };
 
 struct Result {
@@ -44,7 +45,10 @@ struct Result {
   std::int64_t cost = 0; // its objective value
 };
 
-/// Build the space and the rules, and find the optimum.
+/// Build the space and the rules, and find the optimum. Where the problem allows several
+/// instruction families (mma.sync and wgmma on Hopper), each is solved and the plan of lower
+/// predicted cost wins (the earlier family on a tie); an infeasible problem is explained with the
+/// first family's rules.
 Result solve(const GemmProblem& p, const Options& opts = {});
 
 /// Report an infeasible result as diagnostics ("No valid candidate found after pruning", then

@@ -56,17 +56,77 @@ void cap(std::vector<std::int64_t>& v, int max_values) {
   if (max_values > 0 && static_cast<int>(v.size()) > max_values) v.resize(max_values);
 }
 
-const hw::MmaShape* pick_instr(const GemmProblem& p) {
+const hw::MmaShape* pick_instr(const GemmProblem& p, const std::string& family) {
   std::string a = p.a.value.name;
   std::string b = p.weight_conversion.empty() ? p.b.value.name : p.weight_conversion;
   for (const auto& s : p.hw.gpu.mma)
-    if (s.instr == "mma.sync" && s.a_type == a && s.b_type == b && s.acc_type == p.acc.value.name) return &s;
+    if (s.instr == family && s.a_type == a && s.b_type == b && s.acc_type == p.acc.value.name) return &s;
   return nullptr;
 }
 
 }  // namespace
 
-Space make_space(const GemmProblem& p, int max_values) {
+/// The wgmma family (sm_90a): one or two warpgroups along M, each issuing m64nNk16 over its rows;
+/// A and B are read by the tensor cores straight from 128-byte-swizzled shared memory, so a row of
+/// a K tile is one 128-byte swizzle atom row (tile_k = 128 B of elements) and B's N-major tile is
+/// stored as 64-element-wide slabs. One stage stays in flight under the running wgmma group, so
+/// the pipeline needs at least three.
+namespace {
+Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
+  const auto& g = p.hw.gpu;
+  const hw::MmaShape* ins = pick_instr(p, "wgmma");
+  DG_INTERNAL_ASSERT(ins != nullptr, "no wgmma shape for these precisions");
+  s.family = "wgmma";
+  s.im = ins->m;
+  s.in = ins->n_step > 0 ? ins->n_step : ins->n;
+  s.ik = ins->k;
+  std::string peak_key = p.weight_conversion.empty() ? p.a.value.name : p.weight_conversion;
+  auto it = g.peak_tflops.find(peak_key);
+  if (it == g.peak_tflops.end()) it = g.peak_tflops.find(p.a.value.name);
+  DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks a peak rate for " + peak_key);
+  s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
+  s.dram_bytes_per_ns_sm = g.dram_bandwidth_gbps / g.sm_count;
+  s.l2_bytes_per_ns_sm = g.l2_bandwidth_gbps / g.sm_count;
+  s.latency_ns = g.dram_latency_ns;
+  const std::int64_t atom = 128;                  // bytes per swizzle-atom row
+  const std::int64_t slab = atom * 8 / s.b_bits;  // B elements per 128-byte slab row
+  std::vector<std::int64_t> tm = {64, 128, 256}, tn;
+  for (std::int64_t v : powers(slab, ins->n)) tn.push_back(v);
+  std::vector<std::int64_t> tk = {atom * 8 / s.a_bits};
+  std::vector<std::int64_t> wm = {4, 8}, wn = {1}, stages = {3, 4, 5, 6}, split = {1}, raster = {1, 2, 4, 8, 16};
+  std::vector<std::int64_t> occ;
+  for (std::int64_t v : {1, 2}) occ.push_back(v);
+  for (auto* v : {&tm, &tn, &tk, &wm, &stages, &raster, &occ}) cap(*v, max_values);
+  s.vars = {
+      {"tile_m", tm, fmt::format("multiples of the instruction's M ({}) per warpgroup", s.im)},
+      {"tile_n", tn, fmt::format("powers of two from one {}-element slab up to the instruction's N ({})", slab, ins->n)},
+      {"tile_k", tk, "one 128-byte swizzle atom row of elements"},
+      {"warp_m", wm, "warps along M: one or two warpgroups of 4 warps"},
+      {"warp_n", wn, "a warpgroup spans the whole tile_n"},
+      {"stages", stages, "cp.async pipeline depth; one stage stays under the running wgmma group"},
+      {"split_k", split, "K split across blocks (1: the split-K reduction is not generated yet)"},
+      {"raster_group", raster, "tile rows per rasterization group"},
+      {"smem", {kSwizzle128}, "128-byte swizzle: the layout wgmma reads through its descriptors"},
+      {"blocks_per_sm", occ, "resident blocks per SM the launch is sized for"},
+      {"cluster_m", {1}, "clusters are not used yet"},
+      {"cluster_n", {1}, "clusters are not used yet"},
+  };
+  return s;
+}
+}  // namespace
+
+std::vector<std::string> families(const GemmProblem& p) {
+  if (p.hw.is_npu()) return {"npu"};
+  if (!p.use_hmma.value) return {"simt"};
+  if (p.family.user) return {p.family.value};
+  std::vector<std::string> out;
+  for (const char* f : {"mma.sync", "wgmma"})
+    if (pick_instr(p, f)) out.push_back(f);
+  DG_INTERNAL_ASSERT(!out.empty(), "sema accepted a precision without a tensor-core shape");
+  return out;
+}
+
+Space make_space(const GemmProblem& p, int max_values, const std::string& family_in) {
   Space s;
   s.problem = &p;
   s.M = p.M.value;
@@ -106,8 +166,10 @@ Space make_space(const GemmProblem& p, int max_values) {
   }
 
   const auto& g = p.hw.gpu;
+  const std::string family = family_in.empty() ? families(p).front() : family_in;
+  if (family == "wgmma") return make_wgmma_space(p, s, max_values);
   if (p.use_hmma.value) {
-    const hw::MmaShape* ins = pick_instr(p);
+    const hw::MmaShape* ins = pick_instr(p, "mma.sync");
     DG_INTERNAL_ASSERT(ins != nullptr, "sema accepted a precision without an mma.sync shape");
     s.family = "mma.sync";
     s.im = ins->m;
@@ -188,6 +250,12 @@ void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, s
     rows = rm ? tk : tn;
     row_bytes = (rm ? tn : tk) * s.b_bits / 8;
   }
+  // wgmma reads 128-byte swizzle atoms: a wider row is stored as 128-byte slabs, one after the
+  // other (slab-major), each holding every row of the tile.
+  if (s.family == "wgmma" && row_bytes > 128) {
+    rows *= row_bytes / 128;
+    row_bytes = 128;
+  }
 }
 
 std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t layout) {
@@ -206,6 +274,11 @@ std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::i
 std::int64_t threads(std::int64_t wm, std::int64_t wn) { return 32 * wm * wn; }
 
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn) {
+  if (s.family == "wgmma") {
+    // A warpgroup's accumulators are spread over its 128 threads; operands stay in shared memory.
+    std::int64_t groups = std::max<std::int64_t>(1, wm * wn / 4);
+    return ceil_div(tm / groups * tn * s.acc_bits, 128 * 32) + 40;  // 40: descriptors, addresses, loads
+  }
   std::int64_t wtm = std::max<std::int64_t>(1, tm / wm), wtn = std::max<std::int64_t>(1, tn / wn);
   std::int64_t acc = ceil_div(wtm * wtn * s.acc_bits, 32 * 32);
   std::int64_t kstep = s.family == "simt" ? 1 : s.ik;
@@ -320,8 +393,11 @@ std::int64_t log_epilogue(const Space& s, std::int64_t tm, std::int64_t tn, std:
 namespace {
 double warp_efficiency(const Space& s, std::int64_t wtm, std::int64_t wtn) {
   // Instruction-level parallelism of one warp's tile: a 64×64 warp tile keeps the tensor pipe busy
-  // between fragment loads; smaller ones expose load latency (see cost_model.md).
+  // between fragment loads; smaller ones expose load latency (see cost_model.md). For wgmma the
+  // instruction's N (the whole tile_n) sets the shared-memory operand bytes per flop, which go
+  // as (64 + N) / N for m64nNk16: relative to N = 256, sqrt(1.25·N / (64 + N)).
   double area = static_cast<double>(wtm * wtn);
+  if (s.family == "wgmma") return std::sqrt(1.25 * static_cast<double>(wtn) / (64.0 + static_cast<double>(wtn)));
   double eff = std::min(1.0, std::pow(area / 4096.0, 0.25));
   if (s.family == "simt") eff = std::min(1.0, std::pow(area / 2048.0, 0.25));
   return eff;
@@ -357,8 +433,10 @@ std::int64_t log_mem_rate(const Space& s, std::int64_t tm, std::int64_t tn, std:
 
 std::int64_t log_latency(const Space& s, std::int64_t stages) {
   // With `stages` buffers, stages-1 loads are in flight while one is consumed: each step waits at
-  // least latency / (stages - 1). With one buffer every step waits the full latency.
-  double exposed = stages > 1 ? s.latency_ns / static_cast<double>(stages - 1) : s.latency_ns;
+  // least latency / (stages - 1). With one buffer every step waits the full latency. wgmma keeps
+  // one more stage busy under its running group: stages - 2 loads in flight.
+  std::int64_t ahead = s.family == "wgmma" ? stages - 2 : stages - 1;
+  double exposed = ahead > 0 ? s.latency_ns / static_cast<double>(ahead) : s.latency_ns;
   return scaled_log2(exposed);
 }
 

@@ -36,7 +36,7 @@ inline constexpr double kLogScale = 1e6;
 struct Space {
   const GemmProblem* problem = nullptr;
   bool gpu = true;
-  std::string family;          // mma.sync, simt, npu
+  std::string family;          // mma.sync, wgmma, simt, npu
   std::int64_t im = 1, in = 1, ik = 1;  // instruction (or PE array) shape
   int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
@@ -51,8 +51,14 @@ struct Space {
 };
 
 /// Build the space for a checked problem. `max_values` > 0 caps each domain (tests use it to make
-/// spaces small enough to enumerate).
-Space make_space(const GemmProblem& p, int max_values = 0);
+/// spaces small enough to enumerate). `family` picks the instruction family on a GPU ("mma.sync",
+/// "wgmma"); "" takes the first that families() lists.
+Space make_space(const GemmProblem& p, int max_values = 0, const std::string& family = "");
+
+/// The instruction families the problem can run on, in order of preference for ties: the
+/// declared `family`, else every tensor-core family the target has for these precisions
+/// (mma.sync, then wgmma), else simt; {"npu"} on an NPU.
+std::vector<std::string> families(const GemmProblem& p);
 
 /// A point: one value per variable, in `vars` order.
 using Point = std::vector<std::int64_t>;

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   const auto& L = mi.launch;
   const int M = int(L.M), N = int(L.N), K = int(L.K);
   const bool bf16 = mi.a_type == "bf16";
-  std::printf("%s: M=%d N=%d K=%d %s -> %s, seed %u\n", argv[1], M, N, K, mi.a_type.c_str(), mi.c_type.c_str(), seed);
+  std::printf("%s: M=%d N=%d K=%d %s -> %s (%s), seed %u\n", argv[1], M, N, K, mi.a_type.c_str(), mi.c_type.c_str(),
+              mi.kernel.c_str(), seed);
 
   auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);
   auto b = dg::gpu::random_matrix(size_t(K) * N, bf16, seed + 1);

@@ -40,6 +40,7 @@ struct ModuleInfo {
   std::vector<uint8_t> bytes;
   ko::launch::Launch launch{};
   std::string a_type, c_type;  // "fp16" | "bf16" (A and B), output "fp16" | "bf16" | "fp32"
+  std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
 };
 
 inline std::string type_of_bits(uint32_t bits, bool bf16) { return bits == 32 ? "fp32" : bf16 ? "bf16" : "fp16"; }
@@ -76,6 +77,12 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   };
   m.a_type = field("a_type");
   m.c_type = field("c_type");
+  auto number = [&](const char* key) {
+    auto k = plan.find(std::string("\"") + key + "\": ");
+    return k == std::string::npos ? 0L : std::strtol(plan.c_str() + k + std::strlen(key) + 4, nullptr, 10);
+  };
+  m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
+             std::to_string(number("tile_k"));
   return true;
 }
 

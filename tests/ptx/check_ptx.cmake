@@ -1,11 +1,21 @@
-# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx -P check_ptx.cmake
+# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma] -P check_ptx.cmake
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=ptx -o ${OUT} --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compile --emit=ptx failed (${rc}):\n${err}")
 endif()
 file(READ ${OUT} ptx)
-foreach(want "\\.target sm_[0-9]+a?" "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.(f16|bf16)"
-             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+if(FAMILY STREQUAL "wgmma")
+  set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k16\\.f32\\.(f16|bf16)\\.(f16|bf16)"
+            "wgmma\\.fence\\.sync\\.aligned" "wgmma\\.commit_group\\.sync\\.aligned" "wgmma\\.wait_group\\.sync\\.aligned 1"
+            "fence\\.proxy\\.async\\.shared::cta" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+else()
+  set(wants "\\.target sm_[0-9]+a?" "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.(f16|bf16)"
+            "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+endif()
+if(err MATCHES "warning")
+  message(FATAL_ERROR "the compile warned:\n${err}")
+endif()
+foreach(want ${wants})
   if(NOT ptx MATCHES "${want}")
     message(FATAL_ERROR "the PTX lacks ${want}")
   endif()

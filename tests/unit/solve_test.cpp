@@ -105,7 +105,11 @@ std::vector<std::string> violations(const Space& s, const Point& x) {
   const auto& g = p.hw.gpu;
   std::int64_t tm = v("tile_m"), tn = v("tile_n"), tk = v("tile_k"), wm = v("warp_m"), wn = v("warp_n");
   std::int64_t st = v("stages"), sk = v("split_k"), rg = v("raster_group"), lay = v("smem"), occ = v("blocks_per_sm");
-  if ((tm / wm) % s.im != 0 || tm % wm != 0) bad.push_back("hw.warp_tile_m");
+  if (s.family == "wgmma") {  // warpgroups of 4 warps, each a multiple of the m64 instruction
+    if (wm % 4 != 0 || tm % (wm / 4 * s.im) != 0) bad.push_back("hw.warp_tile_m");
+  } else if ((tm / wm) % s.im != 0 || tm % wm != 0) {
+    bad.push_back("hw.warp_tile_m");
+  }
   if ((tn / wn) % s.in != 0 || tn % wn != 0) bad.push_back("hw.warp_tile_n");
   std::int64_t thr = 32 * wm * wn;
   if (thr > g.max_threads_per_block) bad.push_back("hw.threads_per_block");
@@ -274,6 +278,40 @@ TEST_CASE("solver: free constraints are honoured") {
   CHECK(r.plan->smem_bytes <= 65536);
   CHECK(r.plan->warp_m * r.plan->warp_n == 2);  // the derived variable, not a constant
   CHECK(r.plan->blocks_per_sm >= 2);
+}
+
+TEST_CASE("solver: on Hopper each family is solved and the faster prediction wins") {
+  const char* big = "target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 4096; N: 4096; K: 4096; }\n";
+  Result r = dg::solve::solve(problem(big));
+  REQUIRE(r.plan);
+  CHECK(r.plan->family == "wgmma");
+  CHECK(violations(r.space, r.point).empty());
+  // The winner's prediction is the lower one: each family alone predicts no faster.
+  Options only_sync;
+  only_sync.family = "mma.sync";
+  Result sync = dg::solve::solve(problem(big), only_sync);
+  REQUIRE(sync.plan);
+  CHECK(sync.plan->family == "mma.sync");
+  CHECK(r.cost <= sync.cost);
+  // A wgmma plan: warpgroups of 4 warps, 128-byte rows of the swizzled tiles, three stages or more.
+  CHECK(r.plan->warp_m % 4 == 0);
+  CHECK(r.plan->warp_n == 1);
+  CHECK(r.plan->smem_layout == "swizzle_128b");
+  CHECK(r.plan->index.a_smem_row_bytes == 128);
+  CHECK(r.plan->index.b_smem_row_bytes == 128);
+  CHECK(r.plan->stages >= 3);
+  // Decode: a 64-row wgmma tile wastes 63 of 64 rows; the mma.sync family's 16-row tile wins.
+  Result decode =
+      dg::solve::solve(problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"));
+  REQUIRE(decode.plan);
+  CHECK(decode.plan->family == "mma.sync");
+  // The declared family is the only one solved.
+  Result forced = dg::solve::solve(problem(
+      "target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"
+      "constraints { family: wgmma; }\n"));
+  REQUIRE(forced.plan);
+  CHECK(forced.plan->family == "wgmma");
+  CHECK(forced.plan->tile_m == 64);
 }
 
 TEST_CASE("solver: NPU plans fit the double-buffered scratchpad") {

@@ -1,0 +1,19 @@
+// The kernel families behind make_ptx_backend: one generator per instruction family, each in its
+// own file (mma_sync.cpp, wgmma.cpp). Internal to compiler/codegen/.
+#pragma once
+
+#include <string>
+
+#include "codegen/ptx_backend.h"
+
+namespace dg::codegen {
+
+/// Build the kernel `name` for `plan` into `m`; returns its launch shape.
+LaunchInfo build_mma_sync(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name);
+LaunchInfo build_wgmma(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name);
+
+/// Why the family cannot generate `plan` beyond what every family shares ("" when it can).
+std::string mma_sync_unsupported(const Plan& plan, const hw::HwModel& hw);
+std::string wgmma_unsupported(const Plan& plan, const hw::HwModel& hw);
+
+}  // namespace dg::codegen

@@ -1,0 +1,141 @@
+#include "codegen/kernel_builder.h"
+
+#include <algorithm>
+
+namespace dg::codegen {
+
+std::int64_t coeff(const AffineMap& m, const std::string& var) {
+  for (const auto& t : m.terms)
+    if (t.var == var) return t.coeff;
+  return 0;
+}
+
+std::int64_t extent(const std::vector<IndexVar>& vars, const std::string& name) {
+  for (const auto& v : vars)
+    if (v.name == name) return v.extent;
+  return 1;
+}
+
+void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, std::int64_t min_blocks,
+                                 std::uint64_t smem_align) {
+  threads_ = threads;
+  grid_m_ = extent(p_.index.out_vars, "block_m");
+  grid_n_ = extent(p_.index.out_vars, "block_n");
+  auto* i32 = b_.getInt32Ty();
+  auto* gptr = llvm::PointerType::get(ctx_, 1);
+  std::vector<llvm::Type*> params = {gptr, gptr, gptr, i32, i32, i32};
+  kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false), llvm::Function::ExternalLinkage,
+                               name, m_);
+  kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  const char* names[] = {"A", "B", "C", "M", "N", "K"};
+  for (unsigned i = 0; i < 6; ++i) kernel_->getArg(i)->setName(names[i]);
+  for (unsigned i = 0; i < 3; ++i) kernel_->addParamAttr(i, llvm::Attribute::NoAlias);
+  auto* md = m_.getOrInsertNamedMetadata("nvvm.annotations");
+  auto add = [&](const char* key, std::int64_t v) {
+    llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(ctx_, key),
+                             llvm::ValueAsMetadata::get(b_.getInt32(static_cast<std::uint32_t>(v)))};
+    md->addOperand(llvm::MDNode::get(ctx_, ops));
+  };
+  add("kernel", 1);
+  add("maxntidx", threads);
+  add("minctasm", min_blocks);
+  smem_ = new llvm::GlobalVariable(m_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false, llvm::GlobalValue::ExternalLinkage,
+                                   nullptr, "dg_smem", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+  smem_->setAlignment(llvm::Align(smem_align));
+  auto* entry = llvm::BasicBlock::Create(ctx_, "entry", kernel_);
+  b_.SetInsertPoint(entry);
+}
+
+void KernelBuilder::block_origin() {
+  const IndexDesc& d = p_.index;
+  Value* id = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  std::int64_t g = std::max<std::int64_t>(1, std::min(p_.raster_group, grid_m_));
+  Value* per_group = c32(g * grid_n_);
+  Value* group = b_.CreateUDiv(id, per_group);
+  Value* first_m = b_.CreateMul(group, c32(g));
+  Value* rows_left = b_.CreateSub(c32(grid_m_), first_m);
+  Value* gsize = b_.CreateSelect(b_.CreateICmpULT(rows_left, c32(g)), rows_left, c32(g));
+  Value* in_group = b_.CreateURem(id, per_group);
+  Value* block_m = b_.CreateAdd(first_m, b_.CreateURem(in_group, gsize));
+  Value* block_n = b_.CreateUDiv(in_group, gsize);
+  row_base_ = b_.CreateMul(block_m, c32(coeff(d.c_row, "block_m")));
+  col_base_ = b_.CreateMul(block_n, c32(coeff(d.c_col, "block_n")));
+}
+
+void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols,
+                                 const TileOffset& offset, Value* row0, Value* col0, Value* row_limit, Value* col_limit,
+                                 std::int64_t ld, Value* valid_tile) {
+  auto* cp = intr(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
+  const std::int64_t cpr = cols / 8, total = rows * cpr;
+  for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
+    Value* q = b_.CreateAdd(tid_, c32(q0));
+    Value* row = b_.CreateUDiv(q, c32(cpr));
+    Value* ch = b_.CreateURem(q, c32(cpr));
+    Value* gr = b_.CreateAdd(row0, row);
+    Value* gc = b_.CreateAdd(col0, b_.CreateShl(ch, 3));
+    Value* ok =
+        b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
+    Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), c32(ld)), b_.CreateSelect(ok, gc, c32(0)));
+    Value* src = b_.CreateGEP(b_.getInt16Ty(), global, b_.CreateZExt(elem, b_.getInt64Ty()));
+    Value* dst = smem_ptr(b_.CreateAdd(base, offset(row, ch)));
+    emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total,
+                 [&] { b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))}); });
+  }
+}
+
+void KernelBuilder::emit_guarded(Value* cond, bool needed, const std::function<void()>& f) {
+  if (!needed) {
+    f();
+    return;
+  }
+  auto* then = llvm::BasicBlock::Create(ctx_, "guard", kernel_);
+  auto* cont = llvm::BasicBlock::Create(ctx_, "guard.end", kernel_);
+  b_.CreateCondBr(cond, then, cont);
+  b_.SetInsertPoint(then);
+  f();
+  b_.CreateBr(cont);
+  b_.SetInsertPoint(cont);
+}
+
+void KernelBuilder::loop(Value* count, const std::function<void(Value*)>& body) {
+  auto* pre = b_.GetInsertBlock();
+  auto* head = llvm::BasicBlock::Create(ctx_, "k.loop", kernel_);
+  auto* exit = llvm::BasicBlock::Create(ctx_, "k.done", kernel_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  auto* kt = b_.CreatePHI(b_.getInt32Ty(), 2, "kt");
+  kt->addIncoming(c32(0), pre);
+  body(kt);
+  Value* next = b_.CreateAdd(kt, c32(1));
+  kt->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpULT(next, count), head, exit);
+  b_.SetInsertPoint(exit);
+}
+
+void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
+  auto* f32 = b_.getFloatTy();
+  Value* ok = b_.CreateAnd(b_.CreateICmpULT(gm, arg(3)), b_.CreateICmpULT(gn, arg(4)));
+  Value* elem = b_.CreateAdd(b_.CreateMul(gm, c32(p_.index.ldc)), gn);
+  emit_guarded(ok, true, [&] {
+    Value* idx = b_.CreateZExt(elem, b_.getInt64Ty());
+    if (p_.c_type == "fp32") {
+      auto* v2 = llvm::FixedVectorType::get(f32, 2);
+      Value* vec = b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1,
+                                          uint64_t(1));
+      b_.CreateAlignedStore(vec, b_.CreateGEP(f32, arg(2), idx), llvm::Align(8));
+    } else if (p_.c_type == "bf16") {
+      Value* pair = b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2bf16x2_rn), {v1, v0});  // hi, lo
+      b_.CreateAlignedStore(b_.CreateBitCast(pair, b_.getInt32Ty()), b_.CreateGEP(b_.getInt16Ty(), arg(2), idx),
+                            llvm::Align(4));
+    } else {
+      auto* h2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+      Value* vec = b_.CreateInsertElement(
+          b_.CreateInsertElement(llvm::PoisonValue::get(h2), b_.CreateFPTrunc(v0, b_.getHalfTy()), uint64_t(0)),
+          b_.CreateFPTrunc(v1, b_.getHalfTy()), uint64_t(1));
+      b_.CreateAlignedStore(b_.CreateBitCast(vec, b_.getInt32Ty()), b_.CreateGEP(b_.getInt16Ty(), arg(2), idx),
+                            llvm::Align(4));
+    }
+  });
+}
+
+}  // namespace dg::codegen

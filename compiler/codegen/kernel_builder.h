@@ -1,0 +1,80 @@
+// What every GEMM kernel family shares: the kernel signature (A, B, C, M, N, K), the dynamic
+// shared-memory buffer, rasterized block order, the cp.async loader of operand tiles with
+// zero-filled tails, the K loop, and the predicated store of accumulator pairs. A family
+// (mma_sync.cpp, wgmma.cpp) derives from KernelBuilder and writes its own main loop and fragment
+// mapping; the offsets it uses come from the plan's index description, the one verify proved.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "plan/plan.h"
+
+namespace dg::codegen {
+
+/// Coefficient of `var` in an affine map (0 when absent).
+std::int64_t coeff(const AffineMap& m, const std::string& var);
+/// Extent of the index variable `name` (1 when absent).
+std::int64_t extent(const std::vector<IndexVar>& vars, const std::string& name);
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const Plan& p, llvm::LLVMContext& ctx, llvm::Module& m) : p_(p), ctx_(ctx), m_(m), b_(ctx) {}
+  virtual ~KernelBuilder() = default;
+
+ protected:
+  using Value = llvm::Value;
+
+  /// Declare the kernel `name` (A, B, C global pointers; M, N, K), its launch annotations and the
+  /// dynamic shared-memory buffer (aligned to `smem_align` bytes), and position the builder at its
+  /// entry block.
+  void begin_kernel(const std::string& name, std::int64_t threads, std::int64_t min_blocks, std::uint64_t smem_align);
+
+  Value* c32(std::int64_t v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
+  Value* sreg(llvm::Intrinsic::ID id) { return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id)); }
+  llvm::Function* intr(llvm::Intrinsic::ID id) { return llvm::Intrinsic::getDeclaration(&m_, id); }
+  Value* arg(unsigned i) { return kernel_->getArg(i); }
+  Value* smem_ptr(Value* byte_offset) { return b_.CreateGEP(b_.getInt8Ty(), smem_, byte_offset); }
+
+  /// Rasterized block order: groups of raster_group block rows, column by column within a group.
+  /// Sets row_base_ and col_base_ (first C row and column of this block) through the plan's
+  /// block_m and block_n coefficients.
+  void block_origin();
+
+  /// Maps (row, 16-byte chunk) of an operand tile to its byte offset inside the stage.
+  using TileOffset = std::function<Value*(Value* row, Value* chunk)>;
+
+  /// cp.async copies of one row-major operand tile (`rows` × `cols` elements, 8 per 16-byte chunk)
+  /// from global rows [row0, row0 + rows) and columns [col0, col0 + cols) into shared memory at
+  /// `base` + offset(row, chunk); chunks outside the matrix (row >= row_limit or col >= col_limit)
+  /// or of a tile past the last (`valid_tile` false) are zero-filled.
+  void load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols, const TileOffset& offset,
+                    Value* row0, Value* col0, Value* row_limit, Value* col_limit, std::int64_t ld, Value* valid_tile);
+
+  /// `f` inside `if (cond)` when `needed`, else unconditionally.
+  void emit_guarded(Value* cond, bool needed, const std::function<void()>& f);
+
+  /// for (kt = 0; kt < count; ++kt) body(kt) — count >= 1.
+  void loop(Value* count, const std::function<void(Value*)>& body);
+
+  /// Store C(gm, gn) = v0 and C(gm, gn + 1) = v1, cast to the output type, when gm < M and gn < N
+  /// (N is a multiple of 8, so the pair is in bounds together).
+  void store_pair(Value* gm, Value* gn, Value* v0, Value* v1);
+
+  const Plan& p_;
+  llvm::LLVMContext& ctx_;
+  llvm::Module& m_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* kernel_ = nullptr;
+  llvm::GlobalVariable* smem_ = nullptr;
+  Value *tid_ = nullptr, *lane_ = nullptr, *row_base_ = nullptr, *col_base_ = nullptr;
+  std::int64_t threads_ = 32, grid_m_ = 1, grid_n_ = 1;
+};
+
+}  // namespace dg::codegen

@@ -1,0 +1,64 @@
+#include "codegen/ptx_backend.h"
+
+#include <fmt/format.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/families.h"
+#include "codegen/nvptx_emit.h"
+#include "support/error.h"
+
+namespace dg::codegen {
+
+namespace {
+
+class GpuBackend : public PtxBackend {
+ public:
+  explicit GpuBackend(const hw::HwModel& hw) : hw_(hw) {}
+
+  Artifacts generate(const Plan& plan) override {
+    if (std::string why = unsupported_reason(plan, hw_); !why.empty()) throw UserError(why);
+    llvm::LLVMContext ctx;
+    auto m = std::make_unique<llvm::Module>("deepgemm", ctx);
+    std::string family = plan.family == "mma.sync" ? "" : plan.family + "_";
+    std::string name = fmt::format("dg_gemm_{}{}_{}x{}x{}", family, plan.a_type, plan.tile_m, plan.tile_n, plan.tile_k);
+    Artifacts a;
+    a.launch = plan.family == "wgmma" ? build_wgmma(plan, ctx, *m, name) : build_mma_sync(plan, ctx, *m, name);
+    const auto& g = hw_.gpu;
+    const std::string& arch = g.arch;
+    a.launch.compute_capability = static_cast<std::uint32_t>(std::stoi(arch.substr(3, 2)));
+    a.llvm_ir = print_ir(*m);
+    a.ptx = emit_ptx(*m, arch, fmt::format("+ptx{}{}", g.ptx_version_major, g.ptx_version_minor));
+    a.ptxas = run_ptxas(a.ptx, arch);
+    return a;
+  }
+
+ private:
+  const hw::HwModel& hw_;
+};
+
+}  // namespace
+
+std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
+  if (!hw.is_gpu()) return "the PTX backend generates code for GPU targets only";
+  if (p.family != "mma.sync" && p.family != "wgmma")
+    return fmt::format("the '{}' family has no PTX generator yet (mma.sync and wgmma only)", p.family);
+  if (!p.weight_conversion.empty())
+    return fmt::format("in-register conversion of {} weights is not generated yet", p.b_type);
+  if (p.a_type != p.b_type || (p.a_type != "fp16" && p.a_type != "bf16") || p.acc_type != "fp32")
+    return fmt::format("the {} generator handles fp16 and bf16 inputs with fp32 accumulation only", p.family);
+  if (p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32") return "outputs are fp16, bf16 or fp32";
+  if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
+    return fmt::format("the {} generator handles row-major A, B and C only", p.family);
+  if (p.split_k != 1) return "split-K reduction is not generated yet";
+  if (p.batch != 1) return "batched GEMM is not generated yet";
+  if (p.k_dynamic) return "a run-time K range is not generated yet for GPUs";
+  if (p.K % 8 != 0 || p.N % 8 != 0)
+    return fmt::format("16-byte loads need K and N to be multiples of 8 (K = {}, N = {})", p.K, p.N);
+  if (p.epilogue != "none") return fmt::format("the fused '{}' epilogue is not generated yet", p.epilogue);
+  return p.family == "wgmma" ? wgmma_unsupported(p, hw) : mma_sync_unsupported(p, hw);
+}
+
+std::unique_ptr<PtxBackend> make_ptx_backend(const hw::HwModel& model) { return std::make_unique<GpuBackend>(model); }
+
+}  // namespace dg::codegen
