@@ -27,6 +27,25 @@ for t in fp16 bf16; do
     done
   done
 done
+spec_b_col() {  # type M N K out [extra constraints]: B column-major (K-major); int8 writes int32
+  local out=$1
+  [ "$1" = int8 ] && out=int32
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $out; }
+shape { M: $2; N: $3; K: $4; }
+layout { B: col_major; }
+constraints { ${6:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+for f in mma_sync wgmma; do
+  spec_b_col int8 1000 776 1024 "check_${f}_int8_bcol_1000x776x1024.ko" "family: $f;"
+  spec_b_col int8 129 520 4112 "check_${f}_int8_bcol_129x520x4112.ko" "family: $f; pad_k: true;"
+  spec_b_col bf16 1000 776 1008 "check_${f}_bf16_bcol_1000x776x1008.ko" "family: $f;"
+  spec_b_col fp16 333 520 72 "check_${f}_fp16_bcol_333x520x72.ko" "family: $f; pad_k: true;"
+done
+spec_b_col int8 4096 4096 4096 "check_int8_bcol_4096x4096x4096.ko"
 for t in fp16 bf16; do
   spec $t 1 8 16 "check_${t}_1x8x16.ko"
   spec $t 1000 776 1008 "check_${t}_1000x776x1008.ko"

@@ -64,19 +64,20 @@ void KernelBuilder::block_origin() {
 
 void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols,
                                  const TileOffset& offset, Value* row0, Value* col0, Value* row_limit, Value* col_limit,
-                                 std::int64_t ld, Value* valid_tile) {
+                                 std::int64_t ld, Value* valid_tile, std::int64_t elem_bytes) {
   auto* cp = intr(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
-  const std::int64_t cpr = cols / 8, total = rows * cpr;
+  const std::int64_t per_chunk = 16 / elem_bytes, cpr = cols / per_chunk, total = rows * cpr;
+  llvm::Type* elem_ty = elem_bytes == 1 ? b_.getInt8Ty() : b_.getInt16Ty();
   for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
     Value* q = b_.CreateAdd(tid_, c32(q0));
     Value* row = b_.CreateUDiv(q, c32(cpr));
     Value* ch = b_.CreateURem(q, c32(cpr));
     Value* gr = b_.CreateAdd(row0, row);
-    Value* gc = b_.CreateAdd(col0, b_.CreateShl(ch, 3));
+    Value* gc = b_.CreateAdd(col0, b_.CreateMul(ch, c32(per_chunk)));
     Value* ok =
         b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
     Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), c32(ld)), b_.CreateSelect(ok, gc, c32(0)));
-    Value* src = b_.CreateGEP(b_.getInt16Ty(), global, b_.CreateZExt(elem, b_.getInt64Ty()));
+    Value* src = b_.CreateGEP(elem_ty, global, b_.CreateZExt(elem, b_.getInt64Ty()));
     Value* dst = smem_ptr(b_.CreateAdd(base, offset(row, ch)));
     emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total,
                  [&] { b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))}); });
@@ -118,7 +119,12 @@ void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
   Value* elem = b_.CreateAdd(b_.CreateMul(gm, c32(p_.index.ldc)), gn);
   emit_guarded(ok, true, [&] {
     Value* idx = b_.CreateZExt(elem, b_.getInt64Ty());
-    if (p_.c_type == "fp32") {
+    if (p_.c_type == "int32") {
+      auto* v2 = llvm::FixedVectorType::get(b_.getInt32Ty(), 2);
+      Value* vec = b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1,
+                                          uint64_t(1));
+      b_.CreateAlignedStore(vec, b_.CreateGEP(b_.getInt32Ty(), arg(2), idx), llvm::Align(8));
+    } else if (p_.c_type == "fp32") {
       auto* v2 = llvm::FixedVectorType::get(f32, 2);
       Value* vec = b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1,
                                           uint64_t(1));

@@ -50,12 +50,15 @@ class KernelBuilder {
   /// Maps (row, 16-byte chunk) of an operand tile to its byte offset inside the stage.
   using TileOffset = std::function<Value*(Value* row, Value* chunk)>;
 
-  /// cp.async copies of one row-major operand tile (`rows` × `cols` elements, 8 per 16-byte chunk)
-  /// from global rows [row0, row0 + rows) and columns [col0, col0 + cols) into shared memory at
+  /// cp.async copies of one operand tile stored row by row in global memory (`rows` × `cols`
+  /// elements of `elem_bytes` each, 16 / elem_bytes per 16-byte chunk) from global rows
+  /// [row0, row0 + rows) and columns [col0, col0 + cols) into shared memory at
   /// `base` + offset(row, chunk); chunks outside the matrix (row >= row_limit or col >= col_limit)
-  /// or of a tile past the last (`valid_tile` false) are zero-filled.
+  /// or of a tile past the last (`valid_tile` false) are zero-filled. A column-major operand is
+  /// passed as its transpose.
   void load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols, const TileOffset& offset,
-                    Value* row0, Value* col0, Value* row_limit, Value* col_limit, std::int64_t ld, Value* valid_tile);
+                    Value* row0, Value* col0, Value* row_limit, Value* col_limit, std::int64_t ld, Value* valid_tile,
+                    std::int64_t elem_bytes);
 
   /// `f` inside `if (cond)` when `needed`, else unconditionally.
   void emit_guarded(Value* cond, bool needed, const std::function<void()>& f);
@@ -64,7 +67,8 @@ class KernelBuilder {
   void loop(Value* count, const std::function<void(Value*)>& body);
 
   /// Store C(gm, gn) = v0 and C(gm, gn + 1) = v1, cast to the output type, when gm < M and gn < N
-  /// (N is a multiple of 8, so the pair is in bounds together).
+  /// (N is a multiple of 8, so the pair is in bounds together). Values are f32, or i32 for an
+  /// int32 output.
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1);
 
   const Plan& p_;

@@ -43,6 +43,8 @@ class MmaSyncKernel : KernelBuilder {
     a_stage_ = d.a_smem_rows * a_pitch_;
     b_stage_ = d.b_smem_rows * b_pitch_;
     bf16_ = p_.a_type == "bf16";
+    int8_ = p_.a_type == "int8";
+    elem_bytes_ = int8_ ? 1 : 2;
     begin_kernel(name, 32 * warps_m_ * warps_n_, p_.blocks_per_sm, 128);
     body();
 
@@ -77,11 +79,13 @@ class MmaSyncKernel : KernelBuilder {
     // A: tile_m rows (M) × tile_k columns (K).
     load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_,
                  [&](Value* r, Value* c) { return smem_offset(r, c, a_pitch_); }, row_base_, k0, arg(3), arg(5), d.lda,
-                 valid_tile);
-    // B: tile_k rows (K) × tile_n columns (N).
-    load_operand(arg(1), b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_))), bk_, bn_,
-                 [&](Value* r, Value* c) { return smem_offset(r, c, b_pitch_); }, k0, col_base_, arg(5), arg(4), d.ldb,
-                 valid_tile);
+                 valid_tile, elem_bytes_);
+    Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
+    auto b_off = [&](Value* r, Value* c) { return smem_offset(r, c, b_pitch_); };
+    if (d.b_row_major)  // B: tile_k rows (K) × tile_n columns (N)
+      load_operand(arg(1), b_base, bk_, bn_, b_off, k0, col_base_, arg(5), arg(4), d.ldb, valid_tile, elem_bytes_);
+    else  // column-major B as its transpose: tile_n rows (N) × tile_k columns (K)
+      load_operand(arg(1), b_base, bn_, bk_, b_off, col_base_, k0, arg(4), arg(5), d.ldb, valid_tile, elem_bytes_);
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
   }
 
@@ -98,7 +102,11 @@ class MmaSyncKernel : KernelBuilder {
     Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
     Value* lane_row = b_.CreateAnd(lane_, c32(15));   // ldmatrix: lanes 0-15 rows, 16-31 next chunk
     Value* lane_chunk = b_.CreateLShr(lane_, 4);
-    for (std::int64_t kk = 0; kk < bk_ / 16; ++kk) {
+    auto* ldB4n = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, {sptr});
+    auto* ldB2n = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16, {sptr});
+    const bool b_rm = p_.index.b_row_major;
+    // One instruction step is 32 bytes of K (16 fp16/bf16 or 32 int8 elements): two 16-byte chunks.
+    for (std::int64_t kk = 0; kk < bk_ / p_.instr_k; ++kk) {
       std::vector<std::array<Value*, 4>> af(fm_);
       for (std::int64_t i = 0; i < fm_; ++i) {
         Value* row = b_.CreateAdd(warp_row_, c32(i * 16));
@@ -109,7 +117,25 @@ class MmaSyncKernel : KernelBuilder {
         for (unsigned j = 0; j < 4; ++j) af[i][j] = b_.CreateExtractValue(r, j);
       }
       std::vector<std::array<Value*, 2>> bfr(fn_);
-      for (std::int64_t j = 0; j < fn_; j += 2) {
+      for (std::int64_t j = 0; j < fn_ && !b_rm; j += 2) {
+        // B^T tile (N rows, K contiguous): ldmatrix without transpose gives the "col" fragment.
+        // x4: lanes 0-7 and 8-15 address the two K chunks of fragment j, 16-31 those of j + 1.
+        Value* lane8 = b_.CreateAnd(lane_, c32(7));
+        Value* half_k = b_.CreateAnd(b_.CreateLShr(lane_, 3), c32(1));
+        Value* ch = b_.CreateAdd(c32(kk * 2), half_k);
+        if (j + 1 < fn_) {
+          Value* nrow = b_.CreateAdd(b_.CreateAdd(warp_col_, c32(j * 8)),
+                                     b_.CreateAdd(b_.CreateShl(b_.CreateLShr(lane_, 4), 3), lane8));
+          Value* r = b_.CreateCall(ldB4n, {smem_ptr(b_.CreateAdd(b_base, smem_offset(nrow, ch, b_pitch_)))});
+          bfr[j] = {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1)};
+          bfr[j + 1] = {b_.CreateExtractValue(r, 2), b_.CreateExtractValue(r, 3)};
+        } else {
+          Value* nrow = b_.CreateAdd(b_.CreateAdd(warp_col_, c32(j * 8)), lane8);
+          Value* r = b_.CreateCall(ldB2n, {smem_ptr(b_.CreateAdd(b_base, smem_offset(nrow, ch, b_pitch_)))});
+          bfr[j] = {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1)};
+        }
+      }
+      for (std::int64_t j = 0; j < fn_ && b_rm; j += 2) {
         Value* krow = b_.CreateAdd(c32(kk * 16), lane_row);
         if (j + 1 < fn_) {
           Value* ch = b_.CreateAdd(b_.CreateLShr(b_.CreateAdd(warp_col_, c32(j * 8)), 3), lane_chunk);
@@ -131,9 +157,9 @@ class MmaSyncKernel : KernelBuilder {
   }
 
   void mma(std::int64_t i, std::int64_t j, const std::array<Value*, 4>& a, const std::array<Value*, 2>& bb) {
-    auto* f32 = b_.getFloatTy();
+    auto* f32 = acc_elem_;
     std::vector<Value*> args;
-    if (bf16_) {
+    if (bf16_ || int8_) {
       for (Value* v : a) args.push_back(v);
       for (Value* v : bb) args.push_back(v);
     } else {
@@ -144,8 +170,9 @@ class MmaSyncKernel : KernelBuilder {
     std::int64_t base = (i * fn_ + j) * 4;
     for (unsigned e = 0; e < 4; ++e)
       args.push_back(b_.CreateLoad(f32, acc_at(base + e)));
-    auto* f = intr(bf16_ ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
-                         : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32);  // D and C in f32
+    auto* f = intr(int8_   ? llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_s8  // D and C in s32
+                   : bf16_ ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
+                           : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32);  // D and C in f32
     Value* r = b_.CreateCall(f, args);
     for (unsigned e = 0; e < 4; ++e)
       b_.CreateStore(b_.CreateExtractValue(r, e), acc_at(base + e));
@@ -153,7 +180,7 @@ class MmaSyncKernel : KernelBuilder {
 
   // ---- epilogue ---------------------------------------------------------------------------------
   void epilogue() {
-    auto* f32 = b_.getFloatTy();
+    auto* f32 = acc_elem_;
     Value* r0 = b_.CreateLShr(lane_, 2);                 // accumulator row within the fragment
     Value* c0 = b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1);  // first of two columns
     for (std::int64_t i = 0; i < fm_; ++i)
@@ -169,10 +196,11 @@ class MmaSyncKernel : KernelBuilder {
   // ---- the kernel -------------------------------------------------------------------------------
   void body() {
     const IndexDesc& d = p_.index;
-    auto* f32 = b_.getFloatTy();
-    acc_ty_ = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(fm_ * fn_ * 4));
+    acc_elem_ = int8_ ? b_.getInt32Ty() : b_.getFloatTy();
+    acc_ty_ = llvm::ArrayType::get(acc_elem_, static_cast<std::uint64_t>(fm_ * fn_ * 4));
     acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
-    for (std::int64_t e = 0; e < fm_ * fn_ * 4; ++e) b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(e));
+    Value* zero = int8_ ? static_cast<Value*>(b_.getInt32(0)) : llvm::ConstantFP::get(acc_elem_, 0.0);
+    for (std::int64_t e = 0; e < fm_ * fn_ * 4; ++e) b_.CreateStore(zero, acc_at(e));
     tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     lane_ = b_.CreateAnd(tid_, c32(31));
     Value* warp = b_.CreateLShr(tid_, 5);
@@ -215,7 +243,9 @@ class MmaSyncKernel : KernelBuilder {
   std::int64_t k_tiles_ = 1, stages_ = 1, pad_ = 0, a_pitch_ = 0, b_pitch_ = 0;
   std::int64_t a_stage_ = 0, b_stage_ = 0;
   int swz_ = 0;
-  bool bf16_ = false;
+  bool bf16_ = false, int8_ = false;
+  std::int64_t elem_bytes_ = 2;
+  llvm::Type* acc_elem_ = nullptr;
 };
 
 }  // namespace
@@ -226,8 +256,10 @@ LaunchInfo build_mma_sync(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module
 
 std::string mma_sync_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (!hw.gpu.has_cp_async) return fmt::format("{} has no cp.async: its mma.sync generator is not written yet", hw.name);
-  if (p.instr_m != 16 || p.instr_n != 8 || p.instr_k != 16) return "only the m16n8k16 instruction is generated";
-  if (p.tile_k % 16 != 0 || p.tile_n % 8 != 0) return "tile_k must be a multiple of 16 and tile_n of 8";
+  const std::int64_t ik = p.a_type == "int8" ? 32 : 16;
+  if (p.instr_m != 16 || p.instr_n != 8 || p.instr_k != ik)
+    return fmt::format("only the m16n8k{} instruction is generated for {}", ik, p.a_type);
+  if (p.tile_k % ik != 0 || p.tile_n % 8 != 0) return fmt::format("tile_k must be a multiple of {} and tile_n of 8", ik);
   return "";
 }
 

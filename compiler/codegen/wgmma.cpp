@@ -1,8 +1,9 @@
 // The wgmma kernel family (sm_90a): one or two warpgroups per block, each issuing
-// wgmma.mma_async m64nNk16 (fp16/bf16 → fp32) over its rows of the tile, with A and B read by the
-// tensor cores straight from shared memory through matrix descriptors. Operand tiles arrive by a
-// multi-stage cp.async pipeline into the 128-byte-swizzled layout wgmma reads: A K-major (one
-// 128-byte row per tile row), B N-major in 64-column slabs (transposed by the instruction). One
+// wgmma.mma_async m64nNk16 (fp16/bf16 → fp32) or m64nNk32 (int8 → int32) over its rows of the
+// tile, with A and B read by the tensor cores straight from shared memory through matrix
+// descriptors. Operand tiles arrive by a multi-stage cp.async pipeline into the 128-byte-swizzled
+// layout wgmma reads: A K-major (one 128-byte row per tile row); B K-major the same way, or
+// (16-bit types) N-major in 128-byte-wide slabs, transposed by the instruction. One
 // wgmma group stays in flight while the next is issued, so a stage is refilled only two
 // iterations after it was read. M, N and K tails are zero-filled loads and predicated stores, as
 // in the mma.sync family; rows, columns and the warpgroup split come from the plan's index
@@ -44,8 +45,10 @@ class WgmmaKernel : KernelBuilder {
     stages_ = p_.stages;
     a_stage_ = d.a_smem_rows * d.a_smem_row_bytes;
     b_stage_ = d.b_smem_rows * d.b_smem_row_bytes;
-    slab_cols_ = d.b_smem_row_bytes / 2;  // B elements per 128-byte slab row
-    acc_per_frag_ = bn_ / 2;              // m64nNk16: N/2 fp32 accumulators per thread
+    elem_bytes_ = p_.a_type == "int8" ? 1 : 2;
+    int8_ = elem_bytes_ == 1;
+    slab_cols_ = d.b_smem_row_bytes / elem_bytes_;  // B elements per 128-byte slab row (N-major B)
+    acc_per_frag_ = bn_ / 2;                        // m64nNk*: N/2 accumulators per thread
     begin_kernel(name, 128 * groups_, p_.blocks_per_sm, 1024);
     body();
     LaunchInfo li;
@@ -73,17 +76,24 @@ class WgmmaKernel : KernelBuilder {
     const IndexDesc& d = p_.index;
     Value* k0 = b_.CreateMul(kt, c32(bk_));
     // A: tile_m rows (M) × tile_k columns (K), one 128-byte row each.
-    load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_, [&](Value* r, Value* c) { return swizzled(r, c); },
-                 row_base_, k0, arg(3), arg(5), d.lda, valid_tile);
-    // B: tile_k rows (K) × tile_n columns (N), stored slab by slab: chunk c of row k goes to row
-    // (c / 8)·tile_k + k of the slab-major tile.
-    const std::int64_t per_slab = slab_cols_ / 8;
-    load_operand(arg(1), b_.CreateAdd(b_region(), b_.CreateMul(stage, c32(b_stage_))), bk_, bn_,
-                 [&](Value* r, Value* c) {
-                   Value* row = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(c, c32(per_slab)), c32(bk_)), r);
-                   return swizzled(row, b_.CreateURem(c, c32(per_slab)));
-                 },
-                 k0, col_base_, arg(5), arg(4), d.ldb, valid_tile);
+    auto plain = [&](Value* r, Value* c) { return swizzled(r, c); };
+    load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_, plain, row_base_, k0, arg(3), arg(5), d.lda,
+                 valid_tile, elem_bytes_);
+    Value* b_base = b_.CreateAdd(b_region(), b_.CreateMul(stage, c32(b_stage_)));
+    if (d.b_row_major) {
+      // N-major B: tile_k rows (K) × tile_n columns (N), stored slab by slab: chunk c of row k goes
+      // to row (c / 8)·tile_k + k of the slab-major tile.
+      const std::int64_t per_slab = 8;  // 16-byte chunks per 128-byte slab row
+      load_operand(arg(1), b_base, bk_, bn_,
+                   [&](Value* r, Value* c) {
+                     Value* row = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(c, c32(per_slab)), c32(bk_)), r);
+                     return swizzled(row, b_.CreateURem(c, c32(per_slab)));
+                   },
+                   k0, col_base_, arg(5), arg(4), d.ldb, valid_tile, elem_bytes_);
+    } else {
+      // K-major B (column-major in global), as its transpose: tile_n rows (N) of one 128-byte row.
+      load_operand(arg(1), b_base, bn_, bk_, plain, col_base_, k0, arg(4), arg(5), d.ldb, valid_tile, elem_bytes_);
+    }
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
   }
 
@@ -94,17 +104,23 @@ class WgmmaKernel : KernelBuilder {
 
   /// One wgmma.mma_async m64nNk16 on fragment f: D += A(desc_a) · B(desc_b).
   void mma(std::int64_t f, Value* desc_a, Value* desc_b) {
-    auto* f32 = b_.getFloatTy();
     InlinePtx w;
     std::vector<std::string> regs;
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
-      regs.push_back(fmt::format("${}", w.inout(b_.CreateLoad(f32, acc_at(f * acc_per_frag_ + e)), 'f')));
+      regs.push_back(fmt::format("${}", w.inout(b_.CreateLoad(acc_elem_, acc_at(f * acc_per_frag_ + e)), acc_c_)));
     int da = w.in(desc_a, 'l'), db = w.in(desc_b, 'l'), scale = w.in(c32(1), 'r');
-    const char* t = p_.a_type == "bf16" ? "bf16" : "f16";
+    std::string shape_types, tail;
+    if (int8_) {
+      shape_types = fmt::format("m64n{}k32.s32.s8.s8", bn_);  // integer wgmma: no scales, no transposes
+    } else {
+      const char* t = p_.a_type == "bf16" ? "bf16" : "f16";
+      shape_types = fmt::format("m64n{}k16.f32.{}.{}", bn_, t, t);
+      tail = fmt::format(", 1, 1, 0, {}", p_.index.b_row_major ? 1 : 0);  // B N-major: transposed
+    }
     std::string text = fmt::format(
         "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, p, 1, 1, 0, 1;\n}}",
-        scale, bn_, t, t, fmt::join(regs, ", "), da, db);
+        "wgmma.mma_async.sync.aligned.{} {{{}}}, ${}, ${}, p{};\n}}",
+        scale, shape_types, fmt::join(regs, ", "), da, db, tail);
     Value* r = w.emit(b_, text);
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
       b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
@@ -112,31 +128,33 @@ class WgmmaKernel : KernelBuilder {
 
   /// The wgmma group of one K tile: tile_k / 16 steps on every fragment of this warpgroup.
   void compute_stage(Value* stage) {
+    const bool b_n_major = p_.index.b_row_major;
     const std::uint64_t a_high = descriptor_high_bits(16, 1024);  // K-major: LBO unused, 8 rows apart
-    const std::uint64_t b_high =
-        descriptor_high_bits(static_cast<std::uint64_t>(bk_ * 128), 1024);  // N-major: slabs, 8 k rows apart
+    const std::uint64_t b_high = b_n_major ? descriptor_high_bits(static_cast<std::uint64_t>(bk_ * 128), 1024)  // slabs
+                                           : a_high;
     Value* a_base = b_.CreateAdd(smem_base_, b_.CreateAdd(b_.CreateMul(stage, c32(a_stage_)), group_row_bytes_));
     Value* b_base = b_.CreateAdd(smem_base_, b_.CreateAdd(b_region(), b_.CreateMul(stage, c32(b_stage_))));
     emit_ptx_statement(b_, "wgmma.fence.sync.aligned;");
-    for (std::int64_t kk = 0; kk < bk_ / 16; ++kk)
+    for (std::int64_t kk = 0; kk < bk_ / p_.instr_k; ++kk)
       for (std::int64_t f = 0; f < fm_; ++f) {
-        // A: the fragment's 64 rows start f·64 rows in; step kk is 16 elements (32 bytes) along K
-        // inside the swizzle atom. B: step kk is 16 k rows (two 8-row atoms) further.
+        // A: the fragment's 64 rows start f·64 rows in; step kk is 32 bytes along K inside the
+        // swizzle atom (16 fp16/bf16 or 32 int8 elements). B: N-major, step kk is 16 k rows (two
+        // 8-row atoms) further; K-major, 32 bytes along K as for A.
         Value* a = descriptor(b_.CreateAdd(a_base, c32(f * 64 * 128 + kk * 32)), a_high);
-        Value* bd = descriptor(b_.CreateAdd(b_base, c32(kk * 16 * 128)), b_high);
+        Value* bd = descriptor(b_.CreateAdd(b_base, c32(b_n_major ? kk * 16 * 128 : kk * 32)), b_high);
         mma(f, a, bd);
       }
     emit_ptx_statement(b_, "wgmma.commit_group.sync.aligned;");
   }
 
   void epilogue() {
-    auto* f32 = b_.getFloatTy();
+    auto* f32 = acc_elem_;
     // The accumulators are final once the last group has retired: route them through an empty
     // statement after the wait, so that no use is scheduled above it.
     for (std::int64_t f = 0; f < fm_; ++f) {
       InlinePtx fence;
       for (std::int64_t e = 0; e < acc_per_frag_; ++e)
-        fence.inout(b_.CreateLoad(f32, acc_at(f * acc_per_frag_ + e)), 'f');
+        fence.inout(b_.CreateLoad(f32, acc_at(f * acc_per_frag_ + e)), acc_c_);
       Value* r = fence.emit(b_, "", false);
       for (std::int64_t e = 0; e < acc_per_frag_; ++e)
         b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
@@ -156,10 +174,12 @@ class WgmmaKernel : KernelBuilder {
   }
 
   void body() {
-    auto* f32 = b_.getFloatTy();
-    acc_ty_ = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(fm_ * acc_per_frag_));
+    acc_elem_ = int8_ ? b_.getInt32Ty() : b_.getFloatTy();
+    acc_c_ = int8_ ? 'r' : 'f';
+    acc_ty_ = llvm::ArrayType::get(acc_elem_, static_cast<std::uint64_t>(fm_ * acc_per_frag_));
     acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
-    for (std::int64_t e = 0; e < fm_ * acc_per_frag_; ++e) b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(e));
+    Value* zero = int8_ ? static_cast<Value*>(b_.getInt32(0)) : llvm::ConstantFP::get(acc_elem_, 0.0);
+    for (std::int64_t e = 0; e < fm_ * acc_per_frag_; ++e) b_.CreateStore(zero, acc_at(e));
     tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     lane_ = b_.CreateAnd(tid_, c32(31));
     Value* warp = b_.CreateLShr(tid_, 5);
@@ -196,7 +216,10 @@ class WgmmaKernel : KernelBuilder {
   Value *acc_ = nullptr, *group_row_ = nullptr, *group_row_bytes_ = nullptr, *warp_row_ = nullptr,
         *smem_base_ = nullptr;
   std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, groups_ = 1, fm_ = 1, group_rows_ = 0, warp_rows_ = 16, k_tiles_ = 1;
-  std::int64_t stages_ = 3, a_stage_ = 0, b_stage_ = 0, slab_cols_ = 64, acc_per_frag_ = 0;
+  std::int64_t stages_ = 3, a_stage_ = 0, b_stage_ = 0, slab_cols_ = 64, acc_per_frag_ = 0, elem_bytes_ = 2;
+  bool int8_ = false;
+  llvm::Type* acc_elem_ = nullptr;
+  char acc_c_ = 'f';
 };
 
 }  // namespace
@@ -208,11 +231,13 @@ LaunchInfo build_wgmma(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m
 std::string wgmma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (hw.gpu.arch != "sm_90a") return fmt::format("wgmma needs the sm_90a target ({} is {})", hw.name, hw.gpu.arch);
   if (!hw.gpu.has_cp_async) return fmt::format("{} has no cp.async", hw.name);
-  if (p.instr_m != 64 || p.instr_k != 16) return "only the m64nNk16 instruction is generated";
+  const std::int64_t ik = p.a_type == "int8" ? 32 : 16;
+  if (p.instr_m != 64 || p.instr_k != ik) return fmt::format("only the m64nNk{} instruction is generated", ik);
   if (p.smem_layout != "swizzle_128b" || p.index.swizzle_bits != 3) return "wgmma reads 128-byte-swizzled tiles only";
   if (p.index.a_smem_row_bytes != 128 || p.index.b_smem_row_bytes != 128)
     return "wgmma tiles are stored as 128-byte rows (tile_k = 64 elements, tile_n a multiple of 64)";
   if (p.tile_n % 64 != 0 || p.tile_n > 256) return "tile_n must be a multiple of 64, at most 256";
+  if (p.a_type == "int8" && p.tile_n % 16 != 0) return "integer wgmma needs tile_n a multiple of 16";
   if (p.warp_m % 4 != 0 || p.warp_n != 1) return "warps come in warpgroups of 4 along M";
   if (p.stages < 3) return "the wgmma pipeline needs at least 3 stages";
   return "";

@@ -91,7 +91,9 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   const std::int64_t atom = 128;                  // bytes per swizzle-atom row
   const std::int64_t slab = atom * 8 / s.b_bits;  // B elements per 128-byte slab row
   std::vector<std::int64_t> tm = {64, 128, 256}, tn;
-  for (std::int64_t v : powers(slab, ins->n)) tn.push_back(v);
+  // N-major B comes in slabs of 128 bytes; a K-major B tile needs only tile_n a multiple of 64.
+  std::int64_t tn_min = p.b_layout.value == Layout::RowMajor ? slab : 64;
+  for (std::int64_t v : powers(tn_min, ins->n)) tn.push_back(v);
   std::vector<std::int64_t> tk = {atom * 8 / s.a_bits};
   std::vector<std::int64_t> wm = {4, 8}, wn = {1}, stages = {3, 4, 5, 6}, split = {1}, raster = {1, 2, 4, 8, 16};
   std::vector<std::int64_t> occ;
@@ -120,8 +122,12 @@ std::vector<std::string> families(const GemmProblem& p) {
   if (!p.use_hmma.value) return {"simt"};
   if (p.family.user) return {p.family.value};
   std::vector<std::string> out;
-  for (const char* f : {"mma.sync", "wgmma"})
+  for (const char* f : {"mma.sync", "wgmma"}) {
+    // wgmma reads an N-major (row-major) B through its transpose flag, which exists for 16-bit
+    // types only (PTX ISA, wgmma.mma_async, imm-trans-b).
+    if (std::string(f) == "wgmma" && p.b_layout.value == Layout::RowMajor && p.b.value.bits != 16) continue;
     if (pick_instr(p, f)) out.push_back(f);
+  }
   DG_INTERNAL_ASSERT(!out.empty(), "sema accepted a precision without a tensor-core shape");
   return out;
 }

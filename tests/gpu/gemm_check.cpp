@@ -2,7 +2,7 @@
 // and compare it with cuBLAS (fp32 output, fp32 accumulation) on the same inputs. The output buffer
 // is poisoned first. Prints the relative Frobenius error and the largest absolute error; exit 0
 // when the relative error is below 1e-2 and every element is finite, 1 otherwise, 77 (skip) on a
-// machine without a GPU.
+// machine without a GPU. int8 modules are compared exactly with an int64 reference on the host.
 #include <deepgemm/runtime.h>
 
 #include <cmath>
@@ -32,6 +32,59 @@ int main(int argc, char** argv) {
   std::printf("%s: M=%d N=%d K=%d %s -> %s (%s), seed %u\n", argv[1], M, N, K, mi.a_type.c_str(), mi.c_type.c_str(),
               mi.kernel.c_str(), seed);
 
+  const bool b_row_major = L.operands[1].row_major;
+  dgmm_handle h = nullptr;
+  auto run = [&](void* dA, void* dB, void* dC) {
+    h = dgmm_load_kernel(argv[1]);
+    if (!h) {
+      std::fprintf(stderr, "load: %s\n", dgmm_last_error());
+      std::exit(1);
+    }
+    if (dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
+        dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||
+        dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK || dgmm_launch_kernel_only(h) != DGMM_OK) {
+      std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
+      std::exit(1);
+    }
+    if (dgmm_wait(dgmm_sync(h)) != DGMM_OK) {
+      std::fprintf(stderr, "wait: %s\n", dgmm_last_error());
+      std::exit(1);
+    }
+  };
+  if (mi.a_type == "int8") {
+    // A row-major M×K; B as the module stores it (row-major K×N, or column-major: N rows of K).
+    auto a = dg::gpu::random_int8(size_t(M) * K, seed);
+    auto b = dg::gpu::random_int8(size_t(K) * N, seed + 1);
+    void *dA, *dB, *dC;
+    DG_CUDA(cudaMalloc(&dA, a.size()));
+    DG_CUDA(cudaMalloc(&dB, b.size()));
+    DG_CUDA(cudaMalloc(&dC, size_t(M) * N * 4));
+    DG_CUDA(cudaMemcpy(dA, a.data(), a.size(), cudaMemcpyHostToDevice));
+    DG_CUDA(cudaMemcpy(dB, b.data(), b.size(), cudaMemcpyHostToDevice));
+    DG_CUDA(cudaMemset(dC, 0x7F, size_t(M) * N * 4));  // poison: 0x7F7F7F7F, beyond any K·127² here
+    run(dA, dB, dC);
+    std::vector<int32_t> got(size_t(M) * N);
+    DG_CUDA(cudaMemcpy(got.data(), dC, got.size() * 4, cudaMemcpyDeviceToHost));
+    size_t wrong = 0, first = SIZE_MAX;
+    std::vector<int64_t> row(N);
+    for (int m = 0; m < M; ++m) {
+      std::fill(row.begin(), row.end(), 0);
+      for (int k = 0; k < K; ++k) {
+        const int64_t x = a[size_t(m) * K + k];
+        for (int n = 0; n < N; ++n)
+          row[n] += x * (b_row_major ? b[size_t(k) * N + n] : b[size_t(n) * K + k]);
+      }
+      for (int n = 0; n < N; ++n)
+        if (int64_t(got[size_t(m) * N + n]) != row[n] && wrong++ == 0) first = size_t(m) * N + n;
+    }
+    bool ok = wrong == 0;
+    std::printf("exact int64 reference: %zu of %zu elements differ%s\n", wrong, got.size(), ok ? "" : "  FAILED");
+    if (!ok) std::printf("first difference at row %zu col %zu: got %d\n", first / N, first % N, got[first]);
+    dgmm_unload_kernel(h);
+    std::printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);
+    return ok ? 0 : 1;
+  }
+
   auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);
   auto b = dg::gpu::random_matrix(size_t(K) * N, bf16, seed + 1);
   size_t c_elem = mi.c_type == "fp32" ? 4 : 2;
@@ -44,24 +97,10 @@ int main(int argc, char** argv) {
   DG_CUDA(cudaMemcpy(dB, b.data(), b.size() * 2, cudaMemcpyHostToDevice));
   DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_elem));  // poison: NaN in every format
 
-  dgmm_handle h = dgmm_load_kernel(argv[1]);
-  if (!h) {
-    std::fprintf(stderr, "load: %s\n", dgmm_last_error());
-    return 1;
-  }
-  if (dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
-      dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||
-      dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK || dgmm_launch_kernel_only(h) != DGMM_OK) {
-    std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
-    return 1;
-  }
-  if (dgmm_wait(dgmm_sync(h)) != DGMM_OK) {
-    std::fprintf(stderr, "wait: %s\n", dgmm_last_error());
-    return 1;
-  }
+  run(dA, dB, dC);
   cublasHandle_t cb;
   DG_CUBLAS(cublasCreate(&cb));
-  dg::gpu::cublas_gemm(cb, bf16, dA, dB, dRef, CUDA_R_32F, M, N, K);
+  dg::gpu::cublas_gemm(cb, bf16, dA, dB, dRef, CUDA_R_32F, M, N, K, b_row_major);
   DG_CUDA(cudaDeviceSynchronize());
 
   std::vector<float> ref(size_t(M) * N), got(size_t(M) * N);

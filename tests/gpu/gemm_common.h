@@ -39,7 +39,7 @@ namespace dg::gpu {
 struct ModuleInfo {
   std::vector<uint8_t> bytes;
   ko::launch::Launch launch{};
-  std::string a_type, c_type;  // "fp16" | "bf16" (A and B), output "fp16" | "bf16" | "fp32"
+  std::string a_type, c_type;  // "fp16" | "bf16" | "int8" (A and B), output "fp16" | "bf16" | "fp32" | "int32"
   std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
 };
 
@@ -122,12 +122,22 @@ inline std::vector<uint16_t> random_matrix(size_t n, bool bf16, uint32_t seed) {
 }
 
 /// Row-major C[M×N] = A[M×K]·B[K×N] with cuBLAS (column-major: Cᵀ = Bᵀ·Aᵀ), fp32 accumulation.
+/// B is row-major (ld N) or, with b_row_major false, column-major (ld K).
 inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, cudaDataType c_type,
-                        int M, int N, int K) {
+                        int M, int N, int K, bool b_row_major = true) {
   float one = 1.f, zero = 0.f;
   cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-  DG_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, t, N, A, t, K, &zero, C, c_type, N,
-                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  DG_CUBLAS(cublasGemmEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, t,
+                         b_row_major ? N : K, A, t, K, &zero, C, c_type, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/// Uniform int8 values in [-127, 127], from a fixed seed.
+inline std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-127, 127);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(d(rng));
+  return v;
 }
 
 }  // namespace dg::gpu
