@@ -10,8 +10,11 @@ mkdir -p "$logs"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv | tee "$logs/gpu.txt"
 cmake --preset runtime-only -DDEEPGEMM_GPU_MODULES="$mods" > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
 cmake --build --preset runtime-only -j "$(nproc)" > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
-(cd build/runtime-only && ctest --output-on-failure -j 4 > "$logs/ctest.log" 2>&1)
-grep -E "tests passed|Failed|\*\*\*|relative Frobenius" "$logs/ctest.log" | tail -40
+(cd build/runtime-only && ctest -V -j 4 > "$logs/ctest.log" 2>&1)
+grep -E "tests passed|Failed|\*\*\*" "$logs/ctest.log" | tail -20
+grep -E "^[0-9]+: .*(\.ko: M=|relative Frobenius|exact int64)" "$logs/ctest.log" | sed 's/^[0-9]*: //' > "$logs/checks.txt"
+echo "$(grep -c "relative Frobenius\|exact int64" "$logs/checks.txt") GEMM checks; worst relative error: \
+$(grep -o "relative Frobenius error [0-9.e+-]*" "$logs/checks.txt" | awk '{print $4}' | sort -g | tail -1)"
 build/runtime-only/bench/gpu_bench "$mods"/bench_*.ko 2>&1 | tee "$logs/bench.log"
 if ls "$mods"/family_*.ko > /dev/null 2>&1; then
   echo "== the mma.sync family on the large shapes"
