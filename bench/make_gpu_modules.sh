@@ -39,6 +39,21 @@ constraints { ${6:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
 }
+spec_volta() {  # M N K out output [layout] [constraints]: Volta's m8n8k4 kernels (PTX for sm_70, JIT-compiled)
+  cat > "$dir/.spec.dgml" <<SPEC
+target volta;
+precision { activation: fp16; weight: fp16; output: $5; }
+shape { M: $1; N: $2; K: $3; }
+layout { ${6:-} }
+constraints { ${7:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$4" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+spec_volta 1000 2048 1001 "check_volta_fp16_1000x2048x1001.ko" fp32 "" "pad_k: true; sm_mem_limit: 64;"
+spec_volta 333 520 72 "check_volta_fp16_333x520x72.ko" fp16 "" "pad_k: true;"
+spec_volta 1000 776 1008 "check_volta_fp16_bcol_1000x776x1008.ko" fp16 "B: col_major;" ""
+spec_volta 127 264 136 "check_volta_fp16_1stage_127x264x136.ko" fp32 "" "stages == 1;"
+spec_volta 2048 2048 2048 "check_volta_fp16_2048x2048x2048.ko" fp16 "" ""
 for f in mma_sync wgmma; do
   spec_b_col int8 1000 776 1024 "check_${f}_int8_bcol_1000x776x1024.ko" "family: $f;"
   spec_b_col int8 129 520 4112 "check_${f}_int8_bcol_129x520x4112.ko" "family: $f; pad_k: true;"

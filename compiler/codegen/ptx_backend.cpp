@@ -12,6 +12,8 @@ namespace dg::codegen {
 
 namespace {
 
+bool is_m8n8k4(const Plan& p) { return p.family == "mma.sync" && p.instr_m == 8 && p.instr_n == 8 && p.instr_k == 4; }
+
 class GpuBackend : public PtxBackend {
  public:
   explicit GpuBackend(const hw::HwModel& hw) : hw_(hw) {}
@@ -23,7 +25,9 @@ class GpuBackend : public PtxBackend {
     std::string family = plan.family == "mma.sync" ? "" : plan.family + "_";
     std::string name = fmt::format("dg_gemm_{}{}_{}x{}x{}", family, plan.a_type, plan.tile_m, plan.tile_n, plan.tile_k);
     Artifacts a;
-    a.launch = plan.family == "wgmma" ? build_wgmma(plan, ctx, *m, name) : build_mma_sync(plan, ctx, *m, name);
+    a.launch = plan.family == "wgmma"  ? build_wgmma(plan, ctx, *m, name)
+               : is_m8n8k4(plan) ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
+                                 : build_mma_sync(plan, ctx, *m, name);
     const auto& g = hw_.gpu;
     const std::string& arch = g.arch;
     a.launch.compute_capability = static_cast<std::uint32_t>(std::stoi(arch.substr(3, 2)));
@@ -63,11 +67,13 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
                        p.family == "wgmma" ? "wgmma m64nNk32" : "mma.sync m16n8k32",
                        p.family == "wgmma" ? "wgmma" : "ldmatrix");
   const std::int64_t per_chunk = int8 ? 16 : 8;  // elements per 16-byte load
-  if (p.K % per_chunk != 0 || (p.index.b_row_major && p.N % per_chunk != 0) || p.N % 8 != 0)
+  if (!is_m8n8k4(p) &&  // (the register-staged Volta loads fall back to 2-byte loads)
+      (p.K % per_chunk != 0 || (p.index.b_row_major && p.N % per_chunk != 0) || p.N % 8 != 0))
     return fmt::format("16-byte loads need K{} to be a multiple of {} (K = {}, N = {})",
                        p.index.b_row_major ? " and N" : "", per_chunk, p.K, p.N);
   if (p.epilogue != "none") return fmt::format("the fused '{}' epilogue is not generated yet", p.epilogue);
-  return p.family == "wgmma" ? wgmma_unsupported(p, hw) : mma_sync_unsupported(p, hw);
+  if (p.family == "wgmma") return wgmma_unsupported(p, hw);
+  return is_m8n8k4(p) ? mma_sync_m8n8k4_unsupported(p, hw) : mma_sync_unsupported(p, hw);
 }
 
 std::unique_ptr<PtxBackend> make_ptx_backend(const hw::HwModel& model) { return std::make_unique<GpuBackend>(model); }

@@ -32,6 +32,7 @@ struct LaunchInfo {
 struct PtxasReport {
   bool ran = false;
   std::string tool;        // path of ptxas
+  std::string not_run;     // why it did not assemble this kernel (ran == false): not found, or no such target
   int registers = 0;
   int spill_stores = 0, spill_loads = 0;
   int smem_static = 0;

@@ -34,7 +34,10 @@ std::string find_ptxas() {
 PtxasReport run_ptxas(const std::string& ptx, const std::string& arch) {
   PtxasReport r;
   r.tool = find_ptxas();
-  if (r.tool.empty()) return r;
+  if (r.tool.empty()) {
+    r.not_run = "ptxas not found";
+    return r;
+  }
   std::error_code ec;
   fs::path dir = fs::temp_directory_path(ec) / fmt::format("deepgemm-ptxas-{}-{}", ::getpid(), std::rand());
   fs::create_directories(dir, ec);
@@ -58,6 +61,11 @@ PtxasReport run_ptxas(const std::string& ptx, const std::string& arch) {
       r.spill_loads = std::stoi(m[2]);
     }
     if (std::regex_search(r.log, m, std::regex("(\\d+) bytes smem"))) r.smem_static = std::stoi(m[1]);
+  } else if (r.log.find("is not defined for option 'gpu-name'") != std::string::npos) {
+    // A toolkit that dropped the target (CUDA 13 has no sm_70): the PTX is still valid input for
+    // the driver's JIT on a newer GPU.
+    r.ran = false;
+    r.not_run = fmt::format("{} cannot assemble for {} (its toolkit dropped the target)", r.tool, arch);
   } else {
     r.cubin.clear();
     r.log = fmt::format("ptxas failed (exit {}):\n{}", rc, r.log);

@@ -297,7 +297,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
         if (px.ran && px.cubin.empty()) throw InternalError("ptxas rejected the generated PTX:\n" + px.log);
         say.info(px.ran ? fmt::format("ptxas: {} registers, {} B spill stores, {} B spill loads ({:.1f} ms)",
                                       px.registers, px.spill_stores, px.spill_loads, say.ms())
-                        : "ptxas not found: the module carries PTX only (the driver JIT compiles it)");
+                        : px.not_run + ": the module carries PTX only (the driver JIT compiles it)");
         // The plan's occupancy must survive register allocation.
         const Plan& cand = *solved.plan;
         bool over_budget = px.ran && static_cast<std::int64_t>(px.registers) * cand.threads * cand.blocks_per_sm >

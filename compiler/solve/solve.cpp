@@ -167,8 +167,8 @@ class Encoder {
          flag({"tile_n", "warp_n"}, [&](const Vals& v) { return v[0] % (v[1] * s_.in) == 0; }));
     rule("hw.threads_per_block", fmt::format("threads per block <= {} ({})", g.max_threads_per_block, hwn), "hardware",
          q_.table({"warp_m", "warp_n"}, [&](const Vals& v) { return threads(v[0], v[1]); }) <= g.max_threads_per_block);
-    Expr regs = q_.table({"tile_m", "tile_n", "warp_m", "warp_n"},
-                         [&](const Vals& v) { return regs_per_thread(s_, v[0], v[1], v[2], v[3]); });
+    Expr regs = q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"},
+                         [&](const Vals& v) { return regs_per_thread(s_, v[0], v[1], v[2], v[3], v[4]); });
     rule("hw.registers_per_thread",
          fmt::format("accumulator and fragment registers per thread <= {} ({})", g.max_regs_per_thread, hwn),
          "hardware", regs <= g.max_regs_per_thread);
@@ -188,8 +188,8 @@ class Encoder {
     rule("hw.occupancy_smem",
          fmt::format("blocks_per_sm × shared memory per block <= {} per SM ({})", kb(g.smem_per_sm_bytes), hwn),
          "hardware", q_.times_var("blocks_per_sm", smem) <= g.smem_per_sm_bytes);
-    Expr regs_block = q_.table({"tile_m", "tile_n", "warp_m", "warp_n"}, [&](const Vals& v) {
-      return regs_per_thread(s_, v[0], v[1], v[2], v[3]) * threads(v[2], v[3]);
+    Expr regs_block = q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"}, [&](const Vals& v) {
+      return regs_per_thread(s_, v[0], v[1], v[2], v[3], v[4]) * threads(v[3], v[4]);
     });
     rule("hw.occupancy_registers", fmt::format("blocks_per_sm × registers per block <= {} per SM ({})", g.regs_per_sm, hwn),
          "hardware", q_.times_var("blocks_per_sm", regs_block) <= g.regs_per_sm);
@@ -472,8 +472,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   pl.tile_m = v("tile_m");
   pl.tile_n = v("tile_n");
   pl.tile_k = v("tile_k");
-  pl.instr_m = s.im;
-  pl.instr_n = s.in;
+  pl.instr_m = s.instr_m > 0 ? s.instr_m : s.im;
+  pl.instr_n = s.instr_n > 0 ? s.instr_n : s.in;
   pl.instr_k = s.ik;
   pl.grid_m = ceil_div(s.M, pl.tile_m);
   pl.grid_n = ceil_div(s.N, pl.tile_n);
@@ -492,7 +492,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.cluster_n = v("cluster_n");
     pl.threads = threads(pl.warp_m, pl.warp_n);
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem"));
-    pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.warp_m, pl.warp_n);
+    pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);
     pl.k_iters = ceil_div(s.K, pl.tile_k * pl.split_k);
     pl.l2_hit_rate = l2_hit_milli(s, pl.tile_m, pl.tile_n, pl.raster_group, pl.blocks_per_sm) / 1000.0;
     std::int64_t ra, ba, rb, bb;

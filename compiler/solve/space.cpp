@@ -181,6 +181,14 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
     s.im = ins->m;
     s.in = ins->n;
     s.ik = ins->k;
+    if (ins->m == 8 && ins->n == 8 && ins->k == 4) {
+      // Volta's m8n8k4 runs four independent 8×8 products, one per quad pair of the warp: the
+      // generator arranges them 2×2, so a warp steps over 16×16 of C per instruction.
+      s.instr_m = ins->m;
+      s.instr_n = ins->n;
+      s.im = 16;
+      s.in = 16;
+    }
     std::string peak_key = p.weight_conversion.empty() ? p.a.value.name : p.weight_conversion;
     // mma.sync's own sustained rate where the model gives one (Hopper), else the tensor peak.
     auto it = g.mma_sync_peak_tflops.find(peak_key);
@@ -279,7 +287,8 @@ std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::i
 
 std::int64_t threads(std::int64_t wm, std::int64_t wn) { return 32 * wm * wn; }
 
-std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn) {
+std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
+                             std::int64_t wn) {
   if (s.family == "wgmma") {
     // A warpgroup's accumulators are spread over its 128 threads; operands stay in shared memory.
     std::int64_t groups = std::max<std::int64_t>(1, wm * wn / 4);
@@ -289,7 +298,14 @@ std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, s
   std::int64_t acc = ceil_div(wtm * wtn * s.acc_bits, 32 * 32);
   std::int64_t kstep = s.family == "simt" ? 1 : s.ik;
   std::int64_t frag = 2 * (ceil_div(wtm * kstep * s.compute_bits, 32 * 32) + ceil_div(wtn * kstep * s.compute_bits, 32 * 32));
-  return acc + frag + 32;  // 32: addresses, loop counters, predicates
+  // Without cp.async the next K tile travels through registers: its share of the tile per thread,
+  // and the global addresses and predicates of its loads (48 more: ptxas for sm_75, the oldest
+  // target CUDA 13 assembles, put the Volta example's kernel at 255 registers where this estimate
+  // said 214 without them).
+  std::int64_t staging = s.problem->hw.is_gpu() && !s.problem->hw.gpu.has_cp_async && s.family != "simt"
+                             ? ceil_div(stage_bytes(s, tm, tn, tk), threads(wm, wn) * 4) + 48
+                             : 0;
+  return acc + frag + staging + 32;  // 32: addresses, loop counters, predicates
 }
 
 std::int64_t smem_offset(std::int64_t row, std::int64_t chunk, std::int64_t row_bytes, std::int64_t layout) {

@@ -37,7 +37,8 @@ struct Space {
   const GemmProblem* problem = nullptr;
   bool gpu = true;
   std::string family;          // mma.sync, wgmma, simt, npu
-  std::int64_t im = 1, in = 1, ik = 1;  // instruction (or PE array) shape
+  std::int64_t im = 1, in = 1, ik = 1;  // a warp's step (instruction, or PE array) shape
+  std::int64_t instr_m = 0, instr_n = 0;  // the instruction's own M and N where they differ (m8n8k4)
   int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
   double peak_flops_per_ns_sm = 0;  // GPU: per SM
@@ -69,7 +70,8 @@ std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::in
 std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t stages,
                         std::int64_t layout);
 std::int64_t threads(std::int64_t wm, std::int64_t wn);
-std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn);
+std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
+                             std::int64_t wn);
 /// Shared-memory rows and row length of operand A (`a`) or B as stored for this tile.
 void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t& rows,
                      std::int64_t& row_bytes);

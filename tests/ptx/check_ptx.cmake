@@ -8,6 +8,15 @@ if(FAMILY STREQUAL "wgmma")
   set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k16\\.f32\\.(f16|bf16)\\.(f16|bf16)"
             "wgmma\\.fence\\.sync\\.aligned" "wgmma\\.commit_group\\.sync\\.aligned" "wgmma\\.wait_group\\.sync\\.aligned 1"
             "fence\\.proxy\\.async\\.shared::cta" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+elseif(FAMILY STREQUAL "wgmma_int8")
+  set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k32\\.s32\\.s8\\.s8"
+            "wgmma\\.commit_group\\.sync\\.aligned" "fence\\.proxy\\.async\\.shared::cta")
+elseif(FAMILY STREQUAL "mma_sync_int8")
+  set(wants "\\.target sm_80" "mma\\.sync\\.aligned\\.m16n8k32\\.row\\.col\\.s32\\.s8\\.s8\\.s32"
+            "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16" "cp\\.async\\.cg\\.shared\\.global")
+elseif(FAMILY STREQUAL "m8n8k4")
+  set(wants "\\.target sm_70" "mma\\.sync\\.aligned\\.m8n8k4\\.row\\.(row|col)\\.f32\\.f16\\.f16\\.f32"
+            "ld\\.shared\\.v[24]\\.(u32|b32|b16)" "st\\.shared\\.v4\\.(u32|b32)" "bar\\.sync")
 else()
   set(wants "\\.target sm_[0-9]+a?" "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.(f16|bf16)"
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
@@ -28,6 +37,19 @@ if(err MATCHES "ptxas: ([0-9]+) registers, ([0-9]+) B spill stores")
     message(FATAL_ERROR "ptxas reports spills:\n${err}")
   endif()
   message(STATUS "ptxas: ${CMAKE_MATCH_1} registers")
+elseif(err MATCHES "cannot assemble for (sm_[0-9]+)")
+  # A toolkit without the target (CUDA 13 dropped sm_70): assemble for the oldest target it has,
+  # which takes sm_70 PTX too, to check the syntax, the instructions and the register budget.
+  set(arch ${CMAKE_MATCH_1})
+  execute_process(COMMAND /usr/local/cuda/bin/ptxas -arch=sm_75 -v ${OUT} -o ${OUT}.sm_75.cubin
+                  RESULT_VARIABLE prc ERROR_VARIABLE plog OUTPUT_VARIABLE plog2)
+  if(NOT prc EQUAL 0)
+    message(FATAL_ERROR "ptxas -arch=sm_75 rejected the ${arch} PTX:\n${plog}${plog2}")
+  endif()
+  if(NOT "${plog}${plog2}" MATCHES " 0 bytes spill stores")
+    message(FATAL_ERROR "ptxas -arch=sm_75 reports spills:\n${plog}${plog2}")
+  endif()
+  message(STATUS "ptxas has no ${arch}; assembled for sm_75")
 elseif(EXISTS /usr/local/cuda/bin/ptxas)
   message(FATAL_ERROR "ptxas is installed but was not run:\n${err}")
 endif()
