@@ -257,6 +257,13 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   const Plan& plan = *solved.plan;
   say.info(fmt::format("Found {} valid tile candidates (M×N×K); optimum {}×{}×{} ({} Z3 checks, {:.1f} ms)",
                        solved.feasible_tiles, plan.tile_m, plan.tile_n, plan.tile_k, solved.checks, say.ms()));
+  if (solved.families.size() > 1) {
+    std::vector<std::string> parts;
+    for (const auto& f : solved.families)
+      parts.push_back(f.predicted_us ? fmt::format("{} {:.2f} us", f.family, *f.predicted_us)
+                                     : fmt::format("{} infeasible", f.family));
+    say.info(fmt::format("Instruction families: {}; {} chosen", fmt::join(parts, ", "), plan.family));
+  }
   say.info(fmt::format("Predicted {:.2f} us ({:.1f} TFLOP/s, {}-bound, l2_hit_rate={:.3f})", plan.predicted_us,
                        plan.predicted_tflops, plan.bound, plan.l2_hit_rate));
   if (emit == "plan") return write_output(o, dump_plan(plan), out, err);

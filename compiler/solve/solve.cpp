@@ -752,10 +752,12 @@ Result solve(const GemmProblem& p, const Options& opts) {
   std::optional<Result> best, first;
   double seconds = 0;
   int checks = 0;
+  std::vector<Result::FamilyResult> tried;
   for (const auto& f : fams) {
     Result r = solve_family(p, opts, f);
     seconds += r.seconds;
     checks += r.checks;
+    tried.push_back({r.space.family, r.plan ? std::optional<double>(r.plan->predicted_us) : std::nullopt});
     if (!r.plan) {
       if (!first) first = std::move(r);
       continue;
@@ -765,6 +767,7 @@ Result solve(const GemmProblem& p, const Options& opts) {
   Result out = best ? std::move(*best) : std::move(*first);
   out.seconds = seconds;
   out.checks = checks;
+  out.families = std::move(tried);
   return out;
 }
 

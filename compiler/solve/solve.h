@@ -41,6 +41,11 @@ struct Result {
   double seconds = 0;
   int checks = 0;
   std::int64_t feasible_tiles = 0;
+  struct FamilyResult {
+    std::string family;
+    std::optional<double> predicted_us;  // none: no point of this family satisfies every rule
+  };
+  std::vector<FamilyResult> families;  // each family solved, in the order tried
   Point point;           // the chosen point (when plan)
   std::int64_t cost = 0; // its objective value
 };
