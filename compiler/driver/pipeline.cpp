@@ -1,6 +1,7 @@
 #include "driver/pipeline.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +18,9 @@
 #include "dgml/diag.h"
 #include "driver/cache.h"
 #include "codegen/ptx_backend.h"
+#include "hdlgen/formal.h"
+#include "hdlgen/generate.h"
+#include "hdlgen/synth.h"
 #include <deepgemm/launch_format.h>
 #include "module/writer.h"
 #include "verify/verify.h"
@@ -38,10 +42,6 @@ const std::vector<std::string>& emit_stages() {
 
 namespace {
 
-/// Stages that exist in this build; the rest are refused with a clear message.
-bool stage_available(const std::string& s) {
-  return s != "verilog";
-}
 
 class Narrator {
  public:
@@ -145,6 +145,38 @@ std::string size_text(size_t bytes) {
   return bytes < 1024 ? fmt::format("{} B", bytes) : fmt::format("{:.1f}KB", bytes / 1024.0);
 }
 
+/// The design name: the spec's file stem, with anything but letters, digits and '_' made '_'.
+std::string design_name(const std::string& input) {
+  std::string n = fs::path(input).stem().string();
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) n = "d" + n;
+  return n;
+}
+
+/// --emit=verilog: the files into the directory -o names, or all of them to stdout.
+int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream& out, std::ostream& err) {
+  if (o.output.empty()) {
+    out << hdlgen::bundle(d);
+    return 0;
+  }
+  std::error_code ec;
+  fs::create_directories(o.output, ec);
+  if (ec || !fs::is_directory(o.output)) {
+    err << fmt::format("deepgemm: error: cannot make directory '{}' for the Verilog: {}\n", o.output,
+                       ec ? ec.message() : "a file of that name exists");
+    return kExitUserError;
+  }
+  for (const auto& f : d.files) {
+    std::string why;
+    if (!write_file_atomic((fs::path(o.output) / f.name).string(), f.text, why)) {
+      err << fmt::format("deepgemm: error: cannot write '{}': {}\n", (fs::path(o.output) / f.name).string(), why);
+      return kExitUserError;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string find_hw_dir(const std::string& flag_value, const char* argv0) {
@@ -172,13 +204,6 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
                        fmt::join(stages, ", "));
     return kExitUserError;
   }
-  if (!stage_available(emit)) {
-    err << fmt::format("deepgemm: error: --emit={} is not available in this version: the backend stages "
-                       "(the NPU backend) are not implemented yet\n",
-                       emit);
-    return kExitUserError;
-  }
-
   Narrator say(o.verbose, err);
   std::string text, why;
   if (!read_file(o.input, text, why)) {
@@ -349,6 +374,60 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     err << fmt::format("{}: error: --emit={} applies to GPU targets; {} is an NPU\n", o.input, emit, problem->hw.name);
     return kExitUserError;
   }
+  if (emit == "verilog" && !problem->hw.is_npu()) {
+    err << fmt::format("{}: error: --emit=verilog applies to NPU targets; {} is a GPU\n", o.input, problem->hw.name);
+    return kExitUserError;
+  }
+
+  // The NPU backend: Verilog from the plan, its properties proved by k-induction, synthesized.
+  std::optional<hdlgen::Design> hdl;
+  hdlgen::FormalReport formal;
+  hdlgen::SynthReport synth;
+  if (problem->hw.is_npu()) {
+    say.start();
+    say.info("Generating Verilog (AGUs for A, B and C, DMA burst splitters, MMIO registers, top)...");
+    try {
+      hdl = hdlgen::generate(*solved.plan, problem->hw, design_name(o.input));
+    } catch (const UserError& e) {
+      if (emit == "verilog") {
+        err << fmt::format("{}: error: cannot emit verilog: {}\n", o.input, e.what());
+        return kExitUserError;
+      }
+      err << fmt::format("{}: warning: no Verilog generated: {}\n", o.input, e.what());
+    }
+  }
+  if (hdl) {
+    say.info(fmt::format("{}: {} files, {} modules with properties ({:.1f} ms)", hdl->top, hdl->files.size(),
+                         hdl->formal_tops.size(), say.ms()));
+    say.start();
+    say.info("Proving the AGU and DMA properties by k-induction (Yosys -> SMT-LIB2 -> Z3)...");
+    formal = hdlgen::prove(*hdl);
+    if (o.verbose) err << hdlgen::report_text(formal);
+    if (!formal.all_proved()) {
+      // Hardware whose properties are not all proved is not emitted.
+      if (emit == "verilog") {
+        err << fmt::format("{}: error: the generated Verilog is not emitted: not every property was proved\n{}", o.input,
+                           o.verbose ? "" : hdlgen::report_text(formal));
+        return kExitUserError;
+      }
+      err << fmt::format("{}: warning: the module holds no Verilog: not every property of the generated design was "
+                         "proved\n{}",
+                         o.input, o.verbose ? "" : hdlgen::report_text(formal));
+      hdl.reset();
+    }
+  }
+  if (hdl) {
+    std::size_t props = 0;
+    for (const auto& m : formal.modules) props += m.result.properties.size();
+    say.info(fmt::format("{} properties of {} modules proved ({:.1f} ms)", props, formal.modules.size(), say.ms()));
+    if (emit == "verilog") return write_verilog(o, *hdl, out, err);
+    say.start();
+    synth = hdlgen::synthesize(*hdl);
+    say.info(synth.ran ? fmt::format("Synthesis: {} cells (yosys synth); iCE40: {} LUT4, {} flip-flops, {} block RAMs "
+                                     "({:.1f} ms)",
+                                     synth.cells, synth.luts, synth.ffs, synth.brams, say.ms())
+                       : "Synthesis not run: " + synth.error);
+  }
   if (emit == "llvm") return write_output(o, gpu->llvm_ir, out, err);
   if (emit == "ptx") return write_output(o, gpu->ptx, out, err);
   const Plan& final_plan = *solved.plan;
@@ -358,6 +437,12 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   contents.target_name = problem->hw.name;
   contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(final_plan)));
   contents.sections.push_back(module::text_section(ko::SectionKind::Proof, verify::to_json_text(cert)));
+  if (hdl) {
+    contents.sections.push_back(module::text_section(ko::SectionKind::NpuRegmap, hdlgen::register_map_text(*hdl)));
+    contents.sections.push_back(module::text_section(ko::SectionKind::Verilog, hdlgen::bundle(*hdl)));
+    contents.sections.push_back(module::text_section(
+        ko::SectionKind::Synth, hdlgen::report_text(formal) + (synth.ran ? synth.text() : "synthesis: " + synth.error + "\n")));
+  }
   if (gpu) {
     contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, gpu->ptx));
     if (!gpu->ptxas.cubin.empty())
@@ -374,7 +459,9 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (use_cache && !cache_store(cdir, key, bytes, why)) say.info("Cache not written: " + why);
   if (o.verbose) {
-    if (!gpu)  // no backend output yet (GPU family not generated, or an NPU target)
+    if (hdl)
+      err << fmt::format("[SUCCESS] NPU design {} compiled to {} (size: {})\n", hdl->top, path, size_text(bytes.size()));
+    else if (!gpu)  // no backend output (a GPU family not generated, or NPU Verilog refused)
       err << fmt::format("[SUCCESS] Module written to {} (size: {}; plan and proof only, no kernel)\n", path,
                          size_text(bytes.size()));
     else

@@ -1,0 +1,170 @@
+#include "smt/induction.h"
+
+#include <z3++.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <sstream>
+
+namespace dg::smt {
+
+bool InductionResult::all_proved() const {
+  if (!error.empty() || properties.empty()) return false;
+  for (const auto& p : properties)
+    if (!p.proved) return false;
+  return true;
+}
+
+namespace {
+
+struct Assertion {
+  int id;
+  std::string name, location;
+};
+
+/// The design's text as the checks use it. Yosys writes every cell, wire and predicate as a
+/// define-fun over the state; Z3 4.8 expands such macros eagerly where they are defined, which
+/// takes it seconds to minutes on a design of a few hundred cells (the transition relation and
+/// the conjunction of the assertions are the worst). As define-fun-rec the same definitions are
+/// unfolded on demand, and a check takes milliseconds. The conjunction |M_a| is dropped: each
+/// assertion is checked on its own.
+std::string prepared(const std::string& smt2, const std::string& top) {
+  std::string s = smt2;
+  const std::string head = "(define-fun |" + top + "_a| ";
+  if (std::size_t at = s.find(head); at != std::string::npos)
+    if (std::size_t end = s.find("\n))\n", at); end != std::string::npos) s = s.substr(0, at) + s.substr(end + 4);
+  const std::string from = "\n(define-fun |", to = "\n(define-fun-rec |";
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+std::vector<Assertion> assertions(const std::string& smt2) {
+  std::vector<Assertion> out;
+  std::istringstream in(smt2);
+  std::string line;
+  const std::string tag = "; yosys-smt2-assert ";
+  while (std::getline(in, line)) {
+    if (line.rfind(tag, 0) != 0) continue;
+    std::istringstream f(line.substr(tag.size()));
+    Assertion a;
+    f >> a.id >> a.name;
+    std::getline(f >> std::ws, a.location);
+    out.push_back(a);
+  }
+  return out;
+}
+
+class Checker {
+ public:
+  Checker(std::string design, std::string top, unsigned check_ms)
+      : design_(std::move(design)), top_(std::move(top)), check_ms_(check_ms) {}
+
+  /// Is there a path s0 .. s_step (from the initial state when `base`, else from any state) on
+  /// which every assertion holds before s_step and assertion `id` fails at s_step?
+  z3::check_result fails_at(int id, int step, bool base, const std::vector<Assertion>& all) {
+    std::string q = design_;
+    for (int s = 0; s <= step; ++s) {
+      q += fmt::format("(declare-fun s{} () |{}_s|)\n", s, top_);
+      q += fmt::format("(assert (|{}_u| s{}))\n(assert (|{}_h| s{}))\n", top_, s, top_, s);
+      if (s > 0) q += fmt::format("(assert (|{}_t| s{} s{}))\n", top_, s - 1, s);
+      if (base && s == 0) q += fmt::format("(assert (|{}_i| s0))\n(assert (|{}_is| s0))\n", top_, top_);
+      if (!base || s > 0) q += fmt::format("(assert (not (|{}_is| s{})))\n", top_, s);
+      if (s < step)
+        for (const auto& a : all) q += fmt::format("(assert (|{}_a {}| s{}))\n", top_, a.id, s);
+    }
+    q += fmt::format("(assert (not (|{}_a {}| s{})))\n", top_, id, step);
+    z3::context ctx;
+    z3::solver solver(ctx);
+    z3::params prm(ctx);
+    prm.set("timeout", check_ms_);
+    solver.set(prm);
+    solver.from_string(q.c_str());
+    return solver.check();
+  }
+
+ private:
+  std::string design_, top_;
+  unsigned check_ms_;
+};
+
+}  // namespace
+
+InductionResult prove_by_induction(const std::string& smt2, const std::string& top, int max_k, unsigned check_ms,
+                                   unsigned budget_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(budget_ms);
+  InductionResult r;
+  std::vector<Assertion> all = assertions(smt2);
+  if (smt2.find("; yosys-smt2-module " + top) == std::string::npos) {
+    r.error = "no module '" + top + "' in the SMT-LIB text";
+    return r;
+  }
+  if (all.empty()) {
+    r.error = "module '" + top + "' has no assertions";
+    return r;
+  }
+  Checker c(prepared(smt2, top), top, check_ms);
+  // k-induction of the conjunction: for k = 1, 2, ..., every assertion holds in steps 0 .. k
+  // after reset (a failure there is a real counterexample), and every assertion holds at step k
+  // of any path on which all of them held in the k steps before. The same k serves all, since
+  // each induction step assumes every assertion.
+  try {
+    for (const auto& a : all) r.properties.push_back({a.name, a.location, false, 0, "", 0});
+    std::vector<bool> failed(all.size(), false), inductive(all.size(), false), undecided(all.size(), false);
+    int base_done = -1, k = 1;
+    for (; k <= max_k; ++k) {
+      for (int step = base_done + 1; step <= k; ++step)
+        for (size_t i = 0; i < all.size(); ++i) {
+          if (failed[i]) continue;
+          auto t0 = std::chrono::steady_clock::now();
+          if (t0 > deadline) {
+            failed[i] = true;
+            r.properties[i].detail = fmt::format("not checked: the proof budget of {} ms was spent", budget_ms);
+            continue;
+          }
+          z3::check_result b = c.fails_at(all[i].id, step, true, all);
+          r.properties[i].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          if (b != z3::unsat) {
+            failed[i] = true;
+            r.properties[i].depth = step;
+            r.properties[i].detail = b == z3::sat ? fmt::format("fails {} steps after reset", step)
+                                                  : fmt::format("no answer within {} ms at step {}", check_ms, step);
+          }
+        }
+      base_done = k;
+      if (std::find(failed.begin(), failed.end(), true) != failed.end()) break;
+      bool all_inductive = true;
+      for (size_t i = 0; i < all.size(); ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        z3::check_result ind = t0 <= deadline ? c.fails_at(all[i].id, k, false, all) : z3::unknown;
+        inductive[i] = ind == z3::unsat;
+        undecided[i] = ind == z3::unknown;
+        r.properties[i].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        all_inductive = all_inductive && inductive[i];
+      }
+      if (all_inductive) break;
+    }
+    const bool proved = k <= max_k && std::find(failed.begin(), failed.end(), true) == failed.end();
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto& p = r.properties[i];
+      if (failed[i]) continue;
+      p.proved = proved;
+      p.depth = std::min(k, max_k);
+      if (proved)
+        p.detail = fmt::format("k-induction, k = {}", k);
+      else if (std::find(failed.begin(), failed.end(), true) != failed.end())
+        p.detail = "not proved: another assertion fails";
+      else
+        p.detail = inductive[i]  ? fmt::format("inductive only together with an unproved assertion (k = {})", max_k)
+                   : undecided[i] ? fmt::format("holds {} steps after reset; the induction step got no answer in time",
+                                                max_k)
+                                  : fmt::format("holds {} steps after reset, but is not {}-inductive", max_k, max_k);
+    }
+  } catch (const z3::exception& e) {
+    r.error = std::string("Z3 rejected the SMT-LIB text: ") + e.msg();
+  }
+  return r;
+}
+
+}  // namespace dg::smt

@@ -1,0 +1,17 @@
+# cmake -DOUT=rtl_library.cpp -DFILES="a.v;b.v" -P embed_rtl.cmake: the fixed RTL library, embedded
+# in the compiler so that a generated design is complete wherever the compiler runs.
+set(body "")
+foreach(f ${FILES})
+  get_filename_component(name ${f} NAME)
+  get_filename_component(stem ${f} NAME_WE)
+  file(READ ${f} text)
+  string(FIND "${text}" "`ifdef FORMAL" at)
+  if(at EQUAL -1)
+    set(props false)
+  else()
+    set(props true)
+  endif()
+  string(APPEND body "      {\"${name}\", \"${stem}\", R\"DGRTL(${text})DGRTL\", ${props}},\n")
+endforeach()
+file(WRITE ${OUT}.tmp "// Generated from hdl-gen/rtl/*.v by embed_rtl.cmake.\n#include \"hdlgen/rtl_library.h\"\n\nnamespace dg::hdlgen {\n\nconst std::vector<LibraryFile>& rtl_library() {\n  static const std::vector<LibraryFile> files = {\n${body}  };\n  return files;\n}\n\n}  // namespace dg::hdlgen\n")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,33 @@
+// The formal flow of the NPU backend: every module of a design that carries properties (under
+// `ifdef FORMAL`) is read by Yosys, written as an SMT-LIB2 transition system, and proved by
+// k-induction with Z3 (compiler/smt/induction.h) — unbounded proofs, not bounded checks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hdlgen/generate.h"
+#include "smt/induction.h"
+
+namespace dg::hdlgen {
+
+struct ModuleProof {
+  std::string module;
+  smt::InductionResult result;
+  double ms = 0;     // Yosys and Z3 together
+  std::string log;   // Yosys's output when it failed
+};
+
+struct FormalReport {
+  std::vector<ModuleProof> modules;
+  std::string error;  // the flow could not run (no yosys, ...)
+  bool all_proved() const;
+};
+
+/// Prove every formal top of `d` (`max_k`: deepest induction tried).
+FormalReport prove(const Design& d, int max_k = 2);
+
+/// Text report: one line per property (module, result, time, location).
+std::string report_text(const FormalReport& r);
+
+}  // namespace dg::hdlgen

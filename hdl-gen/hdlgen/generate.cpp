@@ -1,0 +1,382 @@
+#include "hdlgen/generate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "hdlgen/rtl_library.h"
+#include "hdlgen/top.h"
+#include "support/error.h"
+
+namespace dg::hdlgen {
+
+namespace {
+
+constexpr const char* kGeneratorVersion = "deepgemm-hdlgen 1";
+
+int log2_exact(std::int64_t v) {
+  int l = 0;
+  while ((std::int64_t{1} << l) < v) ++l;
+  return l;
+}
+
+int bits_for(std::int64_t v) {  // bits to hold 0 .. v
+  int b = 1;
+  while ((std::int64_t{1} << b) <= v) ++b;
+  return b;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// Replace every @KEY@ of `text` (Verilog braces stay untouched).
+std::string subst(std::string text, const std::map<std::string, std::string>& values) {
+  for (const auto& [k, v] : values) {
+    const std::string key = "@" + k + "@";
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size()))
+      text.replace(at, key.size(), v);
+  }
+  DG_INTERNAL_ASSERT(text.find('@') == std::string::npos || text.find("@(") != std::string::npos,
+                     "hdlgen: a template placeholder was left unfilled");
+  return text;
+}
+
+std::int64_t element_bytes(const std::string& type) {
+  if (type == "int8" || type == "u8" || type == "s8") return 1;
+  if (type == "int16" || type == "u16" || type == "s16") return 2;
+  if (type == "int32" || type == "fp32") return 4;
+  if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) {
+    int w = std::atoi(type.c_str() + 1);
+    if (w > 4 && w <= 8) return 1;
+    if (w > 8 && w <= 16) return 2;
+  }
+  return 0;  // not byte-addressable as one element (int4: packed two per byte)
+}
+
+/// One stream of the plan's tile loop nest: which dimensions its tile rows and row segments
+/// come from, its leading dimension, and its element size.
+struct Stream {
+  std::string id;       // a, b, c
+  std::string what;     // for comments
+  char row_dim, seg_dim;  // 'm', 'n', 'k'
+  bool has_k_loop;      // A and B are read once per K tile; C is written once per (block_m, block_n)
+  std::int64_t eb;      // element bytes
+};
+
+std::int64_t tile_of(const Plan& p, char d) { return d == 'm' ? p.tile_m : d == 'n' ? p.tile_n : p.tile_k; }
+
+// The AGU template. Loop nest (outer to inner): block_m (m0), block_n (n0), k_tile (k0; not for
+// C), tile row r. Rows past the matrix edge are skipped: a tile's last row is the last one inside.
+constexpr const char* kAguTemplate = R"(// @HEADER@
+//
+// AGU for @WHAT@: one request per tile row, in the plan's loop order block_m, block_n@KLOOP@, row.
+// A request is the row segment's DRAM byte address and its length in @BEAT@-byte bus beats; row
+// r of a tile goes to scratchpad bank r mod @BANKS@. The configuration (base address, M, N, K) is
+// latched at start; the top checks it against the plan's ranges before starting.
+module @MOD@ (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        start_i,
+  input  logic [31:0] base_i,
+  input  logic [@DW1@:0] m_i,
+  input  logic [@DW1@:0] n_i,
+  input  logic [@DW1@:0] k_i,
+  output logic        busy_o,
+  output logic        done_o,
+  output logic        req_valid_o,
+  input  logic        req_ready_i,
+  output logic [31:0] req_addr_o,
+  output logic [@LW1@:0] req_beats_o,
+  output logic [@TRW1@:0] req_row_o
+);
+  localparam int unsigned TileM = @TM@, TileN = @TN@, TileK = @TK@;
+  localparam int unsigned TileRows = @TR@, TileSeg = @TS@;
+  localparam int unsigned LgElem = @LEB@;  // element bytes = 2^LgElem
+
+  logic        busy_q, done_q;
+  logic [31:0] base_q;
+  logic [@DW1@:0] m_q, n_q, k_q;
+  logic [@DW1@:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
+  logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
+
+  assign ld_bytes = 32'(@LD@_q) << LgElem;
+
+  // The current request: row @RB@0 + r, columns @SB@0 .. @SB@0 + seg_len - 1.
+  logic [@DW1@:0] seg_left, seg_len;
+  assign seg_left = @SL@_q - @SB@0_q;
+  assign seg_len  = seg_left < @DW@'(TileSeg) ? seg_left : @DW@'(TileSeg);
+  assign req_valid_o = busy_q;
+  assign req_addr_o  = base_q + (32'(@RB@0_q) + 32'(r_q)) * ld_bytes + (32'(@SB@0_q) << LgElem);
+  assign req_beats_o = @LW@'((32'(seg_len) << LgElem) >> @LGBEAT@);
+  assign req_row_o   = r_q[@TRW1@:0];
+  assign busy_o = busy_q;
+  assign done_o = done_q;
+@UNUSED@
+  // Where the loop nest goes after this request.
+  logic last_r, last_k, last_n, last_m;
+  assign last_r = r_q == @DW@'(TileRows - 1) || @RB@0_q + r_q + @DW@'(1) >= @RL@_q;
+  assign last_k = @LASTK@;
+  assign last_n = n0_q + @DW@'(TileN) >= n_q;
+  assign last_m = m0_q + @DW@'(TileM) >= m_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q <= 1'b0;
+      done_q <= 1'b0;
+      base_q <= '0;
+      m_q <= '0;
+      n_q <= '0;
+      k_q <= '0;
+      m0_q <= '0;
+      n0_q <= '0;
+      k0_q <= '0;
+      r_q <= '0;
+    end else if (!busy_q) begin
+      if (start_i) begin
+        busy_q <= 1'b1;
+        done_q <= 1'b0;
+        base_q <= base_i;
+        m_q <= m_i;
+        n_q <= n_i;
+        k_q <= k_i;
+        m0_q <= '0;
+        n0_q <= '0;
+        k0_q <= '0;
+        r_q <= '0;
+      end
+    end else if (req_ready_i) begin
+      if (!last_r) begin
+        r_q <= r_q + @DW@'(1);
+      end else begin
+        r_q <= '0;
+@ADVANCE@
+      end
+    end
+  end
+
+`ifdef FORMAL
+  // ---- environment ---------------------------------------------------------------------------
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
+  // beats, whose buffer does not wrap the address space; the bus stalls at most MaxStall cycles.
+  localparam int unsigned MaxStall = 3;
+  reg [1:0] f_stall = 2'd0;
+  always @(posedge clk_i) f_stall <= (busy_q && !req_ready_i) ? f_stall + 2'd1 : 2'd0;
+  always @(*) begin
+    if (!f_past_valid) assume (!rst_ni);
+    if (f_stall == 2'(MaxStall)) assume (req_ready_i);
+    if (!busy_q && start_i) begin
+      assume (m_i == @DW@'(@MMAX@));  // M and N are the plan's; K may range
+      assume (n_i == @DW@'(@NMAX@));
+      assume (@KRANGE_I@);
+      assume (base_i[@LGBEAT1@:0] == '0);
+      assume (((32'(@LD@_i) << LgElem) & 32'(@BEAT1@)) == 32'd0);
+      assume (@BUFEND_I@ <= 33'h1_0000_0000);
+    end
+  end
+
+  // ---- the plan's index map, one request per (block_m, block_n@KLOOP@, row) -----------------
+  // (Still to come: the exactly-once count of requests against the loop position, and the
+  // cycle bound of a run; the solver does not yet close their induction in time.)
+  always @(*) begin
+    if (rst_ni && f_past_valid && (busy_q || done_q)) begin
+      // The latched configuration is the one the start checks admitted.
+      assert (m_q == @DW@'(@MMAX@) && n_q == @DW@'(@NMAX@) && @KRANGE@);
+      assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgElem) & 32'(@BEAT1@)) == 32'd0);
+    end
+    if (rst_ni && f_past_valid && busy_q) begin
+      // The loop nest stays inside the matrix and on tile boundaries.
+      assert (r_q < @DW@'(TileRows));
+      assert (@RB@0_q + r_q < @RL@_q);
+      assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
+      assert (m0_q[@LTM0@:0] == '0 && n0_q[@LTN0@:0] == '0 && k0_q[@LTK0@:0] == '0);
+      // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
+      assert (req_addr_o == base_q + (32'(@RB@0_q) + 32'(r_q)) * (32'(@LD@_q) << LgElem) + (32'(@SB@0_q) << LgElem));
+      assert ((32'(req_beats_o) << @LGBEAT@) == (32'(seg_len) << LgElem) && req_beats_o != '0);
+      assert (seg_len == (@SL@_q - @SB@0_q < @DW@'(TileSeg) ? @SL@_q - @SB@0_q : @DW@'(TileSeg)));
+      // Bounds: a row inside the matrix (above) and a segment inside the row place the request
+      // inside the operand's row-major buffer of @RL@ rows of @LD@ elements.
+      assert (@SB@0_q < @SL@_q && @SB@0_q + seg_len <= @SL@_q);
+    end
+    if (rst_ni && f_past_valid && done_q) assert (!busy_q);
+  end
+`endif
+endmodule
+)";
+
+std::string advance_code(const Stream& s) {
+  // On the last row of a tile: the next tile in loop order.
+  std::string out;
+  const char* i3 = "        ";
+  const char* i4 = "          ";
+  const char* i5 = "            ";
+  const char* i6 = "              ";
+  if (s.has_k_loop) {
+    out += fmt::format("{}if (!last_k) begin\n{}k0_q <= k0_q + @DW@'(TileK);\n", i3, i4);
+    out += fmt::format("{}end else begin\n{}k0_q <= '0;\n", i3, i4);
+    out += fmt::format("{}if (!last_n) begin\n{}n0_q <= n0_q + @DW@'(TileN);\n", i4, i5);
+    out += fmt::format("{}end else begin\n{}n0_q <= '0;\n", i4, i5);
+    out += fmt::format("{}if (!last_m) begin\n{}m0_q <= m0_q + @DW@'(TileM);\n", i5, i6);
+    out += fmt::format("{}end else begin\n{}busy_q <= 1'b0;\n{}done_q <= 1'b1;\n{}end\n", i5, i6, i6, i5);
+    out += fmt::format("{}end\n{}end", i4, i3);
+  } else {
+    out += fmt::format("{}if (!last_n) begin\n{}n0_q <= n0_q + @DW@'(TileN);\n", i3, i4);
+    out += fmt::format("{}end else begin\n{}n0_q <= '0;\n", i3, i4);
+    out += fmt::format("{}if (!last_m) begin\n{}m0_q <= m0_q + @DW@'(TileM);\n", i4, i5);
+    out += fmt::format("{}end else begin\n{}busy_q <= 1'b0;\n{}done_q <= 1'b1;\n{}end\n", i4, i5, i5, i4);
+    out += fmt::format("{}end", i3);
+  }
+  return out;
+}
+
+std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std::string& mod, int dw,
+                const std::string& header, std::int64_t& bound_out) {
+  const auto& n = hw.npu;
+  const std::int64_t beat = n.bus_data_bits / 8;
+  const std::int64_t rows = tile_of(p, s.row_dim), seg = tile_of(p, s.seg_dim);
+  const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
+  // Requests a run can have at most, and the cycle bound (MaxStall + 1 = 4 cycles a request).
+  const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
+  std::int64_t total_max = s.id == "a" ? p.M * gn * gk : s.id == "b" ? gm * gn * kmax : p.M * gn;
+  bound_out = total_max * 4 + 1;
+  const std::int64_t max_beats = ceil_div(seg * s.eb, beat);
+  const int lw = bits_for(max_beats), trw = std::max(1, log2_exact(rows));
+  const std::string D = std::to_string(dw);
+  const std::string rl = std::string(1, s.row_dim), ld = std::string(1, s.seg_dim);
+  std::string bufend_i = fmt::format("{{1'b0, base_i}} + 33'(32'({}_i) * (32'({}_i) << LgElem))", rl, ld);
+  std::string text = subst(kAguTemplate, {
+      {"HEADER", header},
+      {"WHAT", s.what},
+      {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
+      {"BEAT", std::to_string(beat)},
+      {"BANKS", std::to_string(n.spad_banks)},
+      {"MOD", mod},
+      {"ADVANCE", advance_code(s)},
+      {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
+      {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
+      {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
+      {"UNUSED", s.has_k_loop ? "" : "  // C has no K loop: K and the K tile only shape the other streams.\n  logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
+      {"BUFEND_I", bufend_i},
+  });
+  return subst(text, {
+      {"DW", D},
+      {"DW1", std::to_string(dw - 1)},
+      {"LW", std::to_string(lw)},
+      {"LW1", std::to_string(lw - 1)},
+      {"TRW1", std::to_string(trw - 1)},
+      {"TM", std::to_string(p.tile_m)},
+      {"TN", std::to_string(p.tile_n)},
+      {"TK", std::to_string(p.tile_k)},
+      {"TR", std::to_string(rows)},
+      {"TS", std::to_string(seg)},
+      {"LTM", std::to_string(log2_exact(p.tile_m))},
+      {"LTN", std::to_string(log2_exact(p.tile_n))},
+      {"LTK", std::to_string(log2_exact(p.tile_k))},
+      {"LTR", std::to_string(log2_exact(rows))},
+      {"LTM0", std::to_string(std::max(0, log2_exact(p.tile_m) - 1))},
+      {"LTN0", std::to_string(std::max(0, log2_exact(p.tile_n) - 1))},
+      {"LTK0", std::to_string(std::max(0, log2_exact(p.tile_k) - 1))},
+      {"LEB", std::to_string(log2_exact(s.eb))},
+      {"LGBEAT", std::to_string(log2_exact(beat))},
+      {"LGBEAT1", std::to_string(log2_exact(beat) - 1)},
+      {"BEAT1", std::to_string(beat - 1)},
+      {"RB", std::string(1, s.row_dim)},
+      {"SB", std::string(1, s.seg_dim)},
+      {"RL", rl},
+      {"SL", std::string(1, s.seg_dim)},
+      {"LD", ld},
+      {"MMAX", std::to_string(p.M)},
+      {"NMAX", std::to_string(p.N)},
+      {"KMIN", std::to_string(kmin)},
+      {"KMAX", std::to_string(kmax)},
+      {"BOUND", std::to_string(bound_out)},
+  });
+}
+
+}  // namespace
+
+Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
+  if (!hw.is_npu()) throw UserError("the Verilog backend generates NPU targets only");
+  const auto& n = hw.npu;
+  const std::int64_t ea = element_bytes(p.a_type), eb = element_bytes(p.b_type), ec = element_bytes(p.c_type);
+  if (ea == 0 || eb == 0)
+    throw UserError(fmt::format("{}×{} inputs are not generated yet: the AGUs address whole bytes per element "
+                                "(int4 is packed two per byte)",
+                                p.a_type, p.b_type));
+  if (ec != 4) throw UserError(fmt::format("a {} output is not generated yet (32-bit accumulator rows only)", p.c_type));
+  if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
+    throw UserError("the AGUs walk row-major A, B and C only");
+  if (p.batch != 1) throw UserError("batched GEMM is not generated yet for NPUs");
+  for (std::int64_t t : {p.tile_m, p.tile_n, p.tile_k})
+    if (t != (std::int64_t{1} << log2_exact(t))) throw UserError("NPU tiles must be powers of two");
+
+  Design d;
+  d.top = "npu_gemm_" + name;
+  d.mmio_base = n.mmio_base;
+  const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
+  const int dw = bits_for(std::max({p.M, p.N, kmax}) + std::max({p.tile_m, p.tile_n, p.tile_k}));
+  const std::string header = fmt::format(
+      "Generated by {} from the plan of '{}' for {}: C[{}×{}] = A·B, K {}; tiles {}×{}×{}, {} "
+      "dataflow. Do not edit.",
+      kGeneratorVersion, name, hw.name, p.M, p.N,
+      p.k_dynamic ? fmt::format("in [{}, {}] (run time)", p.K_min, p.K_max) : std::to_string(p.K), p.tile_m, p.tile_n,
+      p.tile_k, p.dataflow);
+  const std::vector<Stream> streams = {
+      {"a", "A (activations, M×K, row-major): tile_m rows of tile_k elements", 'm', 'k', true, ea},
+      {"b", "B (weights, K×N, row-major): tile_k rows of tile_n elements", 'k', 'n', true, eb},
+      {"c", "C (outputs, M×N, row-major, int32): tile_m rows of tile_n elements", 'm', 'n', false, ec},
+  };
+  TopParams tp;
+  tp.top = d.top;
+  tp.header = header;
+  tp.dw = dw;
+  tp.m_max = p.M;
+  tp.n_max = p.N;
+  tp.k_min = p.k_dynamic ? p.K_min : p.K;
+  tp.k_max = kmax;
+  tp.beat_bytes = n.bus_data_bits / 8;
+  tp.max_burst = n.bus_max_burst_beats;
+  tp.lg_elem[0] = log2_exact(ea);
+  tp.lg_elem[1] = log2_exact(eb);
+  tp.lg_elem[2] = log2_exact(ec);
+  std::vector<VerilogFile> agus;
+  for (const auto& s : streams) {
+    std::string mod = fmt::format("{}_agu_{}", d.top, s.id);
+    std::int64_t bound = 0;
+    agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header, bound)});
+    d.formal_tops.push_back(mod);
+    d.cycle_bound = std::max(d.cycle_bound, bound);
+    const std::int64_t seg = tile_of(p, s.seg_dim);
+    tp.streams.push_back({s.id, bits_for(ceil_div(seg * s.eb, tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))});
+  }
+  tp.cycle_bound = d.cycle_bound;
+  d.registers = top_registers();
+  tp.registers = d.registers;
+  // ID: FNV-1a of the plan's header line, so that software can tell designs apart.
+  std::uint32_t h = 2166136261u;
+  for (unsigned char ch : header) h = (h ^ ch) * 16777619u;
+  tp.id = h;
+  d.files.push_back({d.top + ".v", top_module(tp)});
+  for (auto& f : agus) d.files.push_back(std::move(f));
+  for (const auto& lib : rtl_library()) {
+    d.files.push_back({lib.name, lib.text});
+    if (lib.has_properties) d.formal_tops.push_back(lib.module);
+  }
+  return d;
+}
+
+std::string bundle(const Design& d) {
+  std::string out;
+  for (const auto& f : d.files) out += "// ---- file: " + f.name + "\n" + f.text;
+  return out;
+}
+
+std::string register_map_text(const Design& d) {
+  std::string out = fmt::format("register map of {} (base 0x{:08x})\n", d.top, d.mmio_base);
+  for (const auto& r : d.registers)
+    out += fmt::format("  0x{:03x}  {:<10} {:<3} {}\n", r.offset, r.name, r.access, r.meaning);
+  return out;
+}
+
+}  // namespace dg::hdlgen

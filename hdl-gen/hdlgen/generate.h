@@ -1,0 +1,58 @@
+// hdl-gen: the NPU backend's Verilog, fed by the Plan alone (and the hardware model it names).
+//
+// For a plan it emits one address-generation unit (AGU) per stream — A and B tile reads, C tile
+// writes — that walks the plan's tile loop nest (block_m, block_n, k_tile, tile row) and issues
+// one request per tile row: the row's DRAM byte address and its length in bus beats; the DMA
+// controller that turns each stream's requests into bus bursts (dg_burst_split of the fixed
+// library in hdl-gen/rtl/: beat-aligned, at most the bus's maximum burst, never across its
+// boundary); an MMIO register block (base addresses, M, N, K, start, status, error, cycle
+// counter); and the top npu_gemm_<name> wiring them. Every AGU carries, under `ifdef FORMAL`, the
+// properties the backend proves by k-induction: the stream equals the plan's index map, each
+// element of each tile visit is requested exactly once, every request stays inside its operand's
+// buffer, and the stream ends within the bound the plan gives. Output is deterministic: the same
+// plan gives byte-identical files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/hw_model.h"
+#include "plan/plan.h"
+
+namespace dg::hdlgen {
+
+struct VerilogFile {
+  std::string name;  // file name, e.g. npu_gemm_npu_int8.v
+  std::string text;
+};
+
+/// One MMIO register of the generated top, as the runtimes program it.
+struct Register {
+  std::string name;
+  std::uint32_t offset = 0;   // from the model's mmio_base
+  std::string access;         // "rw", "ro", "wo"
+  std::string meaning;
+};
+
+struct Design {
+  std::string top;                       // npu_gemm_<name>
+  std::vector<VerilogFile> files;        // generated modules, then the library modules they use
+  std::vector<std::string> formal_tops;  // modules carrying properties, each proved on its own
+  std::vector<Register> registers;
+  std::uint64_t mmio_base = 0;
+  std::int64_t cycle_bound = 0;          // the plan's bound on a run's address-stream cycles
+};
+
+/// The design for an NPU plan; `name` (letters, digits, '_') becomes part of module names.
+/// Throws dg::UserError when the plan cannot be built in hardware (the message says why).
+Design generate(const Plan& plan, const hw::HwModel& hw, const std::string& name);
+
+/// All files of the design concatenated, each under a `// ---- file: NAME` line (the module's
+/// Verilog section and --emit=verilog to stdout).
+std::string bundle(const Design& d);
+
+/// The register map as text: one line per register, offset from the MMIO base.
+std::string register_map_text(const Design& d);
+
+}  // namespace dg::hdlgen
