@@ -62,6 +62,15 @@ void KernelBuilder::block_origin() {
   col_base_ = b_.CreateMul(block_n, c32(coeff(d.c_col, "block_n")));
 }
 
+llvm::Value* KernelBuilder::smem_offset(Value* row, Value* chunk, std::int64_t pitch, int swizzle_bits) {
+  Value* off = b_.CreateAdd(b_.CreateMul(row, c32(pitch)), b_.CreateShl(chunk, 4));
+  if (swizzle_bits > 0) {
+    Value* sel = b_.CreateAnd(b_.CreateLShr(off, 7), c32((1 << swizzle_bits) - 1));
+    off = b_.CreateXor(off, b_.CreateShl(sel, 4));
+  }
+  return off;
+}
+
 void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols,
                                  const TileOffset& offset, Value* row0, Value* col0, Value* row_limit, Value* col_limit,
                                  std::int64_t ld, Value* valid_tile, std::int64_t elem_bytes) {

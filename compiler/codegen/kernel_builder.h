@@ -47,6 +47,11 @@ class KernelBuilder {
   /// block_m and block_n coefficients.
   void block_origin();
 
+  /// Byte offset of (row, 16-byte chunk) in a tile of `pitch`-byte rows through the plan's layout:
+  /// the XOR swizzle of `swizzle_bits` bits ([7, 7+b) into [4, 4+b) of the offset), the same
+  /// function the solver counted bank conflicts on and the verifier proved conflict-free.
+  Value* smem_offset(Value* row, Value* chunk, std::int64_t pitch, int swizzle_bits);
+
   /// Maps (row, 16-byte chunk) of an operand tile to its byte offset inside the stage.
   using TileOffset = std::function<Value*(Value* row, Value* chunk)>;
 

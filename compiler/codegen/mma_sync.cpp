@@ -56,16 +56,8 @@ class MmaSyncKernel : KernelBuilder {
     return li;
   }
 
- private:
-  /// Byte offset of (row, 16-byte chunk) in a tile with `pitch`, through the plan's layout: the
-  /// same function the solver counted conflicts on and the verifier proved conflict-free.
   Value* smem_offset(Value* row, Value* chunk, std::int64_t pitch) {
-    Value* off = b_.CreateAdd(b_.CreateMul(row, c32(pitch)), b_.CreateShl(chunk, 4));
-    if (swz_ > 0) {
-      Value* sel = b_.CreateAnd(b_.CreateLShr(off, 7), c32((1 << swz_) - 1));
-      off = b_.CreateXor(off, b_.CreateShl(sel, 4));
-    }
-    return off;
+    return KernelBuilder::smem_offset(row, chunk, pitch, swz_);
   }
 
   Value* acc_at(std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, acc_, 0, static_cast<unsigned>(e)); }

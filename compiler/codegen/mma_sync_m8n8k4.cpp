@@ -48,15 +48,8 @@ class M8n8k4Kernel : KernelBuilder {
     return li;
   }
 
- private:
-  /// The plan's layout function (as in mma_sync.cpp): 16-byte chunk `chunk` of row `row`.
   Value* smem_offset(Value* row, Value* chunk, std::int64_t pitch) {
-    Value* off = b_.CreateAdd(b_.CreateMul(row, c32(pitch)), b_.CreateShl(chunk, 4));
-    if (swz_ > 0) {
-      Value* sel = b_.CreateAnd(b_.CreateLShr(off, 7), c32((1 << swz_) - 1));
-      off = b_.CreateXor(off, b_.CreateShl(sel, 4));
-    }
-    return off;
+    return KernelBuilder::smem_offset(row, chunk, pitch, swz_);
   }
 
   /// Byte `byte` of a row (any byte, not only a chunk start) through the layout.

@@ -62,11 +62,8 @@ class WgmmaKernel : KernelBuilder {
  private:
   /// The 128-byte swizzle (the plan's layout, proved bank-conflict free): 16-byte chunk c of
   /// 128-byte row r lands at r·128 + ((c ^ (r mod 8)) · 16).
-  Value* swizzled(Value* row, Value* chunk) {
-    Value* off = b_.CreateAdd(b_.CreateMul(row, c32(128)), b_.CreateShl(chunk, 4));
-    Value* sel = b_.CreateAnd(b_.CreateLShr(off, 7), c32(7));
-    return b_.CreateXor(off, b_.CreateShl(sel, 4));
-  }
+  Value* swizzled(Value* row, Value* chunk) { return smem_offset(row, chunk, 128, 3); }
+
 
   Value* acc_at(std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, acc_, 0, static_cast<unsigned>(e)); }
 
