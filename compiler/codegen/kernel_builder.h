@@ -14,6 +14,7 @@
 #include <functional>
 #include <string>
 
+#include "codegen/ptx_backend.h"
 #include "plan/plan.h"
 
 namespace dg::codegen {
@@ -41,6 +42,16 @@ class KernelBuilder {
   llvm::Function* intr(llvm::Intrinsic::ID id) { return llvm::Intrinsic::getDeclaration(&m_, id); }
   Value* arg(unsigned i) { return kernel_->getArg(i); }
   Value* smem_ptr(Value* byte_offset) { return b_.CreateGEP(b_.getInt8Ty(), smem_, byte_offset); }
+
+  /// The launch shape of the kernel begun: a 1-D grid of every block, threads_ per block.
+  LaunchInfo launch_info(const std::string& name, std::int64_t smem_bytes) const {
+    LaunchInfo li;
+    li.kernel = name;
+    li.grid[0] = static_cast<std::uint32_t>(grid_m_ * grid_n_);
+    li.block[0] = static_cast<std::uint32_t>(threads_);
+    li.smem_bytes = static_cast<std::uint32_t>(smem_bytes);
+    return li;
+  }
 
   /// Rasterized block order: groups of raster_group block rows, column by column within a group.
   /// Sets row_base_ and col_base_ (first C row and column of this block) through the plan's

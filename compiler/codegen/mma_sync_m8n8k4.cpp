@@ -40,12 +40,7 @@ class M8n8k4Kernel : KernelBuilder {
     b_stage_ = d.b_smem_rows * b_pitch_;
     begin_kernel(name, 32 * warps_m * warps_n_, p_.blocks_per_sm, 128);
     body();
-    LaunchInfo li;
-    li.kernel = name;
-    li.grid[0] = static_cast<std::uint32_t>(grid_m_ * grid_n_);
-    li.block[0] = static_cast<std::uint32_t>(threads_);
-    li.smem_bytes = static_cast<std::uint32_t>(stages_ * (a_stage_ + b_stage_));
-    return li;
+    return launch_info(name, stages_ * (a_stage_ + b_stage_));
   }
 
   Value* smem_offset(Value* row, Value* chunk, std::int64_t pitch) {

@@ -51,12 +51,7 @@ class WgmmaKernel : KernelBuilder {
     acc_per_frag_ = bn_ / 2;                        // m64nNk*: N/2 accumulators per thread
     begin_kernel(name, 128 * groups_, p_.blocks_per_sm, 1024);
     body();
-    LaunchInfo li;
-    li.kernel = name;
-    li.grid[0] = static_cast<std::uint32_t>(grid_m_ * grid_n_);
-    li.block[0] = static_cast<std::uint32_t>(threads_);
-    li.smem_bytes = static_cast<std::uint32_t>(stages_ * (a_stage_ + b_stage_));
-    return li;
+    return launch_info(name, stages_ * (a_stage_ + b_stage_));
   }
 
  private:
