@@ -6,6 +6,7 @@
 #include <map>
 
 #include "hdlgen/rtl_library.h"
+#include "hdlgen/template.h"
 #include "hdlgen/top.h"
 #include "support/error.h"
 
@@ -29,17 +30,6 @@ int bits_for(std::int64_t v) {  // bits to hold 0 .. v
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// Replace every @KEY@ of `text` (Verilog braces stay untouched).
-std::string subst(std::string text, const std::map<std::string, std::string>& values) {
-  for (const auto& [k, v] : values) {
-    const std::string key = "@" + k + "@";
-    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size()))
-      text.replace(at, key.size(), v);
-  }
-  DG_INTERNAL_ASSERT(text.find('@') == std::string::npos || text.find("@(") != std::string::npos,
-                     "hdlgen: a template placeholder was left unfilled");
-  return text;
-}
 
 std::int64_t element_bytes(const std::string& type) {
   if (type == "int8" || type == "u8" || type == "s8") return 1;
@@ -159,13 +149,9 @@ module @MOD@ (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer does not wrap the address space; the bus stalls at most MaxStall cycles.
-  localparam int unsigned MaxStall = 3;
-  reg [1:0] f_stall = 2'd0;
-  always @(posedge clk_i) f_stall <= (busy_q && !req_ready_i) ? f_stall + 2'd1 : 2'd0;
+  // beats, whose buffer does not wrap the address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
-    if (f_stall == 2'(MaxStall)) assume (req_ready_i);
     if (!busy_q && start_i) begin
       assume (m_i == @DW@'(@MMAX@));  // M and N are the plan's; K may range
       assume (n_i == @DW@'(@NMAX@));
@@ -258,7 +244,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
       {"UNUSED", s.has_k_loop ? "" : "  // C has no K loop: K and the K tile only shape the other streams.\n  logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
       {"BUFEND_I", bufend_i},
-  });
+  }, false);;
   return subst(text, {
       {"DW", D},
       {"DW1", std::to_string(dw - 1)},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hdlgen/generate.h"
+#include "hdlgen/template.h"
 #include "hdlgen/top.h"
 
 namespace dg::hdlgen {
@@ -175,24 +176,16 @@ constexpr const char* kStream = R"(  // ---- stream @S@ ------------------------
   assign unused_@S@ = ^{@S@_busy, @S@_req_row, @S@_last};
 )";
 
-std::string fill(std::string t, const std::vector<std::pair<std::string, std::string>>& kv) {
-  for (const auto& [k, v] : kv) {
-    const std::string key = "@" + k + "@";
-    for (std::size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + v.size())) t.replace(at, key.size(), v);
-  }
-  return t;
-}
-
 }  // namespace
 
 std::string top_module(const TopParams& tp) {
   std::string streams;
   for (const auto& s : tp.streams)
-    streams += fill(kStream, {{"S", s.id}, {"LW1", std::to_string(s.beats_bits - 1)},
+    streams += subst(kStream, {{"S", s.id}, {"LW1", std::to_string(s.beats_bits - 1)},
                               {"TRW1", std::to_string(s.row_bits - 1)}, {"TOP", tp.top}});
   std::string doc;
   for (const auto& r : tp.registers) doc += fmt::format("//   0x{:03x} {:<7} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
-  return fill(kTop, {{"HEADER", tp.header},
+  return subst(kTop, {{"HEADER", tp.header},
                      {"REGDOC", doc},
                      {"STREAMS", streams},
                      {"TOP", tp.top},
@@ -225,7 +218,7 @@ std::vector<Register> top_registers() {
       {"M", 0x020, "rw", "rows of A and C"},
       {"N", 0x024, "rw", "columns of B and C"},
       {"K", 0x028, "rw", "columns of A, rows of B"},
-      {"BOUND", 0x02c, "ro", "the plan's bound on a run's cycles per stream (4 cycles per request)"},
+      {"BOUND", 0x02c, "ro", "the plan's estimate of a run's cycles per stream (4 cycles per request; not a proved bound yet)"},
   };
 }
 
