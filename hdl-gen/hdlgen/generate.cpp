@@ -222,7 +222,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const std::int64_t beat = n.bus_data_bits / 8;
   const std::int64_t rows = tile_of(p, s.row_dim), seg = tile_of(p, s.seg_dim);
   const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
-  // Requests a run can have at most, and the cycle bound (MaxStall + 1 = 4 cycles a request).
+  // Requests a run can have at most, and the estimate of its cycles (4 cycles a request).
   const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
   std::int64_t total_max = s.id == "a" ? p.M * gn * gk : s.id == "b" ? gm * gn * kmax : p.M * gn;
   bound_out = total_max * 4 + 1;

@@ -7,10 +7,11 @@
 // library in hdl-gen/rtl/: beat-aligned, at most the bus's maximum burst, never across its
 // boundary); an MMIO register block (base addresses, M, N, K, start, status, error, cycle
 // counter); and the top npu_gemm_<name> wiring them. Every AGU carries, under `ifdef FORMAL`, the
-// properties the backend proves by k-induction: the stream equals the plan's index map, each
-// element of each tile visit is requested exactly once, every request stays inside its operand's
-// buffer, and the stream ends within the bound the plan gives. Output is deterministic: the same
-// plan gives byte-identical files.
+// properties the backend proves by k-induction: the loop nest stays inside the matrix and on tile
+// boundaries, each request is the plan's index map (row, first column, length in bus beats), and
+// every request stays inside its operand's buffer. (Exactly-once coverage of each tile visit and
+// the cycle bound of a run are not among the proved properties yet.) Output is deterministic: the
+// same plan gives byte-identical files.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +42,7 @@ struct Design {
   std::vector<std::string> formal_tops;  // modules carrying properties, each proved on its own
   std::vector<Register> registers;
   std::uint64_t mmio_base = 0;
-  std::int64_t cycle_bound = 0;          // the plan's bound on a run's address-stream cycles
+  std::int64_t cycle_bound = 0;          // the plan's estimate of a run's address-stream cycles
 };
 
 /// The design for an NPU plan; `name` (letters, digits, '_') becomes part of module names.
