@@ -47,7 +47,6 @@ class WgmmaKernel : KernelBuilder {
     b_stage_ = d.b_smem_rows * d.b_smem_row_bytes;
     elem_bytes_ = p_.a_type == "int8" ? 1 : 2;
     int8_ = elem_bytes_ == 1;
-    slab_cols_ = d.b_smem_row_bytes / elem_bytes_;  // B elements per 128-byte slab row (N-major B)
     acc_per_frag_ = bn_ / 2;                        // m64nNk*: N/2 accumulators per thread
     begin_kernel(name, 128 * groups_, p_.blocks_per_sm, 1024);
     body();
@@ -208,7 +207,7 @@ class WgmmaKernel : KernelBuilder {
   Value *acc_ = nullptr, *group_row_ = nullptr, *group_row_bytes_ = nullptr, *warp_row_ = nullptr,
         *smem_base_ = nullptr;
   std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, groups_ = 1, fm_ = 1, group_rows_ = 0, warp_rows_ = 16, k_tiles_ = 1;
-  std::int64_t stages_ = 3, a_stage_ = 0, b_stage_ = 0, slab_cols_ = 64, acc_per_frag_ = 0, elem_bytes_ = 2;
+  std::int64_t stages_ = 3, a_stage_ = 0, b_stage_ = 0, acc_per_frag_ = 0, elem_bytes_ = 2;
   bool int8_ = false;
   llvm::Type* acc_elem_ = nullptr;
   char acc_c_ = 'f';

@@ -256,10 +256,6 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       {"TK", std::to_string(p.tile_k)},
       {"TR", std::to_string(rows)},
       {"TS", std::to_string(seg)},
-      {"LTM", std::to_string(log2_exact(p.tile_m))},
-      {"LTN", std::to_string(log2_exact(p.tile_n))},
-      {"LTK", std::to_string(log2_exact(p.tile_k))},
-      {"LTR", std::to_string(log2_exact(rows))},
       {"LTM0", std::to_string(std::max(0, log2_exact(p.tile_m) - 1))},
       {"LTN0", std::to_string(std::max(0, log2_exact(p.tile_n) - 1))},
       {"LTK0", std::to_string(std::max(0, log2_exact(p.tile_k) - 1))},
@@ -276,7 +272,6 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       {"NMAX", std::to_string(p.N)},
       {"KMIN", std::to_string(kmin)},
       {"KMAX", std::to_string(kmax)},
-      {"BOUND", std::to_string(bound_out)},
   });
 }
 
