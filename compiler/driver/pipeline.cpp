@@ -20,6 +20,7 @@
 #include "codegen/ptx_backend.h"
 #include "hdlgen/formal.h"
 #include "hdlgen/generate.h"
+#include "hdlgen/regmap_binary.h"
 #include "hdlgen/synth.h"
 #include <deepgemm/launch_format.h>
 #include "module/writer.h"
@@ -438,7 +439,8 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(final_plan)));
   contents.sections.push_back(module::text_section(ko::SectionKind::Proof, verify::to_json_text(cert)));
   if (hdl) {
-    contents.sections.push_back(module::text_section(ko::SectionKind::NpuRegmap, hdlgen::register_map_text(*hdl)));
+    contents.sections.push_back(
+        {static_cast<std::uint32_t>(ko::SectionKind::NpuRegmap), "npu_regmap", hdlgen::register_table(*hdl), 0});
     contents.sections.push_back(module::text_section(ko::SectionKind::Verilog, hdlgen::bundle(*hdl)));
     contents.sections.push_back(module::text_section(
         ko::SectionKind::Synth, hdlgen::report_text(formal) + (synth.ran ? synth.text() : "synthesis: " + synth.error + "\n")));

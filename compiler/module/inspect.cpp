@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include <deepgemm/module_format.h>
+#include <deepgemm/npu_regmap.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,23 @@ bool print_plan(const ko::Payload& plan, std::ostream& out, std::string* why) {
   return true;
 }
 
+/// Prints the NPU register table, one line per register; false (and *why) when it is invalid.
+bool print_regmap(const ko::Payload& table, std::ostream& out, std::string* why) {
+  ko::regmap::View v;
+  if (ko::regmap::parse(table.data, table.size, &v) != ko::regmap::Status::Ok) {
+    *why = fmt::format("npu_regmap section: {}", v.error());
+    return false;
+  }
+  out << fmt::format("registers: {} (base {:#010x}, design id {:#010x})\n", v.count, v.mmio_base,
+                     v.design_id);
+  for (uint32_t i = 0; i < v.count; ++i) {
+    ko::regmap::Register r;
+    if (!v.at(i, &r)) break;
+    out << fmt::format("  {:#05x}  {:<15} {}\n", r.offset, r.name, ko::regmap::access_name(r.access));
+  }
+  return true;
+}
+
 }  // namespace
 
 int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out,
@@ -75,6 +93,13 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
     out << fmt::format("  {:>2}  {:<14}{:<14}{:>10}{:>10}  {:#010x} OK{}\n", i, kind_label(s.kind),
                        s.name, s.offset, s.size, s.crc,
                        (s.flags & ko::kSectionFlagOptional) != 0 ? " (optional)" : "");
+  }
+  if (const ko::Payload table = view.find(ko::SectionKind::NpuRegmap)) {
+    std::string why;
+    if (!print_regmap(table, out, &why)) {
+      err << file << ": error: " << why << "\n";
+      return 1;
+    }
   }
   if (const ko::Payload plan = view.find(ko::SectionKind::Plan)) {
     std::string why;

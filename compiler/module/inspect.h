@@ -10,9 +10,11 @@ namespace dg::module {
 
 /// Validates `bytes` (the contents of `file`) with the module reader and prints on `out` the file,
 /// its size, ABI, target, flags, header checksum, a table of sections (kind, name, offset, size,
-/// CRC32, all verified) and a summary of the plan: its top-level keys with their scalar values
-/// (objects and arrays by their size). Returns 0; or 1 after printing `file: error: <why>` on
-/// `err` when the module is invalid or its plan is not valid JSON.
+/// CRC32, all verified), the NPU register table when there is one (MMIO base, design ID, one line
+/// per register: offset, name, access) and a summary of the plan: its top-level keys with their
+/// scalar values (objects and arrays by their size). Returns 0; or 1 after printing
+/// `file: error: <why>` on `err` when the module is invalid, its register table is invalid
+/// (<deepgemm/npu_regmap.h>) or its plan is not valid JSON.
 int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out,
             std::ostream& err);
 

@@ -104,7 +104,7 @@ enum class SectionKind : uint32_t {
   Proof = 2,        // proof / certificate summary, text or JSON
   Ptx = 3,          // PTX text
   Cubin = 4,        // cubin from ptxas, binary
-  NpuRegmap = 5,    // register programming table for the NPU runtime, binary
+  NpuRegmap = 5,    // NPU register table, binary: layout and reader in <deepgemm/npu_regmap.h>
   Verilog = 6,      // generated Verilog text
   Launch = 7,       // launch hints (grid, block, shared memory, bindings)
   Synth = 8,        // synthesis report text
