@@ -484,6 +484,10 @@ NpuModel read_npu(const Reader& n, const Reporter& r) {
            fmt::format("expected a hexadecimal address \"0x...\", got \"{}\"", base));
   npu.clock_mhz = n.number("clock_mhz");
   if (npu.clock_mhz <= 0) r.fail(n.at("clock_mhz"), "expected a number > 0");
+  if (n.has("board")) {
+    npu.board = n.string("board");
+    if (npu.board.empty()) r.fail(n.at("board"), "expected a board name");
+  }
   return npu;
 }
 
@@ -754,6 +758,7 @@ json to_json(const HwModel& m) {
         {"mmio_base", fmt::format("0x{:08X}", n.mmio_base)},
         {"clock_mhz", n.clock_mhz},
     };
+    if (!n.board.empty()) j["npu"]["board"] = n.board;
   }
   // Each note goes back where the loader finds it again: "source" inside an object, else
   // "<field>_source" beside the field.
@@ -824,6 +829,7 @@ std::ostream& operator<<(std::ostream& os, const HwModel& m) {
               "cycles\n",
               n.bus_data_bits, n.bus_max_burst_beats, n.bus_boundary_bytes, n.dram_latency_cycles)
        << fmt::format("  MMIO base: 0x{:08X}; clock: {} MHz\n", n.mmio_base, n.clock_mhz);
+    if (!n.board.empty()) os << fmt::format("  board: {} (boards/{}/)\n", n.board, n.board);
   }
   return os;
 }

@@ -91,6 +91,7 @@ struct NpuModel {
   int dram_latency_cycles = 0;     // typical read latency
   std::uint64_t mmio_base = 0;     // register-map base address
   double clock_mhz = 0;
+  std::string board;               // FPGA prototype board in boards/ ("icebreaker"), "" for none
 };
 
 struct HwModel {

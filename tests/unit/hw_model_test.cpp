@@ -227,10 +227,28 @@ TEST_CASE("npu16 model: reference NPU") {
   CHECK(m.sources.at("npu.bus_boundary_bytes").find("AXI") != std::string::npos);
 }
 
+TEST_CASE("npu4 model: the board-sized NPU names its board") {
+  HwModel m = load(kModels + "/npu4.json");
+  REQUIRE(m.is_npu());
+  const NpuModel& n = m.npu;
+  CHECK(n.pe_rows == 4);
+  CHECK(n.pe_cols == 4);
+  CHECK(n.spad_banks * n.spad_rows * n.spad_width_bits / 8 == 8 * 1024);
+  CHECK(n.acc_rows * n.acc_width_bits / 8 == 4 * 1024);
+  CHECK(n.bus_data_bits == 32);
+  CHECK(n.clock_mhz == 12);
+  CHECK(n.board == "icebreaker");
+  CHECK(m.source_of("npu.board").find("boards/icebreaker/") != std::string::npos);
+  CHECK(load(kModels + "/npu16.json").npu.board.empty());
+  std::ostringstream os;
+  os << m;
+  CHECK(os.str().find("board: icebreaker (boards/icebreaker/)") != std::string::npos);
+}
+
 TEST_CASE("list_names, load_dir, load_named") {
-  CHECK(list_names(kModels) == std::vector<std::string>{"ampere", "hopper", "npu16", "volta"});
+  CHECK(list_names(kModels) == std::vector<std::string>{"ampere", "hopper", "npu16", "npu4", "volta"});
   std::vector<HwModel> all = load_dir(kModels);
-  REQUIRE(all.size() == 4);
+  REQUIRE(all.size() == 5);
   CHECK(all[1].name == "hopper");
   CHECK(load_named(kModels, "volta").gpu.sm_count == 80);
   std::string e = error_of([] { load_named(kModels, "hoper"); });
@@ -396,6 +414,12 @@ TEST_CASE("broken models: each a UserError naming file and field") {
        [] { return edited("npu16", [](json& j) { j["npu"]["bus_data_bits"] = 256; }); },
        "npu.bus_max_burst_beats: a burst of 256 beats x 32 bytes = 8192 bytes cannot fit within "
        "the 4096-byte boundary"},
+      {"npu: unknown board", "npu4",
+       [] { return edited("npu4", [](json& j) { j["npu"]["board"] = "icebraker"; }); },
+       "npu.board: expected one of \"icebreaker\", got \"icebraker\" (did you mean \"icebreaker\"?)"},
+      {"npu: board not a string", "npu4",
+       [] { return edited("npu4", [](json& j) { j["npu"]["board"] = 5; }); },
+       "npu.board: expected one of \"icebreaker\", got 5"},
       {"npu: unknown dataflow", "npu16",
        [] {
          return edited("npu16", [](json& j) { j["npu"]["dataflows"][1] = "output_stationery"; });
