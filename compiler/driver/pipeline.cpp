@@ -423,11 +423,12 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     say.info(fmt::format("{} properties of {} modules proved ({:.1f} ms)", props, formal.modules.size(), say.ms()));
     if (emit == "verilog") return write_verilog(o, *hdl, out, err);
     say.start();
-    synth = hdlgen::synthesize(*hdl);
+    synth = hdlgen::synthesize(*hdl, problem->hw);
     say.info(synth.ran ? fmt::format("Synthesis: {} cells (yosys synth); iCE40: {} LUT4, {} flip-flops, {} block RAMs "
                                      "({:.1f} ms)",
                                      synth.cells, synth.luts, synth.ffs, synth.brams, say.ms())
                        : "Synthesis not run: " + synth.error);
+    if (!synth.board.board.empty()) say.info(synth.board.summary());
   }
   if (emit == "llvm") return write_output(o, gpu->llvm_ir, out, err);
   if (emit == "ptx") return write_output(o, gpu->ptx, out, err);
@@ -443,7 +444,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
         {static_cast<std::uint32_t>(ko::SectionKind::NpuRegmap), "npu_regmap", hdlgen::register_table(*hdl), 0});
     contents.sections.push_back(module::text_section(ko::SectionKind::Verilog, hdlgen::bundle(*hdl)));
     contents.sections.push_back(module::text_section(
-        ko::SectionKind::Synth, hdlgen::report_text(formal) + (synth.ran ? synth.text() : "synthesis: " + synth.error + "\n")));
+        ko::SectionKind::Synth, hdlgen::report_text(formal) + synth.text()));
   }
   if (gpu) {
     contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, gpu->ptx));
