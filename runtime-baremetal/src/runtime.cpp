@@ -1,12 +1,39 @@
 // The dgmm_* API of the freestanding runtime: module validation, the handle state machine in the
-// caller's arena, and completion through the port layer.
+// caller's arena, the two engines (the reference executor, and the NPU programmed through its
+// register table and the port layer), and completion through the port layer.
 #include "freestanding.h"
 
 #include <deepgemm/baremetal.h>
 #include <deepgemm/module_format.h>
+#include <deepgemm/npu_regmap.h>
 #include <deepgemm/port.h>
 
 #include "gemm.h"
+
+namespace {
+
+/// The registers of the generated NPU top the runtime uses, looked up by name in the table.
+enum NpuReg : uint32_t { kId, kCtrl, kStatus, kError, kCycles, kABase, kBBase, kCBase, kM, kN, kK, kNpuRegs };
+
+struct NpuRegInfo {
+  const char* name;
+  uint32_t access;  // what the runtime does with it (the table must allow at least that)
+};
+constexpr NpuRegInfo kNpuRegInfo[kNpuRegs] = {
+    {"ID", dg::ko::regmap::kAccessRead},       {"CTRL", dg::ko::regmap::kAccessWrite},
+    {"STATUS", dg::ko::regmap::kAccessRead},   {"ERROR", dg::ko::regmap::kAccessRead},
+    {"CYCLES", dg::ko::regmap::kAccessRead},   {"A_BASE", dg::ko::regmap::kAccessWrite},
+    {"B_BASE", dg::ko::regmap::kAccessWrite},  {"C_BASE", dg::ko::regmap::kAccessWrite},
+    {"M", dg::ko::regmap::kAccessWrite},       {"N", dg::ko::regmap::kAccessWrite},
+    {"K", dg::ko::regmap::kAccessWrite},
+};
+
+constexpr uint32_t kCtrlStart = 1u << 0;
+constexpr uint32_t kStatusBusy = 1u << 0;
+constexpr uint32_t kStatusDone = 1u << 1;
+constexpr uint32_t kStatusError = 1u << 2;
+
+}  // namespace
 
 struct dgmm_kernel {
   uint32_t magic;
@@ -19,6 +46,17 @@ struct dgmm_kernel {
   const uint8_t* module;
   size_t module_size;
   dg::bm::GemmPlan plan;
+  // The NPU: the module's register table (validated at load; null when it has none), and, once
+  // DGMM_ENGINE_NPU is chosen, the register addresses resolved from it.
+  const uint8_t* regmap;
+  uint32_t regmap_size;
+  dgmm_engine engine;
+  uint32_t design_id;
+  uintptr_t reg[kNpuRegs];
+  bool npu_running;     // the most recent launch went to the NPU and has not been seen to end
+  uint32_t npu_error;   // ERROR register of the most recent launch (0: none)
+  bool cycles_valid;    // the most recent launch ran on the NPU and completed
+  uint32_t cycles;      // its CYCLES register
 };
 
 namespace {
@@ -46,8 +84,14 @@ uintptr_t align_up(uintptr_t v, uintptr_t a) { return (v + (a - 1)) & ~(a - 1); 
 
 constexpr size_t kKernelBytes = (sizeof(dgmm_kernel) + 15u) & ~static_cast<size_t>(15u);
 
-/// Validates module and plan; fills *plan.
-dgmm_status validate(const void* module, size_t size, dg::bm::GemmPlan* plan) {
+/// What validate() finds in a module.
+struct Loaded {
+  dg::bm::GemmPlan plan;
+  dg::ko::Payload regmap;  // the NPU register table, validated (absent when the module has none)
+};
+
+/// Validates module, register table and plan; fills *out.
+dgmm_status validate(const void* module, size_t size, Loaded* out) {
   if (module == nullptr || size == 0) return fail(DGMM_ERROR_INVALID_ARGUMENT, "null or empty module");
   const auto* bytes = static_cast<const uint8_t*>(module);
   dg::ko::ModuleView view;
@@ -66,9 +110,18 @@ dgmm_status validate(const void* module, size_t size, dg::bm::GemmPlan* plan) {
   }
   const dg::ko::Payload text = view.find(dg::ko::SectionKind::Plan);
   if (!text) return fail(DGMM_ERROR_BAD_MODULE, "invalid module: no plan section");
+  out->regmap = view.find(dg::ko::SectionKind::NpuRegmap);
+  if (out->regmap) {
+    dg::ko::regmap::View table;
+    if (dg::ko::regmap::parse(out->regmap.data, out->regmap.size, &table) != dg::ko::regmap::Status::Ok) {
+      ErrorDetail d;
+      d.str("invalid module: npu_regmap section: ").str(table.error());
+      return fail(DGMM_ERROR_BAD_MODULE, d);
+    }
+  }
   ErrorDetail d;
   d.str("module plan: ");
-  switch (dg::bm::read_plan(text.data, text.size, plan, &d)) {
+  switch (dg::bm::read_plan(text.data, text.size, &out->plan, &d)) {
     case dg::bm::PlanStatus::Ok:
       return DGMM_OK;
     case dg::bm::PlanStatus::Bad:
@@ -90,6 +143,118 @@ size_t arena_needed(const dg::bm::GemmPlan& plan) {
 
 bool valid(dgmm_handle h) { return h != nullptr && h->magic == kMagic; }
 
+// ---- The NPU ------------------------------------------------------------------------------------
+
+uint32_t npu_read(const dgmm_kernel* h, NpuReg r) { return port_mmio_read32(h->reg[r]); }
+void npu_write(const dgmm_kernel* h, NpuReg r, uint32_t v) { port_mmio_write32(h->reg[r], v); }
+
+/// What each value of the ERROR register means (the generated top's start checks).
+const char* npu_error_meaning(uint32_t code) {
+  switch (code) {
+    case 1:
+      return "M is not the plan's";
+    case 2:
+      return "N is not the plan's";
+    case 3:
+      return "K is outside the plan's range";
+    case 4:
+      return "an operand base address is not aligned to a bus beat";
+    case 5:
+      return "an operand row is not a whole number of bus beats";
+    default:
+      return "unknown error code";
+  }
+}
+
+constexpr uint32_t kErrorBitWithoutCode = 0xFFFFFFFFu;
+
+ErrorDetail& npu_error_text(ErrorDetail& d, uint32_t code) {
+  if (code == kErrorBitWithoutCode) return d.str("the NPU's STATUS reports ERROR but its ERROR register reads 0");
+  return d.str("the NPU refused the run: ERROR ").num(code).str(" (").str(npu_error_meaning(code)).chr(')');
+}
+
+/// Resolves the registers the runtime needs from the module's table into the handle.
+dgmm_status npu_resolve(dgmm_kernel* h) {
+  if (h->regmap == nullptr) {
+    return fail(DGMM_ERROR_UNSUPPORTED, "the module has no NPU register table (npu_regmap section)");
+  }
+  dg::ko::regmap::View table;
+  if (dg::ko::regmap::parse(h->regmap, h->regmap_size, &table) != dg::ko::regmap::Status::Ok) {
+    return fail(DGMM_ERROR_BAD_MODULE, "invalid module: npu_regmap section changed after load");
+  }
+  ErrorDetail d;
+  if (table.mmio_base > static_cast<uint64_t>(static_cast<uintptr_t>(-1)) - dg::ko::regmap::kWindow) {
+    d.str("the NPU's MMIO base ").hex(static_cast<uint32_t>(table.mmio_base >> 32));
+    d.str(":").hex(static_cast<uint32_t>(table.mmio_base)).str(" is not addressable on this board");
+    return fail(DGMM_ERROR_UNSUPPORTED, d);
+  }
+  for (uint32_t i = 0; i < kNpuRegs; ++i) {
+    dg::ko::regmap::Register r;
+    const NpuRegInfo& want = kNpuRegInfo[i];
+    if (!table.find(want.name, &r) || (r.access & want.access) != want.access) {
+      d.str("the NPU register table has no ");
+      d.str(want.access == dg::ko::regmap::kAccessRead ? "readable" : "writable").str(" register ").str(want.name);
+      return fail(DGMM_ERROR_UNSUPPORTED, d);
+    }
+    h->reg[i] = static_cast<uintptr_t>(table.mmio_base) + r.offset;
+  }
+  h->design_id = table.design_id;
+  return DGMM_OK;
+}
+
+/// Programs the NPU for the bound operands and starts it; nothing is written unless every check
+/// passes.
+dgmm_status npu_start(dgmm_kernel* h) {
+  ErrorDetail d;
+  for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+    if (static_cast<uint64_t>(h->addr[i]) + h->plan.op[i].bytes > 0x100000000ull) {
+      d.str("operand '").chr(static_cast<char>('A' + i)).str("' at ");
+      d.hex(static_cast<uint32_t>(static_cast<uint64_t>(h->addr[i]) >> 32)).str(":");
+      d.hex(static_cast<uint32_t>(h->addr[i])).str(" does not fit the NPU's 32-bit bus addresses");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+  }
+  const uint32_t id = npu_read(h, kId);
+  if (id != h->design_id) {
+    d.str("the NPU's ID register reads ").hex(id).str(", the module's design is ").hex(h->design_id);
+    d.str(" (the hardware was built from another plan)");
+    return fail(DGMM_ERROR_TARGET_MISMATCH, d);
+  }
+  const uint32_t status = npu_read(h, kStatus);
+  if ((status & kStatusBusy) != 0) {
+    d.str("the NPU is busy (STATUS ").hex(status).str("): another run has not finished");
+    return fail(DGMM_ERROR_INVALID_STATE, d);
+  }
+  npu_write(h, kABase, static_cast<uint32_t>(h->addr[dg::bm::kA]));
+  npu_write(h, kBBase, static_cast<uint32_t>(h->addr[dg::bm::kB]));
+  npu_write(h, kCBase, static_cast<uint32_t>(h->addr[dg::bm::kC]));
+  npu_write(h, kM, h->plan.M);
+  npu_write(h, kN, h->plan.N);
+  npu_write(h, kK, h->plan.K);
+  npu_write(h, kCtrl, kCtrlStart);
+  return DGMM_OK;
+}
+
+/// Reads STATUS once when an NPU launch is outstanding, and records its end (DONE or ERROR).
+void npu_poll(dgmm_kernel* h) {
+  if (!h->npu_running) return;
+  const uint32_t status = npu_read(h, kStatus);
+  if ((status & kStatusError) != 0) {
+    // Checked first: a refused START sets ERROR and leaves DONE as the previous run left it.
+    const uint32_t code = npu_read(h, kError);
+    h->npu_error = code != 0 ? code : kErrorBitWithoutCode;
+    h->result = DGMM_ERROR_LAUNCH;
+  } else if ((status & kStatusDone) != 0 && (status & kStatusBusy) == 0) {
+    h->cycles = npu_read(h, kCycles);
+    h->cycles_valid = true;
+    h->result = DGMM_OK;
+  } else {
+    return;
+  }
+  h->npu_running = false;
+  h->completed = h->sequence;
+}
+
 dgmm_status bad_handle() { return fail(DGMM_ERROR_INVALID_STATE, "invalid or unloaded handle"); }
 
 int operand_index(const char* name) {
@@ -110,6 +275,7 @@ dgmm_status bind(dgmm_handle h, const char* name, uintptr_t address, bool output
                                             : "' is an output; use dgmm_bind_output");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
+  npu_poll(h);
   if (h->completed != h->sequence) return fail(DGMM_ERROR_INVALID_STATE, "bind while a launch runs");
   const uint32_t align = dg::bm::bits(h->plan.op[i].type) / 8;
   if (address == 0 || address % align != 0) {
@@ -131,8 +297,9 @@ dgmm_status bind(dgmm_handle h, const char* name, uintptr_t address, bool output
 extern "C" {
 
 dgmm_handle dgmm_load_image(const void* module, size_t size, void* arena, size_t arena_size) {
-  dg::bm::GemmPlan plan;
-  if (validate(module, size, &plan) != DGMM_OK) return nullptr;
+  Loaded loaded;
+  if (validate(module, size, &loaded) != DGMM_OK) return nullptr;
+  const dg::bm::GemmPlan& plan = loaded.plan;
   if (arena == nullptr) {
     fail(DGMM_ERROR_INVALID_ARGUMENT, "null arena");
     return nullptr;
@@ -152,14 +319,17 @@ dgmm_handle dgmm_load_image(const void* module, size_t size, void* arena, size_t
   h->module_size = size;
   h->plan = plan;
   h->result = DGMM_OK;
+  h->regmap = loaded.regmap ? loaded.regmap.data : nullptr;
+  h->regmap_size = loaded.regmap.size;
+  h->engine = DGMM_ENGINE_REFERENCE;
   h->magic = kMagic;
   return h;
 }
 
 size_t dgmm_arena_size(const void* module, size_t size) {
-  dg::bm::GemmPlan plan;
-  if (validate(module, size, &plan) != DGMM_OK) return 0;
-  return arena_needed(plan);
+  Loaded loaded;
+  if (validate(module, size, &loaded) != DGMM_OK) return 0;
+  return arena_needed(loaded.plan);
 }
 
 void dgmm_unload(dgmm_handle handle) {
@@ -174,8 +344,25 @@ dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t phy
   return bind(handle, name, physical_address, true);
 }
 
+dgmm_status dgmm_set_engine(dgmm_handle h, dgmm_engine engine) {
+  if (!valid(h)) return bad_handle();
+  npu_poll(h);
+  if (h->completed != h->sequence) return fail(DGMM_ERROR_INVALID_STATE, "engine change while a launch runs");
+  if (engine == DGMM_ENGINE_NPU) {
+    const dgmm_status s = npu_resolve(h);
+    if (s != DGMM_OK) return s;
+  } else if (engine != DGMM_ENGINE_REFERENCE) {
+    ErrorDetail d;
+    d.str("unknown engine ").num(static_cast<uint32_t>(engine));
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  h->engine = engine;
+  return DGMM_OK;
+}
+
 dgmm_status dgmm_launch(dgmm_handle h) {
   if (!valid(h)) return bad_handle();
+  npu_poll(h);
   if (h->completed != h->sequence) return fail(DGMM_ERROR_INVALID_STATE, "launch while a launch runs");
   for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
     if (!h->bound[i]) {
@@ -184,7 +371,17 @@ dgmm_status dgmm_launch(dgmm_handle h) {
       return fail(DGMM_ERROR_UNBOUND_OPERAND, d);
     }
   }
+  if (h->engine == DGMM_ENGINE_NPU) {
+    const dgmm_status s = npu_start(h);
+    if (s != DGMM_OK) return s;  // nothing started: the previous fence stays the last one
+  }
   ++h->sequence;
+  h->npu_error = 0;
+  h->cycles_valid = false;
+  if (h->engine == DGMM_ENGINE_NPU) {
+    h->npu_running = true;
+    return DGMM_OK;
+  }
   ErrorDetail d;
   d.str("launch: ");
   const bool ok = dg::bm::execute(h->plan, h->addr, h->acc, &d);
@@ -215,20 +412,39 @@ dgmm_status dgmm_wait_timeout(dgmm_fence f, uint64_t timeout_ticks) {
     return fail(DGMM_ERROR_INVALID_ARGUMENT, "fence does not belong to this handle's launches");
   }
   const uint64_t start = port_now();
-  while (h->completed < f.sequence) {
+  for (;;) {
+    npu_poll(h);
+    if (h->completed >= f.sequence) break;
     const uint64_t waited = port_now() - start;
     if (timeout_ticks != 0 && waited >= timeout_ticks) {
-      return fail(DGMM_ERROR_TIMEOUT, "timed out waiting for the launch");
+      ErrorDetail d;
+      d.str("timed out after ").num(waited).str(" ticks waiting for the launch");
+      if (h->npu_running) d.str(" (NPU STATUS ").hex(npu_read(h, kStatus)).chr(')');
+      return fail(DGMM_ERROR_TIMEOUT, d);
     }
     port_wait_irq(timeout_ticks != 0 ? timeout_ticks - waited : 0);
   }
   if (h->result != DGMM_OK && f.sequence == h->sequence) {
+    ErrorDetail d;
+    if (h->npu_error != 0) return fail(h->result, npu_error_text(d, h->npu_error));
     return fail(h->result, "the launch before this fence failed");
   }
   return DGMM_OK;
 }
 
 dgmm_status dgmm_wait(dgmm_fence fence) { return dgmm_wait_timeout(fence, 0); }
+
+dgmm_status dgmm_npu_cycles(dgmm_handle h, uint64_t* cycles) {
+  if (!valid(h)) return bad_handle();
+  if (cycles == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "null cycles pointer");
+  npu_poll(h);
+  if (!h->cycles_valid) {
+    return fail(DGMM_ERROR_INVALID_STATE, "no completed NPU run: the last launch did not run on the NPU, "
+                                          "has not finished or failed");
+  }
+  *cycles = h->cycles;
+  return DGMM_OK;
+}
 
 const char* dgmm_last_error(void) { return g_last_error.text; }
 

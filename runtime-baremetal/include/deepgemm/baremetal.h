@@ -17,15 +17,33 @@
  * needed); the runtime keeps one more static object, the last error. Single-threaded: boards call
  * the API from one context only.
  *
- * Execution engine. A module carries the solved plan; this runtime executes it with the reference
- * executor, which runs the plan's tile loop nest (tile_m x tile_n blocks, K in steps of tile_k) in
- * software on the bound memory. Supported element types: A and B int8, int16 or int32; accumulator
- * int32 or int64 (int32 accumulation is computed exactly and checked: an overflow is reported as
- * DGMM_ERROR_LAUNCH, never wrapped silently); C int32 or int64 (at least as wide as needed to hold
- * the accumulator: C int32 with an int64 accumulator is rejected at load). Each operand may be row-
- * or column-major with the plan's leading dimension. batch must be 1. Modules that carry an NPU
- * register table are executed in software as well; programming the NPU through the port layer is
- * not implemented yet. dgmm_wait polls completion through the port layer (port.h).
+ * Execution engines. Each handle runs its launches on one of two engines, chosen explicitly with
+ * dgmm_set_engine; a new handle uses the reference executor.
+ *
+ * DGMM_ENGINE_REFERENCE (default) runs the plan's tile loop nest (tile_m x tile_n blocks, K in
+ * steps of tile_k) in software on the bound memory, and completes before dgmm_launch returns.
+ * Supported element types: A and B int8, int16 or int32; accumulator int32 or int64 (int32
+ * accumulation is computed exactly and checked: an overflow is reported as DGMM_ERROR_LAUNCH, never
+ * wrapped silently); C int32 or int64 (at least as wide as needed to hold the accumulator: C int32
+ * with an int64 accumulator is rejected at load). Each operand may be row- or column-major with the
+ * plan's leading dimension. batch must be 1.
+ *
+ * DGMM_ENGINE_NPU programs the NPU generated for the plan, through the module's register table
+ * (npu_regmap section, <deepgemm/npu_regmap.h>: registers by name, offsets from the table's MMIO
+ * base) and port_mmio_write32/read32. Only modules compiled for an NPU with Verilog carry the
+ * table; for any other, dgmm_set_engine(h, DGMM_ENGINE_NPU) is refused with DGMM_ERROR_UNSUPPORTED
+ * (so is a table without the registers below, or an MMIO base the board cannot address). A launch
+ * reads ID and compares it with the table's design ID (a mismatch is DGMM_ERROR_TARGET_MISMATCH:
+ * the hardware was built from another plan; nothing is written), checks that STATUS is not BUSY,
+ * writes A_BASE, B_BASE, C_BASE (the bound physical addresses, which must lie below 4 GiB), M, N
+ * and K (the plan's), then CTRL = 1 (START), and returns without waiting. dgmm_wait polls STATUS
+ * (port_wait_irq between polls) until DONE or ERROR; ERROR becomes DGMM_ERROR_LAUNCH with a
+ * dgmm_last_error message naming the ERROR register's code (1 M, 2 N not the plan's, 3 K outside
+ * its range, 4 base not beat-aligned, 5 row not whole beats). dgmm_npu_cycles gives the CYCLES
+ * register of the last completed run. The data the NPU reads and writes is its own business: the
+ * runtime touches no operand memory on this engine.
+ *
+ * dgmm_wait polls completion through the port layer (port.h) on either engine.
  */
 #ifndef DEEPGEMM_BAREMETAL_H
 #define DEEPGEMM_BAREMETAL_H
@@ -51,6 +69,12 @@ typedef struct {
 
 /** Status codes; the first twelve have the same names and values as in the CUDA runtime. */
 /* dgmm_status: the codes shared by every runtime (deepgemm/status.h). */
+
+/** The engine a handle's launches run on (see "Execution engines" above). */
+typedef enum {
+  DGMM_ENGINE_REFERENCE = 0, /* the software reference executor (default) */
+  DGMM_ENGINE_NPU = 1        /* the NPU, programmed through the module's register table */
+} dgmm_engine;
 
 /** Arena alignment the runtime needs (the arena pointer is aligned up if it is not). */
 #define DGMM_ARENA_ALIGN 16u
@@ -78,9 +102,16 @@ dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, uintptr_t phys
 /** Binds output operand `name` ("C"). */
 dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t physical_address);
 
+/** Chooses the engine of the following launches. DGMM_ERROR_UNSUPPORTED for DGMM_ENGINE_NPU when
+ *  the module has no usable register table; DGMM_ERROR_INVALID_STATE while a launch runs;
+ *  DGMM_ERROR_INVALID_ARGUMENT for an unknown engine. On failure the engine stays as it was. */
+dgmm_status dgmm_set_engine(dgmm_handle handle, dgmm_engine engine);
+
 /** Starts the GEMM. Every operand must be bound (else DGMM_ERROR_UNBOUND_OPERAND, naming it, and
  *  nothing runs). The reference executor completes before this returns; a failure while running
- *  is reported both here and by the dgmm_wait of the next fence. */
+ *  is reported both here and by the dgmm_wait of the next fence. On the NPU engine it returns once
+ *  START is written (a refusal by the NPU's checks is reported by dgmm_wait); an ID mismatch, a
+ *  busy NPU or an operand above 4 GiB fails here, before any register is written. */
 dgmm_status dgmm_launch(dgmm_handle handle);
 
 /** A fence after the last launch. Non-blocking. DGMM_ERROR_INVALID_STATE before any launch. */
@@ -88,8 +119,13 @@ dgmm_fence dgmm_sync(dgmm_handle handle);
 /** Waits (polling through the port layer) until the work before the fence is done; returns the
  *  result of that work. */
 dgmm_status dgmm_wait(dgmm_fence fence);
-/** dgmm_wait with a limit in port_now() ticks; DGMM_ERROR_TIMEOUT when it runs out. */
+/** dgmm_wait with a limit in port_now() ticks (0: none); DGMM_ERROR_TIMEOUT when it runs out (the
+ *  launch keeps running: a later wait may still see it end). */
 dgmm_status dgmm_wait_timeout(dgmm_fence fence, uint64_t timeout_ticks);
+
+/** The NPU's CYCLES register at the end of the last launch, when it ran on the NPU and completed
+ *  (else DGMM_ERROR_INVALID_STATE). */
+dgmm_status dgmm_npu_cycles(dgmm_handle handle, uint64_t* cycles);
 
 /* ---- Errors ---------------------------------------------------------------------------------- */
 
