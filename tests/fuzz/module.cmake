@@ -1,4 +1,5 @@
-# The .ko module reader (runtime-baremetal/include/deepgemm/module_format.h) on arbitrary bytes.
+# The .ko module reader (runtime-baremetal/include/deepgemm/module_format.h) and the NPU register
+# table reader (npu_regmap.h) on arbitrary bytes.
 dg_fuzz_test(module_reader
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/module_reader_fuzz.cpp
   LIBS fmt::fmt

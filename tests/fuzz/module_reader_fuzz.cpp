@@ -1,15 +1,21 @@
-// Fuzzes the module reader. Each input is parsed twice: as given, and "resealed" (header and
-// section CRCs recomputed wherever they lie inside the buffer) so that mutations get past the
-// checksums and reach the checks behind them. When parsing succeeds, every byte of every section
-// is read, so ASan flags any view that points outside the input; the view's invariants are checked.
+// Fuzzes the module reader and the NPU register table reader. Each input is parsed twice as a
+// module: as given, and "resealed" (header and section CRCs recomputed wherever they lie inside the
+// buffer) so that mutations get past the checksums and reach the checks behind them. When parsing
+// succeeds, every byte of every section is read, so ASan flags any view that points outside the
+// input; the view's invariants are checked. The register table reader gets each input as a bare
+// table, with a repaired header (so that mutations reach the records), and every npu_regmap
+// section of a valid module, each in an exact-size buffer.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <deepgemm/module_format.h>
+#include <deepgemm/npu_regmap.h>
 
 namespace ko = dg::ko;
+namespace rm = dg::ko::regmap;
 
 namespace {
 
@@ -44,6 +50,51 @@ uint32_t touch(const ko::ModuleView& v, const uint8_t* data, size_t size) {
   return sum;
 }
 
+/// Parses a register table from an exact-size copy; on success reads every record and checks the
+/// reader's promises (NUL-terminated unique names, aligned in-page offsets, known access bits).
+void check_regmap(const uint8_t* data, size_t size) {
+  std::vector<uint8_t> copy(data, data + size);
+  rm::View v;
+  const rm::Status st = rm::parse(copy.data(), copy.size(), &v);
+  require(st == v.status);
+  if (st != rm::Status::Ok) {
+    require(v.detail.len > 0 && v.detail.len < ko::kErrorDetailSize && v.count == 0);
+    rm::Register none;
+    require(!v.at(0, &none) && !v.find("ID", &none));
+    return;
+  }
+  require(v.count >= 1 && v.count <= rm::kMaxRegisters);
+  require(rm::table_size(v.count) == size);
+  for (uint32_t i = 0; i < v.count; ++i) {
+    rm::Register r;
+    require(v.at(i, &r));
+    const size_t len = std::strlen(r.name);
+    require(len >= 1 && len < rm::kNameSize);
+    require(r.offset % 4 == 0 && r.offset < rm::kWindow);
+    require((r.access & ~rm::kAccessKnown) == 0 && (r.access & rm::kAccessKnown) != 0);
+    rm::Register found;
+    require(v.find(r.name, &found) && found.offset == r.offset && found.access == r.access);
+  }
+  rm::Register none;
+  require(!v.at(v.count, &none));
+}
+
+/// The input as a register table, and again with a valid header for the records that follow it.
+void fuzz_regmap(const uint8_t* data, size_t size) {
+  check_regmap(data, size);
+  if (size < rm::kHeaderSize) return;
+  std::vector<uint8_t> t(data, data + size);
+  std::memcpy(t.data(), rm::kMagic, 4);
+  ko::store_u32(t.data() + rm::header_field::kVersion, rm::kVersion);
+  ko::store_u32(t.data() + rm::header_field::kHeaderSize, rm::kHeaderSize);
+  ko::store_u32(t.data() + rm::header_field::kRecordSize, rm::kRecordSize);
+  const size_t records = (size - rm::kHeaderSize) / rm::kRecordSize;
+  const uint32_t count = static_cast<uint32_t>(records > rm::kMaxRegisters ? rm::kMaxRegisters : records);
+  ko::store_u32(t.data() + rm::header_field::kCount, count);
+  t.resize(rm::table_size(count));
+  check_regmap(t.data(), t.size());
+}
+
 void check(const uint8_t* data, size_t size) {
   for (ko::Extent extent : {ko::Extent::Exact, ko::Extent::Prefix}) {
     ko::ModuleView v;
@@ -52,6 +103,8 @@ void check(const uint8_t* data, size_t size) {
     if (st == ko::Status::Ok) {
       volatile uint32_t sink = touch(v, data, size);
       (void)sink;
+      const ko::Payload table = v.find(ko::SectionKind::NpuRegmap);
+      if (table) check_regmap(table.data, table.size);
     } else {
       require(v.detail.len > 0 && v.detail.len < ko::kErrorDetailSize);
       require(v.detail.text[v.detail.len] == '\0');
@@ -85,5 +138,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(copy.data(), copy.size());
   reseal(copy);
   check(copy.data(), copy.size());
+  fuzz_regmap(data, size);
   return 0;
 }

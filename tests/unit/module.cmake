@@ -1,6 +1,8 @@
-# The .ko module format: writer, reader and inspect (module_test.cpp), plus a build-time check that
-# the format header compiles freestanding without any C++ standard library header.
+# The .ko module format: writer, reader and inspect (module_test.cpp), the NPU register table of
+# the npu_regmap section and its writer in hdl-gen (npu_regmap_test.cpp), plus a build-time check
+# that both format headers compile freestanding without any C++ standard library header.
 dg_unit_test(module SOURCES module_test.cpp LIBS dg_module)
+dg_unit_test(npu_regmap SOURCES npu_regmap_test.cpp LIBS dg_module dg_hdlgen)
 
 if(CMAKE_CXX_COMPILER_ID MATCHES "Clang|GNU")
   set(_fs_src ${CMAKE_CURRENT_SOURCE_DIR}/module_format_freestanding.cpp)
@@ -23,6 +25,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang|GNU")
     add_custom_command(OUTPUT ${_obj}
       COMMAND ${CMAKE_CXX_COMPILER} ${_fs_flags} ${_extra} -c ${_fs_src} -o ${_obj}
       DEPENDS ${_fs_src} ${PROJECT_SOURCE_DIR}/runtime-baremetal/include/deepgemm/module_format.h
+              ${PROJECT_SOURCE_DIR}/runtime-baremetal/include/deepgemm/npu_regmap.h
       COMMENT "Compiling module_format.h freestanding (${variant})" VERBATIM)
     list(APPEND _fs_objects ${_obj})
   endforeach()

@@ -1,7 +1,9 @@
 // Compiled by module.cmake with -ffreestanding -fno-exceptions -fno-rtti -nostdinc++ (and, with
-// clang, without system headers and for riscv32): the module format header must build with nothing
-// but the compiler's own <stdint.h> and <stddef.h>. Never linked.
+// clang, without system headers and for riscv32): the module format header and the NPU register
+// table header must build with nothing but the compiler's own <stdint.h> and <stddef.h>. Never
+// linked.
 #include <deepgemm/module_format.h>
+#include <deepgemm/npu_regmap.h>
 
 #if __STDC_HOSTED__
 #error "module_format_freestanding.cpp must be compiled with -ffreestanding"
@@ -34,4 +36,19 @@ extern "C" size_t dg_ko_freestanding_write(uint8_t* buf, size_t cap) {
   spec.section_count = 1;
   size_t written = 0;
   return dg::ko::write(spec, buf, cap, &written) == dg::ko::Status::Ok ? written : 0;
+}
+
+extern "C" uint32_t dg_ko_freestanding_regmap(const uint8_t* data, size_t size) {
+  dg::ko::regmap::View view;
+  if (dg::ko::regmap::parse(data, size, &view) != dg::ko::regmap::Status::Ok) return 0;
+  dg::ko::regmap::Register r;
+  return view.find("CTRL", &r) ? r.offset + static_cast<uint32_t>(view.mmio_base) : 0u;
+}
+
+extern "C" size_t dg_ko_freestanding_regmap_write(uint8_t* buf, size_t cap) {
+  const dg::ko::regmap::RegisterSpec regs[1] = {{"CTRL", 4, dg::ko::regmap::kAccessWrite}};
+  size_t written = 0;
+  return dg::ko::regmap::write(0x40000000u, 1, regs, 1, buf, cap, &written) == dg::ko::regmap::Status::Ok
+             ? written
+             : 0;
 }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <deepgemm/npu_regmap.h>
+
 #include "module/inspect.h"
 #include "module/writer.h"
 #include "support/error.h"
@@ -67,7 +69,14 @@ ModuleContents npu_contents() {
   Section regmap;
   regmap.kind = static_cast<uint32_t>(ko::SectionKind::NpuRegmap);
   regmap.name = "regmap";
-  for (uint32_t i = 0; i < 24; ++i) regmap.bytes.push_back(static_cast<uint8_t>(i * 37 + 1));
+  const ko::regmap::RegisterSpec regs[] = {{"ID", 0x000, ko::regmap::kAccessRead},
+                                           {"CTRL", 0x004, ko::regmap::kAccessWrite},
+                                           {"STATUS", 0x008, ko::regmap::kAccessRead},
+                                           {"A_BASE", 0x014, ko::regmap::kAccessRead | ko::regmap::kAccessWrite}};
+  regmap.bytes.resize(ko::regmap::table_size(4));
+  size_t written = 0;
+  REQUIRE(ko::regmap::write(0x40000000u, 0x9b575bdbu, regs, 4, regmap.bytes.data(), regmap.bytes.size(),
+                            &written) == ko::regmap::Status::Ok);
   c.sections.push_back(regmap);
   c.sections.push_back(
       section(ko::SectionKind::Verilog, "agu", "module agu(input logic clk_i);\nendmodule\n"));
@@ -732,6 +741,8 @@ TEST_CASE("fuzz seed corpus is current") {
        ko::Status::Truncated},
       {"truncated_payload.ko", std::vector<uint8_t>(npu.begin(), npu.end() - 24),
        ko::Status::Truncated},
+      // A bare register table: the fuzz target also reads every input as one.
+      {"npu_regmap.bin", npu_contents().sections[1].bytes, ko::Status::BadMagic},
   };
   const char* update = std::getenv("DEEPGEMM_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
