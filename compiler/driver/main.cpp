@@ -44,6 +44,9 @@ int run(int argc, char** argv) {
   compile->add_option("--emit", copts.emit, stages_help);
   compile->add_flag("-v,--verbose", copts.verbose, "Narrate each stage with counts and times (on stderr)");
   compile->add_flag("--force-rebuild", copts.force_rebuild, "Ignore the module cache");
+  compile->add_flag("--synth", copts.synth,
+                    "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "
+                    "model's board) and store the report in the module; minutes for a large PE array");
 
   std::string inspect_file;
   CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums");

@@ -245,7 +245,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   if (use_cache) {
     std::string model_text, why;
     read_file(problem->hw.file, model_text, why);
-    key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), text, model_text});
+    key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), text, model_text, o.synth ? "synth" : ""});
     if (!o.force_rebuild) {
       auto hit = cache_lookup(cdir, key, why);
       if (hit) {
@@ -386,7 +386,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   hdlgen::SynthReport synth;
   if (problem->hw.is_npu()) {
     say.start();
-    say.info("Generating Verilog (AGUs for A, B and C, DMA burst splitters, MMIO registers, top)...");
+    say.info("Generating Verilog (AGUs, DMA, scratchpad, MAC array engine, accumulators, MMIO registers, top)...");
     try {
       hdl = hdlgen::generate(*solved.plan, problem->hw, design_name(o.input));
     } catch (const UserError& e) {
@@ -422,13 +422,16 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     for (const auto& m : formal.modules) props += m.result.properties.size();
     say.info(fmt::format("{} properties of {} modules proved ({:.1f} ms)", props, formal.modules.size(), say.ms()));
     if (emit == "verilog") return write_verilog(o, *hdl, out, err);
-    say.start();
-    synth = hdlgen::synthesize(*hdl, problem->hw);
-    say.info(synth.ran ? fmt::format("Synthesis: {} cells (yosys synth); iCE40: {} LUT4, {} flip-flops, {} block RAMs "
-                                     "({:.1f} ms)",
-                                     synth.cells, synth.luts, synth.ffs, synth.brams, say.ms())
-                       : "Synthesis not run: " + synth.error);
-    if (!synth.board.board.empty()) say.info(synth.board.summary());
+    if (o.synth) {
+      say.start();
+      say.info("Synthesizing with Yosys...");
+      synth = hdlgen::synthesize(*hdl, problem->hw);
+      say.info(synth.ran ? fmt::format("Synthesis: {} cells (yosys synth); iCE40: {} LUT4, {} flip-flops, {} block RAMs "
+                                       "({:.1f} ms)",
+                                       synth.cells, synth.luts, synth.ffs, synth.brams, say.ms())
+                         : "Synthesis not run: " + synth.error);
+      if (!synth.board.board.empty()) say.info(synth.board.summary());
+    }
   }
   if (emit == "llvm") return write_output(o, gpu->llvm_ir, out, err);
   if (emit == "ptx") return write_output(o, gpu->ptx, out, err);
@@ -444,7 +447,8 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
         {static_cast<std::uint32_t>(ko::SectionKind::NpuRegmap), "npu_regmap", hdlgen::register_table(*hdl), 0});
     contents.sections.push_back(module::text_section(ko::SectionKind::Verilog, hdlgen::bundle(*hdl)));
     contents.sections.push_back(module::text_section(
-        ko::SectionKind::Synth, hdlgen::report_text(formal) + synth.text()));
+        ko::SectionKind::Synth,
+        hdlgen::report_text(formal) + (o.synth ? synth.text() : "synthesis: not run (compile --synth runs it)\n")));
   }
   if (gpu) {
     contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, gpu->ptx));

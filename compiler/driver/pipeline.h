@@ -15,6 +15,7 @@ struct CompileOptions {
   std::string hw_dir;
   bool verbose = false;
   bool force_rebuild = false;
+  bool synth = false;     // NPU: synthesize the design (Yosys; the board's place and route) into the module
 };
 
 /// Stage names accepted by --emit, in pipeline order.

@@ -262,7 +262,7 @@ class Encoder {
            p().sm_mem_limit_kb.loc, fmt::format("sm_mem_limit {}", p().sm_mem_limit_kb.value));
     }
     std::int64_t acc = static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits / 8;
-    rule("hw.acc_capacity", fmt::format("C tile accumulators <= {} accumulator memory ({})", kb(acc), hwn), "hardware",
+    rule("hw.acc_capacity", fmt::format("two C tiles of accumulators (double-buffered) <= {} accumulator memory ({})", kb(acc), hwn), "hardware",
          q_.table({"tile_m", "tile_n"}, [&](const Vals& v) { return npu_acc_bytes(s_, v[0], v[1]); }) <= acc);
     // The array reads pe_rows consecutive tile rows per cycle; row r lives in bank r mod banks.
     std::int64_t per_bank = ceil_div(n.pe_rows, n.spad_banks);

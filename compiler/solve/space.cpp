@@ -146,6 +146,11 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
   s.compute_bits = std::max(s.a_bits, p.weight_conversion.empty() ? s.b_bits : 16);
   if (p.hw.is_npu()) {
     const auto& n = p.hw.npu;
+    // In NPU memory a custom-width element (sN/uN) occupies its container, one byte up to 8 bits
+    // and two up to 16: tiles, bursts and the scratchpad are sized by those bytes.
+    auto container = [](int bits) { return bits == 4 ? 4 : bits <= 8 ? 8 : bits <= 16 ? 16 : bits; };
+    s.a_bits = container(s.a_bits);
+    s.b_bits = container(s.b_bits);
     s.gpu = false;
     s.family = "npu";
     s.im = n.pe_rows;
@@ -469,7 +474,7 @@ std::int64_t npu_spad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, st
 }
 
 std::int64_t npu_acc_bytes(const Space& s, std::int64_t tm, std::int64_t tn) {
-  return tm * tn * s.acc_bits / 8;
+  return 2 * tm * tn * s.acc_bits / 8;  // double-buffered: the engine fills one C tile while the DMA writes the other
 }
 
 std::int64_t npu_log_compute(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df) {

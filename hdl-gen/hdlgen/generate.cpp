@@ -77,7 +77,8 @@ module @MOD@ (
   input  logic        req_ready_i,
   output logic [31:0] req_addr_o,
   output logic [@LW1@:0] req_beats_o,
-  output logic [@TRW1@:0] req_row_o
+  output logic [@TRW1@:0] req_row_o,
+  output logic        req_last_o      // the tile's last row: the end of a K step (A, B) or C tile
 );
   localparam int unsigned TileM = @TM@, TileN = @TN@, TileK = @TK@;
   localparam int unsigned TileRows = @TR@, TileSeg = @TS@;
@@ -108,6 +109,7 @@ module @MOD@ (
   assign last_k = @LASTK@;
   assign last_n = n0_q + @DW@'(TileN) >= n_q;
   assign last_m = m0_q + @DW@'(TileM) >= m_q;
+  assign req_last_o = last_r;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -275,6 +277,42 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   });
 }
 
+/// An input element as the MAC array takes it: bytes in memory, bits used, signedness.
+struct ElemFormat {
+  int bytes = 0, bits = 0;
+  bool is_signed = true;
+};
+
+ElemFormat elem_format(const std::string& type) {
+  ElemFormat f;
+  f.bytes = static_cast<int>(element_bytes(type));
+  if (type == "int8") f.bits = 8;
+  else if (type == "int16") f.bits = 16;
+  else if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) {
+    f.bits = std::atoi(type.c_str() + 1);
+    f.is_signed = type[0] == 's';
+  }
+  return f;
+}
+
+bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// The plan's estimate of a run's cycles (largest K): K steps at the slower of the engine and
+/// the A/B DMA, plus the first step's fill, the last drain and the last C tile's write-out. An
+/// estimate, not a proved bound; the co-simulation reports both.
+std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const EngineParams& e) {
+  const auto& n = hw.npu;
+  const std::int64_t beat = n.bus_data_bits / 8;
+  const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
+  const std::int64_t steps = ceil_div(p.M, p.tile_m) * ceil_div(p.N, p.tile_n) * ceil_div(kmax, p.tile_k);
+  const std::int64_t groups = (p.tile_m / e.rows) * (p.tile_n / e.cols) * (p.tile_k / e.g);
+  const std::int64_t t_compute = groups * std::max<std::int64_t>(e.g, e.b_seg + 3);
+  const std::int64_t a_beats = p.tile_m * p.tile_k * e.ea / beat, b_beats = p.tile_k * p.tile_n * e.eb / beat;
+  const std::int64_t t_dma = std::max(a_beats, b_beats) + 4 * ceil_div(std::max(a_beats, b_beats), n.bus_max_burst_beats);
+  const std::int64_t c_beats = p.tile_m * p.tile_n * 4 / beat;
+  return steps * std::max(t_compute, t_dma) + n.dram_latency_cycles + t_dma + e.rows + 2 + c_beats + 8;
+}
+
 }  // namespace
 
 Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
@@ -286,11 +324,61 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                                 "(int4 is packed two per byte)",
                                 p.a_type, p.b_type));
   if (ec != 4) throw UserError(fmt::format("a {} output is not generated yet (32-bit accumulator rows only)", p.c_type));
+  if (n.acc_width != 32) throw UserError(fmt::format("{}: only 32-bit accumulators are generated", hw.name));
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
   if (p.batch != 1) throw UserError("batched GEMM is not generated yet for NPUs");
   for (std::int64_t t : {p.tile_m, p.tile_n, p.tile_k})
     if (t != (std::int64_t{1} << log2_exact(t))) throw UserError("NPU tiles must be powers of two");
+
+  // The datapath's geometry, and the conditions the generated engine relies on.
+  const std::int64_t beat = n.bus_data_bits / 8, word = n.spad_width_bits / 8;
+  auto refuse = [&](const std::string& why) { throw UserError(fmt::format("{}: {}", hw.name, why)); };
+  if (word != beat) refuse("the scratchpad word must be as wide as the bus (one beat per word)");
+  if (!pow2(n.pe_rows) || !pow2(n.pe_cols) || !pow2(n.spad_banks) || !pow2(n.spad_rows) || !pow2(beat))
+    refuse("PE array sides, banks, scratchpad rows and the bus width must be powers of two");
+  if (n.pe_rows > n.spad_banks) refuse("the PE array has more rows than the scratchpad has banks");
+  if (p.tile_m % n.pe_rows != 0 || p.tile_n % n.pe_cols != 0) refuse("tiles must be multiples of the PE array");
+  const ElemFormat fa = elem_format(p.a_type), fb = elem_format(p.b_type);
+  EngineParams e;
+  e.rows = n.pe_rows;
+  e.cols = n.pe_cols;
+  e.banks = n.spad_banks;
+  e.lg_banks = std::max(1, log2_exact(n.spad_banks));
+  e.spad_rows = n.spad_rows;
+  e.spad_aw = log2_exact(n.spad_rows);
+  e.word_bits = static_cast<int>(word * 8);
+  e.ea = fa.bytes;
+  e.eb = fb.bytes;
+  e.aw = fa.bits;
+  e.bw = fb.bits;
+  e.a_signed = fa.is_signed;
+  e.b_signed = fb.is_signed;
+  e.tile_m = p.tile_m;
+  e.tile_n = p.tile_n;
+  e.tile_k = p.tile_k;
+  e.g = std::min({word / ea, static_cast<std::int64_t>(n.spad_banks), p.tile_k});
+  const std::int64_t seg_bytes = n.pe_cols * eb;
+  if (seg_bytes % word != 0 && word % seg_bytes != 0) refuse("a B row of the PE array must fill whole words or divide one");
+  e.b_seg = std::max<std::int64_t>(1, seg_bytes / word);
+  if ((p.tile_k * ea) % word != 0 || (p.tile_n * eb) % word != 0) refuse("tile rows must be whole scratchpad words");
+  e.a_words = p.tile_k * ea / word;
+  e.b_words = p.tile_n * eb / word;
+  const std::int64_t a_buf = ceil_div(p.tile_m, n.spad_banks) * e.a_words;
+  const std::int64_t b_buf = ceil_div(p.tile_k, n.spad_banks) * e.b_words;
+  e.a_base0 = 0;
+  e.a_base1 = a_buf;
+  e.b_base0 = 2 * a_buf;
+  e.b_base1 = 2 * a_buf + b_buf;
+  if (2 * (a_buf + b_buf) > n.spad_rows)
+    refuse(fmt::format("the double-buffered tiles need {} words per bank, the scratchpad has {}", 2 * (a_buf + b_buf),
+                       n.spad_rows));
+  const std::int64_t acc_rows = p.tile_m * (p.tile_n / n.pe_cols);
+  e.acc_aw = std::max(1, log2_exact(acc_rows));
+  if (2 * p.tile_m * p.tile_n * 32 > static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits)
+    refuse(fmt::format("two {}×{} int32 accumulator buffers do not fit the accumulator memory", p.tile_m, p.tile_n));
+  if ((n.pe_cols * 4) % beat != 0) refuse("an accumulator row must be whole bus beats");
+  e.beats_per_acc_row = n.pe_cols * 4 / beat;
 
   Design d;
   d.top = "npu_gemm_" + name;
@@ -316,21 +404,26 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.n_max = p.N;
   tp.k_min = p.k_dynamic ? p.K_min : p.K;
   tp.k_max = kmax;
-  tp.beat_bytes = n.bus_data_bits / 8;
+  tp.beat_bytes = beat;
   tp.max_burst = n.bus_max_burst_beats;
+  tp.boundary = n.bus_boundary_bytes;
   tp.lg_elem[0] = log2_exact(ea);
   tp.lg_elem[1] = log2_exact(eb);
   tp.lg_elem[2] = log2_exact(ec);
+  tp.engine = e;
   std::vector<VerilogFile> agus;
   for (const auto& s : streams) {
     std::string mod = fmt::format("{}_agu_{}", d.top, s.id);
-    std::int64_t bound = 0;
-    agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header, bound)});
+    std::int64_t unused_bound = 0;
+    agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header, unused_bound)});
     d.formal_tops.push_back(mod);
-    d.cycle_bound = std::max(d.cycle_bound, bound);
     const std::int64_t seg = tile_of(p, s.seg_dim);
-    tp.streams.push_back({s.id, bits_for(ceil_div(seg * s.eb, tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))});
+    TopStream ts{s.id, bits_for(ceil_div(seg * s.eb, tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))};
+    if (s.id == "a") ts = {ts.id, ts.beats_bits, ts.row_bits, e.a_words, e.a_base0, e.a_base1};
+    if (s.id == "b") ts = {ts.id, ts.beats_bits, ts.row_bits, e.b_words, e.b_base0, e.b_base1};
+    tp.streams.push_back(ts);
   }
+  d.cycle_bound = predicted_cycles(p, hw, e);
   tp.cycle_bound = d.cycle_bound;
   d.registers = top_registers();
   tp.registers = d.registers;

@@ -2,6 +2,8 @@
 // plan's ranges, the three AGUs and one burst splitter (DMA) per stream, and the cycle counter.
 #include <fmt/format.h>
 
+#include <map>
+
 #include "hdlgen/generate.h"
 #include "hdlgen/template.h"
 #include "hdlgen/top.h"
@@ -12,11 +14,19 @@ namespace {
 
 constexpr const char* kTop = R"(// @HEADER@
 //
-// The address side of the NPU for this plan: software programs the registers below through a
-// simple register port (one access per cycle, read data the next cycle), writes START, and the
-// three AGUs walk the plan's tile loop nest while one DMA burst splitter per stream turns their
-// row requests into bus bursts (A and B on read address channels, C on a write address channel).
-// DONE (and irq_o) rise when all three streams have issued their last burst.
+// The NPU for this plan. Software programs the registers below through a simple register port
+// (one access per cycle, read data the next cycle) and writes START. The A and B AGUs walk the
+// plan's tile loop nest and issue one request per tile row; a burst splitter per stream turns the
+// requests into read bursts (beat-aligned, at most @MAXB@ beats, never across @BOUNDARY@ bytes), and
+// the returning data is written into the scratchpad (@NB@ banks × @SPROWS@ words × @WBITS@ bits; tile
+// row r in bank r mod @NB@), double-buffered per K step. The compute engine reads each step's
+// tiles from the scratchpad into the @PR@×@PC@ MAC array and accumulates the C tile in one of two
+// accumulator buffers; the C AGU and its DMA write a finished tile out in write bursts while the
+// engine fills the other buffer. DONE (and irq_o) rise when the last C beat has been sent.
+//
+// Bus: A and B read bursts (address channel: byte address, length in beats 1..@MAXB@; data
+// channel: the beats in order), C write bursts (address channel, and data channel with the
+// burst's last beat marked). @WBITS@-bit data.
 //
 // Registers (byte offsets from the model's MMIO base; 32 bits each):
 @REGDOC@
@@ -30,22 +40,36 @@ module @TOP@ (
   input  logic [31:0] reg_wdata_i,
   output logic [31:0] reg_rdata_o,
   output logic        irq_o,
-  // A and B read bursts, C write bursts (address channels; length in beats, 1..@MAXB@)
-  output logic        a_valid_o,
-  input  logic        a_ready_i,
-  output logic [31:0] a_addr_o,
-  output logic [8:0]  a_len_o,
-  output logic        b_valid_o,
-  input  logic        b_ready_i,
-  output logic [31:0] b_addr_o,
-  output logic [8:0]  b_len_o,
-  output logic        c_valid_o,
-  input  logic        c_ready_i,
-  output logic [31:0] c_addr_o,
-  output logic [8:0]  c_len_o
+  // A reads
+  output logic        a_ar_valid_o,
+  input  logic        a_ar_ready_i,
+  output logic [31:0] a_ar_addr_o,
+  output logic [8:0]  a_ar_len_o,
+  input  logic        a_r_valid_i,
+  output logic        a_r_ready_o,
+  input  logic [@WBITS1@:0] a_r_data_i,
+  // B reads
+  output logic        b_ar_valid_o,
+  input  logic        b_ar_ready_i,
+  output logic [31:0] b_ar_addr_o,
+  output logic [8:0]  b_ar_len_o,
+  input  logic        b_r_valid_i,
+  output logic        b_r_ready_o,
+  input  logic [@WBITS1@:0] b_r_data_i,
+  // C writes
+  output logic        c_aw_valid_o,
+  input  logic        c_aw_ready_i,
+  output logic [31:0] c_aw_addr_o,
+  output logic [8:0]  c_aw_len_o,
+  output logic        c_w_valid_o,
+  input  logic        c_w_ready_i,
+  output logic [@WBITS1@:0] c_w_data_o,
+  output logic        c_w_last_o
 );
   localparam logic [31:0] Id = 32'h@ID@;
   localparam logic [31:0] CycleBound = 32'd@BOUND@;
+  localparam int unsigned Banks = @NB@, LgBanks = @LGNB@, WordBits = @WBITS@, SpadAW = @SPAW@;
+  localparam int unsigned AccBits = @PC@ * 32, AccAW = @ACCAW@;
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
   logic [@DW1@:0] m_q, n_q, k_q;
@@ -72,6 +96,7 @@ module @TOP@ (
 
   logic a_busy, b_busy, c_busy, a_done, b_done, c_done;
   logic a_split_busy, b_split_busy, c_split_busy;
+  logic engine_idle, cout_idle;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -105,7 +130,7 @@ module @TOP@ (
         cycles_q <= '0;
       end else if (running_q) begin
         cycles_q <= cycles_q + 32'd1;
-        if (a_done && b_done && c_done && !a_split_busy && !b_split_busy && !c_split_busy) begin
+        if (a_done && b_done && c_done && !a_split_busy && !b_split_busy && !c_split_busy && engine_idle && cout_idle) begin
           running_q <= 1'b0;
           done_q <= 1'b1;
         end
@@ -132,16 +157,127 @@ module @TOP@ (
   end
   assign irq_o = done_q;
 
-@STREAMS@
-endmodule
+  // ---- scratchpad ------------------------------------------------------------------------------
+  logic                      a_wreq, a_grant, b_wreq, b_grant;
+  logic [LgBanks-1:0]        a_bank, b_bank;
+  logic [SpadAW-1:0]         a_waddr, b_waddr;
+  logic [WordBits-1:0]       a_wdata, b_wdata;
+  logic [Banks-1:0]          sp_we, sp_re;
+  logic [Banks*SpadAW-1:0]   sp_waddr, sp_raddr;
+  logic [Banks*WordBits-1:0] sp_wdata, sp_rdata;
+  dg_spad_arbiter #(.Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW)) u_spad_arbiter (
+    .a_req_i  (a_wreq),
+    .a_bank_i (a_bank),
+    .a_addr_i (a_waddr),
+    .a_data_i (a_wdata),
+    .a_grant_o(a_grant),
+    .b_req_i  (b_wreq),
+    .b_bank_i (b_bank),
+    .b_addr_i (b_waddr),
+    .b_data_i (b_wdata),
+    .b_grant_o(b_grant),
+    .we_o     (sp_we),
+    .waddr_o  (sp_waddr),
+    .wdata_o  (sp_wdata)
+  );
+  for (genvar b = 0; b < Banks; b++) begin : g_bank
+    dg_ram_1r1w #(.Width(WordBits), .AddrW(SpadAW)) u_bank (
+      .clk_i  (clk_i),
+      .we_i   (sp_we[b]),
+      .waddr_i(sp_waddr[b*SpadAW +: SpadAW]),
+      .wdata_i(sp_wdata[b*WordBits +: WordBits]),
+      .re_i   (sp_re[b]),
+      .raddr_i(sp_raddr[b*SpadAW +: SpadAW]),
+      .rdata_o(sp_rdata[b*WordBits +: WordBits])
+    );
+  end
+
+  // ---- accumulator buffers: the engine fills one while the C stream empties the other --------
+  logic [1:0]         acc_full_q;
+  logic               e_acc_set, e_acc_buf, e_acc_re, e_acc_we, c_acc_release, c_acc_buf, c_acc_re;
+  logic [AccAW-1:0]   e_acc_raddr, e_acc_waddr, c_acc_raddr;
+  logic [AccBits-1:0] e_acc_wdata, acc_rdata0, acc_rdata1;
+  logic               e_rbuf_q, c_rbuf_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      acc_full_q <= '0;
+      e_rbuf_q <= 1'b0;
+      c_rbuf_q <= 1'b0;
+    end else begin
+      if (start) begin
+        acc_full_q <= '0;
+      end else begin
+        if (e_acc_set) acc_full_q[e_acc_buf] <= 1'b1;
+        if (c_acc_release) acc_full_q[c_acc_buf] <= 1'b0;
+      end
+      e_rbuf_q <= e_acc_buf;
+      c_rbuf_q <= c_acc_buf;
+    end
+  end
+  dg_ram_1r1w #(.Width(AccBits), .AddrW(AccAW)) u_acc0 (
+    .clk_i  (clk_i),
+    .we_i   (e_acc_we && !e_acc_buf),
+    .waddr_i(e_acc_waddr),
+    .wdata_i(e_acc_wdata),
+    .re_i   ((e_acc_re && !e_acc_buf) || (c_acc_re && !c_acc_buf)),
+    .raddr_i(c_acc_re && !c_acc_buf ? c_acc_raddr : e_acc_raddr),
+    .rdata_o(acc_rdata0)
+  );
+  dg_ram_1r1w #(.Width(AccBits), .AddrW(AccAW)) u_acc1 (
+    .clk_i  (clk_i),
+    .we_i   (e_acc_we && e_acc_buf),
+    .waddr_i(e_acc_waddr),
+    .wdata_i(e_acc_wdata),
+    .re_i   ((e_acc_re && e_acc_buf) || (c_acc_re && c_acc_buf)),
+    .raddr_i(c_acc_re && c_acc_buf ? c_acc_raddr : e_acc_raddr),
+    .rdata_o(acc_rdata1)
+  );
+
+  // ---- compute engine ----------------------------------------------------------------------------
+  logic [1:0] a_full, b_full;
+  logic       release_step, release_buf;
+  dg_engine #(
+    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
+    .EA(@EA@), .EB(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),
+    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),
+    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW)
+  ) u_engine (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .start_i      (start),
+    .m_i          (m_q),
+    .n_i          (n_q),
+    .k_i          (k_q),
+    .idle_o       (engine_idle),
+    .a_full_i     (a_full),
+    .b_full_i     (b_full),
+    .release_o    (release_step),
+    .release_buf_o(release_buf),
+    .rd_en_o      (sp_re),
+    .rd_addr_o    (sp_raddr),
+    .rd_data_i    (sp_rdata),
+    .acc_full_i   (acc_full_q),
+    .acc_set_o    (e_acc_set),
+    .acc_buf_o    (e_acc_buf),
+    .acc_re_o     (e_acc_re),
+    .acc_raddr_o  (e_acc_raddr),
+    .acc_rdata_i  (e_rbuf_q ? acc_rdata1 : acc_rdata0),
+    .acc_we_o     (e_acc_we),
+    .acc_waddr_o  (e_acc_waddr),
+    .acc_wdata_o  (e_acc_wdata)
+  );
+
+@STREAMS@endmodule
 )";
 
-constexpr const char* kStream = R"(  // ---- stream @S@ ---------------------------------------------------------------------------
-  logic        @S@_req_valid, @S@_req_ready;
+// A read stream (A or B): AGU, burst splitter on the read address channel, and the scratchpad
+// fill of the returning data.
+constexpr const char* kReadStream = R"(  // ---- stream @S@ ---------------------------------------------------------------------------
+  logic        @S@_req_valid, @S@_req_ready, @S@_req_last, @S@_hold, @S@_qfull, @S@_may_begin, @S@_split_ready;
   logic [31:0] @S@_req_addr;
   logic [@LW1@:0] @S@_req_beats;
   logic [@TRW1@:0] @S@_req_row;
-  logic        @S@_last;
+  logic        @S@_last, @S@_fill_idle;
   @TOP@_agu_@S@ u_agu_@S@ (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -156,53 +292,191 @@ constexpr const char* kStream = R"(  // ---- stream @S@ ------------------------
     .req_ready_i(@S@_req_ready),
     .req_addr_o (@S@_req_addr),
     .req_beats_o(@S@_req_beats),
-    .req_row_o  (@S@_req_row)
+    .req_row_o  (@S@_req_row),
+    .req_last_o (@S@_req_last)
   );
-  dg_burst_split u_dma_@S@ (
+  // A K step begins only while a scratchpad buffer is free for it.
+  assign @S@_hold = @S@_req_row == '0 && !@S@_may_begin;
+  assign @S@_req_ready = @S@_split_ready && !@S@_qfull && !@S@_hold;
+  dg_burst_split #(.BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_@S@ (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .req_valid_i  (@S@_req_valid),
-    .req_ready_o  (@S@_req_ready),
+    .req_valid_i  (@S@_req_valid && !@S@_qfull && !@S@_hold),
+    .req_ready_o  (@S@_split_ready),
     .req_addr_i   (@S@_req_addr),
     .req_beats_i  (16'(@S@_req_beats)),
-    .burst_valid_o(@S@_valid_o),
-    .burst_ready_i(@S@_ready_i),
-    .burst_addr_o (@S@_addr_o),
-    .burst_len_o  (@S@_len_o),
+    .burst_valid_o(@S@_ar_valid_o),
+    .burst_ready_i(@S@_ar_ready_i),
+    .burst_addr_o (@S@_ar_addr_o),
+    .burst_len_o  (@S@_ar_len_o),
     .burst_last_o (@S@_last)
   );
-  assign @S@_split_busy = @S@_valid_o;
+  assign @S@_split_busy = @S@_ar_valid_o;
+  dg_spad_fill #(
+    .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW), .RowW(@TRW@), .BeatsW(@LW@),
+    .RowWords(@ROWWORDS@), .Base0(@BASE0@), .Base1(@BASE1@), .LgQueue(5)
+  ) u_fill_@S@ (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .start_i      (start),
+    .req_i        (@S@_req_valid && @S@_req_ready),
+    .req_row_i    (@S@_req_row),
+    .req_beats_i  (@S@_req_beats),
+    .req_last_i   (@S@_req_last),
+    .queue_full_o (@S@_qfull),
+    .may_begin_o  (@S@_may_begin),
+    .r_valid_i    (@S@_r_valid_i),
+    .r_ready_o    (@S@_r_ready_o),
+    .r_data_i     (@S@_r_data_i),
+    .wreq_o       (@S@_wreq),
+    .grant_i      (@S@_grant),
+    .bank_o       (@S@_bank),
+    .waddr_o      (@S@_waddr),
+    .wdata_o      (@S@_wdata),
+    .release_i    (release_step),
+    .release_buf_i(release_buf),
+    .full_o       (@S@_full),
+    .idle_o       (@S@_fill_idle)
+  );
   logic unused_@S@;
-  assign unused_@S@ = ^{@S@_busy, @S@_req_row, @S@_last};
+  assign unused_@S@ = ^{@S@_busy, @S@_last, @S@_fill_idle};
+)";
+
+constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------------------------------------------------------------
+  logic        c_req_valid, c_req_ready, c_req_last, c_qfull, c_split_ready, c_burst_valid, c_lens_full;
+  logic [31:0] c_req_addr;
+  logic [@LW1@:0] c_req_beats;
+  logic [@TRW1@:0] c_req_row;
+  logic        c_last;
+  @TOP@_agu_c u_agu_c (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .start_i    (start),
+    .base_i     (c_base_q),
+    .m_i        (m_q),
+    .n_i        (n_q),
+    .k_i        (k_q),
+    .busy_o     (c_busy),
+    .done_o     (c_done),
+    .req_valid_o(c_req_valid),
+    .req_ready_i(c_req_ready),
+    .req_addr_o (c_req_addr),
+    .req_beats_o(c_req_beats),
+    .req_row_o  (c_req_row),
+    .req_last_o (c_req_last)
+  );
+  assign c_req_ready = c_split_ready && !c_qfull;
+  dg_burst_split #(.BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_c (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .req_valid_i  (c_req_valid && !c_qfull),
+    .req_ready_o  (c_split_ready),
+    .req_addr_i   (c_req_addr),
+    .req_beats_i  (16'(c_req_beats)),
+    .burst_valid_o(c_burst_valid),
+    .burst_ready_i(c_aw_ready_i && !c_lens_full),
+    .burst_addr_o (c_aw_addr_o),
+    .burst_len_o  (c_aw_len_o),
+    .burst_last_o (c_last)
+  );
+  assign c_aw_valid_o = c_burst_valid && !c_lens_full;
+  assign c_split_busy = c_burst_valid;
+  dg_cout #(
+    .Cols(@PC@), .BusBits(WordBits), .BeatsPerRow(@BPA@), .NNj(@NNJ@), .AccAW(AccAW), .RowW(@TRW@),
+    .BeatsW(@LW@), .LgQueue(4)
+  ) u_cout (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .start_i      (start),
+    .req_i        (c_req_valid && c_req_ready),
+    .req_row_i    (c_req_row),
+    .req_beats_i  (c_req_beats),
+    .req_last_i   (c_req_last),
+    .queue_full_o (c_qfull),
+    .acc_full_i   (acc_full_q),
+    .acc_release_o(c_acc_release),
+    .acc_buf_o    (c_acc_buf),
+    .re_o         (c_acc_re),
+    .raddr_o      (c_acc_raddr),
+    .rdata_i      (c_rbuf_q ? acc_rdata1 : acc_rdata0),
+    .aw_i         (c_aw_valid_o && c_aw_ready_i),
+    .aw_len_i     (c_aw_len_o),
+    .lens_full_o  (c_lens_full),
+    .w_valid_o    (c_w_valid_o),
+    .w_ready_i    (c_w_ready_i),
+    .w_data_o     (c_w_data_o),
+    .w_last_o     (c_w_last_o),
+    .idle_o       (cout_idle)
+  );
+  logic unused_c;
+  assign unused_c = ^{c_busy, c_last};
 )";
 
 }  // namespace
 
 std::string top_module(const TopParams& tp) {
   std::string streams;
-  for (const auto& s : tp.streams)
-    streams += subst(kStream, {{"S", s.id}, {"LW1", std::to_string(s.beats_bits - 1)},
-                              {"TRW1", std::to_string(s.row_bits - 1)}, {"TOP", tp.top}});
+  for (const auto& s : tp.streams) {
+    std::map<std::string, std::string> v = {
+        {"S", s.id},
+        {"LW", std::to_string(s.beats_bits)},
+        {"LW1", std::to_string(s.beats_bits - 1)},
+        {"TRW", std::to_string(s.row_bits)},
+        {"TRW1", std::to_string(s.row_bits - 1)},
+        {"TOP", tp.top},
+        {"ROWWORDS", std::to_string(s.row_words)},
+        {"BASE0", std::to_string(s.base0)},
+        {"BASE1", std::to_string(s.base1)}};
+    streams += subst(s.id == "c" ? kWriteStream : kReadStream, v, false);
+  }
   std::string doc;
   for (const auto& r : tp.registers) doc += fmt::format("//   0x{:03x} {:<7} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
-  return subst(kTop, {{"HEADER", tp.header},
-                     {"REGDOC", doc},
-                     {"STREAMS", streams},
-                     {"TOP", tp.top},
-                     {"ID", fmt::format("{:08x}", tp.id)},
-                     {"BOUND", std::to_string(tp.cycle_bound)},
-                     {"DW", std::to_string(tp.dw)},
-                     {"DW1", std::to_string(tp.dw - 1)},
-                     {"MMAX", std::to_string(tp.m_max)},
-                     {"NMAX", std::to_string(tp.n_max)},
-                     {"KMIN", std::to_string(tp.k_min)},
-                     {"KMAX", std::to_string(tp.k_max)},
-                     {"BEAT", std::to_string(tp.beat_bytes)},
-                     {"BEAT1", std::to_string(tp.beat_bytes - 1)},
-                     {"MAXB", std::to_string(tp.max_burst)},
-                     {"LEA", std::to_string(tp.lg_elem[0])},
-                     {"LEB", std::to_string(tp.lg_elem[1])},
-                     {"LEC", std::to_string(tp.lg_elem[2])}});
+  const EngineParams& e = tp.engine;
+  return subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams}}, false),
+               {{"TOP", tp.top},
+                {"ID", fmt::format("{:08x}", tp.id)},
+                {"BOUND", std::to_string(tp.cycle_bound)},
+                {"DW", std::to_string(tp.dw)},
+                {"DW1", std::to_string(tp.dw - 1)},
+                {"MMAX", std::to_string(tp.m_max)},
+                {"NMAX", std::to_string(tp.n_max)},
+                {"KMIN", std::to_string(tp.k_min)},
+                {"KMAX", std::to_string(tp.k_max)},
+                {"BEAT", std::to_string(tp.beat_bytes)},
+                {"BEAT1", std::to_string(tp.beat_bytes - 1)},
+                {"MAXB", std::to_string(tp.max_burst)},
+                {"BOUNDARY", std::to_string(tp.boundary)},
+                {"LEA", std::to_string(tp.lg_elem[0])},
+                {"LEB", std::to_string(tp.lg_elem[1])},
+                {"LEC", std::to_string(tp.lg_elem[2])},
+                {"NB", std::to_string(e.banks)},
+                {"LGNB", std::to_string(e.lg_banks)},
+                {"SPROWS", std::to_string(e.spad_rows)},
+                {"SPAW", std::to_string(e.spad_aw)},
+                {"WBITS", std::to_string(e.word_bits)},
+                {"WBITS1", std::to_string(e.word_bits - 1)},
+                {"PR", std::to_string(e.rows)},
+                {"PC", std::to_string(e.cols)},
+                {"ACCAW", std::to_string(e.acc_aw)},
+                {"EA", std::to_string(e.ea)},
+                {"EB", std::to_string(e.eb)},
+                {"AW", std::to_string(e.aw)},
+                {"BW", std::to_string(e.bw)},
+                {"AS", e.a_signed ? "1" : "0"},
+                {"BS", e.b_signed ? "1" : "0"},
+                {"G", std::to_string(e.g)},
+                {"TM", std::to_string(e.tile_m)},
+                {"TN", std::to_string(e.tile_n)},
+                {"TK", std::to_string(e.tile_k)},
+                {"AWORDS", std::to_string(e.a_words)},
+                {"BWORDS", std::to_string(e.b_words)},
+                {"ABASE0", std::to_string(e.a_base0)},
+                {"ABASE1", std::to_string(e.a_base1)},
+                {"BBASE0", std::to_string(e.b_base0)},
+                {"BBASE1", std::to_string(e.b_base1)},
+                {"BSEG", std::to_string(e.b_seg)},
+                {"BPA", std::to_string(e.beats_per_acc_row)},
+                {"NNJ", std::to_string(e.tile_n / e.cols)}});
 }
 
 std::vector<Register> top_registers() {
@@ -218,7 +492,7 @@ std::vector<Register> top_registers() {
       {"M", 0x020, "rw", "rows of A and C"},
       {"N", 0x024, "rw", "columns of B and C"},
       {"K", 0x028, "rw", "columns of A, rows of B"},
-      {"BOUND", 0x02c, "ro", "the plan's estimate of a run's cycles per stream (4 cycles per request; not a proved bound yet)"},
+      {"BOUND", 0x02c, "ro", "the plan's estimate of a run's cycles at the largest K (not a proved bound)"},
   };
 }
 

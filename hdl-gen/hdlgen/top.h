@@ -13,6 +13,18 @@ struct TopStream {
   std::string id;      // a, b, c
   int beats_bits = 1;  // width of the AGU's request length
   int row_bits = 1;    // width of the AGU's tile-row output
+  std::int64_t row_words = 0, base0 = 0, base1 = 0;  // A, B: scratchpad words per tile row, buffer bases
+};
+
+/// The compute side: MAC array, scratchpad and accumulator geometry, element formats, tiles.
+struct EngineParams {
+  int rows = 16, cols = 16, banks = 16, lg_banks = 4, spad_aw = 10, word_bits = 128, acc_aw = 5;
+  std::int64_t spad_rows = 1024;
+  int ea = 1, eb = 1, aw = 8, bw = 8;
+  bool a_signed = true, b_signed = true;
+  std::int64_t g = 16, tile_m = 16, tile_n = 16, tile_k = 16;
+  std::int64_t a_words = 1, b_words = 1, a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0, b_seg = 1;
+  std::int64_t beats_per_acc_row = 4;
 };
 
 struct TopParams {
@@ -23,7 +35,8 @@ struct TopParams {
   std::int64_t cycle_bound = 0;
   int dw = 16;
   std::int64_t m_max = 0, n_max = 0, k_min = 0, k_max = 0;
-  std::int64_t beat_bytes = 16, max_burst = 256;
+  std::int64_t beat_bytes = 16, max_burst = 256, boundary = 4096;
+  EngineParams engine;
   int lg_elem[3] = {0, 0, 2};  // log2 bytes per element of A, B, C
 };
 

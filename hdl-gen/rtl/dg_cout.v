@@ -1,0 +1,129 @@
+// dg_cout: the write side of the C stream's DMA. It queues the row requests the C AGU hands to
+// the burst splitter (tile row, length in beats, last row of the C tile) and the lengths of the
+// write bursts the splitter issues, reads the accumulator buffer holding the tile (beat j of tile
+// row r is lane j mod BeatsPerRow of accumulator row r * NNj + j / BeatsPerRow) once the engine
+// has filled it, and sends the beats on the write data channel, marking each burst's last beat.
+// The buffer is handed back to the engine when the tile's last beat has been read. Two buffers
+// alternate per C tile. Part of the fixed DeepGEMM RTL library.
+module dg_cout #(
+  parameter int unsigned Cols        = 16,
+  parameter int unsigned BusBits     = 128,
+  parameter int unsigned BeatsPerRow = 4,    // bus beats per accumulator row
+  parameter int unsigned NNj         = 2,    // accumulator rows per C tile row
+  parameter int unsigned AccAW       = 5,
+  parameter int unsigned RowW        = 4,
+  parameter int unsigned BeatsW      = 5,
+  parameter int unsigned LgQueue     = 4
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  input  logic                start_i,
+  input  logic                req_i,
+  input  logic [RowW-1:0]     req_row_i,
+  input  logic [BeatsW-1:0]   req_beats_i,
+  input  logic                req_last_i,
+  output logic                queue_full_o,
+  // accumulator buffers
+  input  logic [1:0]          acc_full_i,
+  output logic                acc_release_o,
+  output logic                acc_buf_o,
+  output logic                re_o,
+  output logic [AccAW-1:0]    raddr_o,
+  input  logic [Cols*32-1:0]  rdata_i,
+  // write bursts issued (their lengths frame the data)
+  input  logic                aw_i,
+  input  logic [8:0]          aw_len_i,
+  output logic                lens_full_o,
+  // write data
+  output logic                w_valid_o,
+  input  logic                w_ready_i,
+  output logic [BusBits-1:0]  w_data_o,
+  output logic                w_last_o,
+  output logic                idle_o
+);
+  localparam int unsigned DescW = RowW + BeatsW + 1;
+  localparam int unsigned LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
+
+  // Row requests.
+  logic [DescW-1:0]  head;
+  logic              q_empty, q_pop;
+  logic [RowW-1:0]   head_row;
+  logic [BeatsW-1:0] head_beats;
+  logic              head_last;
+  logic [LgQueue:0]  unused_q_count;
+  dg_fifo #(.Width(DescW), .LgDepth(LgQueue)) u_queue (
+    .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
+    .push_i(req_i), .data_i({req_row_i, req_beats_i, req_last_i}), .full_o(queue_full_o),
+    .pop_i(q_pop), .data_o(head), .empty_o(q_empty), .count_o(unused_q_count)
+  );
+  assign {head_row, head_beats, head_last} = head;
+
+  // Beats read from the accumulator buffer wait here for the write data channel.
+  logic [BusBits-1:0] out_head;
+  logic               out_empty, out_full, out_pop, out_push;
+  logic [2:0]         out_count;
+  logic [BusBits-1:0] lane_data;
+  dg_fifo #(.Width(BusBits), .LgDepth(2)) u_out (
+    .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
+    .push_i(out_push), .data_i(lane_data), .full_o(out_full),
+    .pop_i(out_pop), .data_o(out_head), .empty_o(out_empty), .count_o(out_count)
+  );
+
+  // Burst lengths.
+  logic [8:0] len_head;
+  logic       lens_empty, lens_pop;
+  logic [3:0] unused_lens_count;
+  dg_fifo #(.Width(9), .LgDepth(3)) u_lens (
+    .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
+    .push_i(aw_i), .data_i(aw_len_i), .full_o(lens_full_o),
+    .pop_i(lens_pop), .data_o(len_head), .empty_o(lens_empty), .count_o(unused_lens_count)
+  );
+
+  logic              buf_q, rd_q;
+  logic [LaneW-1:0]  rd_lane_q;
+  logic [BeatsW-1:0] beat_q;
+  logic [8:0]        wbeat_q;
+  logic              last_beat;
+
+  // A read is issued when the tile's buffer is full and the output FIFO has room for it.
+  assign re_o      = !q_empty && acc_full_i[buf_q] && 32'(out_count) + 32'(rd_q) < 32'd4;
+  assign raddr_o   = AccAW'(32'(head_row) * NNj + (32'(beat_q) / BeatsPerRow));
+  assign acc_buf_o = buf_q;
+  assign last_beat = beat_q == head_beats - BeatsW'(1);
+  assign q_pop     = re_o && last_beat;
+  assign acc_release_o = q_pop && head_last;
+
+  assign lane_data = rdata_i[32'(rd_lane_q) * BusBits +: BusBits];
+  assign out_push  = rd_q;
+
+  assign w_valid_o = !out_empty && !lens_empty;
+  assign w_data_o  = out_head;
+  assign w_last_o  = wbeat_q == len_head - 9'd1;
+  assign out_pop   = w_valid_o && w_ready_i;
+  assign lens_pop  = out_pop && w_last_o;
+
+  logic unused_out;
+  assign unused_out = out_full;
+  assign idle_o = q_empty && out_empty && lens_empty && !rd_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      buf_q <= 1'b0;
+      rd_q <= 1'b0;
+      rd_lane_q <= '0;
+      beat_q <= '0;
+      wbeat_q <= '0;
+    end else if (start_i) begin
+      buf_q <= 1'b0;
+      rd_q <= 1'b0;
+      beat_q <= '0;
+      wbeat_q <= '0;
+    end else begin
+      rd_q <= re_o;
+      rd_lane_q <= LaneW'(32'(beat_q) % BeatsPerRow);
+      if (re_o) beat_q <= last_beat ? '0 : beat_q + BeatsW'(1);
+      if (acc_release_o) buf_q <= !buf_q;
+      if (out_pop) wbeat_q <= w_last_o ? 9'd0 : wbeat_q + 9'd1;
+    end
+  end
+endmodule

@@ -1,0 +1,403 @@
+// dg_engine: the compute engine of the NPU. It walks the plan's tile loop nest in the same order
+// as the A and B AGUs (block_m, block_n, k_tile), and inside each K step the Rows x Cols
+// sub-blocks of the C tile (mi, nj) and, for each, the step's k in groups of G:
+//
+//   prefetch  reads the group's operands from the scratchpad buffer of the step: the A words of
+//             the sub-block's Rows tile rows (one bank each, one cycle), then the B words of the
+//             group's G tile rows (one bank each, BSeg cycles), into the prefetch registers;
+//   compute   feeds the MAC array one k per cycle for G cycles (a k past K adds zero), while the
+//             prefetch of the next group proceeds;
+//   drain     after a sub-block's last group of a step, moves the array's shadow registers into
+//             the accumulator buffer of the C tile: row i of the sub-block is added to (first K
+//             step: written as) accumulator row (mi*Rows + i) * (TileN/Cols) + nj.
+//
+// A scratchpad buffer is released to the DMA when its step's last group has been read; a C tile
+// begins draining into an accumulator buffer only while that buffer is free (the C stream has
+// written its previous tile out), and the buffer is handed to the C stream when the tile's last
+// drain is written. Part of the fixed DeepGEMM RTL library; the generated top sets the
+// parameters from the plan.
+module dg_engine #(
+  parameter int unsigned Rows     = 16,
+  parameter int unsigned Cols     = 16,
+  parameter int unsigned Banks    = 16,
+  parameter int unsigned LgBanks  = 4,
+  parameter int unsigned WordBits = 128,
+  parameter int unsigned SpadAW   = 10,
+  parameter int unsigned EA       = 1,     // bytes per A element in memory
+  parameter int unsigned EB       = 1,
+  parameter int unsigned AW       = 8,     // bits of an A element the multiplier uses
+  parameter int unsigned BW       = 8,
+  parameter bit          ASigned  = 1'b1,
+  parameter bit          BSigned  = 1'b1,
+  parameter int unsigned G        = 16,    // k per group
+  parameter int unsigned TileM    = 16,
+  parameter int unsigned TileN    = 32,
+  parameter int unsigned TileK    = 64,
+  parameter int unsigned DW       = 12,
+  parameter int unsigned AWords   = 4,     // scratchpad words per A tile row
+  parameter int unsigned BWords   = 2,     // scratchpad words per B tile row
+  parameter int unsigned ABase0   = 0,
+  parameter int unsigned ABase1   = 4,
+  parameter int unsigned BBase0   = 8,
+  parameter int unsigned BBase1   = 16,
+  parameter int unsigned BSeg     = 1,     // scratchpad words per B row segment of a sub-block
+  parameter int unsigned AccAW    = 5
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  input  logic                       start_i,
+  input  logic [DW-1:0]              m_i,
+  input  logic [DW-1:0]              n_i,
+  input  logic [DW-1:0]              k_i,
+  output logic                       idle_o,
+  // scratchpad buffers and read ports
+  input  logic [1:0]                 a_full_i,
+  input  logic [1:0]                 b_full_i,
+  output logic                       release_o,
+  output logic                       release_buf_o,
+  output logic [Banks-1:0]           rd_en_o,
+  output logic [Banks*SpadAW-1:0]    rd_addr_o,
+  input  logic [Banks*WordBits-1:0]  rd_data_i,
+  // accumulator buffers
+  input  logic [1:0]                 acc_full_i,
+  output logic                       acc_set_o,
+  output logic                       acc_buf_o,
+  output logic                       acc_re_o,
+  output logic [AccAW-1:0]           acc_raddr_o,
+  input  logic [Cols*32-1:0]         acc_rdata_i,
+  output logic                       acc_we_o,
+  output logic [AccAW-1:0]           acc_waddr_o,
+  output logic [Cols*32-1:0]         acc_wdata_o
+);
+  localparam int unsigned WordBytes = WordBits / 8;
+  localparam int unsigned NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
+  localparam int unsigned MiW = NMi > 1 ? $clog2(NMi) : 1;
+  localparam int unsigned NjW = NNj > 1 ? $clog2(NNj) : 1;
+  localparam int unsigned GiW = NG > 1 ? $clog2(NG) : 1;
+  localparam int unsigned CW  = G > 1 ? $clog2(G) : 1;     // k within a group
+  localparam int unsigned KvW = $clog2(G + 1);
+  localparam int unsigned PhW = $clog2(BSeg + 1);
+  localparam int unsigned RiW = Rows > 1 ? $clog2(Rows) : 1;
+  localparam int unsigned LaneW = WordBytes > 1 ? $clog2(WordBytes) : 1;
+  localparam int unsigned GA   = G * EA * 8;               // bits of one A row of a group
+  localparam int unsigned SegB = Cols * EB * 8;            // bits of one B row of a sub-block
+  localparam int unsigned ElemsA = WordBytes / EA;
+
+  // ---- prefetch: the loop nest ------------------------------------------------------------------
+  logic            p_busy_q, sb_q, cb_q;
+  logic [DW-1:0]   m_q, n_q, k_q, m0_q, n0_q, k0_q;
+  logic [MiW-1:0]  mi_q;
+  logic [NjW-1:0]  nj_q;
+  logic [GiW-1:0]  g_q;
+  logic [PhW-1:0]  ph_q;
+
+  logic last_g, last_nj, last_mi, last_k, last_n, last_m;
+  assign last_g  = g_q == GiW'(NG - 1);
+  assign last_nj = nj_q == NjW'(NNj - 1);
+  assign last_mi = mi_q == MiW'(NMi - 1);
+  assign last_k  = k0_q + DW'(TileK) >= k_q;
+  assign last_n  = n0_q + DW'(TileN) >= n_q;
+  assign last_m  = m0_q + DW'(TileM) >= m_q;
+
+  // The prefetch registers and what travels with them.
+  typedef struct packed {
+    logic [KvW-1:0] kv;        // k of the group inside K
+    logic           last_g;    // the sub-block's last group of this step: drain after it
+    logic           first;     // first K step of the C tile: the drain writes, later ones add
+    logic [MiW-1:0] mi;
+    logic [NjW-1:0] nj;
+    logic           cb;        // accumulator buffer of the C tile
+    logic           tile_last; // the drain completes the C tile
+  } meta_t;
+
+  logic [Rows*GA-1:0] pf_a_q;
+  logic [G*SegB-1:0]  pf_b_q;
+  logic               pf_valid_q;
+  meta_t              pf_meta_q, cap_meta_q, meta_now;
+
+  // Capture of the read issued last cycle.
+  logic               cap_q, cap_last_q, cap_release_q, cap_sb_q;
+  logic [PhW-1:0]     cap_ph_q;
+  logic [LgBanks-1:0] cap_off_q;
+  logic [LaneW-1:0]   cap_lane_q;
+
+  logic [DW-1:0] kbase;
+  assign kbase = k0_q + DW'(g_q) * DW'(G);
+  always_comb begin
+    meta_now.kv = kbase + DW'(G) <= k_q ? KvW'(G) : kbase < k_q ? KvW'(k_q - kbase) : KvW'(0);
+    meta_now.last_g = last_g;
+    meta_now.first = k0_q == '0;
+    meta_now.mi = mi_q;
+    meta_now.nj = nj_q;
+    meta_now.cb = cb_q;
+    meta_now.tile_last = last_k && last_mi && last_nj;
+  end
+
+  logic rd_go, rd_last;
+  assign rd_go   = p_busy_q && (ph_q != '0 || (!pf_valid_q && !(cap_q && cap_last_q) && a_full_i[sb_q] && b_full_i[sb_q]));
+  assign rd_last = ph_q == PhW'(BSeg);
+
+  // Scratchpad read addresses: A rows mi*Rows + i sit in banks offA + i; B rows g*G + t in banks
+  // offB + t (Rows and G divide Banks).
+  logic [LgBanks-1:0] off_a, off_b;
+  logic [SpadAW-1:0]  word_a, word_b;
+  logic [LaneW-1:0]   lane_a, lane_b;
+  assign off_a  = LgBanks'((32'(mi_q) * Rows) % Banks);
+  assign off_b  = LgBanks'((32'(g_q) * G) % Banks);
+  assign word_a = SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(mi_q) * Rows / Banks) * AWords)
+                + SpadAW'(32'(g_q) * G * EA / WordBytes);
+  assign word_b = SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(g_q) * G / Banks) * BWords)
+                + SpadAW'(32'(nj_q) * Cols * EB / WordBytes) + SpadAW'(ph_q) - SpadAW'(1);
+  assign lane_a = LaneW'(((32'(g_q) * G) % ElemsA) * EA);
+  assign lane_b = LaneW'((32'(nj_q) * Cols * EB) % WordBytes);
+
+  for (genvar b = 0; b < Banks; b++) begin : g_rd
+    logic [LgBanks-1:0] ia, tb;
+    assign ia = LgBanks'(b) - off_a;
+    assign tb = LgBanks'(b) - off_b;
+    assign rd_en_o[b] = rd_go && (ph_q == '0 ? 32'(ia) < Rows : 32'(tb) < G);
+    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q == '0 ? word_a : word_b;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      p_busy_q <= 1'b0;
+      sb_q <= 1'b0;
+      cb_q <= 1'b0;
+      m_q <= '0;
+      n_q <= '0;
+      k_q <= '0;
+      m0_q <= '0;
+      n0_q <= '0;
+      k0_q <= '0;
+      mi_q <= '0;
+      nj_q <= '0;
+      g_q <= '0;
+      ph_q <= '0;
+      cap_q <= 1'b0;
+      cap_last_q <= 1'b0;
+      cap_release_q <= 1'b0;
+      cap_sb_q <= 1'b0;
+      cap_ph_q <= '0;
+      cap_off_q <= '0;
+      cap_lane_q <= '0;
+      cap_meta_q <= '0;
+    end else if (start_i) begin
+      p_busy_q <= 1'b1;
+      sb_q <= 1'b0;
+      cb_q <= 1'b0;
+      m_q <= m_i;
+      n_q <= n_i;
+      k_q <= k_i;
+      m0_q <= '0;
+      n0_q <= '0;
+      k0_q <= '0;
+      mi_q <= '0;
+      nj_q <= '0;
+      g_q <= '0;
+      ph_q <= '0;
+      cap_q <= 1'b0;
+    end else begin
+      cap_q <= rd_go;
+      if (rd_go) begin
+        cap_ph_q <= ph_q;
+        cap_off_q <= ph_q == '0 ? off_a : off_b;
+        cap_lane_q <= ph_q == '0 ? lane_a : lane_b;
+        cap_last_q <= rd_last;
+        cap_release_q <= rd_last && last_g && last_nj && last_mi;
+        cap_sb_q <= sb_q;
+        cap_meta_q <= meta_now;
+        if (!rd_last) begin
+          ph_q <= ph_q + PhW'(1);
+        end else begin
+          ph_q <= '0;
+          if (!last_g) begin
+            g_q <= g_q + GiW'(1);
+          end else begin
+            g_q <= '0;
+            if (!last_nj) begin
+              nj_q <= nj_q + NjW'(1);
+            end else begin
+              nj_q <= '0;
+              if (!last_mi) begin
+                mi_q <= mi_q + MiW'(1);
+              end else begin
+                mi_q <= '0;
+                sb_q <= !sb_q;                 // the next K step uses the other buffer
+                if (!last_k) begin
+                  k0_q <= k0_q + DW'(TileK);
+                end else begin
+                  k0_q <= '0;
+                  cb_q <= !cb_q;               // the next C tile uses the other accumulator buffer
+                  if (!last_n) begin
+                    n0_q <= n0_q + DW'(TileN);
+                  end else begin
+                    n0_q <= '0;
+                    if (!last_m) m0_q <= m0_q + DW'(TileM);
+                    else p_busy_q <= 1'b0;
+                  end
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+
+  assign release_o     = cap_q && cap_release_q;
+  assign release_buf_o = cap_sb_q;
+
+  // ---- compute ----------------------------------------------------------------------------------
+  logic               cm_valid_q, shadow_full_q;
+  logic [CW-1:0]      c_q;
+  logic [Rows*GA-1:0] cm_a_q;
+  logic [G*SegB-1:0]  cm_b_q;
+  meta_t              cm_meta_q;
+  logic               at_end, stall, step, finish, load, to_shadow;
+
+  assign at_end    = c_q == CW'(G - 1);
+  assign stall     = at_end && cm_meta_q.last_g && shadow_full_q;
+  assign step      = cm_valid_q && !stall;
+  assign finish    = step && at_end;
+  assign load      = pf_valid_q && (!cm_valid_q || finish);
+  assign to_shadow = finish && cm_meta_q.last_g;
+
+  logic [Rows*AW-1:0] a_vec;
+  logic [Cols*BW-1:0] b_vec;
+  for (genvar i = 0; i < Rows; i++) begin : g_avec
+    assign a_vec[i*AW +: AW] = cm_a_q[i*GA +: AW];
+  end
+  for (genvar j = 0; j < Cols; j++) begin : g_bvec
+    assign b_vec[j*BW +: BW] = cm_b_q[j*EB*8 +: BW];
+  end
+
+  logic [Rows*Cols*32-1:0] shadow;
+  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned)) u_array (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .step_i     (step),
+    .mask_i     (32'(c_q) < 32'(cm_meta_q.kv)),
+    .to_shadow_i(to_shadow),
+    .a_i        (a_vec),
+    .b_i        (b_vec),
+    .shadow_o   (shadow)
+  );
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pf_valid_q <= 1'b0;
+      pf_a_q <= '0;
+      pf_b_q <= '0;
+      pf_meta_q <= '0;
+      cm_valid_q <= 1'b0;
+      c_q <= '0;
+      cm_a_q <= '0;
+      cm_b_q <= '0;
+      cm_meta_q <= '0;
+    end else if (start_i) begin
+      pf_valid_q <= 1'b0;
+      cm_valid_q <= 1'b0;
+    end else begin
+      // Capture: A rows from their banks, or one word of each B row.
+      if (cap_q) begin
+        if (cap_ph_q == '0) begin
+          for (int i = 0; i < Rows; i++)
+            pf_a_q[i*GA +: GA] <= rd_data_i[(32'(cap_off_q) + i) * WordBits + 32'(cap_lane_q) * 8 +: GA];
+        end else begin
+          for (int t = 0; t < G; t++) begin
+            if (BSeg == 1)
+              pf_b_q[t*SegB +: SegB] <= rd_data_i[(32'(cap_off_q) + t) * WordBits + 32'(cap_lane_q) * 8 +: SegB];
+            else
+              pf_b_q[t*SegB + (32'(cap_ph_q) - 1) * WordBits +: WordBits] <= rd_data_i[(32'(cap_off_q) + t) * WordBits +: WordBits];
+          end
+        end
+      end
+      if (load) begin
+        cm_a_q <= pf_a_q;
+        cm_b_q <= pf_b_q;
+        cm_meta_q <= pf_meta_q;
+        c_q <= '0;
+        cm_valid_q <= 1'b1;
+      end else if (finish) begin
+        cm_valid_q <= 1'b0;
+      end else if (step) begin
+        c_q <= c_q + CW'(1);
+        for (int i = 0; i < Rows; i++) cm_a_q[i*GA +: GA] <= cm_a_q[i*GA +: GA] >> (EA * 8);
+        cm_b_q <= cm_b_q >> SegB;
+      end
+      if (cap_q && cap_last_q) begin
+        pf_valid_q <= 1'b1;
+        pf_meta_q <= cap_meta_q;
+      end else if (load) begin
+        pf_valid_q <= 1'b0;
+      end
+    end
+  end
+
+  // ---- drain ------------------------------------------------------------------------------------
+  logic [1:0]     d_state_q;   // 0: waiting for the accumulator buffer, 1: rows, 2: last write
+  logic [RiW-1:0] d_i_q, w_i_q;
+  logic           w_valid_q;
+  meta_t          d_meta_q;
+
+  // Accumulator row of sub-block row i: (mi * Rows + i) * (TileN / Cols) + nj.
+  logic [31:0] d_row, w_row;
+  assign d_row = (32'(d_meta_q.mi) * Rows + 32'(d_i_q)) * NNj + 32'(d_meta_q.nj);
+  assign w_row = (32'(d_meta_q.mi) * Rows + 32'(w_i_q)) * NNj + 32'(d_meta_q.nj);
+
+  assign acc_buf_o   = d_meta_q.cb;
+  assign acc_re_o    = d_state_q == 2'd1 && !d_meta_q.first;
+  assign acc_raddr_o = AccAW'(d_row);
+  assign acc_we_o    = w_valid_q;
+  assign acc_waddr_o = AccAW'(w_row);
+  for (genvar j = 0; j < Cols; j++) begin : g_wdata
+    assign acc_wdata_o[j*32 +: 32] = (d_meta_q.first ? 32'd0 : acc_rdata_i[j*32 +: 32])
+                                   + shadow[(32'(w_i_q) * Cols + j) * 32 +: 32];
+  end
+  logic unused_drain;
+  assign unused_drain = ^{d_meta_q.kv, d_meta_q.last_g, d_row[31:AccAW], w_row[31:AccAW]};
+  assign acc_set_o = w_valid_q && w_i_q == RiW'(Rows - 1) && d_meta_q.tile_last;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      shadow_full_q <= 1'b0;
+      d_state_q <= 2'd0;
+      d_i_q <= '0;
+      w_i_q <= '0;
+      w_valid_q <= 1'b0;
+      d_meta_q <= '0;
+    end else if (start_i) begin
+      shadow_full_q <= 1'b0;
+      d_state_q <= 2'd0;
+      w_valid_q <= 1'b0;
+    end else begin
+      if (to_shadow) begin
+        shadow_full_q <= 1'b1;
+        d_meta_q <= cm_meta_q;
+      end
+      w_valid_q <= 1'b0;
+      if (shadow_full_q) begin
+        case (d_state_q)
+          2'd0: if (!acc_full_i[d_meta_q.cb]) begin
+            d_state_q <= 2'd1;
+            d_i_q <= '0;
+          end
+          2'd1: begin
+            w_valid_q <= 1'b1;
+            w_i_q <= d_i_q;
+            if (d_i_q == RiW'(Rows - 1)) d_state_q <= 2'd2;
+            else d_i_q <= d_i_q + RiW'(1);
+          end
+          default: ;
+        endcase
+      end
+      if (w_valid_q && w_i_q == RiW'(Rows - 1)) begin
+        shadow_full_q <= 1'b0;
+        d_state_q <= 2'd0;
+      end
+    end
+  end
+
+  assign idle_o = !p_busy_q && !cap_q && !pf_valid_q && !cm_valid_q && !shadow_full_q;
+endmodule
