@@ -7,16 +7,27 @@ namespace {
 
 constexpr int64_t kMaxDim = 0x7FFFFFFF;
 
-bool parse_dtype(const char* s, DType* out) {
-  auto eq = [](const char* a, const char* b) {
-    while (*a != '\0' && *a == *b) ++a, ++b;
-    return *a == *b;
-  };
-  if (eq(s, "int8")) *out = DType::Int8;
-  else if (eq(s, "int16")) *out = DType::Int16;
-  else if (eq(s, "int32")) *out = DType::Int32;
-  else if (eq(s, "int64")) *out = DType::Int64;
-  else return false;
+/// An element type of the plan: int8, int16, int32, int64, or a custom width sN / uN.
+struct Elem {
+  DType type;
+  uint8_t bits;
+  bool is_signed;
+};
+
+/// int8 / int16 / int32 / int64 (signed, the whole container), or sN / uN with 2 <= N <= 16 and
+/// N != 4 (one byte up to 8 bits, else two; 4-bit elements are packed two per byte, and int4 too).
+bool parse_dtype(const char* s, Elem* out) {
+  const bool is_int = s[0] == 'i' && s[1] == 'n' && s[2] == 't';
+  if (!is_int && s[0] != 's' && s[0] != 'u') return false;
+  const char* d = is_int ? s + 3 : s + 1;
+  uint32_t n = 0;
+  const char* q = d;
+  for (; *q >= '0' && *q <= '9' && q - d < 3; ++q) n = n * 10 + static_cast<uint32_t>(*q - '0');
+  if (q == d || *q != '\0' || *d == '0') return false;
+  if (is_int ? (n != 8 && n != 16 && n != 32 && n != 64) : (n < 2 || n > 16 || n == 4)) return false;
+  out->type = n <= 8 ? DType::Int8 : n <= 16 ? DType::Int16 : n <= 32 ? DType::Int32 : DType::Int64;
+  out->bits = static_cast<uint8_t>(n);
+  out->is_signed = s[0] != 'u';
   return true;
 }
 
@@ -57,12 +68,13 @@ struct Reader {
     const json::Result r = json::to_str(v, out, cap);
     return r == json::Result::Ok || fail(PlanStatus::Bad, key, json::describe(r));
   }
-  bool dtype(const char* key, DType* out) {
+  bool dtype(const char* key, Elem* out) {
     char s[16];
     if (!string(key, s, sizeof s)) return false;
     if (parse_dtype(s, out)) return true;
     fail(PlanStatus::Unsupported, key, "");
-    err->str("element type '").str(s).str("' is not supported (int8, int16, int32, int64)");
+    err->str("element type '").str(s).str("' is not supported (int8, int16, int32, int64, or sN/uN ");
+    err->str("with 2 <= N <= 16 and N != 4: 4-bit elements are packed)");
     return false;
   }
 };
@@ -78,7 +90,7 @@ uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorDetail* err) {
   Reader r{{reinterpret_cast<const char*>(text), size}, err};
-  GemmPlan p;
+  GemmPlan p{};
 
   char s[32];
   if (!r.string("format", s, sizeof s)) return r.status;
@@ -99,17 +111,26 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     return r.status;
   }
   r.integer(r.root, "batch", 0, kMaxDim, &batch, true);
+  // A K range: "K" holds K_max, K_min is at most that.
+  bool k_dynamic = false;
+  int64_t k_min = K;
+  r.boolean(r.root, "k_dynamic", &k_dynamic);
+  if (k_dynamic) {
+    int64_t k_max;
+    if (r.integer(r.root, "K_min", 1, K, &k_min)) r.integer(r.root, "K_max", K, K, &k_max);
+  }
   if (r.status != PlanStatus::Ok) return r.status;
   if (batch != 1) {
     err->str("plan has batch ").num(static_cast<uint64_t>(batch)).str("; only batch 1 is supported");
     return PlanStatus::Unsupported;
   }
-  DType a, b, c;
-  if (!r.dtype("a_type", &a) || !r.dtype("b_type", &b) || !r.dtype("acc_type", &p.acc) ||
-      !r.dtype("c_type", &c)) {
+  Elem e[kOperands], acc;
+  if (!r.dtype("a_type", &e[kA]) || !r.dtype("b_type", &e[kB]) || !r.dtype("acc_type", &acc) ||
+      !r.dtype("c_type", &e[kC])) {
     return r.status;
   }
-  if (a == DType::Int64 || b == DType::Int64) {
+  p.acc = acc.type;
+  if (e[kA].type == DType::Int64 || e[kB].type == DType::Int64) {
     err->str("A and B must be int8, int16 or int32");
     return PlanStatus::Unsupported;
   }
@@ -117,6 +138,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     err->str("the accumulator must be int32 or int64");
     return PlanStatus::Unsupported;
   }
+  const DType c = e[kC].type;
   if (bits(c) < bits(p.acc)) {
     err->str("C (").num(bits(c)).str(" bits) is narrower than the accumulator (").num(bits(p.acc));
     err->str(" bits); narrowing epilogues are not supported");
@@ -124,15 +146,15 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   }
   p.M = static_cast<uint32_t>(M);
   p.N = static_cast<uint32_t>(N);
-  p.K = static_cast<uint32_t>(K);
+  p.K_min = static_cast<uint32_t>(k_min);
+  p.K_max = static_cast<uint32_t>(K);
   p.tile_m = min_u32(static_cast<uint32_t>(tm), p.M);
   p.tile_n = min_u32(static_cast<uint32_t>(tn), p.N);
-  p.tile_k = min_u32(static_cast<uint32_t>(tk), p.K);
+  p.tile_k = min_u32(static_cast<uint32_t>(tk), p.K_max);
 
-  // Layout from the plan's index object; row-major and packed when it says nothing.
-  const DType types[kOperands] = {a, b, c};
-  const uint32_t rows[kOperands] = {p.M, p.K, p.M};
-  const uint32_t cols[kOperands] = {p.K, p.N, p.N};
+  // Layout from the plan's index object; row-major and packed when it says nothing. In a K-range
+  // plan, an operand laid out along K (A row-major, B column-major) has packed rows or columns
+  // whose stride is the run-time K, as in the generated NPU; the plan gives it as K_max.
   const char* major_key[kOperands] = {"a_row_major", "b_row_major", "c_row_major"};
   const char* ld_key[kOperands] = {"lda", "ldb", "ldc"};
   json::Span index;
@@ -140,9 +162,9 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   if (r.status != PlanStatus::Ok) return r.status;
   for (uint32_t i = 0; i < kOperands; ++i) {
     OperandLayout& o = p.op[i];
-    o.rows = rows[i];
-    o.cols = cols[i];
-    o.type = types[i];
+    o.type = e[i].type;
+    o.value_bits = e[i].bits;
+    o.is_signed = e[i].is_signed;
     o.row_major = true;
     int64_t ld = 0;
     if (has_index) {
@@ -150,23 +172,29 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
       r.integer(index, ld_key[i], 0, kMaxDim, &ld, true);
       if (r.status != PlanStatus::Ok) return r.status;
     }
-    const uint32_t inner = o.row_major ? o.cols : o.rows;
-    const uint32_t outer = o.row_major ? o.rows : o.cols;
+    // The inner dimension (along a row or column) at K_max.
+    const uint32_t inner = i == kA ? (o.row_major ? p.K_max : p.M)
+                         : i == kB ? (o.row_major ? p.N : p.K_max)
+                                   : (o.row_major ? p.N : p.M);
+    o.ld_is_k = k_dynamic && i != kC && o.row_major == (i == kA);
     if (ld == 0) ld = inner;
     if (ld < inner) {
       err->str("plan field '").str(ld_key[i]).str("': ").num(static_cast<uint64_t>(ld));
       err->str(" is smaller than the ").num(inner).str(" elements of a row or column");
       return PlanStatus::Bad;
     }
-    o.ld = static_cast<uint32_t>(ld);
-    const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;
-    const uint64_t bytes = elems * (bits(o.type) / 8);  // < 2^31 * 2^31 * 8: no overflow
-    if (bytes > static_cast<uint64_t>(static_cast<size_t>(-1))) {
-      err->str("operand ").chr(static_cast<char>('A' + i)).str(" needs ").num(bytes);
-      err->str(" bytes, more than this target can address");
+    if (o.ld_is_k && ld != inner) {
+      err->str("plan field '").str(ld_key[i]).str("': ").num(static_cast<uint64_t>(ld));
+      err->str(" pads a K-range operand (its rows or columns are packed: the stride is the run-time K)");
       return PlanStatus::Unsupported;
     }
-    o.bytes = static_cast<size_t>(bytes);
+    o.ld = static_cast<uint32_t>(ld);
+  }
+  const uint32_t too_large = set_k(&p, p.K_max);
+  if (too_large != kOperands) {
+    err->str("operand ").chr(static_cast<char>('A' + too_large));
+    err->str(" is larger than this target can address");
+    return PlanStatus::Unsupported;
   }
   const uint64_t acc_bytes = static_cast<uint64_t>(p.tile_m) * p.tile_n * sizeof(int64_t);
   if (acc_bytes > (static_cast<uint64_t>(static_cast<size_t>(-1)) >> 1)) {
@@ -179,22 +207,51 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   return PlanStatus::Ok;
 }
 
+uint32_t set_k(GemmPlan* p, uint32_t k) {
+  p->K = k;
+  const uint32_t rows[kOperands] = {p->M, k, p->M};
+  const uint32_t cols[kOperands] = {k, p->N, p->N};
+  uint32_t too_large = kOperands;
+  for (uint32_t i = kOperands; i-- > 0;) {
+    OperandLayout& o = p->op[i];
+    o.rows = rows[i];
+    o.cols = cols[i];
+    if (o.ld_is_k) o.ld = k;
+    const uint32_t inner = o.row_major ? o.cols : o.rows;
+    const uint32_t outer = o.row_major ? o.rows : o.cols;
+    const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;
+    const uint64_t bytes = elems * (bits(o.type) / 8);  // < 2^31 * 2^31 * 8: no overflow
+    if (bytes > static_cast<uint64_t>(static_cast<size_t>(-1))) too_large = i;
+    o.bytes = static_cast<size_t>(bytes);
+  }
+  return too_large;
+}
+
 namespace {
 
+// Little-endian containers: every target of the runtime is little-endian.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the runtime reads little-endian elements");
+
+/// An input element: the low value_bits bits of its container, sign- or zero-extended.
 int64_t load(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col) {
   const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col
                                  : static_cast<size_t>(col) * o.ld + row;
+  uint32_t raw;
   switch (o.type) {
     case DType::Int8:
-      return reinterpret_cast<const int8_t*>(base)[idx];
+      raw = reinterpret_cast<const uint8_t*>(base)[idx];
+      break;
     case DType::Int16:
-      return reinterpret_cast<const int16_t*>(base)[idx];
-    case DType::Int32:
-      return reinterpret_cast<const int32_t*>(base)[idx];
-    case DType::Int64:
-      return reinterpret_cast<const int64_t*>(base)[idx];
+      raw = reinterpret_cast<const uint16_t*>(base)[idx];
+      break;
+    default:  // int32 (inputs are never int64)
+      raw = reinterpret_cast<const uint32_t*>(base)[idx];
+      break;
   }
-  return 0;
+  const uint32_t shift = 32u - o.value_bits;
+  raw <<= shift;
+  return o.is_signed ? static_cast<int64_t>(static_cast<int32_t>(raw) >> shift)
+                     : static_cast<int64_t>(raw >> shift);
 }
 
 void store(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col, int64_t v) {
@@ -234,7 +291,8 @@ bool execute(const GemmPlan& p, const uintptr_t addr[kOperands], int64_t* acc,
             for (uint32_t kk = 0; kk < kt; ++kk) {
               const int64_t x = load(p.op[kA], addr[kA], m0 + i, k0 + kk);
               const int64_t y = load(p.op[kB], addr[kB], k0 + kk, n0 + j);
-              // |x|, |y| <= 2^31: the product fits int64; the sum is checked.
+              // |x|, |y| <= 2^31 (inputs are at most 32 bits): the product fits int64; the sum is
+              // checked.
               const bool over = __builtin_add_overflow(s, x * y, &s) ||
                                 (acc32 && (s < -2147483647 - 1 || s > 2147483647));
               if (over) {

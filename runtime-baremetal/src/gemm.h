@@ -8,33 +8,47 @@
 
 namespace dg::bm {
 
-/// Element types the executor supports (signed integers).
+/// The containers of the elements the executor supports: 1, 2, 4 or 8 bytes in memory. An input's
+/// value is the low value_bits bits of its container, sign- or zero-extended (OperandLayout).
 enum class DType : uint8_t { Int8 = 8, Int16 = 16, Int32 = 32, Int64 = 64 };
 
 inline uint32_t bits(DType t) { return static_cast<uint32_t>(t); }
 
 enum Operand : uint32_t { kA = 0, kB = 1, kC = 2, kOperands = 3 };
 
+/// One operand at the current K. (No member initializers, here and in GemmPlan: value-initialized
+/// copies are zero-filled instead of built member by member, which keeps the runtime small.)
 struct OperandLayout {
-  uint32_t rows = 0, cols = 0;
-  uint32_t ld = 0;  // elements between consecutive rows (row-major) or columns (column-major)
-  bool row_major = true;
-  DType type = DType::Int8;
-  size_t bytes = 0;  // extent of the operand in memory
+  uint32_t rows, cols;
+  uint32_t ld;  // elements between consecutive rows (row-major) or columns (column-major)
+  bool row_major;
+  bool ld_is_k;        // K-range plan, rows (A) or columns (B) along K: ld is the current K
+  DType type;          // the container
+  uint8_t value_bits;  // 2 .. bits(type): N of sN / uN; int8 = s8, int16 = s16, int32 = s32
+  bool is_signed;
+  size_t bytes;  // extent of the operand in memory
 };
 
+/// The GEMM of a plan. K is the current K, in [K_min, K_max] (K_min == K_max for a fixed-K plan);
+/// it starts at K_max (the plan's "K") and changes with set_k.
 struct GemmPlan {
-  uint32_t M = 0, N = 0, K = 0;
-  uint32_t tile_m = 0, tile_n = 0, tile_k = 0;  // clamped to M, N, K
-  DType acc = DType::Int32;
+  uint32_t M, N, K;
+  uint32_t K_min, K_max;
+  uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max
+  DType acc;
   OperandLayout op[kOperands];
-  size_t acc_tile_bytes = 0;  // scratch the executor needs for one tile_m x tile_n accumulator
+  size_t acc_tile_bytes;  // scratch the executor needs for one tile_m x tile_n accumulator
 };
 
 enum class PlanStatus : uint8_t { Ok, Bad, Unsupported, WrongTarget };
 
 /// Reads and checks the plan JSON text. On failure *err says which field and why.
 PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorDetail* err);
+
+/// Sets the current K (in [K_min, K_max], checked by the caller) and the operand layouts that
+/// follow from it. Returns the first operand whose extent does not fit size_t (only possible for
+/// the largest K, which read_plan checks), or kOperands.
+uint32_t set_k(GemmPlan* plan, uint32_t k);
 
 /// Runs the GEMM C = A * B with the plan's tile loop nest. `acc` holds plan.acc_tile_bytes bytes,
 /// aligned to 8. The operand addresses are checked by the caller (non-null, aligned). Returns

@@ -74,7 +74,7 @@ dgmm_status fail(dgmm_status code, const ErrorDetail& detail) {
   g_last_error = detail;
   return code;
 }
-dgmm_status fail(dgmm_status code, const char* message) {
+[[gnu::noinline]] dgmm_status fail(dgmm_status code, const char* message) {
   ErrorDetail d;
   d.str(message);
   return fail(code, d);
@@ -255,11 +255,29 @@ void npu_poll(dgmm_kernel* h) {
   h->completed = h->sequence;
 }
 
+/// DGMM_OK when no launch of the handle is outstanding (polling the NPU once), else
+/// DGMM_ERROR_INVALID_STATE: "<what> while a launch runs".
+[[gnu::noinline]] dgmm_status idle(dgmm_kernel* h, const char* what) {
+  npu_poll(h);
+  if (h->completed == h->sequence) return DGMM_OK;
+  ErrorDetail d;
+  d.str(what).str(" while a launch runs");
+  return fail(DGMM_ERROR_INVALID_STATE, d);
+}
+
 dgmm_status bad_handle() { return fail(DGMM_ERROR_INVALID_STATE, "invalid or unloaded handle"); }
 
 int operand_index(const char* name) {
   if (name == nullptr || name[0] == '\0' || name[1] != '\0') return -1;
   return name[0] == 'A' ? 0 : name[0] == 'B' ? 1 : name[0] == 'C' ? 2 : -1;
+}
+
+bool wraps(uintptr_t address, size_t bytes) { return address > static_cast<uintptr_t>(-1) - bytes; }
+
+dgmm_status wrap_error(int i) {
+  ErrorDetail d;
+  d.str("operand '").chr(static_cast<char>('A' + i)).str("' would wrap around the address space");
+  return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
 dgmm_status bind(dgmm_handle h, const char* name, uintptr_t address, bool output) {
@@ -275,18 +293,14 @@ dgmm_status bind(dgmm_handle h, const char* name, uintptr_t address, bool output
                                             : "' is an output; use dgmm_bind_output");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
-  npu_poll(h);
-  if (h->completed != h->sequence) return fail(DGMM_ERROR_INVALID_STATE, "bind while a launch runs");
+  if (const dgmm_status s = idle(h, "bind"); s != DGMM_OK) return s;
   const uint32_t align = dg::bm::bits(h->plan.op[i].type) / 8;
   if (address == 0 || address % align != 0) {
     d.str("operand '").str(name).str("': address ").hex(address);
     d.str(address == 0 ? " is null" : " is not aligned to its element size");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
-  if (address > static_cast<uintptr_t>(-1) - h->plan.op[i].bytes) {
-    d.str("operand '").str(name).str("' would wrap around the address space");
-    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-  }
+  if (wraps(address, h->plan.op[i].bytes)) return wrap_error(i);
   h->addr[i] = address;
   h->bound[i] = true;
   return DGMM_OK;
@@ -346,8 +360,7 @@ dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t phy
 
 dgmm_status dgmm_set_engine(dgmm_handle h, dgmm_engine engine) {
   if (!valid(h)) return bad_handle();
-  npu_poll(h);
-  if (h->completed != h->sequence) return fail(DGMM_ERROR_INVALID_STATE, "engine change while a launch runs");
+  if (const dgmm_status s = idle(h, "engine change"); s != DGMM_OK) return s;
   if (engine == DGMM_ENGINE_NPU) {
     const dgmm_status s = npu_resolve(h);
     if (s != DGMM_OK) return s;
@@ -360,10 +373,34 @@ dgmm_status dgmm_set_engine(dgmm_handle h, dgmm_engine engine) {
   return DGMM_OK;
 }
 
+dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
+  if (!valid(h)) return bad_handle();
+  if (const dgmm_status s = idle(h, "K change"); s != DGMM_OK) return s;
+  const uint32_t lo = h->plan.K_min, hi = h->plan.K_max;
+  if (k < lo || k > hi) {
+    ErrorDetail d;
+    d.str("K ").num(k);
+    if (lo == hi) {
+      d.str(" is not the plan's K ").num(hi).str(" (the plan has no K range)");
+    } else {
+      d.str(" is outside the plan's K range [").num(lo).str(", ").num(hi).chr(']');
+    }
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  const uint32_t old_k = h->plan.K;
+  dg::bm::set_k(&h->plan, k);
+  for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
+    if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes)) {
+      dg::bm::set_k(&h->plan, old_k);
+      return wrap_error(i);
+    }
+  }
+  return DGMM_OK;
+}
+
 dgmm_status dgmm_launch(dgmm_handle h) {
   if (!valid(h)) return bad_handle();
-  npu_poll(h);
-  if (h->completed != h->sequence) return fail(DGMM_ERROR_INVALID_STATE, "launch while a launch runs");
+  if (const dgmm_status s = idle(h, "launch"); s != DGMM_OK) return s;
   for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
     if (!h->bound[i]) {
       ErrorDetail d;
@@ -461,6 +498,8 @@ dgmm_status dgmm_operand_info(dgmm_handle h, const char* name, dgmm_operand* out
   out->cols = o.cols;
   out->ld = o.ld;
   out->element_bits = dg::bm::bits(o.type);
+  out->value_bits = o.value_bits;
+  out->is_signed = o.is_signed ? 1 : 0;
   out->row_major = o.row_major ? 1 : 0;
   out->is_output = i == dg::bm::kC ? 1 : 0;
   out->bytes = o.bytes;
@@ -476,6 +515,13 @@ dgmm_status dgmm_problem(dgmm_handle h, uint32_t* m, uint32_t* n, uint32_t* k, u
   if (tile_m != nullptr) *tile_m = h->plan.tile_m;
   if (tile_n != nullptr) *tile_n = h->plan.tile_n;
   if (tile_k != nullptr) *tile_k = h->plan.tile_k;
+  return DGMM_OK;
+}
+
+dgmm_status dgmm_k_range(dgmm_handle h, uint32_t* k_min, uint32_t* k_max) {
+  if (!valid(h)) return bad_handle();
+  if (k_min != nullptr) *k_min = h->plan.K_min;
+  if (k_max != nullptr) *k_max = h->plan.K_max;
   return DGMM_OK;
 }
 

@@ -1,6 +1,7 @@
-// The bare-metal test firmware: loads an embedded NPU module through the runtime, checks that its
-// NPU register table resolves (qemu has no NPU, so nothing is started on it), binds A, B and C,
-// runs the GEMM with the reference executor and compares C with the golden computed on the host.
+// The bare-metal test firmware: loads an embedded NPU module through the runtime, checks its K
+// range (set_k included) and operand A, and that its NPU register table resolves (qemu has no NPU,
+// so nothing is started on it), binds A, B and C, runs the GEMM with the reference executor and
+// compares C with the golden computed on the host.
 // Prints DGMM-BAREMETAL-PASS and exits 0 through the test device, or prints why and exits non-zero.
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,16 @@ extern "C" int main() {
   board_put_u32(tk);
   board_puts("\n");
   if (m != GOLDEN_M || n != GOLDEN_N || k != GOLDEN_K) return fail("shape");
+  // A fixed-K plan: its range is K alone, and the K of a launch can only be that.
+  uint32_t k_min = 0, k_max = 0;
+  if (dgmm_k_range(h, &k_min, &k_max) != DGMM_OK || k_min != k || k_max != k) return fail("K range");
+  if (dgmm_set_k(h, k + 1) != DGMM_ERROR_INVALID_ARGUMENT) return fail("K outside the range");
+  if (dgmm_set_k(h, k) != DGMM_OK) return fail("set K");
+  dgmm_operand a;
+  if (dgmm_operand_info(h, "A", &a) != DGMM_OK || a.cols != k || a.element_bits != 8 ||
+      a.value_bits != 8 || a.is_signed != 1) {
+    return fail("operand A");
+  }
   // The module carries the generated NPU's register table: the NPU engine can be chosen. The
   // reference executor (the default) runs the GEMM here.
   if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK) return fail("NPU register table");

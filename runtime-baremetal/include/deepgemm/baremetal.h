@@ -20,13 +20,29 @@
  * Execution engines. Each handle runs its launches on one of two engines, chosen explicitly with
  * dgmm_set_engine; a new handle uses the reference executor.
  *
+ * Element types. A and B are int8, int16, int32, or a custom width sN / uN with 2 <= N <= 16
+ * (N != 4: 4-bit elements are packed two per byte, which no engine reads yet). In memory a
+ * custom-width element occupies its container, 1 byte when N <= 8, else 2 (little-endian), and its
+ * value is the low N bits of the container, sign-extended (sN) or zero-extended (uN): the bits
+ * above are ignored. int8 and int16 are s8 and s16. dgmm_operand gives the container
+ * (element_bits) and the value (value_bits, is_signed). The accumulator is int32 or int64; C is
+ * int32 or int64, at least as wide as the accumulator (C int32 with an int64 accumulator is
+ * rejected at load). batch must be 1.
+ *
+ * K at run time. A plan may leave K to run time within [K_min, K_max] (plan fields "k_dynamic",
+ * "K_min", "K_max"; "K" holds K_max). A handle starts at K = K_max; dgmm_set_k chooses the K of
+ * the following launches. The operands follow the current K: A is M x K, B is K x N; the rows of
+ * a row-major A (and the columns of a column-major B) are packed, so that their leading dimension
+ * is the current K (the plan gives it as K_max), as the generated NPU reads them; the other
+ * leading dimensions are the plan's. dgmm_problem and dgmm_operand_info report the current K and
+ * the extents that follow from it; the buffer bound to an operand must hold the bytes reported for
+ * the K of each launch. A fixed-K plan has K_min == K_max == K.
+ *
  * DGMM_ENGINE_REFERENCE (default) runs the plan's tile loop nest (tile_m x tile_n blocks, K in
  * steps of tile_k) in software on the bound memory, and completes before dgmm_launch returns.
- * Supported element types: A and B int8, int16 or int32; accumulator int32 or int64 (int32
- * accumulation is computed exactly and checked: an overflow is reported as DGMM_ERROR_LAUNCH, never
- * wrapped silently); C int32 or int64 (at least as wide as needed to hold the accumulator: C int32
- * with an int64 accumulator is rejected at load). Each operand may be row- or column-major with the
- * plan's leading dimension. batch must be 1.
+ * int32 accumulation is computed exactly and checked: an overflow is reported as
+ * DGMM_ERROR_LAUNCH, never wrapped silently. Each operand may be row- or column-major with the
+ * plan's leading dimension.
  *
  * DGMM_ENGINE_NPU programs the NPU generated for the plan, through the module's register table
  * (npu_regmap section, <deepgemm/npu_regmap.h>: registers by name, offsets from the table's MMIO
@@ -36,7 +52,7 @@
  * reads ID and compares it with the table's design ID (a mismatch is DGMM_ERROR_TARGET_MISMATCH:
  * the hardware was built from another plan; nothing is written), checks that STATUS is not BUSY,
  * writes A_BASE, B_BASE, C_BASE (the bound physical addresses, which must lie below 4 GiB), M, N
- * and K (the plan's), then CTRL = 1 (START), and returns without waiting. dgmm_wait polls STATUS
+ * (the plan's) and K (the current K), then CTRL = 1 (START), and returns without waiting. dgmm_wait polls STATUS
  * (port_wait_irq between polls) until DONE or ERROR; ERROR becomes DGMM_ERROR_LAUNCH with a
  * dgmm_last_error message naming the ERROR register's code (1 M, 2 N not the plan's, 3 K outside
  * its range, 4 base not beat-aligned, 5 row not whole beats). dgmm_npu_cycles gives the CYCLES
@@ -97,7 +113,7 @@ void dgmm_unload(dgmm_handle handle);
 /* ---- Binding and launching ------------------------------------------------------------------- */
 
 /** Binds input operand `name` ("A" or "B") to the physical address of its data. The address must
- *  be non-zero and aligned to the element size. */
+ *  be non-zero and aligned to the element container (dgmm_operand.element_bits / 8). */
 dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, uintptr_t physical_address);
 /** Binds output operand `name` ("C"). */
 dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t physical_address);
@@ -106,6 +122,16 @@ dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t phy
  *  the module has no usable register table; DGMM_ERROR_INVALID_STATE while a launch runs;
  *  DGMM_ERROR_INVALID_ARGUMENT for an unknown engine. On failure the engine stays as it was. */
 dgmm_status dgmm_set_engine(dgmm_handle handle, dgmm_engine engine);
+
+/** Sets the K of the following launches (see "K at run time" above): DGMM_ERROR_INVALID_ARGUMENT,
+ *  with a message naming the plan's range, when k is outside [K_min, K_max] (for a fixed-K plan
+ *  only k == K is accepted), or when an operand already bound would wrap around the address space
+ *  at that K; DGMM_ERROR_INVALID_STATE while a launch runs. Bindings stay; on failure K stays as
+ *  it was. */
+dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k);
+
+/** The plan's K range (K_min == K_max == K for a fixed-K plan); either pointer may be NULL. */
+dgmm_status dgmm_k_range(dgmm_handle handle, uint32_t* k_min, uint32_t* k_max);
 
 /** Starts the GEMM. Every operand must be bound (else DGMM_ERROR_UNBOUND_OPERAND, naming it, and
  *  nothing runs). The reference executor completes before this returns; a failure while running
@@ -138,20 +164,22 @@ const char* dgmm_status_string(dgmm_status status);
 
 /* ---- Introspection --------------------------------------------------------------------------- */
 
-/** What the plan says about one operand. */
+/** One operand at the current K. */
 typedef struct {
   uint32_t rows, cols;     /* A: M x K, B: K x N, C: M x N */
   uint32_t ld;             /* leading dimension in elements */
-  uint32_t element_bits;   /* 8, 16, 32 or 64 */
+  uint32_t element_bits;   /* the container in memory: 8, 16, 32 or 64 */
   uint32_t row_major;      /* 1 row-major, 0 column-major */
   uint32_t is_output;      /* 1 for C */
   size_t bytes;            /* bytes the bound memory must hold */
+  uint32_t value_bits;     /* bits of the value: N of sN / uN, else element_bits */
+  uint32_t is_signed;      /* 1 sign-extended (int*, sN), 0 zero-extended (uN) */
 } dgmm_operand;
 
 /** Describes operand `name` ("A", "B" or "C"). */
 dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, dgmm_operand* out);
 
-/** The problem and the tile shape of the plan; any output pointer may be NULL. */
+/** The problem (K: the current K) and the tile shape of the plan; any output pointer may be NULL. */
 dgmm_status dgmm_problem(dgmm_handle handle, uint32_t* m, uint32_t* n, uint32_t* k,
                          uint32_t* tile_m, uint32_t* tile_n, uint32_t* tile_k);
 
