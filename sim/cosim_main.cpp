@@ -1,26 +1,42 @@
-// The co-simulation harness of a generated NPU top (Verilated with --prefix Vtop): an AXI-style
-// DRAM model with latency and back-pressure that checks every burst (beat-aligned, 1..256 beats,
-// never across 4 KB, inside the buffer it belongs to), a register port driver, and a bit-exact
-// comparison of C with the reference GEMM computed here.
+// The co-simulation harness of a generated NPU top (Verilated with --prefix Vtop).
 //
-//   cosim --m M --n N --k K --a-type s8 --b-type s8 [--latency 100] [--stall 0.1] [--seed 1]
-//         [--max-cycles N] [--trace FILE.vcd]
+//   cosim --module FILE.ko [--k K] [options]     the freestanding runtime (runtime-baremetal/)
+//                                                 loads the module and programs the RTL through
+//                                                 its port layer, which is this simulation
+//   cosim --m M --n N --k K --a-type T --b-type T [options]
+//                                                 the harness programs the registers itself
+//   options: --latency C (DRAM read latency, cycles; default 100), --stall P (probability that
+//            the DRAM model holds back each ready/valid it drives in a cycle; default 0),
+//            --seed S, --max-cycles N, --trace FILE.vcd (when Verilated with --trace), --quiet
 //
-// Element types: sN / uN (signed / unsigned N-bit, N <= 16; stored in 1 byte up to 8 bits, else
-// 2). C is int32, row-major, wrapping like the accumulators. Prints one summary line and exits
-// 0 on PASS, 1 on a mismatch or a protocol error, 2 on bad arguments.
+// The DRAM model (sparse 4 KB pages) serves A and B read bursts after the latency, in order, and
+// takes C write bursts; it checks every burst (beat-aligned, 1..256 beats, never across 4 KB,
+// inside the buffer it belongs to) and that every byte of C is written exactly once. A and B are
+// random (element types sN/uN: stored in 1 byte up to 8 bits, else 2; the value is the low N
+// bits, sign- or zero-extended); C must equal the reference GEMM (int32, wrapping) bit for bit.
+// Ends with a report and a PASS or FAIL line; exit 0 on PASS, 1 on FAIL, 2 on bad arguments.
+#include <unistd.h>
+
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <deepgemm/baremetal.h>
+#include <deepgemm/module_format.h>
+#include <deepgemm/npu_regmap.h>
+#include <deepgemm/port.h>
 
 #include "Vtop.h"
 #include "verilated.h"
@@ -30,48 +46,50 @@
 
 namespace {
 
-// ---- ports of any width ---------------------------------------------------------------------
+// ---- ports of any width -------------------------------------------------------------------------
 template <typename T>
-std::enable_if_t<std::is_integral_v<T>> put(T& port, const std::uint8_t* bytes, int n) {
+std::enable_if_t<std::is_integral_v<T>> put(T& port, const std::uint8_t* bytes, unsigned n) {
   std::uint64_t v = 0;
-  std::memcpy(&v, bytes, static_cast<std::size_t>(n));
+  std::memcpy(&v, bytes, n);
   port = static_cast<T>(v);
 }
 template <std::size_t N>
-void put(VlWide<N>& port, const std::uint8_t* bytes, int n) {
+void put(VlWide<N>& port, const std::uint8_t* bytes, unsigned n) {
   for (std::size_t i = 0; i < N; ++i) {
     std::uint32_t w = 0;
-    std::memcpy(&w, bytes + 4 * i, std::min<std::size_t>(4, static_cast<std::size_t>(n) - 4 * i));
+    std::memcpy(&w, bytes + 4 * i, std::min<std::size_t>(4, n - 4 * i));
     port[i] = w;
   }
 }
 template <typename T>
-std::enable_if_t<std::is_integral_v<T>> get(const T& port, std::uint8_t* bytes, int n) {
+std::enable_if_t<std::is_integral_v<T>> get(const T& port, std::uint8_t* bytes, unsigned n) {
   std::uint64_t v = port;
-  std::memcpy(bytes, &v, static_cast<std::size_t>(n));
+  std::memcpy(bytes, &v, n);
 }
 template <std::size_t N>
-void get(const VlWide<N>& port, std::uint8_t* bytes, int n) {
+void get(const VlWide<N>& port, std::uint8_t* bytes, unsigned n) {
   for (std::size_t i = 0; i < N; ++i) {
     std::uint32_t w = port[i];
-    std::memcpy(bytes + 4 * i, &w, std::min<std::size_t>(4, static_cast<std::size_t>(n) - 4 * i));
+    std::memcpy(bytes + 4 * i, &w, std::min<std::size_t>(4, n - 4 * i));
   }
 }
 
-// ---- element formats and the reference ------------------------------------------------------
+// ---- element formats --------------------------------------------------------------------------------
 struct Format {
   int bits = 8, bytes = 1;
   bool is_signed = true;
+  std::string name() const { return (is_signed ? "s" : "u") + std::to_string(bits); }
 };
 
 bool parse_format(const std::string& s, Format& f) {
-  if (s.size() < 2 || (s[0] != 's' && s[0] != 'u')) return false;
+  std::string t = s == "int8" ? "s8" : s == "int16" ? "s16" : s;
+  if (t.size() < 2 || (t[0] != 's' && t[0] != 'u')) return false;
   char* end = nullptr;
-  long b = std::strtol(s.c_str() + 1, &end, 10);
+  long b = std::strtol(t.c_str() + 1, &end, 10);
   if (*end != '\0' || b < 2 || b > 16) return false;
   f.bits = static_cast<int>(b);
   f.bytes = b <= 8 ? 1 : 2;
-  f.is_signed = s[0] == 's';
+  f.is_signed = t[0] == 's';
   return true;
 }
 
@@ -82,292 +100,501 @@ std::int64_t decode(const Format& f, const std::uint8_t* p) {
   return raw;
 }
 
-// ---- the DRAM model --------------------------------------------------------------------------
+// ---- the DRAM model and the simulation ------------------------------------------------------------------
 struct Buffer {
-  const char* name;
-  std::uint64_t base, bytes;
-};
-
-struct Dram {
-  std::map<std::uint64_t, std::vector<std::uint8_t>> pages;  // sparse 4 KB pages
-  std::uint8_t* at(std::uint64_t a) {
-    auto& p = pages[a >> 12];
-    if (p.empty()) p.assign(4096, 0);
-    return &p[a & 4095];
-  }
+  const char* name = "";
+  std::uint64_t base = 0, bytes = 0;
 };
 
 struct Burst {
   std::uint64_t addr;
-  unsigned len, done = 0;
-  std::uint64_t ready_at = 0;
+  unsigned len, done;
+  std::uint64_t ready_at;
 };
 
-struct Checker {
-  int errors = 0;
-  void fail(const char* what, std::uint64_t cycle, std::uint64_t addr, unsigned len) {
-    if (errors++ < 10) std::fprintf(stderr, "cosim: cycle %" PRIu64 ": %s (address 0x%08" PRIx64 ", %u beats)\n", cycle, what, addr, len);
-  }
-};
-
-void check_burst(Checker& ck, const Buffer& buf, std::uint64_t cycle, std::uint64_t addr, unsigned len, unsigned beat,
-                 unsigned max_burst) {
-  if (addr % beat != 0) ck.fail("burst not beat-aligned", cycle, addr, len);
-  if (len < 1 || len > max_burst) ck.fail("burst length outside 1..256", cycle, addr, len);
-  if ((addr & 4095) + static_cast<std::uint64_t>(len) * beat > 4096) ck.fail("burst crosses a 4 KB boundary", cycle, addr, len);
-  if (addr < buf.base || addr + static_cast<std::uint64_t>(len) * beat > buf.base + ((buf.bytes + beat - 1) / beat) * beat)
-    ck.fail(buf.name[0] == 'C' ? "write outside C" : buf.name[0] == 'A' ? "read outside A" : "read outside B", cycle, addr,
-            len);
-}
-
-struct Args {
-  std::int64_t m = 0, n = 0, k = 0;
-  Format a, b;
+struct Options {
   unsigned latency = 100;
   double stall = 0.0;
   std::uint64_t seed = 1, max_cycles = 0;
   std::string trace;
+  bool quiet = false;
 };
 
-int usage(const char* why) {
-  std::fprintf(stderr, "cosim: %s\nusage: cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [--latency C] [--stall P] [--seed S] [--max-cycles N] [--trace F.vcd]\n", why);
+class Sim {
+ public:
+  explicit Sim(const Options& o) : opt_(o), rng_(o.seed ^ 0x9e3779b97f4a7c15ull) {
+    ctx_ = std::make_unique<VerilatedContext>();
+    top_ = std::make_unique<Vtop>(ctx_.get());
+#if VM_TRACE
+    if (!o.trace.empty()) {
+      ctx_->traceEverOn(true);
+      vcd_ = std::make_unique<VerilatedVcdC>();
+      top_->trace(vcd_.get(), 99);
+      vcd_->open(o.trace.c_str());
+    }
+#else
+    if (!o.trace.empty()) std::fprintf(stderr, "cosim: warning: --trace ignored (the model was Verilated without --trace)\n");
+#endif
+    beat_ = static_cast<unsigned>(sizeof(top_->a_r_data_i));  // the data ports are the bus's bytes wide
+    top_->rst_ni = 0;
+    top_->clk_i = 0;
+    top_->eval();
+    step();
+    step();
+    top_->rst_ni = 1;
+    step();
+  }
+  ~Sim() {
+#if VM_TRACE
+    if (vcd_) vcd_->close();
+#endif
+    top_->final();
+  }
+
+  unsigned beat() const { return beat_; }
+  std::uint64_t cycle() const { return cycle_; }
+  bool irq() const { return top_->irq_o; }
+  int errors() const { return errors_; }
+  std::uint64_t read_beats() const { return read_beats_; }
+  std::uint64_t write_beats() const { return write_beats_; }
+  std::uint64_t bursts(int p) const { return bursts_[p]; }
+  std::uint64_t last_start() const { return start_cycle_; }
+
+  void set_buffers(const Buffer& a, const Buffer& b, const Buffer& c) {
+    buf_[0] = a;
+    buf_[1] = b;
+    buf_[2] = c;
+  }
+  std::uint8_t* at(std::uint64_t a) {
+    auto& p = pages_[a >> 12];
+    if (p.empty()) p.assign(4096, 0);
+    return &p[a & 4095];
+  }
+  std::map<std::uint64_t, int>& written() { return written_; }
+
+  void fail(const char* what, std::uint64_t addr = 0, unsigned len = 0) {
+    if (errors_++ < 10)
+      std::fprintf(stderr, "cosim: cycle %" PRIu64 ": %s (address 0x%08" PRIx64 ", %u beats)\n", cycle_, what, addr, len);
+  }
+
+  // Register port: one access per cycle, read data the cycle after.
+  void reg_write(unsigned offset, std::uint32_t v) {
+    if (offset == 0x004 && (v & 1u) != 0) start_cycle_ = cycle_;
+    top_->reg_req_i = 1;
+    top_->reg_we_i = 1;
+    top_->reg_addr_i = offset & 0xfffu;
+    top_->reg_wdata_i = v;
+    step();
+    top_->reg_req_i = 0;
+    top_->reg_we_i = 0;
+  }
+  std::uint32_t reg_read(unsigned offset) {
+    top_->reg_req_i = 1;
+    top_->reg_we_i = 0;
+    top_->reg_addr_i = offset & 0xfffu;
+    step();
+    top_->reg_req_i = 0;
+    top_->eval();
+    return static_cast<std::uint32_t>(top_->reg_rdata_o);
+  }
+  /// Runs until the interrupt or for `cycles` cycles.
+  void run(std::uint64_t cycles) {
+    for (std::uint64_t i = 0; i < cycles && !top_->irq_o; ++i) step();
+  }
+  void progress_hook(std::uint64_t estimate) { estimate_ = estimate; }
+
+  /// One clock cycle: the DRAM model drives the design's inputs from its own state (never from
+  /// the design's outputs), handshakes are taken as the design sees them before the edge.
+  void step() {
+    bool ar_ready[2], r_valid[2];
+    std::vector<std::uint8_t> bytes(beat_);
+    for (int p = 0; p < 2; ++p) {
+      ar_ready[p] = coin();
+      r_valid[p] = !ar_[p].empty() && cycle_ >= ar_[p].front().ready_at && coin();
+      std::fill(bytes.begin(), bytes.end(), 0);
+      if (r_valid[p]) {
+        const Burst& bu = ar_[p].front();
+        for (unsigned i = 0; i < beat_; ++i) bytes[i] = *at(bu.addr + std::uint64_t{bu.done} * beat_ + i);
+      }
+      if (p == 0) {
+        top_->a_ar_ready_i = ar_ready[0];
+        top_->a_r_valid_i = r_valid[0];
+        put(top_->a_r_data_i, bytes.data(), beat_);
+      } else {
+        top_->b_ar_ready_i = ar_ready[1];
+        top_->b_r_valid_i = r_valid[1];
+        put(top_->b_r_data_i, bytes.data(), beat_);
+      }
+    }
+    const bool aw_ready = coin(), w_ready = coin();
+    top_->c_aw_ready_i = aw_ready;
+    top_->c_w_ready_i = w_ready;
+    top_->clk_i = 0;
+    top_->eval();
+    const bool ar_fire[2] = {top_->a_ar_valid_o && ar_ready[0], top_->b_ar_valid_o && ar_ready[1]};
+    const std::uint64_t ar_addr[2] = {top_->a_ar_addr_o, top_->b_ar_addr_o};
+    const unsigned ar_len[2] = {top_->a_ar_len_o, top_->b_ar_len_o};
+    const bool r_fire[2] = {r_valid[0] && top_->a_r_ready_o, r_valid[1] && top_->b_r_ready_o};
+    const bool aw_fire = top_->c_aw_valid_o && aw_ready;
+    const std::uint64_t aw_addr = top_->c_aw_addr_o;
+    const unsigned aw_len = top_->c_aw_len_o;
+    const bool w_fire = top_->c_w_valid_o && w_ready;
+    std::vector<std::uint8_t> wbeat;
+    if (w_fire) {
+      wbeat.resize(beat_ + 1);
+      get(top_->c_w_data_o, wbeat.data(), beat_);
+      wbeat[beat_] = top_->c_w_last_o ? 1 : 0;
+    }
+#if VM_TRACE
+    if (vcd_) vcd_->dump(2 * cycle_);
+#endif
+    top_->clk_i = 1;
+    top_->eval();
+#if VM_TRACE
+    if (vcd_) vcd_->dump(2 * cycle_ + 1);
+#endif
+    ++cycle_;
+    for (int p = 0; p < 2; ++p) {
+      if (ar_fire[p]) {
+        check_burst(buf_[p], ar_addr[p], ar_len[p]);
+        ar_[p].push_back({ar_addr[p], ar_len[p], 0, cycle_ + opt_.latency});
+        ++bursts_[p];
+      }
+      if (r_fire[p]) {
+        ++read_beats_;
+        if (++ar_[p].front().done == ar_[p].front().len) ar_[p].pop_front();
+      }
+    }
+    if (aw_fire) {
+      check_burst(buf_[2], aw_addr, aw_len);
+      aw_.push_back({aw_addr, aw_len, 0, 0});
+      ++bursts_[2];
+    }
+    if (w_fire) {
+      ++write_beats_;
+      w_.push_back(std::move(wbeat));
+    }
+    while (!w_.empty() && !aw_.empty()) {  // AXI lets write data run ahead of its address
+      Burst& bu = aw_.front();
+      const auto& wb = w_.front();
+      const std::uint64_t a = bu.addr + std::uint64_t{bu.done} * beat_;
+      for (unsigned i = 0; i < beat_; ++i) {
+        *at(a + i) = wb[i];
+        ++written_[a + i];
+      }
+      if ((wb[beat_] != 0) != (bu.done + 1 == bu.len)) fail("write data: the last flag does not end its burst", bu.addr, bu.len);
+      w_.pop_front();
+      if (++bu.done == bu.len) aw_.pop_front();
+    }
+    if (!opt_.quiet && (cycle_ & 0xffff) == 0) progress();
+  }
+
+  bool idle() const { return ar_[0].empty() && ar_[1].empty() && aw_.empty() && w_.empty(); }
+  void end_progress() {
+    if (progress_shown_ && tty_) std::fputc('\n', stderr);
+  }
+
+ private:
+  bool coin() { return opt_.stall <= 0 || uni_(rng_) >= opt_.stall; }
+
+  void check_burst(const Buffer& buf, std::uint64_t addr, unsigned len) {
+    const std::uint64_t end = addr + std::uint64_t{len} * beat_;
+    if (addr % beat_ != 0) fail("burst not beat-aligned", addr, len);
+    if (len < 1 || len > 256) fail("burst length outside 1..256", addr, len);
+    if ((addr & 4095) + std::uint64_t{len} * beat_ > 4096) fail("burst crosses a 4 KB boundary", addr, len);
+    if (addr < buf.base || end > buf.base + (buf.bytes + beat_ - 1) / beat_ * beat_) {
+      std::string what = std::string("burst outside the ") + buf.name + " buffer";
+      fail(what.c_str(), addr, len);
+    }
+  }
+
+  void progress() {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_progress_ < std::chrono::milliseconds(tty_ ? 200 : 5000)) return;
+    last_progress_ = now;
+    progress_shown_ = true;
+    const std::uint64_t run = cycle_ - start_cycle_;
+    if (estimate_ != 0)
+      std::fprintf(stderr, "%scosim: %" PRIu64 " cycles simulated (%.0f%% of the plan's estimate)%s", tty_ ? "\r" : "", run,
+                   100.0 * static_cast<double>(run) / static_cast<double>(estimate_), tty_ ? "" : "\n");
+    else
+      std::fprintf(stderr, "%scosim: %" PRIu64 " cycles simulated%s", tty_ ? "\r" : "", run, tty_ ? "" : "\n");
+    std::fflush(stderr);
+  }
+
+  Options opt_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> uni_{0.0, 1.0};
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Vtop> top_;
+#if VM_TRACE
+  std::unique_ptr<VerilatedVcdC> vcd_;
+#endif
+  unsigned beat_ = 16;
+  std::uint64_t cycle_ = 0, start_cycle_ = 0, estimate_ = 0;
+  std::map<std::uint64_t, std::vector<std::uint8_t>> pages_;
+  std::map<std::uint64_t, int> written_;
+  std::deque<Burst> ar_[2], aw_;
+  std::deque<std::vector<std::uint8_t>> w_;
+  Buffer buf_[3];
+  int errors_ = 0;
+  std::uint64_t read_beats_ = 0, write_beats_ = 0, bursts_[3] = {0, 0, 0};
+  bool tty_ = isatty(2) != 0, progress_shown_ = false;
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+};
+
+// The port layer of the freestanding runtime, on the simulation: MMIO is the top's register port,
+// waiting for the interrupt runs the clock, time is the cycle count.
+Sim* g_sim = nullptr;
+std::uint64_t g_mmio_base = 0;
+
+void port_check(uintptr_t address) {
+  if (address < g_mmio_base || address >= g_mmio_base + 4096 || (address & 3u) != 0)
+    g_sim->fail("the runtime accessed an address outside the NPU's register window", address, 0);
+}
+
+}  // namespace
+
+extern "C" {
+void port_mmio_write32(uintptr_t address, uint32_t value) {
+  port_check(address);
+  g_sim->reg_write(static_cast<unsigned>(address - g_mmio_base), value);
+}
+uint32_t port_mmio_read32(uintptr_t address) {
+  port_check(address);
+  return g_sim->reg_read(static_cast<unsigned>(address - g_mmio_base));
+}
+void port_wait_irq(uint64_t max_ticks) { g_sim->run(max_ticks == 0 || max_ticks > 4096 ? 4096 : max_ticks); }
+uint64_t port_now(void) { return g_sim->cycle(); }
+}
+
+namespace {
+
+int usage(const std::string& why) {
+  std::fprintf(stderr,
+               "cosim: %s\n"
+               "usage: cosim --module FILE.ko [--k K] [options]\n"
+               "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
+               "options: --latency CYCLES --stall P --seed S --max-cycles N --trace FILE.vcd --quiet\n",
+               why.c_str());
   return 2;
+}
+
+/// A string member of the plan's JSON text ("a_type": "s10"), or "" when absent.
+std::string plan_string(const std::string& plan, const std::string& key) {
+  auto at = plan.find("\"" + key + "\"");
+  if (at == std::string::npos) return "";
+  at = plan.find('"', plan.find(':', at) + 1);
+  auto end = plan.find('"', at + 1);
+  return at == std::string::npos || end == std::string::npos ? "" : plan.substr(at + 1, end - at - 1);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args a;
+  Options o;
+  std::string module_path;
+  std::int64_t m = 0, n = 0, k = 0;
+  Format fa, fb;
   bool have_a = false, have_b = false;
   for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    if (i + 1 >= argc) return usage(("missing value after " + k).c_str());
+    std::string key = argv[i];
+    if (key == "--quiet") {
+      o.quiet = true;
+      continue;
+    }
+    if (key == "--help" || key == "-h") {
+      usage("co-simulation of a generated NPU");
+      return 0;
+    }
+    if (i + 1 >= argc) return usage("missing value after " + key);
     std::string v = argv[++i];
     char* end = nullptr;
-    if (k == "--m") a.m = std::strtoll(v.c_str(), &end, 10);
-    else if (k == "--n") a.n = std::strtoll(v.c_str(), &end, 10);
-    else if (k == "--k") a.k = std::strtoll(v.c_str(), &end, 10);
-    else if (k == "--latency") a.latency = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
-    else if (k == "--stall") a.stall = std::strtod(v.c_str(), &end);
-    else if (k == "--seed") a.seed = std::strtoull(v.c_str(), &end, 10);
-    else if (k == "--max-cycles") a.max_cycles = std::strtoull(v.c_str(), &end, 10);
-    else if (k == "--trace") a.trace = v;
-    else if (k == "--a-type") { if (!parse_format(v, a.a)) return usage(("bad --a-type " + v).c_str()); have_a = true; }
-    else if (k == "--b-type") { if (!parse_format(v, a.b)) return usage(("bad --b-type " + v).c_str()); have_b = true; }
-    else return usage(("unknown option " + k).c_str());
-    if (end != nullptr && *end != '\0') return usage(("bad number for " + k + ": " + v).c_str());
+    if (key == "--module") module_path = v;
+    else if (key == "--m") m = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--n") n = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--k") k = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--latency") o.latency = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
+    else if (key == "--stall") o.stall = std::strtod(v.c_str(), &end);
+    else if (key == "--seed") o.seed = std::strtoull(v.c_str(), &end, 10);
+    else if (key == "--max-cycles") o.max_cycles = std::strtoull(v.c_str(), &end, 10);
+    else if (key == "--trace") o.trace = v;
+    else if (key == "--a-type") {
+      if (!parse_format(v, fa)) return usage("bad --a-type " + v + " (sN or uN, 2 <= N <= 16)");
+      have_a = true;
+    } else if (key == "--b-type") {
+      if (!parse_format(v, fb)) return usage("bad --b-type " + v + " (sN or uN, 2 <= N <= 16)");
+      have_b = true;
+    } else {
+      return usage("unknown option " + key);
+    }
+    if (end != nullptr && *end != '\0') return usage("bad number for " + key + ": " + v);
   }
-  if (a.m <= 0 || a.n <= 0 || a.k <= 0 || !have_a || !have_b) return usage("--m, --n, --k, --a-type and --b-type are required");
-  if (a.stall < 0 || a.stall > 0.9) return usage("--stall must be in [0, 0.9]");
+  if (o.stall < 0 || o.stall > 0.9) return usage("--stall must be in [0, 0.9]");
 
-  auto ctx = std::make_unique<VerilatedContext>();
-  auto top = std::make_unique<Vtop>(ctx.get());
-#if VM_TRACE
-  std::unique_ptr<VerilatedVcdC> vcd;
-  if (!a.trace.empty()) {
-    ctx->traceEverOn(true);
-    vcd = std::make_unique<VerilatedVcdC>();
-    top->trace(vcd.get(), 99);
-    vcd->open(a.trace.c_str());
+  // The module, loaded by the runtime.
+  std::vector<std::uint8_t> image;
+  alignas(16) static unsigned char arena[1 << 16];
+  dgmm_handle h = nullptr;
+  std::string top_name = "the NPU";
+  if (!module_path.empty()) {
+    if (m != 0 || n != 0 || have_a || have_b) return usage("--module takes the problem from the module: no --m/--n/--a-type/--b-type");
+    std::ifstream f(module_path, std::ios::binary);
+    if (!f) return usage("cannot read " + module_path);
+    image.assign(std::istreambuf_iterator<char>(f), {});
+    dg::ko::ModuleView mv;
+    if (dg::ko::parse(image.data(), image.size(), &mv) != dg::ko::Status::Ok)
+      return usage(module_path + ": not a valid module: " + mv.error());
+    auto plan = mv.find(dg::ko::SectionKind::Plan);
+    auto regs = mv.find(dg::ko::SectionKind::NpuRegmap);
+    if (!plan.present) return usage(module_path + ": the module has no plan");
+    if (!regs.present) return usage(module_path + ": the module has no NPU register table (not an NPU module, or its Verilog was not emitted)");
+    dg::ko::regmap::View rv;
+    if (dg::ko::regmap::parse(regs.data, regs.size, &rv) != dg::ko::regmap::Status::Ok)
+      return usage(module_path + ": bad register table: " + rv.error());
+    g_mmio_base = rv.mmio_base;
+    const std::string plan_text(reinterpret_cast<const char*>(plan.data), plan.size);
+    if (!parse_format(plan_string(plan_text, "a_type"), fa) || !parse_format(plan_string(plan_text, "b_type"), fb))
+      return usage(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" + plan_string(plan_text, "b_type") +
+                   " are not simulated (sN/uN up to 16 bits)");
+    h = dgmm_load_image(image.data(), image.size(), arena, sizeof arena);
+    if (h == nullptr) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
+    if (k != 0 && dgmm_set_k(h, static_cast<std::uint32_t>(k)) != DGMM_OK)
+      return usage(std::string("--k: ") + dgmm_last_error());
+    if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK) return usage(std::string("the runtime cannot drive the NPU: ") + dgmm_last_error());
+    std::uint32_t um = 0, un = 0, uk = 0;
+    dgmm_problem(h, &um, &un, &uk, nullptr, nullptr, nullptr);
+    m = um;
+    n = un;
+    k = uk;
+  } else if (m <= 0 || n <= 0 || k <= 0 || !have_a || !have_b) {
+    return usage("give --module, or --m, --n, --k, --a-type and --b-type");
   }
-#endif
-  // The bus width, from the port: Verilator holds a 32-, 64- or wider data port in exactly that many bytes.
-  const unsigned beat_bytes = static_cast<unsigned>(sizeof(top->a_r_data_i));
-  const unsigned max_burst = 256;
 
-  std::mt19937_64 rng(a.seed);
-  const std::int64_t m = a.m, n = a.n, k = a.k;
-  const Buffer A{"A", 0x10000000u, static_cast<std::uint64_t>(m * k * a.a.bytes)};
-  const Buffer B{"B", 0x20000000u, static_cast<std::uint64_t>(k * n * a.b.bytes)};
+  Sim sim(o);
+  g_sim = &sim;
+  const unsigned beat = sim.beat();
+  const Buffer A{"A", 0x10000000u, static_cast<std::uint64_t>(m * k * fa.bytes)};
+  const Buffer B{"B", 0x20000000u, static_cast<std::uint64_t>(k * n * fb.bytes)};
   const Buffer C{"C", 0x30000000u, static_cast<std::uint64_t>(m * n * 4)};
-  Dram dram;
+  sim.set_buffers(A, B, C);
+  std::mt19937_64 rng(o.seed);
   auto fill = [&](const Buffer& buf, const Format& f, std::int64_t count) {
     std::int64_t lo = f.is_signed ? -(std::int64_t{1} << (f.bits - 1)) : 0;
     std::int64_t hi = f.is_signed ? (std::int64_t{1} << (f.bits - 1)) - 1 : (std::int64_t{1} << f.bits) - 1;
     std::uniform_int_distribution<std::int64_t> d(lo, hi);
     for (std::int64_t i = 0; i < count; ++i) {
-      std::uint32_t v = static_cast<std::uint32_t>(d(rng));
-      for (int byte = 0; byte < f.bytes; ++byte) *dram.at(buf.base + i * f.bytes + byte) = static_cast<std::uint8_t>(v >> (8 * byte));
+      auto v = static_cast<std::uint32_t>(d(rng));
+      for (int byte = 0; byte < f.bytes; ++byte) *sim.at(buf.base + i * f.bytes + byte) = static_cast<std::uint8_t>(v >> (8 * byte));
     }
   };
-  fill(A, a.a, m * k);
-  fill(B, a.b, k * n);
-  for (std::uint64_t i = 0; i < C.bytes; ++i) *dram.at(C.base + i) = 0xa5;  // not zero: every element must be written
+  fill(A, fa, m * k);
+  fill(B, fb, k * n);
+  for (std::uint64_t i = 0; i < C.bytes; ++i) *sim.at(C.base + i) = 0xa5;  // every element must be written
 
-  std::uint64_t cycle = 0;
-  auto tick = [&] {
-    top->clk_i = 0;
-    top->eval();
-#if VM_TRACE
-    if (vcd) vcd->dump(static_cast<std::uint64_t>(2 * cycle));
-#endif
-    top->clk_i = 1;
-    top->eval();
-#if VM_TRACE
-    if (vcd) vcd->dump(static_cast<std::uint64_t>(2 * cycle + 1));
-#endif
-    ++cycle;
-  };
-  // Register port: one access per cycle, read data the cycle after.
-  auto reg_write = [&](unsigned off, std::uint32_t v) {
-    top->reg_req_i = 1;
-    top->reg_we_i = 1;
-    top->reg_addr_i = off;
-    top->reg_wdata_i = v;
-    tick();
-    top->reg_req_i = 0;
-    top->reg_we_i = 0;
-  };
-  auto reg_read = [&](unsigned off) {
-    top->reg_req_i = 1;
-    top->reg_we_i = 0;
-    top->reg_addr_i = off;
-    tick();
-    top->reg_req_i = 0;
-    top->eval();
-    return static_cast<std::uint32_t>(top->reg_rdata_o);
-  };
-
-  top->rst_ni = 0;
-  top->clk_i = 0;
-  top->eval();
-  tick();
-  tick();
-  top->rst_ni = 1;
-  tick();
-  reg_write(0x014, static_cast<std::uint32_t>(A.base));
-  reg_write(0x018, static_cast<std::uint32_t>(B.base));
-  reg_write(0x01c, static_cast<std::uint32_t>(C.base));
-  reg_write(0x020, static_cast<std::uint32_t>(m));
-  reg_write(0x024, static_cast<std::uint32_t>(n));
-  reg_write(0x028, static_cast<std::uint32_t>(k));
-  const std::uint64_t start_cycle = cycle;
-  reg_write(0x004, 1);
-
-  Checker ck;
-  std::deque<Burst> ar[2], aw;
-  std::deque<std::vector<std::uint8_t>> w_early;  // write beats ahead of their address
-  std::map<std::uint64_t, int> written;              // C bytes written, and how often
-  std::uniform_real_distribution<double> coin(0.0, 1.0);
-  const Buffer* rbuf[2] = {&A, &B};
-  std::uint64_t read_beats = 0, write_beats = 0;
-  const std::uint64_t limit = a.max_cycles ? a.max_cycles : 2000000 + static_cast<std::uint64_t>(m * n * k);
-  std::vector<std::uint8_t> bytes(beat_bytes);
-  bool done = false;
-  while (!done && cycle - start_cycle < limit) {
-    // Inputs for this cycle, from the model's state (never from the design's outputs).
-    const bool ar_ready[2] = {coin(rng) >= a.stall, coin(rng) >= a.stall};
-    top->a_ar_ready_i = ar_ready[0];
-    top->b_ar_ready_i = ar_ready[1];
-    bool r_valid[2];
-    for (int p = 0; p < 2; ++p) {
-      r_valid[p] = !ar[p].empty() && cycle >= ar[p].front().ready_at && coin(rng) >= a.stall;
-      if (r_valid[p]) {
-        const Burst& bu = ar[p].front();
-        for (unsigned i = 0; i < beat_bytes; ++i) bytes[i] = *dram.at(bu.addr + bu.done * beat_bytes + i);
+  const std::uint64_t limit = o.max_cycles ? o.max_cycles : 4000000 + static_cast<std::uint64_t>(m * n * k / 64);
+  const auto wall0 = std::chrono::steady_clock::now();
+  std::uint32_t hw_cycles = 0, bound = 0, status = 0, error = 0;
+  bool finished = false;
+  std::string runtime_error;
+  if (h != nullptr) {
+    // The real runtime programs the NPU: bind the buffers' physical addresses, launch, wait.
+    bound = sim.reg_read(0x02c);
+    sim.progress_hook(bound);
+    if (dgmm_bind_input(h, "A", A.base) != DGMM_OK || dgmm_bind_input(h, "B", B.base) != DGMM_OK ||
+        dgmm_bind_output(h, "C", C.base) != DGMM_OK) {
+      runtime_error = std::string("bind: ") + dgmm_last_error();
+    } else if (dgmm_launch(h) != DGMM_OK) {
+      runtime_error = std::string("launch: ") + dgmm_last_error();
+    } else {
+      dgmm_status s = dgmm_wait_timeout(dgmm_sync(h), limit);
+      if (s != DGMM_OK) {
+        runtime_error = std::string("wait: ") + dgmm_status_string(s) + ": " + dgmm_last_error();
       } else {
-        std::fill(bytes.begin(), bytes.end(), 0);
-      }
-      if (p == 0) {
-        top->a_r_valid_i = r_valid[0];
-        put(top->a_r_data_i, bytes.data(), static_cast<int>(beat_bytes));
-      } else {
-        top->b_r_valid_i = r_valid[1];
-        put(top->b_r_data_i, bytes.data(), static_cast<int>(beat_bytes));
+        std::uint64_t c = 0;
+        dgmm_npu_cycles(h, &c);
+        hw_cycles = static_cast<std::uint32_t>(c);
+        finished = true;
       }
     }
-    const bool aw_ready = coin(rng) >= a.stall, w_ready = coin(rng) >= a.stall;
-    top->c_aw_ready_i = aw_ready;
-    top->c_w_ready_i = w_ready;
-    top->clk_i = 0;
-    top->eval();
-    // Handshakes as the design sees them before the edge.
-    const bool ar_fire[2] = {top->a_ar_valid_o && ar_ready[0], top->b_ar_valid_o && ar_ready[1]};
-    const std::uint64_t ar_addr[2] = {top->a_ar_addr_o, top->b_ar_addr_o};
-    const unsigned ar_len[2] = {top->a_ar_len_o, top->b_ar_len_o};
-    const bool r_fire[2] = {r_valid[0] && top->a_r_ready_o, r_valid[1] && top->b_r_ready_o};
-    const bool aw_fire = top->c_aw_valid_o && aw_ready;
-    const std::uint64_t aw_addr = top->c_aw_addr_o;
-    const unsigned aw_len = top->c_aw_len_o;
-    const bool w_fire = top->c_w_valid_o && w_ready;
-    const bool w_last = top->c_w_last_o;
-    std::vector<std::uint8_t> wdata(beat_bytes);
-    if (w_fire) get(top->c_w_data_o, wdata.data(), static_cast<int>(beat_bytes));
-    tick();
-    for (int p = 0; p < 2; ++p) {
-      if (ar_fire[p]) {
-        check_burst(ck, *rbuf[p], cycle, ar_addr[p], ar_len[p], beat_bytes, max_burst);
-        ar[p].push_back({ar_addr[p], ar_len[p], 0, cycle + a.latency});
-      }
-      if (r_fire[p]) {
-        ++read_beats;
-        if (++ar[p].front().done == ar[p].front().len) ar[p].pop_front();
-      }
-    }
-    if (aw_fire) {
-      check_burst(ck, C, cycle, aw_addr, aw_len, beat_bytes, max_burst);
-      aw.push_back({aw_addr, aw_len, 0, 0});
-    }
-    if (w_fire) {
-      ++write_beats;
-      w_early.push_back(wdata);
-      w_early.back().push_back(w_last ? 1 : 0);
-    }
-    while (!w_early.empty() && !aw.empty()) {
-      Burst& bu = aw.front();
-      const auto& wb = w_early.front();
-      const std::uint64_t at = bu.addr + static_cast<std::uint64_t>(bu.done) * beat_bytes;
-      for (unsigned i = 0; i < beat_bytes; ++i) {
-        *dram.at(at + i) = wb[i];
-        ++written[at + i];
-      }
-      const bool last_expected = bu.done + 1 == bu.len;
-      if ((wb[beat_bytes] != 0) != last_expected) ck.fail("write data last flag does not end its burst", cycle, bu.addr, bu.len);
-      w_early.pop_front();
-      if (++bu.done == bu.len) aw.pop_front();
-    }
-    done = top->irq_o;
+    status = sim.reg_read(0x008);
+    error = sim.reg_read(0x00c);
+  } else {
+    bound = sim.reg_read(0x02c);
+    sim.progress_hook(bound);
+    sim.reg_write(0x014, static_cast<std::uint32_t>(A.base));
+    sim.reg_write(0x018, static_cast<std::uint32_t>(B.base));
+    sim.reg_write(0x01c, static_cast<std::uint32_t>(C.base));
+    sim.reg_write(0x020, static_cast<std::uint32_t>(m));
+    sim.reg_write(0x024, static_cast<std::uint32_t>(n));
+    sim.reg_write(0x028, static_cast<std::uint32_t>(k));
+    sim.reg_write(0x004, 1);
+    sim.run(limit);
+    finished = sim.irq();
+    status = sim.reg_read(0x008);
+    error = sim.reg_read(0x00c);
+    hw_cycles = sim.reg_read(0x010);
   }
-  const std::uint64_t run_cycles = cycle - start_cycle;
-  const std::uint32_t status = reg_read(0x008), error = reg_read(0x00c), hw_cycles = reg_read(0x010), bound = reg_read(0x02c);
-  if (!done) ck.fail("the design did not finish", cycle, 0, 0);
-  if ((status & 4u) != 0) ck.fail("the design reported ERROR", cycle, error, 0);
-  if (!ar[0].empty() || !ar[1].empty() || !aw.empty() || !w_early.empty()) ck.fail("bursts left unfinished at DONE", cycle, 0, 0);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const std::uint64_t sim_cycles = sim.cycle() - sim.last_start();
+  sim.end_progress();
+  if (!runtime_error.empty()) sim.fail(("runtime: " + runtime_error).c_str());
+  if (!finished) sim.fail("the design did not finish");
+  if ((status & 4u) != 0) sim.fail("the design reported ERROR", error, 0);
+  if (finished && !sim.idle()) sim.fail("bursts left unfinished at DONE");
 
   // The reference, and the comparison.
   std::int64_t mismatches = 0, shown = 0;
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      std::uint32_t acc = 0;
-      for (std::int64_t kk = 0; kk < k; ++kk)
-        acc += static_cast<std::uint32_t>(decode(a.a, dram.at(A.base + (i * k + kk) * a.a.bytes)) *
-                                          decode(a.b, dram.at(B.base + (kk * n + j) * a.b.bytes)));
-      std::uint32_t got = 0;
-      for (int byte = 0; byte < 4; ++byte) got |= static_cast<std::uint32_t>(*dram.at(C.base + (i * n + j) * 4 + byte)) << (8 * byte);
-      if (got != acc) {
-        ++mismatches;
-        if (shown++ < 8) std::fprintf(stderr, "cosim: C[%" PRId64 "][%" PRId64 "] = %d, expected %d\n", i, j, static_cast<std::int32_t>(got), static_cast<std::int32_t>(acc));
+  if (finished) {
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        std::uint32_t acc = 0;
+        for (std::int64_t kk = 0; kk < k; ++kk)
+          acc += static_cast<std::uint32_t>(decode(fa, sim.at(A.base + (i * k + kk) * fa.bytes)) *
+                                            decode(fb, sim.at(B.base + (kk * n + j) * fb.bytes)));
+        std::uint32_t got = 0;
+        for (int byte = 0; byte < 4; ++byte) got |= static_cast<std::uint32_t>(*sim.at(C.base + (i * n + j) * 4 + byte)) << (8 * byte);
+        if (got != acc && shown++ < 8)
+          std::fprintf(stderr, "cosim: C[%" PRId64 "][%" PRId64 "] = %d, expected %d\n", i, j, static_cast<std::int32_t>(got),
+                       static_cast<std::int32_t>(acc));
+        mismatches += got != acc;
       }
+    std::int64_t twice = 0, missing = 0;
+    for (std::uint64_t i = 0; i < C.bytes; ++i) {
+      auto it = sim.written().find(C.base + i);
+      if (it == sim.written().end()) ++missing;
+      else if (it->second > 1) ++twice;
     }
-  std::int64_t twice = 0, missing = 0;
-  for (std::uint64_t i = 0; i < C.bytes; ++i) {
-    auto it = written.find(C.base + i);
-    if (it == written.end()) ++missing;
-    else if (it->second > 1) ++twice;
+    if (missing) sim.fail("bytes of C never written", static_cast<std::uint64_t>(missing));
+    if (twice) sim.fail("bytes of C written more than once", static_cast<std::uint64_t>(twice));
   }
-  if (missing) ck.fail("C bytes never written", cycle, static_cast<std::uint64_t>(missing), 0);
-  if (twice) ck.fail("C bytes written more than once", cycle, static_cast<std::uint64_t>(twice), 0);
-  const bool pass = mismatches == 0 && ck.errors == 0;
-  const double macs = static_cast<double>(m) * n * k;
-  std::printf("%s: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " A %c%d B %c%d seed %" PRIu64 ": %" PRIu64
-              " cycles (CYCLES %u, plan estimate %u), %" PRId64 " mismatches, %d protocol errors, %.1f MACs/cycle, bus %.1f%% read %.1f%% write\n",
-              pass ? "PASS" : "FAIL", m, n, k, a.a.is_signed ? 's' : 'u', a.a.bits, a.b.is_signed ? 's' : 'u', a.b.bits,
-              a.seed, run_cycles, hw_cycles, bound, mismatches, ck.errors, macs / static_cast<double>(hw_cycles ? hw_cycles : 1),
-              100.0 * static_cast<double>(read_beats) / (2.0 * static_cast<double>(hw_cycles ? hw_cycles : 1)),
-              100.0 * static_cast<double>(write_beats) / static_cast<double>(hw_cycles ? hw_cycles : 1));
-#if VM_TRACE
-  if (vcd) vcd->close();
-#endif
-  top->final();
+
+  // The report.
+  const double cyc = hw_cycles ? static_cast<double>(hw_cycles) : 1.0;
+  const std::int64_t pes = static_cast<std::int64_t>(PE_ROWS) * PE_COLS;
+  const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const bool pass = finished && mismatches == 0 && sim.errors() == 0;
+  std::printf("co-simulation of %s (Verilator), %s; seed %" PRIu64 ", DRAM latency %u cycles, back-pressure %.0f%%\n",
+              TOP_NAME, h != nullptr ? "programmed by the freestanding runtime" : "registers programmed by the harness", o.seed,
+              o.latency, 100 * o.stall);
+  std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64 "] %s x B %s, int32\n", m, n, m, k,
+              fa.name().c_str(), fb.name().c_str());
+  std::printf("  cycles       %u (CYCLES register; plan estimate %u at the largest K, %+.1f%%)\n", hw_cycles, bound,
+              bound ? 100.0 * (static_cast<double>(hw_cycles) - bound) / bound : 0.0);
+  std::printf("  MAC array    %.1f useful MACs per cycle of %" PRId64 " PEs: %.1f%% utilization\n", macs / cyc, pes,
+              100.0 * macs / (cyc * static_cast<double>(pes)));
+  std::printf("  DRAM bus     A+B read %.1f%% of two ports, C write %.1f%%; %" PRIu64 "/%" PRIu64 "/%" PRIu64 " bursts (A/B/C)\n",
+              100.0 * static_cast<double>(sim.read_beats()) / (2 * cyc), 100.0 * static_cast<double>(sim.write_beats()) / cyc,
+              sim.bursts(0), sim.bursts(1), sim.bursts(2));
+  std::printf("  speed        %.0f simulated cycles per second (%" PRIu64 " cycles in %.2f s)\n",
+              static_cast<double>(sim_cycles) / (wall > 0 ? wall : 1e-9), sim_cycles, wall);
+  if (pass)
+    std::printf("PASS: C equals the reference GEMM bit for bit (%" PRId64 " elements); every burst legal, every C byte written once\n",
+                m * n);
+  else
+    std::printf("FAIL: %" PRId64 " of %" PRId64 " C elements differ, %d protocol or run errors (see above)\n", mismatches, m * n,
+                sim.errors());
+  std::fflush(stdout);
+  if (h != nullptr) dgmm_unload(h);
   return pass ? 0 : 1;
 }

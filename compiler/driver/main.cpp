@@ -11,6 +11,7 @@
 
 #include "driver/detect_gpu.h"
 #include "driver/pipeline.h"
+#include "driver/sim.h"
 #include "hw/hw_model.h"
 #include "module/inspect.h"
 #include "support/error.h"
@@ -27,7 +28,8 @@ int run(int argc, char** argv) {
                "Write a .dgml spec (target, precisions, shape, limits); deepgemm finds the best schedule\n"
                "that meets every limit, proves it, and emits a module.",
                "deepgemm"};
-  app.footer("Examples:\n  deepgemm compile examples/matmul.dgml --emit=problem\n  deepgemm --list-targets");
+  app.footer("Examples:\n  deepgemm compile examples/matmul.dgml --emit=problem\n"
+             "  deepgemm compile examples/npu_int8.dgml -o npu.ko && deepgemm sim npu.ko\n  deepgemm --list-targets");
   bool version = false, list_targets = false, detect = false;
   std::string hw_flag;
   app.add_flag("--version", version, "Print the version and exit");
@@ -47,6 +49,22 @@ int run(int argc, char** argv) {
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "
                     "model's board) and store the report in the module; minutes for a large PE array");
+
+  dg::driver::SimOptions sopts;
+  CLI::App* simc = app.add_subcommand(
+      "sim", "Co-simulate an NPU module: its Verilog (Verilator), programmed by the freestanding runtime, against "
+             "the reference GEMM on random inputs; ends with PASS or FAIL");
+  simc->add_option("FILE", sopts.module, "The .ko module of an NPU spec")->required();
+  simc->add_option("--k", sopts.k, "K of the run, for a spec with K_min/K_max (default: the plan's K)")->check(CLI::PositiveNumber);
+  simc->add_option("--latency", sopts.latency, "DRAM read latency in cycles (default 100)")->check(CLI::Range(0u, 100000u));
+  simc->add_option("--stall", sopts.stall, "Back-pressure: the probability that the DRAM model holds back a handshake "
+                                           "in a cycle (default 0)")
+      ->check(CLI::Range(0.0, 0.9));
+  simc->add_option("--seed", sopts.seed, "Seed of the random A and B (default 1)");
+  simc->add_option("--max-cycles", sopts.max_cycles, "Give up after this many cycles (default: from the problem size)");
+  simc->add_option("--trace", sopts.trace, "Write a VCD waveform to this file (builds a tracing simulator)");
+  simc->add_flag("-v,--verbose", sopts.verbose, "Say where the simulator is built or found");
+  simc->add_flag("--rebuild", sopts.rebuild, "Rebuild the simulator even when one is cached");
 
   std::string inspect_file;
   CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums");
@@ -69,6 +87,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (detect) return dg::driver::detect_gpu(std::cout, std::cerr);
+  if (simc->parsed()) return dg::driver::sim(sopts, argv[0], std::cout, std::cerr);
   if (inspect->parsed()) {
     std::ifstream in(inspect_file, std::ios::binary);
     if (!in) {

@@ -1,9 +1,15 @@
-# cmake -DCMD=deepgemm -DSPEC=x.dgml -DHARNESS=sim/cosim_main.cpp -DWORK=dir -P build_model.cmake
-# Compiles the spec's NPU design (--emit=verilog: after its proofs) and Verilates it with the
-# co-simulation harness into WORK/obj/cosim.
+# cmake -DCMD=deepgemm -DSPEC=x.dgml -DSRC=<source dir> -DRTLIB=libdg_baremetal.a -DWORK=dir -P build_model.cmake
+# Compiles the spec into WORK/design.ko (its design proved), writes its Verilog (--emit=verilog),
+# and Verilates it with the co-simulation harness and the freestanding runtime (RTLIB, built with
+# its freestanding flags) into
+# WORK/obj/cosim (what `deepgemm sim` builds, here in the test's own directory).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
+execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/design.ko RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR err MATCHES "warning")
+  message(FATAL_ERROR "deepgemm compile failed (${rc}):\n${err}")
+endif()
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "deepgemm compile --emit=verilog failed (${rc}):\n${err}")
@@ -15,10 +21,17 @@ if(NOT n EQUAL 1)
   message(FATAL_ERROR "expected one top, got: ${tops}")
 endif()
 string(REPLACE ".v" "" top ${tops})
+file(READ ${WORK}/v/${tops} text)
+string(REGEX MATCH "\\.Rows\\(([0-9]+)\\)" _ "${text}")
+set(rows ${CMAKE_MATCH_1})
+string(REGEX MATCH "\\.Cols\\(([0-9]+)\\)" _ "${text}")
+set(cols ${CMAKE_MATCH_1})
 file(GLOB files ${WORK}/v/*.v)
 find_program(VERILATOR verilator REQUIRED)
+set(rt ${SRC}/runtime-baremetal)
 execute_process(COMMAND ${VERILATOR} --cc --exe --build -j 2 --prefix Vtop --top-module ${top} -Wno-fatal
-                        -CFLAGS "-std=c++17 -O1" -Mdir ${WORK}/obj ${files} ${HARNESS} -o cosim
+                        -CFLAGS "-std=c++20 -O1 -I${rt}/include -I${rt}/src -DTOP_NAME=\\\"${top}\\\" -DPE_ROWS=${rows} -DPE_COLS=${cols}"
+                        -Mdir ${WORK}/obj ${files} ${SRC}/sim/cosim_main.cpp ${RTLIB} -o cosim
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "verilator failed (${rc}):\n${out}${err}")

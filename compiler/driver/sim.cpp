@@ -1,0 +1,225 @@
+#include "driver/sim.h"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <vector>
+
+#include <deepgemm/module_format.h>
+
+#include "driver/cache.h"
+#include "support/error.h"
+
+namespace dg::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  out.assign(std::istreambuf_iterator<char>(in), {});
+  return true;
+}
+
+std::string find_on_path(const std::string& name) {
+  if (const char* path = std::getenv("PATH")) {
+    std::string p = path;
+    std::size_t at = 0;
+    while (at <= p.size()) {
+      std::size_t end = p.find(':', at);
+      if (end == std::string::npos) end = p.size();
+      fs::path cand = fs::path(p.substr(at, end - at)) / name;
+      if (end > at && ::access(cand.c_str(), X_OK) == 0) return cand.string();
+      at = end + 1;
+    }
+  }
+  return "";
+}
+
+/// Where the harness and the runtime sources are: $DEEPGEMM_SOURCE_DIR, <exe>/../share/deepgemm,
+/// then the source tree the compiler was built from.
+std::string find_sources(const char* argv0) {
+  auto ok = [](const fs::path& root) {
+    return fs::exists(root / "sim" / "cosim_main.cpp") && fs::exists(root / "runtime-baremetal" / "src" / "runtime.cpp");
+  };
+  if (const char* env = std::getenv("DEEPGEMM_SOURCE_DIR"); env != nullptr && ok(env)) return env;
+  std::error_code ec;
+  fs::path exe = fs::canonical(fs::path(argv0), ec);
+  if (!ec && ok(exe.parent_path().parent_path() / "share" / "deepgemm")) return (exe.parent_path().parent_path() / "share" / "deepgemm").string();
+#ifdef DEEPGEMM_SOURCE_DIR
+  if (ok(DEEPGEMM_SOURCE_DIR)) return DEEPGEMM_SOURCE_DIR;
+#endif
+  return "";
+}
+
+int exit_code(int status) { return status == -1 ? 127 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+}  // namespace
+
+int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream& err) {
+  (void)out;
+  std::string image;
+  if (!read_file(o.module, image)) {
+    err << fmt::format("deepgemm: error: cannot read '{}'\n", o.module);
+    return kExitUserError;
+  }
+  ko::ModuleView mv;
+  if (ko::parse(reinterpret_cast<const std::uint8_t*>(image.data()), image.size(), &mv) != ko::Status::Ok) {
+    err << fmt::format("{}: error: not a valid module: {}\n", o.module, mv.error());
+    return kExitUserError;
+  }
+  if (mv.target_kind != ko::TargetKind::Npu) {
+    err << fmt::format("{}: error: sim co-simulates NPU modules; this one is for a GPU\n", o.module);
+    return kExitUserError;
+  }
+  auto verilog = mv.find(ko::SectionKind::Verilog);
+  if (!verilog.present) {
+    err << fmt::format("{}: error: the module holds no Verilog (its design was not generated or not proved: see "
+                       "'deepgemm compile --verbose')\n",
+                       o.module);
+    return kExitUserError;
+  }
+  const std::string bundle(reinterpret_cast<const char*>(verilog.data), verilog.size);
+
+  // The files of the bundle, the top's name and the PE array's size.
+  std::vector<std::pair<std::string, std::string>> files;
+  const std::string mark = "// ---- file: ";
+  for (std::size_t at = bundle.find(mark); at != std::string::npos;) {
+    std::size_t name_end = bundle.find('\n', at);
+    std::size_t next = bundle.find(mark, name_end);
+    if (name_end == std::string::npos) break;
+    std::string name = bundle.substr(at + mark.size(), name_end - at - mark.size());
+    if (name.find('/') != std::string::npos || name.find("..") != std::string::npos || name.empty()) {
+      err << fmt::format("{}: error: the Verilog section names a bad file '{}'\n", o.module, name);
+      return kExitUserError;
+    }
+    files.emplace_back(name, bundle.substr(name_end + 1, (next == std::string::npos ? bundle.size() : next) - name_end - 1));
+    at = next;
+  }
+  std::smatch mt, mr, mc;
+  if (files.empty() || !std::regex_search(files[0].second, mt, std::regex("\nmodule (npu_gemm_[A-Za-z0-9_]+) \\(")) ||
+      !std::regex_search(files[0].second, mr, std::regex("\\.Rows\\(([0-9]+)\\)")) ||
+      !std::regex_search(files[0].second, mc, std::regex("\\.Cols\\(([0-9]+)\\)"))) {
+    err << fmt::format("{}: error: the Verilog section does not hold a generated NPU top\n", o.module);
+    return kExitUserError;
+  }
+  const std::string top = mt[1].str();
+
+  const std::string src = find_sources(argv0);
+  if (src.empty()) {
+    err << "deepgemm: error: cannot find the co-simulation harness (sim/cosim_main.cpp) and the runtime sources; set "
+           "DEEPGEMM_SOURCE_DIR to the DeepGEMM source tree\n";
+    return kExitUserError;
+  }
+  const std::string verilator = find_on_path("verilator");
+  if (verilator.empty()) {
+    err << "deepgemm: error: verilator not found on PATH (toolchain/bootstrap.sh installs it)\n";
+    return kExitUserError;
+  }
+  const std::vector<std::string> sources = {"sim/cosim_main.cpp", "runtime-baremetal/src/plan_json.cpp",
+                                            "runtime-baremetal/src/gemm.cpp", "runtime-baremetal/src/runtime.cpp"};
+  std::vector<std::string> key_parts = {bundle, o.trace.empty() ? "" : "trace"};
+  for (const auto& s : sources) {
+    std::string text;
+    read_file((fs::path(src) / s).string(), text);
+    key_parts.push_back(text);
+  }
+  for (const char* dir : {"runtime-baremetal/include/deepgemm", "runtime-baremetal/src"})
+    for (const auto& e : fs::directory_iterator(fs::path(src) / dir))
+      if (e.path().extension() == ".h") {
+        std::string text;
+        read_file(e.path().string(), text);
+        key_parts.push_back(e.path().filename().string() + text);
+      }
+  std::string cdir = cache_dir();
+  std::error_code ec;
+  const fs::path work = (cdir.empty() ? fs::temp_directory_path(ec) / "deepgemm-sim" : fs::path(cdir) / "sim") / cache_key(key_parts);
+  const fs::path exe = work / "cosim";
+  if (o.rebuild || !fs::exists(exe)) {
+    // Build in a fresh directory beside the entry, then move the simulator into place.
+    const fs::path tmp = fs::path(work.string() + fmt::format(".tmp{}", ::getpid()));
+    fs::remove_all(tmp, ec);
+    fs::create_directories(tmp / "v", ec);
+    if (ec) {
+      err << fmt::format("deepgemm: error: cannot create '{}': {}\n", tmp.string(), ec.message());
+      return kExitUserError;
+    }
+    std::string list;
+    for (const auto& [name, text] : files) {
+      std::ofstream(tmp / "v" / name) << text;
+      list += " " + quote((tmp / "v" / name).string());
+    }
+    list += " " + quote((fs::path(src) / sources[0]).string());
+    // The runtime core refuses hosted builds: compile it with its freestanding flags first.
+    const std::string cxx = std::getenv("CXX") != nullptr ? std::getenv("CXX") : "c++";
+    for (std::size_t i = 1; i < sources.size(); ++i) {
+      const fs::path obj = tmp / fmt::format("runtime{}.o", i);
+      std::string cc = fmt::format(
+          "{} -std=c++20 -O1 -ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics -I{} -I{} -c {} -o {} >> {} 2>&1",
+          cxx, quote((fs::path(src) / "runtime-baremetal" / "include").string()),
+          quote((fs::path(src) / "runtime-baremetal" / "src").string()), quote((fs::path(src) / sources[i]).string()),
+          quote(obj.string()), quote((tmp / "build.log").string()));
+      if (exit_code(std::system(cc.c_str())) != 0) {
+        std::string log;
+        read_file((tmp / "build.log").string(), log);
+        err << fmt::format("deepgemm: error: compiling the runtime for the simulator failed:\n{}", log);
+        return kExitUserError;
+      }
+      list += " " + quote(obj.string());
+    }
+    std::string cflags = fmt::format("-std=c++20 -O1 -I{} -DTOP_NAME=\\\"{}\\\" -DPE_ROWS={} -DPE_COLS={}",
+                                     (fs::path(src) / "runtime-baremetal" / "include").string(), top, mr[1].str(), mc[1].str());
+    std::string cmd = fmt::format("{} --cc --exe --build -j 2 --prefix Vtop --top-module {} -Wno-fatal {} -CFLAGS {} -Mdir {} -o cosim{} > {} 2>&1",
+                                  quote(verilator), top, o.trace.empty() ? "" : "--trace", quote(cflags),
+                                  quote((tmp / "obj").string()), list, quote((tmp / "build.log").string()));
+    err << fmt::format("deepgemm sim: Verilating {} with the harness and the runtime (once per design; a minute or two "
+                       "for a 16x16 array)...\n",
+                       top);
+    auto t0 = std::chrono::steady_clock::now();
+    int rc = exit_code(std::system(cmd.c_str()));
+    if (rc != 0 || !fs::exists(tmp / "obj" / "cosim")) {
+      std::string log;
+      read_file((tmp / "build.log").string(), log);
+      if (log.size() > 4000) log = "...\n" + log.substr(log.size() - 4000);
+      err << fmt::format("deepgemm: error: building the simulator failed (verilator exit {}):\n{}", rc, log);
+      return kExitUserError;
+    }
+    fs::create_directories(work, ec);
+    fs::rename(tmp / "obj" / "cosim", exe, ec);
+    fs::remove_all(tmp, ec);
+    if (ec) {
+      err << fmt::format("deepgemm: error: cannot store the simulator in '{}': {}\n", work.string(), ec.message());
+      return kExitUserError;
+    }
+    if (o.verbose)
+      err << fmt::format("deepgemm sim: built {} ({:.1f} s)\n", exe.string(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  } else if (o.verbose) {
+    err << fmt::format("deepgemm sim: using the simulator in {}\n", exe.string());
+  }
+  std::string cmd = fmt::format("{} --module {} --latency {} --stall {} --seed {}", quote(exe.string()), quote(o.module),
+                                o.latency, o.stall, o.seed);
+  if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
+  if (o.max_cycles != 0) cmd += fmt::format(" --max-cycles {}", o.max_cycles);
+  if (!o.trace.empty()) cmd += " --trace " + quote(o.trace);
+  std::fflush(nullptr);
+  int rc = exit_code(std::system(cmd.c_str()));
+  return rc == 0 ? 0 : kExitUserError;
+}
+
+}  // namespace dg::driver

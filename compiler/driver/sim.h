@@ -1,0 +1,29 @@
+// deepgemm sim: co-simulates an NPU module. The module's Verilog is Verilated with the harness of
+// sim/ and the freestanding runtime (runtime-baremetal/), which loads the module and programs the
+// simulated NPU through its port layer; the harness's DRAM model serves the bursts and C is
+// compared bit for bit with the reference GEMM. The Verilated simulator is built once per design
+// and kept in the module cache.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace dg::driver {
+
+struct SimOptions {
+  std::string module;        // the .ko
+  std::int64_t k = 0;        // run-time K (0: the plan's)
+  unsigned latency = 100;    // DRAM read latency, cycles
+  double stall = 0.0;        // back-pressure probability per handshake and cycle
+  std::uint64_t seed = 1;
+  std::uint64_t max_cycles = 0;
+  std::string trace;         // VCD file ("" none)
+  bool verbose = false;
+  bool rebuild = false;      // rebuild the simulator even when cached
+};
+
+/// Returns the process exit code: 0 PASS, 1 FAIL or a user error.
+int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream& err);
+
+}  // namespace dg::driver
