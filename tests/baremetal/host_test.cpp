@@ -1,5 +1,6 @@
 // Host unit tests of the freestanding runtime core with the host port: module validation, plan
-// reading, the API state machine, the reference executor against a naive GEMM, and the NPU engine
+// reading, the API state machine, the reference executor against a naive GEMM (run-time K and
+// custom-width elements included), and the NPU engine
 // against an emulated register block (a mock device behind the host port). A plain program (no
 // test framework, so that it also builds in the runtime-only configuration); prints
 // "N passed, N failed" and exits non-zero on any failure.
@@ -42,19 +43,25 @@ struct PlanArgs {
   int lda = 0, ldb = 0, ldc = 0;
   int batch = 1;
   std::string target_kind = "npu";
+  bool k_dynamic = false;  // K is chosen at run time, in [k_min, K]
+  int k_min = 0;
+  int k_max = -1;  // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
 };
 
 // A plan like the compiler's (keys sorted, nested objects that repeat top-level key names).
 std::string plan_json(const PlanArgs& p) {
   std::ostringstream s;
-  s << "{\n  \"K\": " << p.K << ",\n  \"M\": " << p.M << ",\n  \"N\": " << p.N
+  s << "{\n  \"K\": " << p.K << ",\n  \"K_max\": " << (p.k_max >= 0 ? p.k_max : p.K)
+    << ",\n  \"K_min\": " << (p.k_dynamic ? p.k_min : p.K) << ",\n  \"M\": " << p.M
+    << ",\n  \"N\": " << p.N
     << ",\n  \"a_type\": \"" << p.a << "\",\n  \"acc_type\": \"" << p.acc << "\",\n  \"b_type\": \""
     << p.b << "\",\n  \"batch\": " << p.batch << ",\n  \"c_type\": \"" << p.c
     << "\",\n  \"format\": \"deepgemm-plan-1\",\n  \"index\": {\"M\": 999, \"a_row_major\": "
     << (p.a_row ? "true" : "false") << ", \"b_row_major\": " << (p.b_row ? "true" : "false")
     << ", \"c_row_major\": " << (p.c_row ? "true" : "false") << ", \"lda\": " << p.lda
     << ", \"ldb\": " << p.ldb << ", \"ldc\": " << p.ldc
-    << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"notes\": [\"tile_m: 1\"],\n"
+    << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"k_dynamic\": "
+    << (p.k_dynamic ? "true" : "false") << ",\n  \"notes\": [\"tile_m: 1\"],\n"
     << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \"" << p.target_kind
     << "\",\n  \"tile_k\": " << p.tk << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn
     << "\n}\n";
@@ -96,6 +103,13 @@ dgmm_status load_status(const std::vector<uint8_t>& m) {
 }
 
 bool contains(const char* haystack, const char* needle) { return std::strstr(haystack, needle) != nullptr; }
+
+// Binds A, B and C to host memory.
+bool bind_fake_real(dgmm_handle h, const void* a, const void* b, void* c) {
+  return dgmm_bind_input(h, "A", reinterpret_cast<uintptr_t>(a)) == DGMM_OK &&
+         dgmm_bind_input(h, "B", reinterpret_cast<uintptr_t>(b)) == DGMM_OK &&
+         dgmm_bind_output(h, "C", reinterpret_cast<uintptr_t>(c)) == DGMM_OK;
+}
 
 // Runs one GEMM through the API with random data and compares with a naive reference.
 template <typename TA, typename TB, typename TC>
@@ -356,6 +370,428 @@ void test_compiler_plan() {
   dgmm_problem(load(bytes), &M, &N, &K, nullptr, nullptr, nullptr);
   CHECK(M == 37 && N == 20 && K == 64);
 #endif
+}
+
+// ---- Run-time K and custom-width elements ---------------------------------------------------------
+
+// An input type as the tests see it, decoded independently of the runtime: int8/int16/int32 or
+// sN/uN (container 1 byte up to 8 bits, else 2).
+struct TypeInfo {
+  int bytes, bits;
+  bool is_signed;
+};
+
+TypeInfo type_info(const std::string& name) {
+  if (name == "int8") return {1, 8, true};
+  if (name == "int16") return {2, 16, true};
+  if (name == "int32") return {4, 32, true};
+  if (name == "int64") return {8, 64, true};
+  const int bits = std::stoi(name.substr(1));
+  return {bits <= 8 ? 1 : 2, bits, name[0] == 's'};
+}
+
+// The value of an element: its container's low `bits` bits, sign- or zero-extended.
+int64_t decode(uint64_t raw, const TypeInfo& t) {
+  const uint64_t mask = t.bits == 64 ? ~uint64_t(0) : (uint64_t(1) << t.bits) - 1;
+  const uint64_t v = raw & mask;
+  if (t.is_signed && t.bits < 64 && (v >> (t.bits - 1)) != 0) return int64_t(v) - (int64_t(1) << t.bits);
+  return int64_t(v);
+}
+
+uint64_t read_raw(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= uint64_t(p[i]) << (8 * i);  // little-endian
+  return v;
+}
+
+// A buffer of `bytes` bytes, aligned to 8.
+struct Buffer {
+  explicit Buffer(size_t bytes) : words(bytes / 8 + 1) {}
+  uint8_t* data() { return reinterpret_cast<uint8_t*>(words.data()); }
+  uintptr_t addr() { return reinterpret_cast<uintptr_t>(words.data()); }
+  std::vector<uint64_t> words;
+};
+
+// Runs one GEMM on the reference executor, at run-time K `k` (0: the plan's), with random bits
+// in every container byte (so that the bits above a custom width are garbage the executor must
+// ignore), and compares C with a naive host GEMM of the decoded values.
+bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0) {
+  const auto module = make_module(plan_json(p));
+  dgmm_handle h = load(module);
+  if (h == nullptr) return false;
+  if (k != 0 && dgmm_set_k(h, k) != DGMM_OK) return false;
+  uint32_t M = 0, N = 0, K = 0;
+  dgmm_problem(h, &M, &N, &K, nullptr, nullptr, nullptr);
+  if (k != 0 && K != k) return false;
+  const TypeInfo ta = type_info(p.a), tb = type_info(p.b), tc = type_info(p.c);
+  dgmm_operand op[3];
+  const char* names[3] = {"A", "B", "C"};
+  const TypeInfo* types[3] = {&ta, &tb, &tc};
+  for (int i = 0; i < 3; ++i) {
+    if (dgmm_operand_info(h, names[i], &op[i]) != DGMM_OK) return false;
+    const TypeInfo& t = *types[i];
+    if (op[i].element_bits != uint32_t(8 * t.bytes) || op[i].value_bits != uint32_t(t.bits) ||
+        op[i].is_signed != (t.is_signed ? 1u : 0u)) {
+      std::printf("  operand %s: element_bits %u value_bits %u is_signed %u\n", names[i], op[i].element_bits,
+                  op[i].value_bits, op[i].is_signed);
+      return false;
+    }
+  }
+  auto at = [](const dgmm_operand& o, uint32_t r, uint32_t c) {
+    return (o.row_major ? size_t(r) * o.ld + c : size_t(c) * o.ld + r) * (o.element_bits / 8);
+  };
+  Buffer A(op[0].bytes), B(op[1].bytes), C(op[2].bytes);
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < op[0].bytes; ++i) A.data()[i] = uint8_t(rng());
+  for (size_t i = 0; i < op[1].bytes; ++i) B.data()[i] = uint8_t(rng());
+  std::memset(C.data(), 0x5A, op[2].bytes);
+  if (dgmm_bind_input(h, "A", A.addr()) != DGMM_OK || dgmm_bind_input(h, "B", B.addr()) != DGMM_OK ||
+      dgmm_bind_output(h, "C", C.addr()) != DGMM_OK || dgmm_launch(h) != DGMM_OK ||
+      dgmm_wait(dgmm_sync(h)) != DGMM_OK) {
+    return false;
+  }
+  bool nonzero = false;
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      int64_t sum = 0;
+      for (uint32_t kk = 0; kk < K; ++kk) {
+        sum += decode(read_raw(A.data() + at(op[0], i, kk), ta.bytes), ta) *
+               decode(read_raw(B.data() + at(op[1], kk, j), tb.bytes), tb);
+      }
+      const int64_t got = decode(read_raw(C.data() + at(op[2], i, j), tc.bytes), tc);
+      if (got != sum) {
+        std::printf("  %sx%s K %u: C[%u][%u] = %lld, expected %lld (seed %u)\n", p.a.c_str(), p.b.c_str(), K, i,
+                    j, (long long)got, (long long)sum, seed);
+        return false;
+      }
+      nonzero |= sum != 0;
+    }
+  }
+  return nonzero;
+}
+
+dgmm_operand operand(dgmm_handle h, const char* name) {
+  dgmm_operand o{};
+  dgmm_operand_info(h, name, &o);
+  return o;
+}
+
+uint32_t current_k(dgmm_handle h) {
+  uint32_t k = 0;
+  dgmm_problem(h, nullptr, nullptr, &k, nullptr, nullptr, nullptr);
+  return k;
+}
+
+PlanArgs k_range_plan() {
+  PlanArgs p;
+  p.M = 5, p.N = 7, p.K = 12, p.tm = 2, p.tn = 3, p.tk = 4;
+  p.k_dynamic = true, p.k_min = 3;
+  return p;
+}
+
+void test_k_range() {
+  const auto m = make_module(plan_json(k_range_plan()));
+  dgmm_handle h = load(m);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  uint32_t lo = 0, hi = 0, tk = 0;
+  CHECK(dgmm_k_range(h, &lo, &hi) == DGMM_OK && lo == 3 && hi == 12);
+  CHECK(dgmm_k_range(h, nullptr, nullptr) == DGMM_OK);
+  // A handle starts at K_max.
+  CHECK(current_k(h) == 12);
+  dgmm_operand a = operand(h, "A"), b = operand(h, "B"), c = operand(h, "C");
+  CHECK(a.rows == 5 && a.cols == 12 && a.ld == 12 && a.bytes == 60);
+  CHECK(b.rows == 12 && b.cols == 7 && b.ld == 7 && b.bytes == 84);
+  CHECK(c.rows == 5 && c.cols == 7 && c.ld == 7 && c.bytes == 140);
+  // The edges of the range, and one past them.
+  CHECK(dgmm_set_k(h, 2) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 2 is outside the plan's K range [3, 12]"));
+  CHECK(dgmm_set_k(h, 13) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 13 is outside the plan's K range [3, 12]"));
+  CHECK(dgmm_set_k(h, 0) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_set_k(h, 0xFFFFFFFFu) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(current_k(h) == 12);  // unchanged by a refusal
+  CHECK(dgmm_set_k(h, 3) == DGMM_OK && current_k(h) == 3);
+  a = operand(h, "A"), b = operand(h, "B"), c = operand(h, "C");
+  CHECK(a.rows == 5 && a.cols == 3 && a.ld == 3 && a.bytes == 15);  // packed rows: stride K
+  CHECK(b.rows == 3 && b.cols == 7 && b.ld == 7 && b.bytes == 21);
+  CHECK(c.rows == 5 && c.cols == 7 && c.ld == 7 && c.bytes == 140);
+  // The tile stays the plan's.
+  CHECK(dgmm_problem(h, nullptr, nullptr, nullptr, nullptr, nullptr, &tk) == DGMM_OK && tk == 4);
+  CHECK(dgmm_set_k(h, 12) == DGMM_OK && current_k(h) == 12 && operand(h, "A").bytes == 60);
+  CHECK(dgmm_set_k(nullptr, 5) == DGMM_ERROR_INVALID_STATE);
+  CHECK(dgmm_k_range(nullptr, &lo, &hi) == DGMM_ERROR_INVALID_STATE);
+
+  // Column-major operands: a column-major A keeps its (padded) leading dimension, a column-major
+  // B has packed columns of K elements.
+  PlanArgs q = k_range_plan();
+  q.a_row = false, q.lda = 8, q.b_row = false;
+  h = load(make_module(plan_json(q)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_k(h, 4) == DGMM_OK);
+  a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.rows == 5 && a.cols == 4 && a.ld == 8 && a.bytes == 3 * 8 + 5);
+  CHECK(b.rows == 4 && b.cols == 7 && b.ld == 4 && b.bytes == 28);
+
+  // Leading dimensions along K: the plan gives K_max (packed); a padded one is refused.
+  auto with = [](auto edit) {
+    PlanArgs p = k_range_plan();
+    edit(p);
+    return load_status(make_module(plan_json(p)));
+  };
+  CHECK(with([](PlanArgs& p) { p.lda = 12; }) == DGMM_OK);
+  CHECK(with([](PlanArgs& p) { p.lda = 16; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'lda': 16 pads a K-range operand"));
+  CHECK(with([](PlanArgs& p) { p.b_row = false, p.ldb = 13; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'ldb': 13 pads a K-range operand"));
+  CHECK(with([](PlanArgs& p) { p.lda = 11; }) == DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "'lda': 11 is smaller than the 12 elements"));
+  CHECK(with([](PlanArgs& p) { p.ldb = 9; }) == DGMM_OK);  // B row-major: rows of N, padding allowed
+  // The range fields.
+  CHECK(with([](PlanArgs& p) { p.k_min = 13; }) == DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "plan field 'K_min': out of range"));
+  CHECK(with([](PlanArgs& p) { p.k_min = 0; }) == DGMM_ERROR_BAD_MODULE);
+  CHECK(with([](PlanArgs& p) { p.k_max = 16; }) == DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "plan field 'K_max': out of range"));
+  CHECK(with([](PlanArgs& p) { p.k_min = 12; }) == DGMM_OK);  // a range of one
+  CHECK(load_status(make_module("{\"format\": \"deepgemm-plan-1\", \"target_kind\": \"npu\", \"M\": 4, \"N\": 4, "
+                                "\"K\": 8, \"tile_m\": 4, \"tile_n\": 4, \"tile_k\": 4, \"k_dynamic\": true}")) ==
+        DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "plan field 'K_min': missing"));
+  CHECK(load_status(make_module("{\"format\": \"deepgemm-plan-1\", \"target_kind\": \"npu\", \"M\": 4, \"N\": 4, "
+                                "\"K\": 8, \"tile_m\": 4, \"tile_n\": 4, \"tile_k\": 4, \"k_dynamic\": 1}")) ==
+        DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "plan field 'k_dynamic': wrong type"));
+
+  // A fixed-K plan accepts its K only.
+  h = load(make_module(plan_json({})));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_k_range(h, &lo, &hi) == DGMM_OK && lo == 9 && hi == 9);
+  CHECK(dgmm_set_k(h, 9) == DGMM_OK && current_k(h) == 9);
+  CHECK(dgmm_set_k(h, 8) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 8 is not the plan's K 9 (the plan has no K range)"));
+  CHECK(dgmm_set_k(h, 10) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(current_k(h) == 9);
+  // K_min/K_max of a plan without "k_dynamic": true are not a range.
+  PlanArgs f;
+  f.k_min = 2;
+  h = load(make_module(plan_json(f)));
+  CHECK(h != nullptr && dgmm_k_range(h, &lo, &hi) == DGMM_OK && lo == 9 && hi == 9);
+
+  // Bindings stay valid: a K under which a bound operand would wrap around the address space is
+  // refused, and K stays.
+  h = load(m);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_k(h, 3) == DGMM_OK);
+  const uintptr_t top = ~uintptr_t(0) - 40;  // 15 bytes of A fit at K 3, 60 at K 12 do not
+  CHECK(dgmm_bind_input(h, "A", top) == DGMM_OK);
+  CHECK(dgmm_set_k(h, 12) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'A' would wrap around the address space"));
+  CHECK(current_k(h) == 3 && operand(h, "A").bytes == 15);
+  CHECK(dgmm_set_k(h, 5) == DGMM_OK && operand(h, "A").bytes == 25);  // 25 bytes still fit
+  CHECK(dgmm_bind_input(h, "B", top) == DGMM_OK);  // 35 bytes of B at K 5
+  CHECK(dgmm_set_k(h, 6) == DGMM_ERROR_INVALID_ARGUMENT);  // 42 bytes of B do not
+  CHECK(contains(dgmm_last_error(), "operand 'B' would wrap"));
+  CHECK(current_k(h) == 5 && operand(h, "A").bytes == 25 && operand(h, "B").bytes == 35);
+
+  // The plan the compiler writes for examples/npu_int8.dgml: K from 64 to 1024, lda 1024.
+  const std::string plan = read_file(DEEPGEMM_SOURCE_DIR "/tests/golden/npu_int8.plan.json");
+  h = load(make_module(plan));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_k_range(h, &lo, &hi) == DGMM_OK && lo == 64 && hi == 1024);
+  CHECK(operand(h, "A").ld == 1024);
+  CHECK(dgmm_set_k(h, 63) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 63 is outside the plan's K range [64, 1024]"));
+  CHECK(dgmm_set_k(h, 96) == DGMM_OK);
+  a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.rows == 256 && a.cols == 96 && a.ld == 96 && a.bytes == 256 * 96);
+  CHECK(b.rows == 96 && b.cols == 256 && b.ld == 256 && b.bytes == 96 * 256);
+}
+
+void test_k_range_gemm() {
+  // The executor at run-time K: the edges of the range and inside it, K below and above tile_k,
+  // and not a multiple of it.
+  PlanArgs p = k_range_plan();
+  p.M = 9, p.N = 10, p.K = 40, p.k_min = 1, p.tm = 4, p.tn = 4, p.tk = 8;
+  bool all = true;
+  for (uint32_t k : {1u, 5u, 8u, 19u, 40u}) all &= run_raw(p, 100 + k, k);
+  CHECK(all);
+  PlanArgs q = p;
+  q.a_row = false, q.lda = 11, q.b_row = false, q.c_row = false;
+  CHECK(run_raw(q, 7, 13));
+  q.a = "s10", q.b = "u8";
+  CHECK(run_raw(q, 8, 27));
+
+  // One handle, several K: each launch uses the K set before it.
+  const auto m = make_module(plan_json(p));
+  dgmm_handle h = load(m);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  std::vector<int8_t> a(9 * 40, 1), b(40 * 10, 1);
+  std::vector<int32_t> c(9 * 10, 0);
+  CHECK(bind_fake_real(h, a.data(), b.data(), c.data()));
+  CHECK(dgmm_launch(h) == DGMM_OK && c[0] == 40 && c.back() == 40);
+  CHECK(dgmm_set_k(h, 17) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK && c[0] == 17 && c.back() == 17);
+  CHECK(dgmm_set_k(h, 1) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK && c[0] == 1 && c.back() == 1);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+}
+
+void test_custom_widths() {
+  // Operand info: the container and the value.
+  PlanArgs p;
+  p.a = "s10", p.b = "u8";
+  dgmm_handle h = load(make_module(plan_json(p)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  dgmm_operand a = operand(h, "A"), b = operand(h, "B"), c = operand(h, "C");
+  CHECK(a.element_bits == 16 && a.value_bits == 10 && a.is_signed == 1 && a.bytes == 5 * 9 * 2 && a.ld == 9);
+  CHECK(b.element_bits == 8 && b.value_bits == 8 && b.is_signed == 0 && b.bytes == 9 * 7);
+  CHECK(c.element_bits == 32 && c.value_bits == 32 && c.is_signed == 1);
+  // A 2-byte container is bound at an even address.
+  alignas(8) static uint8_t mem[256];
+  CHECK(dgmm_bind_input(h, "A", reinterpret_cast<uintptr_t>(mem) + 1) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "not aligned to its element size"));
+  CHECK(dgmm_bind_input(h, "A", reinterpret_cast<uintptr_t>(mem) + 2) == DGMM_OK);
+  CHECK(dgmm_bind_input(h, "B", reinterpret_cast<uintptr_t>(mem) + 1) == DGMM_OK);  // u8: any address
+  struct Want {
+    const char* type;
+    uint32_t container, bits, is_signed;
+  };
+  const Want accepted[] = {{"s2", 8, 2, 1},   {"u2", 8, 2, 0},   {"s3", 8, 3, 1},    {"u5", 8, 5, 0},
+                           {"s8", 8, 8, 1},   {"u8", 8, 8, 0},   {"s9", 16, 9, 1},   {"u10", 16, 10, 0},
+                           {"s12", 16, 12, 1}, {"s16", 16, 16, 1}, {"u16", 16, 16, 0}, {"int16", 16, 16, 1},
+                           {"int32", 32, 32, 1}};
+  bool all = true;
+  for (const Want& w : accepted) {
+    PlanArgs q;
+    q.b = w.type;
+    dgmm_handle k = load(make_module(plan_json(q)));
+    const dgmm_operand o = k != nullptr ? operand(k, "B") : dgmm_operand{};
+    if (k == nullptr || o.element_bits != w.container || o.value_bits != w.bits || o.is_signed != w.is_signed) {
+      std::printf("  %s: %s\n", w.type, k == nullptr ? dgmm_last_error() : "wrong operand info");
+      all = false;
+    }
+  }
+  CHECK(all);
+  // Refused: widths outside 2..16, 4-bit (packed), malformed names.
+  const char* refused[] = {"s1", "u1", "s17", "u32", "s4", "u4", "int4", "s010", "s08", "s", "u",
+                           "uint8", "s16x", "int12", "int", "S8", "s-8", "s 8", "u100", "s99999"};
+  all = true;
+  for (const char* t : refused) {
+    PlanArgs q;
+    q.a = t;
+    const dgmm_status st = load_status(make_module(plan_json(q)));
+    const std::string want = std::string("plan field 'a_type': element type '") + t + "' is not supported";
+    if (st != DGMM_ERROR_UNSUPPORTED || !contains(dgmm_last_error(), want.c_str())) {
+      std::printf("  %s: %s: %s\n", t, dgmm_status_string(st), dgmm_last_error());
+      all = false;
+    }
+  }
+  CHECK(all);
+  CHECK(contains(dgmm_last_error(), "sN/uN with 2 <= N <= 16 and N != 4: 4-bit elements are packed"));
+  // The accumulator and C stay int32 / int64.
+  PlanArgs q;
+  q.acc = "s16", q.c = "s16";
+  CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "the accumulator must be int32 or int64"));
+  q = PlanArgs{};
+  q.c = "u16";
+  CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "C (16 bits) is narrower than the accumulator (32 bits)"));
+
+  // The executor against a host GEMM of the decoded values (random container bits).
+  struct Case {
+    const char* a;
+    const char* b;
+    const char* acc;
+  };
+  const Case cases[] = {{"s10", "int8", "int32"}, {"u8", "int8", "int32"},  {"s12", "s12", "int32"},
+                        {"int8", "u8", "int32"},   {"s2", "u3", "int32"},    {"u2", "s9", "int32"},
+                        {"s16", "s16", "int64"},   {"u16", "u16", "int64"},  {"u16", "int32", "int64"},
+                        {"s7", "s15", "int32"},    {"int16", "s10", "int32"}};
+  all = true;
+  uint32_t seed = 200;
+  for (const Case& k : cases) {
+    PlanArgs g;
+    g.M = 13, g.N = 11, g.K = 17, g.tm = 4, g.tn = 8, g.tk = 5;
+    g.a = k.a, g.b = k.b, g.acc = k.acc, g.c = k.acc;
+    all &= run_raw(g, seed++);
+    g.a_row = false, g.lda = 15, g.b_row = false, g.ldb = 19;  // column-major, padded
+    all &= run_raw(g, seed++);
+  }
+  CHECK(all);
+  // The shapes of the co-simulation specs: s10 x int8 48x64x64, s12 x s12 32x32x96 (K not a
+  // multiple of the 64-wide K tile), u8 x int8 64x32 with K from 32 to 256.
+  PlanArgs g;
+  g.M = 48, g.N = 64, g.K = 64, g.tm = 32, g.tn = 32, g.tk = 32, g.a = "s10";
+  CHECK(run_raw(g, 300));
+  g.M = 32, g.N = 32, g.K = 96, g.tm = 16, g.tn = 32, g.tk = 64, g.a = "s12", g.b = "s12";
+  CHECK(run_raw(g, 301));
+  g = PlanArgs{};
+  g.M = 64, g.N = 32, g.K = 256, g.k_dynamic = true, g.k_min = 32, g.tm = 32, g.tn = 16, g.tk = 128, g.a = "u8";
+  CHECK(run_raw(g, 302, 32) && run_raw(g, 303, 160) && run_raw(g, 304, 256));
+
+  // Values by hand: the bits above the width are ignored; uN is not negative.
+  PlanArgs one;
+  one.M = 1, one.N = 1, one.K = 3, one.a = "s10", one.b = "u8";
+  h = load(make_module(plan_json(one)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  uint16_t av[3] = {0xFE00, 0x01FF, 0xFC01};  // -512, 511, 1
+  uint8_t bv[3] = {0xFF, 2, 7};                // 255, 2, 7
+  int32_t cv[1] = {0};
+  CHECK(bind_fake_real(h, av, bv, cv));
+  CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == -512 * 255 + 511 * 2 + 7);
+  // int32 accumulation stays checked: 65535 * 65535 does not fit.
+  PlanArgs big;
+  big.M = 1, big.N = 1, big.K = 2, big.a = "u16", big.b = "u16";
+  h = load(make_module(plan_json(big)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  uint16_t x[2] = {0xFFFF, 0xFFFF};
+  CHECK(bind_fake_real(h, x, x, cv));
+  CHECK(dgmm_launch(h) == DGMM_ERROR_LAUNCH);
+  CHECK(contains(dgmm_last_error(), "accumulator overflow (int32) at C[0][0], k = 0"));
+  x[0] = 0x8000;  // 32768^2 = 2^30, twice: 2^31 does not fit either
+  x[1] = 0x8000;
+  CHECK(dgmm_launch(h) == DGMM_ERROR_LAUNCH);
+  CHECK(contains(dgmm_last_error(), "k = 1"));
+  x[1] = 0x7FFF;  // 2^30 + 32767 * 32767 fits
+  CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == (1 << 30) + 32767 * 32767);
+}
+
+void test_cosim_plans() {
+  // The plans the compiler writes for the co-simulation specs tests/cosim/*.dgml (kept in the
+  // plan fuzz corpus).
+  const std::string dir = DEEPGEMM_SOURCE_DIR "/tests/fuzz/corpus/baremetal_plan/";
+  dgmm_handle h = load(make_module(read_file(dir + "npu_s10_i8.plan.json")));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  dgmm_operand a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.element_bits == 16 && a.value_bits == 10 && a.is_signed == 1 && a.bytes == 48 * 64 * 2);
+  CHECK(b.element_bits == 8 && b.value_bits == 8 && b.is_signed == 1);
+  uint32_t lo = 0, hi = 0;
+  CHECK(dgmm_k_range(h, &lo, &hi) == DGMM_OK && lo == 64 && hi == 64);
+  h = load(make_module(read_file(dir + "npu_s12.plan.json")));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.value_bits == 12 && a.element_bits == 16 && b.value_bits == 12 && a.bytes == 32 * 96 * 2);
+  h = load(make_module(read_file(dir + "npu_krange.plan.json")));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_k_range(h, &lo, &hi) == DGMM_OK && lo == 32 && hi == 256 && current_k(h) == 256);
+  a = operand(h, "A");
+  CHECK(a.element_bits == 8 && a.value_bits == 8 && a.is_signed == 0 && a.ld == 256);
+  CHECK(dgmm_set_k(h, 100) == DGMM_OK);
+  a = operand(h, "A");
+  CHECK(a.cols == 100 && a.ld == 100 && a.bytes == 64 * 100 && operand(h, "B").bytes == 100 * 32);
 }
 
 // ---- The NPU engine ------------------------------------------------------------------------------
@@ -770,6 +1206,74 @@ void test_npu_refused_before_start() {
   }
 }
 
+void test_npu_k_range() {
+  // A K-range plan (K from 32 to 64) on an NPU generated with that range: each launch writes the
+  // K set before it.
+  PlanArgs p = npu_plan();
+  p.k_dynamic = true, p.k_min = 32;
+  const auto module = npu_module(p, make_table(kNpuBase, kDesignId, standard_regs()));
+  MockNpu npu(kNpuBase, kDesignId, standard_regs());
+  npu.k_min = 32, npu.k_max = 64;
+  npu.run_polls = 0;
+  Attached attached(&npu);
+  dgmm_handle h = npu_handle(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(npu.value["K"] == 64);  // K_max until set
+  CHECK(dgmm_set_k(h, 48) == DGMM_OK);
+  npu.writes.clear();
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  const std::vector<std::pair<std::string, uint32_t>> expected = {
+      {"A_BASE", uint32_t(kAddrA)}, {"B_BASE", uint32_t(kAddrB)}, {"C_BASE", uint32_t(kAddrC)},
+      {"M", 32}, {"N", 48}, {"K", 48}, {"CTRL", 1}};
+  CHECK(npu.writes == expected);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(dgmm_set_k(h, 32) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK && npu.value["K"] == 32);
+  // Outside the range: refused by the runtime, nothing written.
+  npu.writes.clear();
+  CHECK(dgmm_set_k(h, 31) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 31 is outside the plan's K range [32, 64]"));
+  CHECK(dgmm_set_k(h, 65) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_launch(h) == DGMM_OK && npu.value["K"] == 32);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  // Inside the range, rows of A that are not whole bus beats (40 bytes): the NPU refuses the run.
+  CHECK(dgmm_set_k(h, 40) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK && npu.value["K"] == 40);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_ERROR_LAUNCH);
+  CHECK(contains(dgmm_last_error(), "ERROR 5 (an operand row is not a whole number of bus beats)"));
+  // Not while a run is outstanding.
+  CHECK(dgmm_set_k(h, 64) == DGMM_OK);
+  npu.run_polls = 100;
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  CHECK(dgmm_set_k(h, 48) == DGMM_ERROR_INVALID_STATE);
+  CHECK(contains(dgmm_last_error(), "K change while a launch runs"));
+  npu.finish_now = true;
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(dgmm_set_k(h, 48) == DGMM_OK && current_k(h) == 48);
+  CHECK(npu.violations.empty());
+
+  // The operand extents the 32-bit bus check uses are the current K's.
+  if constexpr (sizeof(uintptr_t) == 8) {
+    MockNpu npu2(kNpuBase, kDesignId, standard_regs());
+    npu2.k_min = 32, npu2.k_max = 64;
+    Attached attached2(&npu2);
+    dgmm_handle k = npu_handle(module);
+    CHECK(k != nullptr);
+    if (k == nullptr) return;
+    // 32 rows of A at K 32 end exactly at 4 GiB; at K 64 they do not fit.
+    CHECK(dgmm_set_k(k, 32) == DGMM_OK);
+    CHECK(dgmm_bind_input(k, "A", uintptr_t(0x100000000ull - 32 * 32)) == DGMM_OK);
+    CHECK(dgmm_launch(k) == DGMM_OK && dgmm_wait(dgmm_sync(k)) == DGMM_OK);
+    CHECK(dgmm_set_k(k, 64) == DGMM_OK);
+    npu2.writes.clear();
+    CHECK(dgmm_launch(k) == DGMM_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(dgmm_last_error(), "operand 'A' at 0x00000000:0xfffffc00 does not fit"));
+    CHECK(npu2.writes.empty());
+  }
+}
+
 #ifdef DEEPGEMM_TEST_MODULE
 void test_compiled_module_regmap() {
   // The module deepgemm compiled from tests/baremetal/gemm_int8.dgml carries the generated top's
@@ -827,12 +1331,17 @@ int main() {
   test_gemm();
   test_overflow();
   test_compiler_plan();
+  test_k_range();
+  test_k_range_gemm();
+  test_custom_widths();
+  test_cosim_plans();
   test_npu_engine_choice();
   test_npu_run();
   test_npu_register_map_by_name();
   test_npu_errors();
   test_npu_timeout();
   test_npu_refused_before_start();
+  test_npu_k_range();
 #ifdef DEEPGEMM_TEST_MODULE
   test_compiled_module_regmap();
 #endif
