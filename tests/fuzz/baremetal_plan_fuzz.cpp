@@ -1,6 +1,8 @@
 // Fuzz the freestanding runtime's plan reader and executor: the input is a plan's JSON text,
-// wrapped into a valid NPU module (so the CRCs pass), then loaded, bound and, for small problems,
-// run. Invariants: no crash, no out-of-bounds access, no hang; every failure is a status.
+// wrapped into a valid NPU module (so the CRCs pass), then loaded, given a run-time K from its
+// range (chosen from the input's bytes), bound and, for small problems, run, then run again at
+// the smallest K. Invariants: no crash, no out-of-bounds access, no hang; every failure is a
+// status; K outside the range is refused, K inside it accepted, and the operands follow it.
 #include <deepgemm/baremetal.h>
 #include <deepgemm/module_format.h>
 
@@ -33,6 +35,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)dgmm_last_error();
     return 0;
   }
+  // A run-time K from the plan's range; one past either end is refused.
+  uint32_t k_min = 0, k_max = 0;
+  if (dgmm_k_range(h, &k_min, &k_max) != DGMM_OK || k_min == 0 || k_min > k_max) __builtin_trap();
+  if (dgmm_set_k(h, k_min - 1) != DGMM_ERROR_INVALID_ARGUMENT) __builtin_trap();
+  if (k_max != 0xFFFFFFFFu && dgmm_set_k(h, k_max + 1) != DGMM_ERROR_INVALID_ARGUMENT) __builtin_trap();
+  uint32_t hash = 2166136261u;
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 16777619u;
+  const uint32_t k_set = k_min + hash % (k_max - k_min + 1);
+  if (dgmm_set_k(h, k_set) != DGMM_OK) __builtin_trap();
+
   // Bind buffers of exactly the size the runtime asks for, and run small problems.
   std::vector<std::vector<uint64_t>> bufs;
   size_t total = 0;
@@ -43,6 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ok = false;
       break;
     }
+    const uint32_t op_k = name[0] == 'A' ? op.cols : name[0] == 'B' ? op.rows : k_set;
+    if (op_k != k_set || op.value_bits < 2 || op.value_bits > op.element_bits || op.is_signed > 1) __builtin_trap();
     total += op.bytes;
     if (total > (8u << 20)) {
       ok = false;
@@ -54,8 +68,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   uint32_t m = 0, n = 0, k = 0;
   if (ok && dgmm_problem(h, &m, &n, &k, nullptr, nullptr, nullptr) == DGMM_OK &&
-      uint64_t(m) * n * k <= (1u << 20) && dgmm_launch(h) == DGMM_OK)
-    (void)dgmm_wait(dgmm_sync(h));
+      uint64_t(m) * n * k <= (1u << 20)) {
+    if (k != k_set) __builtin_trap();
+    if (dgmm_launch(h) == DGMM_OK) (void)dgmm_wait(dgmm_sync(h));
+    // A smaller K needs less of every buffer: the bindings stay valid.
+    if (dgmm_set_k(h, k_min) != DGMM_OK) __builtin_trap();
+    if (dgmm_launch(h) == DGMM_OK) (void)dgmm_wait(dgmm_sync(h));
+  }
   dgmm_unload(h);
   return 0;
 }
