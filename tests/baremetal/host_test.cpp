@@ -404,12 +404,13 @@ uint64_t read_raw(const uint8_t* p, int bytes) {
   return v;
 }
 
-// A buffer of `bytes` bytes, aligned to 8.
+// A buffer of exactly `bytes` bytes (operator new aligns it to 16), so that a sanitizer build sees
+// any access past the extent the runtime reports.
 struct Buffer {
-  explicit Buffer(size_t bytes) : words(bytes / 8 + 1) {}
-  uint8_t* data() { return reinterpret_cast<uint8_t*>(words.data()); }
-  uintptr_t addr() { return reinterpret_cast<uintptr_t>(words.data()); }
-  std::vector<uint64_t> words;
+  explicit Buffer(size_t bytes) : bytes(bytes) {}
+  uint8_t* data() { return bytes.data(); }
+  uintptr_t addr() { return reinterpret_cast<uintptr_t>(bytes.data()); }
+  std::vector<uint8_t> bytes;
 };
 
 // Runs one GEMM on the reference executor, at run-time K `k` (0: the plan's), with random bits
@@ -1001,7 +1002,8 @@ void test_npu_engine_choice() {
     return regs;
   };
   auto engine_status = [](const std::vector<uint8_t>& t) {
-    dgmm_handle k = load(npu_module(npu_plan(), t));
+    const auto module = npu_module(npu_plan(), t);  // must outlive the handle
+    dgmm_handle k = load(module);
     return k == nullptr ? dgmm_last_error_code() : dgmm_set_engine(k, DGMM_ENGINE_NPU);
   };
   CHECK(engine_status(make_table(kNpuBase, kDesignId, without("CYCLES"))) == DGMM_ERROR_UNSUPPORTED);
