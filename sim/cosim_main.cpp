@@ -434,7 +434,7 @@ int main(int argc, char** argv) {
 
   // The module, loaded by the runtime.
   std::vector<std::uint8_t> image;
-  alignas(16) static unsigned char arena[1 << 16];
+  std::vector<unsigned char> arena;
   dgmm_handle h = nullptr;
   std::string top_name = "the NPU";
   if (!module_path.empty()) {
@@ -457,7 +457,10 @@ int main(int argc, char** argv) {
     if (!parse_format(plan_string(plan_text, "a_type"), fa) || !parse_format(plan_string(plan_text, "b_type"), fb))
       return usage(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" + plan_string(plan_text, "b_type") +
                    " are not simulated (sN/uN up to 16 bits)");
-    h = dgmm_load_image(image.data(), image.size(), arena, sizeof arena);
+    const std::size_t need = dgmm_arena_size(image.data(), image.size());
+    if (need == 0) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
+    arena.resize(need + DGMM_ARENA_ALIGN);  // the runtime aligns the arena itself
+    h = dgmm_load_image(image.data(), image.size(), arena.data(), arena.size());
     if (h == nullptr) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
     if (k != 0 && dgmm_set_k(h, static_cast<std::uint32_t>(k)) != DGMM_OK)
       return usage(std::string("--k: ") + dgmm_last_error());

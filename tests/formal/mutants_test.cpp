@@ -132,3 +132,13 @@ TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
 }
+
+TEST_CASE("formal: an AGU that skips the last column tile is caught by the exactly-once count") {
+  // The loop over N ends one tile early: every request still lies inside C and on its index map,
+  // but the tile row of the last block_n is never written.
+  auto m = prove_one(mutate("npu_gemm_tiny_agu_c.v", "assign last_n = n0_q + 8'(TileN) >= n_q;",
+                            "assign last_n = n0_q + 8'(2 * TileN) >= n_q;"),
+                     "npu_gemm_tiny_agu_c");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
