@@ -78,6 +78,7 @@ struct Board {
   std::vector<std::string> rtl;
   double clock_mhz = 0;
   int bus_data_bits = 0;
+  long dsp_cells = 0;
   std::vector<const BoardFile*> files;
 };
 
@@ -106,6 +107,7 @@ bool find_board(const std::string& name, Board& b, std::string& why) {
     b.pcf = j.at("pcf").get<std::string>();
     b.clock_mhz = j.at("clock_mhz").get<double>();
     b.bus_data_bits = j.at("bus_data_bits").get<int>();
+    b.dsp_cells = j.at("dsp_cells").get<long>();
     b.npu_top_define = j.at("npu_top_define").get<std::string>();
     b.mmio_base_parameter = j.at("mmio_base_parameter").get<std::string>();
   } catch (const json::exception& e) {
@@ -165,20 +167,49 @@ bool read_report(const std::string& text, BoardReport& r, std::string& why) {
   return true;
 }
 
+// nextpnr's log after packing, which it writes also when placement then fails:
+//   "Info: \t         ICESTORM_LC:  6368/ 5280   120%"
+bool read_packed(const std::string& log, BoardReport& r) {
+  std::regex re("\\n[^\\n]*?([A-Z_0-9]+):\\s+(\\d+)/\\s*(\\d+)\\s+\\d+%");
+  bool any = false;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
+    Resource x{std::stol((*it)[2]), std::stol((*it)[3])};
+    const std::string kind = (*it)[1];
+    if (kind == "ICESTORM_LC") r.logic_cells = x, any = true;
+    else if (kind == "ICESTORM_RAM") r.brams = x;
+    else if (kind == "ICESTORM_SPRAM") r.sprams = x;
+    else if (kind == "ICESTORM_DSP") r.dsps = x;
+    else if (kind == "SB_IO") r.ios = x;
+  }
+  return any;
+}
+
 std::string res_text(const Resource& r) { return fmt::format("{}/{} ({:.1f}%)", r.used, r.available, r.percent()); }
 
 }  // namespace
 
 std::string BoardReport::text() const {
   if (board.empty()) return "";
-  if (!ran) return fmt::format("place and route on {}: not done: {}\n", board, error);
+  if (!ran) {
+    std::string t = fmt::format("place and route on {}: not done: {}\n", board, error);
+    if (luts > 0)
+      t += fmt::format("  yosys synth_ice40 -top {}: {} LUT4, {} flip-flops, {} carry cells; {}\n", top, luts, ffs,
+                       carries, dsp_text());
+    return t;
+  }
   return fmt::format(
       "place and route on {} ({}, top {}; yosys synth_ice40 + nextpnr --seed 1): fits\n"
-      "  yosys synth_ice40 -top {}: {} LUT4, {} flip-flops, {} carry cells\n"
+      "  yosys synth_ice40 -top {}: {} LUT4, {} flip-flops, {} carry cells; {}\n"
       "  nextpnr: logic cells {}, block RAMs {}, SPRAMs {}, DSPs {}, I/Os {}\n"
       "  estimated fmax {:.2f} MHz; board clock {:g} MHz: {}\n",
-      board, device, top, top, luts, ffs, carries, res_text(logic_cells), res_text(brams), res_text(sprams),
-      res_text(dsps), res_text(ios), fmax_mhz, target_mhz, meets_timing() ? "met" : "NOT met");
+      board, device, top, top, luts, ffs, carries, dsp_text(), res_text(logic_cells), res_text(brams),
+      res_text(sprams), res_text(dsps), res_text(ios), fmax_mhz, target_mhz, meets_timing() ? "met" : "NOT met");
+}
+
+std::string BoardReport::dsp_text() const {
+  if (dsps_wanted == 0) return "no multipliers for the DSPs";
+  if (dsp_mapped) return fmt::format("{} multipliers in DSPs", dsps_wanted);
+  return fmt::format("multipliers in logic ({} would need DSPs, the device has fewer)", dsps_wanted);
 }
 
 std::string BoardReport::summary() const {
@@ -278,11 +309,25 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   for (const auto& f : b.rtl) board_list += " " + f;
 
   // Synthesis of the board top with the design under it; the top's register base from the model.
+  // Multipliers go to the DSPs (synth_ice40 -dsp) unless the design has more than the device.
   std::string log;
-  const std::string script = fmt::format(
-      "read_verilog -sv -D{}={} {}{}\nchparam -set {} {} {}\nsynth_ice40 -top {} -json board.json\nstat\n", b.npu_top_define,
-      d.top, s.file_list(), board_list, b.mmio_base_parameter, mmio_base, b.top, b.top);
-  if (s.yosys(script, log) != 0) {
+  auto synth = [&](bool dsp) {
+    return s.yosys(fmt::format("read_verilog -sv -D{}={} {}{}\nchparam -set {} {} {}\nsynth_ice40 {}-top {} -json "
+                               "board.json\nstat\n",
+                               b.npu_top_define, d.top, s.file_list(), board_list, b.mmio_base_parameter, mmio_base,
+                               b.top, dsp ? "-dsp " : "", b.top),
+                   log) == 0;
+  };
+  bool ok = synth(true);
+  r.dsp_mapped = true;
+  if (ok) {
+    r.dsps_wanted = count(log, "SB_MAC16");
+    if (r.dsps_wanted > b.dsp_cells) {
+      r.dsp_mapped = false;
+      ok = synth(false);
+    }
+  }
+  if (!ok) {
     r.error = "yosys synth_ice40 of the board top failed:\n" + why_failed(log);
     while (!r.error.empty() && r.error.back() == '\n') r.error.pop_back();
     return r;
@@ -299,7 +344,16 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   int rc = std::system(cmd.c_str());
   int code = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
   if (code != 0) {
-    r.error = fmt::format("nextpnr-ice40 failed (exit {}):\n{}", code, why_failed(s.read("pnr.log")));
+    const std::string pnr_log = s.read("pnr.log");
+    r.packed = read_packed(pnr_log, r);
+    std::string over;
+    const std::pair<const char*, const Resource*> kinds[] = {
+        {"logic cells", &r.logic_cells}, {"block RAMs", &r.brams}, {"SPRAMs", &r.sprams}, {"DSPs", &r.dsps}, {"I/Os", &r.ios}};
+    for (const auto& [what, x] : kinds)
+      if (x->used > x->available) over += fmt::format("{}{} {}", over.empty() ? "" : ", ", what, res_text(*x));
+    r.error = fmt::format("nextpnr-ice40 failed (exit {}){}:\n{}", code,
+                          over.empty() ? "" : fmt::format("; the design does not fit the {}: {}", r.device, over),
+                          why_failed(pnr_log));
     while (!r.error.empty() && r.error.back() == '\n') r.error.pop_back();
     return r;
   }

@@ -30,12 +30,16 @@ struct BoardReport {
   bool ran = false;                // nextpnr placed, routed and wrote its report
   std::string error;               // why not, when !ran
   long luts = 0, ffs = 0, carries = 0;  // synth_ice40 -top <board top>: the whole board design
-  Resource logic_cells, brams, sprams, dsps, ios;  // nextpnr's utilization report
+  bool dsp_mapped = false;         // multipliers in the device's DSPs (synth_ice40 -dsp) ...
+  long dsps_wanted = 0;            // ... unless the design has more of them than the device
+  bool packed = false;             // nextpnr packed the design: the resources below are known
+  Resource logic_cells, brams, sprams, dsps, ios;  // nextpnr's utilization (after packing)
   double fmax_mhz = 0;             // estimated, on the board clock
   double target_mhz = 0;           // the board clock
   bool meets_timing() const { return ran && fmax_mhz >= target_mhz; }
   std::string text() const;        // report lines, each ending in '\n'; "" without a board
   std::string summary() const;     // one line for --verbose; "" without a board
+  std::string dsp_text() const;    // where the multipliers went
 };
 
 struct SynthReport {

@@ -1,0 +1,39 @@
+# cmake -DCMD=deepgemm -DSPEC=x.dgml -DWORK=dir -DFMAX_MIN=MHz [-DREQUIRE_FIT=ON] -P check_board.cmake:
+# compiles (--synth) an NPU spec whose model names the iCEBreaker and reads the place-and-route
+# report, from the --verbose line and from the module's Synth section. A design that fits must be
+# within the UP5K, meet the 12 MHz board clock and reach FMAX_MIN MHz, with every figure in the
+# module. One that does not fit must say so with what it needs (nextpnr's packed utilisation),
+# and fails the check only with REQUIRE_FIT.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
+execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/board.ko --verbose --synth RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compile failed (${rc}):\n${err}")
+endif()
+file(STRINGS ${WORK}/board.ko report REGEX "place and route on icebreaker|yosys synth_ice40 -top board_top|nextpnr: |estimated fmax")
+string(JOIN "\n" report ${report})
+set(fields "[0-9]+ LUT4, [0-9]+ flip-flops, [0-9]+ carry cells; ")
+if(err MATCHES "Place and route on icebreaker \\(iCE40 UP5K \\(sg48\\)\\): ([0-9]+)/5280 logic cells[^\n]*fmax ([0-9.]+) MHz \\(board clock 12 MHz\\)")
+  set(cells ${CMAKE_MATCH_1})
+  set(fmax ${CMAKE_MATCH_2})
+  message(STATUS "fits the icebreaker: ${cells}/5280 logic cells, fmax ${fmax} MHz")
+  if(fmax LESS FMAX_MIN)
+    message(FATAL_ERROR "fmax ${fmax} MHz is below the floor of ${FMAX_MIN} MHz")
+  endif()
+  list(APPEND fields "place and route on icebreaker \\(iCE40 UP5K \\(sg48\\), top board_top" "logic cells [0-9]+/5280"
+       "block RAMs [0-9]+/30" "SPRAMs 4/4" "DSPs [0-9]+/8" "I/Os 6/96" "estimated fmax [0-9.]+ MHz; board clock 12 MHz: met")
+elseif(err MATCHES "Place and route on icebreaker not done: nextpnr-ice40 failed \\(exit [0-9]+\\); the design does not fit the iCE40 UP5K \\(sg48\\): ([^\n]*)")
+  message(STATUS "does not fit the icebreaker: ${CMAKE_MATCH_1}")
+  if(REQUIRE_FIT)
+    message(FATAL_ERROR "the design does not fit the board:\n${err}")
+  endif()
+  list(APPEND fields "place and route on icebreaker: not done: nextpnr-ice40 failed \\(exit [0-9]+\\); the design does not fit")
+else()
+  message(FATAL_ERROR "no place-and-route line, or neither figures nor a does-not-fit message:\n${err}")
+endif()
+foreach(field ${fields})
+  if(NOT report MATCHES "${field}")
+    message(FATAL_ERROR "the module's Synth section lacks '${field}':\n${report}")
+  endif()
+endforeach()
