@@ -17,9 +17,6 @@
  * needed); the runtime keeps one more static object, the last error. Single-threaded: boards call
  * the API from one context only.
  *
- * Execution engines. Each handle runs its launches on one of two engines, chosen explicitly with
- * dgmm_set_engine; a new handle uses the reference executor.
- *
  * Element types. A and B are int8, int16, int32, or a custom width sN / uN with 2 <= N <= 16
  * (N != 4: 4-bit elements are packed two per byte, which no engine reads yet). In memory a
  * custom-width element occupies its container, 1 byte when N <= 8, else 2 (little-endian), and its
@@ -37,6 +34,9 @@
  * leading dimensions are the plan's. dgmm_problem and dgmm_operand_info report the current K and
  * the extents that follow from it; the buffer bound to an operand must hold the bytes reported for
  * the K of each launch. A fixed-K plan has K_min == K_max == K.
+ *
+ * Execution engines. Each handle runs its launches on one of two engines, chosen explicitly with
+ * dgmm_set_engine; a new handle uses the reference executor.
  *
  * DGMM_ENGINE_REFERENCE (default) runs the plan's tile loop nest (tile_m x tile_n blocks, K in
  * steps of tile_k) in software on the bound memory, and completes before dgmm_launch returns.
