@@ -90,8 +90,7 @@ module @MOD@ (
   logic [@DW1@:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
 
-  assign ld_bytes = 32'(@LD@_q) << LgElem;
-
+@LDBYTES@
   // The current request: row @RB@0 + r, columns @SB@0 .. @SB@0 + seg_len - 1.
   logic [@DW1@:0] seg_left, seg_len;
   assign seg_left = @SL@_q - @SB@0_q;
@@ -271,8 +270,16 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     once = "  // (Exactly-once coverage is proved for a fixed K; with a run-time K the request index is a product\n"
            "  // of two run-time values, which the solver does not close in time.)\n";
   }
+  // The row stride: a constant when the leading dimension is fixed (N, and K without a range),
+  // so that synthesis multiplies by a constant; the latched register otherwise.
+  const bool ld_fixed = s.seg_dim != 'k' || kmin == kmax;
+  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.eb;
+  std::string ld_bytes = ld_fixed ? fmt::format("  assign ld_bytes = 32'd{};  // {} is fixed by the plan\n", ld_const,
+                                                s.seg_dim == 'k' ? "K" : "N")
+                                  : "  assign ld_bytes = 32'(@LD@_q) << LgElem;\n";
   std::string text = subst(kAguTemplate, {
       {"ONCE", once},
+      {"LDBYTES", ld_bytes},
       {"HEADER", header},
       {"WHAT", s.what},
       {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
