@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "hdlgen/rtl_library.h"
 #include "hdlgen/template.h"
@@ -385,6 +386,16 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     refuse("PE array sides, banks, scratchpad rows and the bus width must be powers of two");
   if (n.pe_rows > n.spad_banks) refuse("the PE array has more rows than the scratchpad has banks");
   if (p.tile_m % n.pe_rows != 0 || p.tile_n % n.pe_cols != 0) refuse("tiles must be multiples of the PE array");
+  // The DMA moves whole bus beats: every row of A, B and C must be a whole number of them.
+  auto beats_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bytes) {
+    if ((elems * bytes) % beat != 0)
+      refuse(fmt::format("rows of {} ({} = {} elements, {} bytes) are not whole {}-byte bus beats, which the DMA "
+                         "moves; make {} a multiple of {}",
+                         what, dim, elems, elems * bytes, beat, dim, beat / std::gcd(beat, bytes)));
+  };
+  if (!p.k_dynamic) beats_of("A", "K", p.K, ea);
+  beats_of("B", "N", p.N, eb);
+  beats_of("C", "N", p.N, ec);
   const ElemFormat fa = elem_format(p.a_type), fb = elem_format(p.b_type);
   EngineParams e;
   e.rows = n.pe_rows;

@@ -368,7 +368,7 @@ void test_compiler_plan() {
   std::vector<uint8_t> bytes(ko.begin(), ko.end());
   CHECK(load(bytes) != nullptr);
   dgmm_problem(load(bytes), &M, &N, &K, nullptr, nullptr, nullptr);
-  CHECK(M == 37 && N == 20 && K == 64);
+  CHECK(M == 37 && N == 48 && K == 64);
 #endif
 }
 
@@ -1305,10 +1305,9 @@ void test_compiled_module_regmap() {
     CHECK(same);
   }
 
-  // Run it on the emulated register block of that design (M 37, N 20, K 64; its bus beat is 16
-  // bytes, so the mock uses 4-byte beats: 20-byte rows of B are not whole 16-byte beats).
+  // Run it on the emulated register block of that design (M 37, N 48, K 64; 16-byte bus beats).
   MockNpu npu(kNpuBase, table.design_id, want);
-  npu.want_m = 37, npu.want_n = 20, npu.k_min = npu.k_max = 64, npu.beat = 4;
+  npu.want_m = 37, npu.want_n = 48, npu.k_min = npu.k_max = 64, npu.beat = 16;
   Attached attached(&npu);
   dgmm_handle h = npu_handle(bytes);
   CHECK(h != nullptr);
@@ -1317,7 +1316,7 @@ void test_compiled_module_regmap() {
   CHECK(dgmm_wait_timeout(dgmm_sync(h), 1000) == DGMM_OK);
   uint64_t cycles = 0;
   CHECK(dgmm_npu_cycles(h, &cycles) == DGMM_OK && cycles == 1234);
-  CHECK(npu.value["M"] == 37 && npu.value["N"] == 20 && npu.value["K"] == 64);
+  CHECK(npu.value["M"] == 37 && npu.value["N"] == 48 && npu.value["K"] == 64);
   CHECK(npu.violations.empty());
 }
 #endif
