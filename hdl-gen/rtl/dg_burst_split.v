@@ -11,11 +11,11 @@
 // aligned, within MaxBurst, inside one boundary window, and the bursts of a request cover exactly
 // its bytes, in order, each once.
 module dg_burst_split #(
-  parameter int unsigned AddrW     = 32,
-  parameter int unsigned LenW      = 16,    // request length in beats
-  parameter int unsigned BeatBytes = 16,
-  parameter int unsigned MaxBurst  = 256,
-  parameter int unsigned Boundary  = 4096
+  parameter int AddrW     = 32,
+  parameter int LenW      = 16,    // request length in beats
+  parameter int BeatBytes = 16,
+  parameter int MaxBurst  = 256,
+  parameter int Boundary  = 4096
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -29,9 +29,9 @@ module dg_burst_split #(
   output logic [8:0]       burst_len_o,   // beats, 1..MaxBurst
   output logic             burst_last_o   // the request's last burst
 );
-  localparam int unsigned BeatShift = $clog2(BeatBytes);
-  localparam int unsigned WinBeats  = Boundary / BeatBytes;   // beats per boundary window
-  localparam int unsigned WinW      = $clog2(WinBeats) + 1;
+  localparam int BeatShift = $clog2(BeatBytes);
+  localparam int WinBeats  = Boundary / BeatBytes;   // beats per boundary window
+  localparam int WinW      = $clog2(WinBeats) + 1;
 
   logic             busy_q;
   logic [AddrW-1:0] addr_q;

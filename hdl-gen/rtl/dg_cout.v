@@ -6,14 +6,14 @@
 // The buffer is handed back to the engine when the tile's last beat has been read. Two buffers
 // alternate per C tile. Part of the fixed DeepGEMM RTL library.
 module dg_cout #(
-  parameter int unsigned Cols        = 16,
-  parameter int unsigned BusBits     = 128,
-  parameter int unsigned BeatsPerRow = 4,    // bus beats per accumulator row
-  parameter int unsigned NNj         = 2,    // accumulator rows per C tile row
-  parameter int unsigned AccAW       = 5,
-  parameter int unsigned RowW        = 4,
-  parameter int unsigned BeatsW      = 5,
-  parameter int unsigned LgQueue     = 4
+  parameter int Cols        = 16,
+  parameter int BusBits     = 128,
+  parameter int BeatsPerRow = 4,    // bus beats per accumulator row
+  parameter int NNj         = 2,    // accumulator rows per C tile row
+  parameter int AccAW       = 5,
+  parameter int RowW        = 4,
+  parameter int BeatsW      = 5,
+  parameter int LgQueue     = 4
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -41,8 +41,8 @@ module dg_cout #(
   output logic                w_last_o,
   output logic                idle_o
 );
-  localparam int unsigned DescW = RowW + BeatsW + 1;
-  localparam int unsigned LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
+  localparam int DescW = RowW + BeatsW + 1;
+  localparam int LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
 
   // Row requests.
   logic [DescW-1:0]  head;

@@ -17,31 +17,31 @@
 // drain is written. Part of the fixed DeepGEMM RTL library; the generated top sets the
 // parameters from the plan.
 module dg_engine #(
-  parameter int unsigned Rows     = 16,
-  parameter int unsigned Cols     = 16,
-  parameter int unsigned Banks    = 16,
-  parameter int unsigned LgBanks  = 4,
-  parameter int unsigned WordBits = 128,
-  parameter int unsigned SpadAW   = 10,
-  parameter int unsigned EA       = 1,     // bytes per A element in memory
-  parameter int unsigned EB       = 1,
-  parameter int unsigned AW       = 8,     // bits of an A element the multiplier uses
-  parameter int unsigned BW       = 8,
-  parameter bit          ASigned  = 1'b1,
-  parameter bit          BSigned  = 1'b1,
-  parameter int unsigned G        = 16,    // k per group
-  parameter int unsigned TileM    = 16,
-  parameter int unsigned TileN    = 32,
-  parameter int unsigned TileK    = 64,
-  parameter int unsigned DW       = 12,
-  parameter int unsigned AWords   = 4,     // scratchpad words per A tile row
-  parameter int unsigned BWords   = 2,     // scratchpad words per B tile row
-  parameter int unsigned ABase0   = 0,
-  parameter int unsigned ABase1   = 4,
-  parameter int unsigned BBase0   = 8,
-  parameter int unsigned BBase1   = 16,
-  parameter int unsigned BSeg     = 1,     // scratchpad words per B row segment of a sub-block
-  parameter int unsigned AccAW    = 5
+  parameter int Rows     = 16,
+  parameter int Cols     = 16,
+  parameter int Banks    = 16,
+  parameter int LgBanks  = 4,
+  parameter int WordBits = 128,
+  parameter int SpadAW   = 10,
+  parameter int EA       = 1,     // bytes per A element in memory
+  parameter int EB       = 1,
+  parameter int AW       = 8,     // bits of an A element the multiplier uses
+  parameter int BW       = 8,
+  parameter bit ASigned  = 1'b1,
+  parameter bit BSigned  = 1'b1,
+  parameter int G        = 16,    // k per group
+  parameter int TileM    = 16,
+  parameter int TileN    = 32,
+  parameter int TileK    = 64,
+  parameter int DW       = 12,
+  parameter int AWords   = 4,     // scratchpad words per A tile row
+  parameter int BWords   = 2,     // scratchpad words per B tile row
+  parameter int ABase0   = 0,
+  parameter int ABase1   = 4,
+  parameter int BBase0   = 8,
+  parameter int BBase1   = 16,
+  parameter int BSeg     = 1,     // scratchpad words per B row segment of a sub-block
+  parameter int AccAW    = 5
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -69,19 +69,19 @@ module dg_engine #(
   output logic [AccAW-1:0]           acc_waddr_o,
   output logic [Cols*32-1:0]         acc_wdata_o
 );
-  localparam int unsigned WordBytes = WordBits / 8;
-  localparam int unsigned NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
-  localparam int unsigned MiW = NMi > 1 ? $clog2(NMi) : 1;
-  localparam int unsigned NjW = NNj > 1 ? $clog2(NNj) : 1;
-  localparam int unsigned GiW = NG > 1 ? $clog2(NG) : 1;
-  localparam int unsigned CW  = G > 1 ? $clog2(G) : 1;     // k within a group
-  localparam int unsigned KvW = $clog2(G + 1);
-  localparam int unsigned PhW = $clog2(BSeg + 1);
-  localparam int unsigned RiW = Rows > 1 ? $clog2(Rows) : 1;
-  localparam int unsigned LaneW = WordBytes > 1 ? $clog2(WordBytes) : 1;
-  localparam int unsigned GA   = G * EA * 8;               // bits of one A row of a group
-  localparam int unsigned SegB = Cols * EB * 8;            // bits of one B row of a sub-block
-  localparam int unsigned ElemsA = WordBytes / EA;
+  localparam int WordBytes = WordBits / 8;
+  localparam int NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
+  localparam int MiW = NMi > 1 ? $clog2(NMi) : 1;
+  localparam int NjW = NNj > 1 ? $clog2(NNj) : 1;
+  localparam int GiW = NG > 1 ? $clog2(NG) : 1;
+  localparam int CW  = G > 1 ? $clog2(G) : 1;     // k within a group
+  localparam int KvW = $clog2(G + 1);
+  localparam int PhW = $clog2(BSeg + 1);
+  localparam int RiW = Rows > 1 ? $clog2(Rows) : 1;
+  localparam int LaneW = WordBytes > 1 ? $clog2(WordBytes) : 1;
+  localparam int GA   = G * EA * 8;               // bits of one A row of a group
+  localparam int SegB = Cols * EB * 8;            // bits of one B row of a sub-block
+  localparam int ElemsA = WordBytes / EA;
 
   // ---- prefetch: the loop nest ------------------------------------------------------------------
   logic            p_busy_q, sb_q, cb_q;

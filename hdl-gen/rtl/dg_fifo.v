@@ -2,8 +2,8 @@
 // queues and the C write-data buffer). data_o is the oldest entry while empty_o is low; a push
 // when full and a pop when empty are ignored. Part of the fixed DeepGEMM RTL library.
 module dg_fifo #(
-  parameter int unsigned Width   = 8,
-  parameter int unsigned LgDepth = 4
+  parameter int Width   = 8,
+  parameter int LgDepth = 4
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -16,7 +16,7 @@ module dg_fifo #(
   output logic               empty_o,
   output logic [LgDepth:0]   count_o
 );
-  localparam int unsigned Depth = 1 << LgDepth;
+  localparam int Depth = 1 << LgDepth;
 
   logic [Width-1:0] mem_q [Depth];
   logic [LgDepth:0] wr_q, rd_q;

@@ -6,12 +6,12 @@
 // register and restarts from zero, so the drain of one sub-block overlaps the next one's
 // products. Part of the fixed DeepGEMM RTL library.
 module dg_mac_array #(
-  parameter int unsigned Rows    = 16,
-  parameter int unsigned Cols    = 16,
-  parameter int unsigned AW      = 8,
-  parameter int unsigned BW      = 8,
-  parameter bit          ASigned = 1'b1,
-  parameter bit          BSigned = 1'b1
+  parameter int Rows    = 16,
+  parameter int Cols    = 16,
+  parameter int AW      = 8,
+  parameter int BW      = 8,
+  parameter bit ASigned = 1'b1,
+  parameter bit BSigned = 1'b1
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,

@@ -2,8 +2,8 @@
 // data registered (valid the cycle after re_i, the old contents when the same word is written in
 // that cycle). Infers block RAM in Yosys. Part of the fixed DeepGEMM RTL library.
 module dg_ram_1r1w #(
-  parameter int unsigned Width = 128,
-  parameter int unsigned AddrW = 10
+  parameter int Width = 128,
+  parameter int AddrW = 10
 ) (
   input  logic             clk_i,
   input  logic             we_i,

@@ -5,10 +5,10 @@
 // Under `FORMAL`, proved by k-induction: no bank is written twice in a cycle, a granted request
 // is written to exactly the bank it names, and a request is refused only for a conflict.
 module dg_spad_arbiter #(
-  parameter int unsigned Banks    = 4,
-  parameter int unsigned LgBanks  = 2,
-  parameter int unsigned WordBits = 8,
-  parameter int unsigned SpadAW   = 4
+  parameter int Banks    = 4,
+  parameter int LgBanks  = 2,
+  parameter int WordBits = 8,
+  parameter int SpadAW   = 4
 ) (
   input  logic                     a_req_i,
   input  logic [LgBanks-1:0]       a_bank_i,

@@ -7,15 +7,15 @@
 // AGU may begin a step only while fewer than two steps hold buffers (may_begin_o). Part of the
 // fixed DeepGEMM RTL library.
 module dg_spad_fill #(
-  parameter int unsigned LgBanks  = 4,
-  parameter int unsigned WordBits = 128,
-  parameter int unsigned SpadAW   = 10,
-  parameter int unsigned RowW     = 4,     // tile-row index bits
-  parameter int unsigned BeatsW   = 5,     // request length bits
-  parameter int unsigned RowWords = 4,     // scratchpad words per tile row
-  parameter int unsigned Base0    = 0,     // word of buffer 0 in every bank
-  parameter int unsigned Base1    = 16,
-  parameter int unsigned LgQueue  = 5
+  parameter int LgBanks  = 4,
+  parameter int WordBits = 128,
+  parameter int SpadAW   = 10,
+  parameter int RowW     = 4,     // tile-row index bits
+  parameter int BeatsW   = 5,     // request length bits
+  parameter int RowWords = 4,     // scratchpad words per tile row
+  parameter int Base0    = 0,     // word of buffer 0 in every bank
+  parameter int Base1    = 16,
+  parameter int LgQueue  = 5
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -43,7 +43,7 @@ module dg_spad_fill #(
   output logic [1:0]          full_o,
   output logic                idle_o
 );
-  localparam int unsigned DescW = RowW + BeatsW + 1;
+  localparam int DescW = RowW + BeatsW + 1;
 
   logic [DescW-1:0]  head;
   logic              empty, pop;

