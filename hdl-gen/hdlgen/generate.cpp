@@ -178,7 +178,7 @@ module @MOD@ (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[@LTM0@:0] == '0 && n0_q[@LTN0@:0] == '0 && k0_q[@LTK0@:0] == '0);
       // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(@RB@0_q) + 32'(r_q)) * (32'(@LD@_q) << LgElem) + (32'(@SB@0_q) << LgElem));
+      assert (req_addr_o == base_q + (32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + (32'(@SB@0_q) << LgElem));
       assert ((32'(req_beats_o) << @LGBEAT@) == (32'(seg_len) << LgElem) && req_beats_o != '0);
       assert (seg_len == (@SL@_q - @SB@0_q < @DW@'(TileSeg) ? @SL@_q - @SB@0_q : @DW@'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -281,6 +281,9 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   std::string text = subst(kAguTemplate, {
       {"ONCE", once},
       {"LDBYTES", ld_bytes},
+      // The property's row stride: the plan's constant when fixed (the latched register equals
+      // it, as asserted above), which keeps the proof linear.
+      {"LDSPEC", ld_fixed ? fmt::format("32'd{}", ld_const) : "(32'(@LD@_q) << LgElem)"},
       {"HEADER", header},
       {"WHAT", s.what},
       {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
