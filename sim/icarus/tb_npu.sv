@@ -1,0 +1,366 @@
+// The Icarus Verilog testbench of a generated NPU top (iverilog -g2012): the second simulator of
+// the co-simulation, beside the Verilator harness sim/cosim_main.cpp. It drives the same top
+// with the same stimulus and checks the same things:
+//
+//   * a DRAM model with a fixed read latency (Latency cycles from a read burst's address
+//     handshake to its first beat) and a deterministic pseudo-random back-pressure: each ready
+//     and valid it drives (A/B address ready, A/B read data valid, C address ready, C write data
+//     ready) is held low in StallPermille of the cycles, from a xorshift32 per signal seeded by
+//     Seed; a read data beat, once valid, stays valid until it is taken;
+//   * the host programs A_BASE, B_BASE, C_BASE, M, N, K and CTRL.START through the register
+//     port (one access per cycle, read data the cycle after), waits for irq_o (at most MaxCycles
+//     cycles), then reads STATUS, ERROR, CYCLES and BOUND;
+//   * every burst is beat-aligned, 1..256 beats, inside its buffer and never across a 4 KB
+//     boundary; every write burst's last beat, and only that one, carries w_last; no burst is
+//     left unfinished at DONE; DONE is set and ERROR is not;
+//   * every C word is written exactly once and equals the expected word.
+//
+// The top's module name is the macro DG_TOP (iverilog -DDG_TOP=npu_gemm_<name>); the shape, the
+// element container bytes, the bus width, the buffer bases and the DRAM knobs are parameters
+// (iverilog -Ptb_npu.M=20 ...). The word files come from sim/icarus/stimulus.cpp: +a=FILE,
+// +b=FILE, +c=FILE (default a.hex, b.hex, c.hex). Prints one line, "PASS: ... cycles N ..." or
+// "FAIL: ...", after up to 10 lines on what went wrong; a failure also ends vvp with status 1.
+//
+// Cycles are counted as the Verilator harness counts them: from the clock edge that takes the
+// START write to the first edge after which irq_o is high.
+module tb_npu #(
+  parameter int          BusBits       = 128,
+  parameter int          M             = 20,
+  parameter int          N             = 48,
+  parameter int          K             = 128,
+  parameter int          AElemBytes    = 1,
+  parameter int          BElemBytes    = 1,
+  parameter logic [31:0] ABase         = 32'h1000_0000,
+  parameter logic [31:0] BBase         = 32'h2000_0000,
+  parameter logic [31:0] CBase         = 32'h3000_0000,
+  parameter int          Latency       = 100,
+  parameter int          StallPermille = 0,
+  parameter int          Seed          = 1,
+  parameter int          MaxCycles     = 0     // 0: 2000000 + M*N*K
+);
+  localparam int BeatBytes = BusBits / 8;
+  localparam int AWords    = (M * K * AElemBytes + BeatBytes - 1) / BeatBytes;
+  localparam int BWords    = (K * N * BElemBytes + BeatBytes - 1) / BeatBytes;
+  localparam int CWords    = (M * N * 4 + BeatBytes - 1) / BeatBytes;
+  localparam int QDepth    = 1024;   // outstanding bursts per stream, and early write beats
+  localparam longint Limit = MaxCycles > 0 ? longint'(MaxCycles) : 64'd2000000 + longint'(M) * N * K;
+
+  logic clk = 1'b0, rst_n = 1'b0;
+  always #5 clk = ~clk;
+
+  // ---- the design ------------------------------------------------------------------------------
+  logic               reg_req = 1'b0, reg_we = 1'b0;
+  logic [11:0]        reg_addr = 12'd0;
+  logic [31:0]        reg_wdata = 32'd0;
+  wire  [31:0]        reg_rdata;
+  wire                irq;
+  wire                a_ar_valid, b_ar_valid, a_r_ready, b_r_ready;
+  wire  [31:0]        a_ar_addr, b_ar_addr;
+  wire  [8:0]         a_ar_len, b_ar_len;
+  logic               a_ar_ready = 1'b0, b_ar_ready = 1'b0, a_r_valid = 1'b0, b_r_valid = 1'b0;
+  logic [BusBits-1:0] a_r_data = '0, b_r_data = '0;
+  wire                c_aw_valid, c_w_valid, c_w_last;
+  wire  [31:0]        c_aw_addr;
+  wire  [8:0]         c_aw_len;
+  wire  [BusBits-1:0] c_w_data;
+  logic               c_aw_ready = 1'b0, c_w_ready = 1'b0;
+
+  `DG_TOP u_dut (
+    .clk_i       (clk),
+    .rst_ni      (rst_n),
+    .reg_req_i   (reg_req),
+    .reg_we_i    (reg_we),
+    .reg_addr_i  (reg_addr),
+    .reg_wdata_i (reg_wdata),
+    .reg_rdata_o (reg_rdata),
+    .irq_o       (irq),
+    .a_ar_valid_o(a_ar_valid),
+    .a_ar_ready_i(a_ar_ready),
+    .a_ar_addr_o (a_ar_addr),
+    .a_ar_len_o  (a_ar_len),
+    .a_r_valid_i (a_r_valid),
+    .a_r_ready_o (a_r_ready),
+    .a_r_data_i  (a_r_data),
+    .b_ar_valid_o(b_ar_valid),
+    .b_ar_ready_i(b_ar_ready),
+    .b_ar_addr_o (b_ar_addr),
+    .b_ar_len_o  (b_ar_len),
+    .b_r_valid_i (b_r_valid),
+    .b_r_ready_o (b_r_ready),
+    .b_r_data_i  (b_r_data),
+    .c_aw_valid_o(c_aw_valid),
+    .c_aw_ready_i(c_aw_ready),
+    .c_aw_addr_o (c_aw_addr),
+    .c_aw_len_o  (c_aw_len),
+    .c_w_valid_o (c_w_valid),
+    .c_w_ready_i (c_w_ready),
+    .c_w_data_o  (c_w_data),
+    .c_w_last_o  (c_w_last)
+  );
+
+  // ---- memory and checks -----------------------------------------------------------------------
+  logic [BusBits-1:0] a_mem [0:AWords-1];
+  logic [BusBits-1:0] b_mem [0:BWords-1];
+  logic [BusBits-1:0] c_exp [0:CWords-1];
+  logic [BusBits-1:0] c_got [0:CWords-1];
+  int                 c_count [0:CWords-1];
+
+  longint cyc = 0;       // clock edges so far
+  int     errors = 0;
+  longint read_beats = 0, write_beats = 0;
+
+  task automatic fail(input string what, input logic [31:0] addr, input int len);
+    if (errors < 10) $display("tb_npu: cycle %0d: %s (address 0x%08h, %0d beats)", cyc, what, addr, len);
+    errors = errors + 1;
+  endtask
+
+  // buf: 0 A, 1 B, 2 C.
+  task automatic check_burst(input int buf_i, input logic [31:0] addr, input logic [8:0] len);
+    longint base, words, a, bytes;
+    base  = buf_i == 0 ? ABase : buf_i == 1 ? BBase : CBase;
+    words = buf_i == 0 ? AWords : buf_i == 1 ? BWords : CWords;
+    a     = longint'(addr);
+    bytes = longint'(len) * BeatBytes;
+    if (a % BeatBytes != 0) fail("burst not beat-aligned", addr, int'(len));
+    if (len < 9'd1 || len > 9'd256) fail("burst length outside 1..256", addr, int'(len));
+    if ((a % 4096) + bytes > 4096) fail("burst crosses a 4 KB boundary", addr, int'(len));
+    if (a < base || a + bytes > base + words * BeatBytes)
+      fail(buf_i == 2 ? "write outside C" : buf_i == 0 ? "read outside A" : "read outside B", addr, int'(len));
+  endtask
+
+  // Word index of byte address a in buffer buf_i, or -1 outside it.
+  function automatic longint word_of(input int buf_i, input longint a);
+    longint base, words;
+    base  = buf_i == 0 ? ABase : buf_i == 1 ? BBase : CBase;
+    words = buf_i == 0 ? AWords : buf_i == 1 ? BWords : CWords;
+    if (a < base || a >= base + words * BeatBytes) return -1;
+    return (a - base) / BeatBytes;
+  endfunction
+
+  function automatic logic [31:0] xorshift32(input logic [31:0] x);
+    logic [31:0] y;
+    y = x ^ (x << 13);
+    y = y ^ (y >> 17);
+    return y ^ (y << 5);
+  endfunction
+
+  // ---- the DRAM model: everything it drives changes right after a clock edge -------------------
+  // Outstanding bursts: stream 0 (A reads) in [0, QDepth), 1 (B reads) in [QDepth, 2*QDepth),
+  // 2 (C writes) in [2*QDepth, 3*QDepth); each a ring from q_head to q_tail.
+  logic [31:0] q_addr [0:3*QDepth-1];
+  int          q_len [0:3*QDepth-1];
+  longint      q_ready_at [0:3*QDepth-1];
+  int          q_head [0:2], q_tail [0:2], q_done [0:2];
+  // Write beats that came before their burst's address.
+  logic [BusBits-1:0] wq_data [0:QDepth-1];
+  logic               wq_last [0:QDepth-1];
+  int                 wq_head = 0, wq_tail = 0;
+  logic [31:0]        lfsr [0:5];
+  bit                 stall [0:5];
+
+  initial begin
+    for (int s = 0; s < 3; s++) begin
+      q_head[s] = 0;
+      q_tail[s] = 0;
+      q_done[s] = 0;
+    end
+    for (int i = 0; i < 6; i++) begin
+      lfsr[i] = 32'(Seed) * 32'h9e37_79b9 ^ 32'(i + 1) * 32'h85eb_ca6b;
+      if (lfsr[i] == 32'd0) lfsr[i] = 32'd1;
+    end
+    for (int i = 0; i < CWords; i++) c_count[i] = 0;
+  end
+
+  task automatic push(input int s, input logic [31:0] addr, input logic [8:0] len, input longint ready_at);
+    int slot;
+    if (q_tail[s] - q_head[s] >= QDepth) begin
+      fail("more outstanding bursts than the model holds", addr, int'(len));
+    end else begin
+      slot = s * QDepth + q_tail[s] % QDepth;
+      q_addr[slot] = addr;
+      q_len[slot] = int'(len);
+      q_ready_at[slot] = ready_at;
+      q_tail[s] = q_tail[s] + 1;
+    end
+  endtask
+
+  // Takes one beat of stream s's head burst; returns its byte address.
+  function automatic longint take_beat(input int s);
+    int slot;
+    longint at;
+    slot = s * QDepth + q_head[s] % QDepth;
+    at = longint'(q_addr[slot]) + longint'(q_done[s]) * BeatBytes;
+    q_done[s] = q_done[s] + 1;
+    if (q_done[s] == q_len[slot]) begin
+      q_done[s] = 0;
+      q_head[s] = q_head[s] + 1;
+    end
+    return at;
+  endfunction
+
+  // The head burst of read stream s may present a beat in cycle c.
+  function automatic bit beat_ready(input int s, input longint c);
+    return q_head[s] != q_tail[s] && c >= q_ready_at[s * QDepth + q_head[s] % QDepth];
+  endfunction
+
+  function automatic logic [BusBits-1:0] read_word(input int s, input longint at);
+    longint w;
+    w = word_of(s, at);
+    if (w < 0) return '0;
+    return s == 0 ? a_mem[w] : b_mem[w];
+  endfunction
+
+  always @(posedge clk) begin
+    longint at, w;
+    bit     last_expected;
+    // Handshakes, as the design saw them before this edge.
+    if (rst_n) begin
+      if ((^{a_ar_valid, b_ar_valid, a_r_ready, b_r_ready, c_aw_valid, c_w_valid, irq}) === 1'bx)
+        fail("a valid, ready or irq output is unknown", 32'd0, 0);
+      if (a_ar_valid && a_ar_ready) begin
+        check_burst(0, a_ar_addr, a_ar_len);
+        push(0, a_ar_addr, a_ar_len, cyc + 1 + Latency);
+      end
+      if (b_ar_valid && b_ar_ready) begin
+        check_burst(1, b_ar_addr, b_ar_len);
+        push(1, b_ar_addr, b_ar_len, cyc + 1 + Latency);
+      end
+      if (a_r_valid && a_r_ready) begin
+        at = take_beat(0);
+        read_beats = read_beats + 1;
+      end
+      if (b_r_valid && b_r_ready) begin
+        at = take_beat(1);
+        read_beats = read_beats + 1;
+      end
+      if (c_aw_valid && c_aw_ready) begin
+        check_burst(2, c_aw_addr, c_aw_len);
+        push(2, c_aw_addr, c_aw_len, 0);
+      end
+      if (c_w_valid && c_w_ready) begin
+        write_beats = write_beats + 1;
+        if (wq_tail - wq_head >= QDepth) begin
+          fail("more early write beats than the model holds", 32'd0, 0);
+        end else begin
+          wq_data[wq_tail % QDepth] = c_w_data;
+          wq_last[wq_tail % QDepth] = c_w_last;
+          wq_tail = wq_tail + 1;
+        end
+      end
+      // Write beats meet their bursts in order.
+      while (wq_head != wq_tail && q_head[2] != q_tail[2]) begin
+        last_expected = q_done[2] + 1 == q_len[2 * QDepth + q_head[2] % QDepth];
+        if (wq_last[wq_head % QDepth] !== last_expected)
+          fail("write data last flag does not end its burst", q_addr[2 * QDepth + q_head[2] % QDepth],
+               q_len[2 * QDepth + q_head[2] % QDepth]);
+        at = take_beat(2);
+        w = word_of(2, at);
+        if (w >= 0) begin
+          c_got[w] = wq_data[wq_head % QDepth];
+          c_count[w] = c_count[w] + 1;
+        end
+        wq_head = wq_head + 1;
+      end
+    end
+    // What the model drives in the next cycle (cycle cyc + 1).
+    for (int i = 0; i < 6; i++) begin
+      lfsr[i] = xorshift32(lfsr[i]);
+      stall[i] = 32'(lfsr[i] % 32'd1000) < 32'(StallPermille);
+    end
+    a_ar_ready <= rst_n && !stall[0];
+    b_ar_ready <= rst_n && !stall[1];
+    c_aw_ready <= rst_n && !stall[4];
+    c_w_ready  <= rst_n && !stall[5];
+    if (!(a_r_valid && !a_r_ready)) begin   // a beat not taken stays
+      a_r_valid <= rst_n && beat_ready(0, cyc + 1) && !stall[2];
+      a_r_data  <= rst_n && beat_ready(0, cyc + 1) && !stall[2]
+                   ? read_word(0, longint'(q_addr[q_head[0] % QDepth]) + longint'(q_done[0]) * BeatBytes) : '0;
+    end
+    if (!(b_r_valid && !b_r_ready)) begin
+      b_r_valid <= rst_n && beat_ready(1, cyc + 1) && !stall[3];
+      b_r_data  <= rst_n && beat_ready(1, cyc + 1) && !stall[3]
+                   ? read_word(1, longint'(q_addr[QDepth + q_head[1] % QDepth]) + longint'(q_done[1]) * BeatBytes) : '0;
+    end
+    cyc <= cyc + 1;
+  end
+
+  // ---- the host: drives the register port between clock edges ---------------------------------
+  task automatic reg_write(input logic [11:0] off, input logic [31:0] v);
+    reg_req = 1'b1;
+    reg_we = 1'b1;
+    reg_addr = off;
+    reg_wdata = v;
+    @(negedge clk);
+    reg_req = 1'b0;
+    reg_we = 1'b0;
+  endtask
+
+  task automatic reg_read(input logic [11:0] off, output logic [31:0] v);
+    reg_req = 1'b1;
+    reg_we = 1'b0;
+    reg_addr = off;
+    @(negedge clk);
+    reg_req = 1'b0;
+    v = reg_rdata;
+  endtask
+
+  reg [8*512-1:0] a_file, b_file, c_file;
+  longint         start_cyc, run_cycles;
+  logic [31:0]    status, error, hw_cycles, bound;
+  longint         mismatches, missing, twice, unfinished;
+
+  initial begin
+    if (!$value$plusargs("a=%s", a_file)) a_file = "a.hex";
+    if (!$value$plusargs("b=%s", b_file)) b_file = "b.hex";
+    if (!$value$plusargs("c=%s", c_file)) c_file = "c.hex";
+    $readmemh(a_file, a_mem);
+    $readmemh(b_file, b_mem);
+    $readmemh(c_file, c_exp);
+    for (int i = 0; i < CWords; i++) c_got[i] = {(BusBits / 8){8'ha5}};   // not zero: every word must be written
+
+    repeat (3) @(negedge clk);
+    rst_n = 1'b1;
+    @(negedge clk);
+    reg_write(12'h014, ABase);
+    reg_write(12'h018, BBase);
+    reg_write(12'h01c, CBase);
+    reg_write(12'h020, 32'(M));
+    reg_write(12'h024, 32'(N));
+    reg_write(12'h028, 32'(K));
+    start_cyc = cyc;
+    reg_write(12'h004, 32'd1);
+    while (irq !== 1'b1 && cyc - start_cyc < Limit) @(negedge clk);
+    run_cycles = cyc - start_cyc;
+    reg_read(12'h008, status);
+    reg_read(12'h00c, error);
+    reg_read(12'h010, hw_cycles);
+    reg_read(12'h02c, bound);
+
+    if (irq !== 1'b1) fail("the design did not finish", 32'd0, 0);
+    if (status[1] !== 1'b1) fail("STATUS.DONE is not set", status, 0);
+    if (status[2] !== 1'b0) fail("the design reported ERROR", error, 0);
+    unfinished = 0;
+    for (int s = 0; s < 3; s++) unfinished = unfinished + q_tail[s] - q_head[s];
+    if (unfinished != 0 || wq_head != wq_tail) fail("bursts left unfinished at DONE", 32'd0, int'(unfinished));
+
+    mismatches = 0;
+    missing = 0;
+    twice = 0;
+    for (int i = 0; i < CWords; i++) begin
+      if (c_count[i] == 0) missing = missing + 1;
+      else if (c_count[i] > 1) twice = twice + 1;
+      if (c_got[i] !== c_exp[i]) begin
+        if (mismatches < 8) $display("tb_npu: C word %0d (byte 0x%0h): got %h, expected %h", i, i * BeatBytes, c_got[i], c_exp[i]);
+        mismatches = mismatches + 1;
+      end
+    end
+    if (missing != 0) fail("C words never written", 32'd0, int'(missing));
+    if (twice != 0) fail("C words written more than once", 32'd0, int'(twice));
+
+    $display("%s: M=%0d N=%0d K=%0d, %0d-bit bus, latency %0d, stall %0d/1000, seed %0d: cycles %0d (CYCLES %0d, plan estimate %0d), %0d of %0d C words wrong, %0d protocol errors, %0d read and %0d write beats",
+             mismatches == 0 && errors == 0 ? "PASS" : "FAIL", M, N, K, BusBits, Latency, StallPermille, Seed,
+             run_cycles, hw_cycles, bound, mismatches, CWords, errors, read_beats, write_beats);
+    if (mismatches != 0 || errors != 0) $fatal(1, "tb_npu: FAIL");
+    $finish;
+  end
+endmodule
