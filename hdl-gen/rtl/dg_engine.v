@@ -92,7 +92,6 @@ module dg_engine #(
   logic [PhW-1:0]  ph_q;
 
   logic last_g, last_nj, last_mi, last_k, last_n, last_m;
-  assign last_g  = g_q == GiW'(NG - 1);
   assign last_nj = nj_q == NjW'(NNj - 1);
   assign last_mi = mi_q == MiW'(NMi - 1);
   assign last_k  = k0_q + DW'(TileK) >= k_q;
@@ -121,8 +120,11 @@ module dg_engine #(
   logic [LgBanks-1:0] cap_off_q;
   logic [LaneW-1:0]   cap_lane_q;
 
+  // The step's last group: the tile's last, or the last that starts inside K (a run-time K below
+  // the plan's K tile skips the groups past it).
   logic [DW-1:0] kbase;
-  assign kbase = k0_q + DW'(g_q) * DW'(G);
+  assign kbase  = k0_q + DW'(g_q) * DW'(G);
+  assign last_g = g_q == GiW'(NG - 1) || kbase + DW'(G) >= k_q;
   always_comb begin
     meta_now.kv = kbase + DW'(G) <= k_q ? KvW'(G) : kbase < k_q ? KvW'(k_q - kbase) : KvW'(0);
     meta_now.last_g = last_g;

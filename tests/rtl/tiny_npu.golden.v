@@ -608,7 +608,7 @@ module npu_gemm_tiny_npu_agu_a (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from k0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * (32'(k_q) << LgElem) + (32'(k0_q) << LgElem));
+      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd128 + (32'(k0_q) << LgElem));
       assert ((32'(req_beats_o) << 4) == (32'(seg_len) << LgElem) && req_beats_o != '0);
       assert (seg_len == (k_q - k0_q < 8'(TileSeg) ? k_q - k0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -767,7 +767,7 @@ module npu_gemm_tiny_npu_agu_b (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row k0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(k0_q) + 32'(r_q)) * (32'(n_q) << LgElem) + (32'(n0_q) << LgElem));
+      assert (req_addr_o == base_q + (32'(k0_q) + 32'(r_q)) * 32'd48 + (32'(n0_q) << LgElem));
       assert ((32'(req_beats_o) << 4) == (32'(seg_len) << LgElem) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -924,7 +924,7 @@ module npu_gemm_tiny_npu_agu_c (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * (32'(n_q) << LgElem) + (32'(n0_q) << LgElem));
+      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd192 + (32'(n0_q) << LgElem));
       assert ((32'(req_beats_o) << 4) == (32'(seg_len) << LgElem) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -1290,7 +1290,6 @@ module dg_engine #(
   logic [PhW-1:0]  ph_q;
 
   logic last_g, last_nj, last_mi, last_k, last_n, last_m;
-  assign last_g  = g_q == GiW'(NG - 1);
   assign last_nj = nj_q == NjW'(NNj - 1);
   assign last_mi = mi_q == MiW'(NMi - 1);
   assign last_k  = k0_q + DW'(TileK) >= k_q;
@@ -1319,8 +1318,11 @@ module dg_engine #(
   logic [LgBanks-1:0] cap_off_q;
   logic [LaneW-1:0]   cap_lane_q;
 
+  // The step's last group: the tile's last, or the last that starts inside K (a run-time K below
+  // the plan's K tile skips the groups past it).
   logic [DW-1:0] kbase;
-  assign kbase = k0_q + DW'(g_q) * DW'(G);
+  assign kbase  = k0_q + DW'(g_q) * DW'(G);
+  assign last_g = g_q == GiW'(NG - 1) || kbase + DW'(G) >= k_q;
   always_comb begin
     meta_now.kv = kbase + DW'(G) <= k_q ? KvW'(G) : kbase < k_q ? KvW'(k_q - kbase) : KvW'(0);
     meta_now.last_g = last_g;
