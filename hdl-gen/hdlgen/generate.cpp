@@ -81,9 +81,9 @@ module @MOD@ (
   output logic [@TRW1@:0] req_row_o,
   output logic        req_last_o      // the tile's last row: the end of a K step (A, B) or C tile
 );
-  localparam int unsigned TileM = @TM@, TileN = @TN@, TileK = @TK@;
-  localparam int unsigned TileRows = @TR@, TileSeg = @TS@;
-  localparam int unsigned LgElem = @LEB@;  // element bytes = 2^LgElem
+  localparam int TileM = @TM@, TileN = @TN@, TileK = @TK@;
+  localparam int TileRows = @TR@, TileSeg = @TS@;
+  localparam int LgElem = @LEB@;  // element bytes = 2^LgElem
 
   logic        busy_q, done_q;
   logic [31:0] base_q;

@@ -68,8 +68,8 @@ module @TOP@ (
 );
   localparam logic [31:0] Id = 32'h@ID@;
   localparam logic [31:0] CycleBound = 32'd@BOUND@;
-  localparam int unsigned Banks = @NB@, LgBanks = @LGNB@, WordBits = @WBITS@, SpadAW = @SPAW@;
-  localparam int unsigned AccBits = @PC@ * 32, AccAW = @ACCAW@;
+  localparam int Banks = @NB@, LgBanks = @LGNB@, WordBits = @WBITS@, SpadAW = @SPAW@;
+  localparam int AccBits = @PC@ * 32, AccAW = @ACCAW@;
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
   logic [@DW1@:0] m_q, n_q, k_q;

@@ -1,9 +1,9 @@
 # cmake -DCMD=deepgemm -DSPEC=x.dgml -DWORK=dir -P compile_design.cmake
 # Compiles the spec's NPU design (--emit=verilog: after its proofs) into WORK/v and writes
 # WORK/design.cmake: the top's name, its bus width (from the a_r_data_i port) and the sources
-# for Icarus in WORK/icarus.
+# for Icarus (the generated files in WORK/v).
 file(REMOVE_RECURSE ${WORK})
-file(MAKE_DIRECTORY ${WORK}/icarus)
+file(MAKE_DIRECTORY ${WORK})
 set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -21,23 +21,7 @@ if(NOT text MATCHES "\\[([0-9]+):0\\] +a_r_data_i")
   message(FATAL_ERROR "no a_r_data_i port in ${tops}")
 endif()
 math(EXPR bus_bits "${CMAKE_MATCH_1} + 1")
-# Icarus Verilog 11 does not parse `int unsigned` parameter types: the copies for it declare the
-# generated localparams (small positive constants) as `int`, the only change.
-file(GLOB files ${WORK}/v/*.v)
-set(sources "")
-set(changed "")
-foreach(f ${files})
-  get_filename_component(name ${f} NAME)
-  file(READ ${f} v)
-  string(REGEX REPLACE "(parameter|localparam) int unsigned " "\\1 int " w "${v}")
-  if(NOT w STREQUAL v)
-    list(APPEND changed ${name})
-  endif()
-  file(WRITE ${WORK}/icarus/${name} "${w}")
-  list(APPEND sources ${WORK}/icarus/${name})
-endforeach()
-if(changed)
-  message(STATUS "int unsigned -> int for Icarus in: ${changed}")
-endif()
+# The generated files as they are: Icarus Verilog 11 parses everything the generator emits.
+file(GLOB sources ${WORK}/v/*.v)
 file(WRITE ${WORK}/design.cmake "set(TOP ${top})\nset(BUS_BITS ${bus_bits})\nset(SOURCES \"${sources}\")\n")
 message(STATUS "${top}: ${bus_bits}-bit bus")

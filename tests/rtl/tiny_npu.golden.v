@@ -67,8 +67,8 @@ module npu_gemm_tiny_npu (
 );
   localparam logic [31:0] Id = 32'h9b575bdb;
   localparam logic [31:0] CycleBound = 32'd1442;
-  localparam int unsigned Banks = 16, LgBanks = 4, WordBits = 128, SpadAW = 10;
-  localparam int unsigned AccBits = 16 * 32, AccAW = 5;
+  localparam int Banks = 16, LgBanks = 4, WordBits = 128, SpadAW = 10;
+  localparam int AccBits = 16 * 32, AccAW = 5;
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
   logic [7:0] m_q, n_q, k_q;
@@ -495,9 +495,9 @@ module npu_gemm_tiny_npu_agu_a (
   output logic [3:0] req_row_o,
   output logic        req_last_o      // the tile's last row: the end of a K step (A, B) or C tile
 );
-  localparam int unsigned TileM = 16, TileN = 32, TileK = 64;
-  localparam int unsigned TileRows = 16, TileSeg = 64;
-  localparam int unsigned LgElem = 0;  // element bytes = 2^LgElem
+  localparam int TileM = 16, TileN = 32, TileK = 64;
+  localparam int TileRows = 16, TileSeg = 64;
+  localparam int LgElem = 0;  // element bytes = 2^LgElem
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
@@ -654,9 +654,9 @@ module npu_gemm_tiny_npu_agu_b (
   output logic [5:0] req_row_o,
   output logic        req_last_o      // the tile's last row: the end of a K step (A, B) or C tile
 );
-  localparam int unsigned TileM = 16, TileN = 32, TileK = 64;
-  localparam int unsigned TileRows = 64, TileSeg = 32;
-  localparam int unsigned LgElem = 0;  // element bytes = 2^LgElem
+  localparam int TileM = 16, TileN = 32, TileK = 64;
+  localparam int TileRows = 64, TileSeg = 32;
+  localparam int LgElem = 0;  // element bytes = 2^LgElem
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
@@ -813,9 +813,9 @@ module npu_gemm_tiny_npu_agu_c (
   output logic [3:0] req_row_o,
   output logic        req_last_o      // the tile's last row: the end of a K step (A, B) or C tile
 );
-  localparam int unsigned TileM = 16, TileN = 32, TileK = 64;
-  localparam int unsigned TileRows = 16, TileSeg = 32;
-  localparam int unsigned LgElem = 2;  // element bytes = 2^LgElem
+  localparam int TileM = 16, TileN = 32, TileK = 64;
+  localparam int TileRows = 16, TileSeg = 32;
+  localparam int LgElem = 2;  // element bytes = 2^LgElem
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
