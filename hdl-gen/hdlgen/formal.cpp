@@ -61,6 +61,16 @@ std::string report_text(const FormalReport& r) {
     out += fmt::format("{}: {} ({:.0f} ms)\n", m.module,
                        m.result.all_proved() ? "all properties proved" : "NOT PROVED", m.ms);
     if (!m.result.error.empty()) out += "  " + m.result.error + "\n" + m.log;
+    // Assertions proved together share one detail and one time: say it once for the module.
+    bool joint = !m.result.properties.empty();
+    for (const auto& p : m.result.properties)
+      joint = joint && p.proved && p.detail == m.result.properties.front().detail &&
+              p.detail.find("in one query per step") != std::string::npos;
+    if (joint) {
+      out += fmt::format("  {} ({:.1f} ms):\n", m.result.properties.front().detail, m.result.properties.front().ms);
+      for (const auto& p : m.result.properties) out += fmt::format("  proved   {}\n", p.location);
+      continue;
+    }
     for (const auto& p : m.result.properties)
       out += fmt::format("  {:<7} {:>8.1f} ms  {}  {}\n", p.proved ? "proved" : "FAILED", p.ms, p.location, p.detail);
   }
