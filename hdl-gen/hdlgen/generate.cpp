@@ -506,11 +506,4 @@ std::string bundle(const Design& d) {
   return out;
 }
 
-std::string register_map_text(const Design& d) {
-  std::string out = fmt::format("register map of {} (base 0x{:08x})\n", d.top, d.mmio_base);
-  for (const auto& r : d.registers)
-    out += fmt::format("  0x{:03x}  {:<10} {:<3} {}\n", r.offset, r.name, r.access, r.meaning);
-  return out;
-}
-
 }  // namespace dg::hdlgen

@@ -2,16 +2,17 @@
 //
 // For a plan it emits one address-generation unit (AGU) per stream — A and B tile reads, C tile
 // writes — that walks the plan's tile loop nest (block_m, block_n, k_tile, tile row) and issues
-// one request per tile row: the row's DRAM byte address and its length in bus beats; the DMA
-// controller that turns each stream's requests into bus bursts (dg_burst_split of the fixed
-// library in hdl-gen/rtl/: beat-aligned, at most the bus's maximum burst, never across its
-// boundary); an MMIO register block (base addresses, M, N, K, start, status, error, cycle
-// counter); and the top npu_gemm_<name> wiring them. Every AGU carries, under `ifdef FORMAL`, the
+// one request per tile row: the row's DRAM byte address and its length in bus beats; and the top
+// npu_gemm_<name>: MMIO registers (base addresses, M, N, K, start, status, error, cycle counter)
+// and the fixed library of hdl-gen/rtl/ instantiated with the plan's parameters — per stream a
+// burst splitter (beat-aligned, at most the bus's maximum burst, never across its boundary), the
+// scratchpad fill of A and B and its bank write arbiter, the compute engine with its MAC array,
+// two accumulator buffers and the C write-out. Every AGU carries, under `ifdef FORMAL`, the
 // properties the backend proves by k-induction: the loop nest stays inside the matrix and on tile
-// boundaries, each request is the plan's index map (row, first column, length in bus beats), and
-// every request stays inside its operand's buffer. (Exactly-once coverage of each tile visit and
-// the cycle bound of a run are not among the proved properties yet.) Output is deterministic: the
-// same plan gives byte-identical files.
+// boundaries, each request is the plan's index map (row, first column, length in bus beats),
+// every request stays inside its operand's buffer, and, for a fixed K, the requests enumerate
+// the loop nest exactly once (the cycle bound of a run is not proved). Output is deterministic:
+// the same plan gives byte-identical files.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +54,5 @@ Design generate(const Plan& plan, const hw::HwModel& hw, const std::string& name
 /// Verilog section and --emit=verilog to stdout).
 std::string bundle(const Design& d);
 
-/// The register map as text: one line per register, offset from the MMIO base.
-std::string register_map_text(const Design& d);
 
 }  // namespace dg::hdlgen
