@@ -139,15 +139,15 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     read_file((fs::path(src) / s).string(), text);
     key_parts.push_back(text);
   }
+  std::error_code ec;
   for (const char* dir : {"runtime-baremetal/include/deepgemm", "runtime-baremetal/src"})
-    for (const auto& e : fs::directory_iterator(fs::path(src) / dir))
+    for (const auto& e : fs::directory_iterator(fs::path(src) / dir, ec))
       if (e.path().extension() == ".h") {
         std::string text;
         read_file(e.path().string(), text);
         key_parts.push_back(e.path().filename().string() + text);
       }
   std::string cdir = cache_dir();
-  std::error_code ec;
   const fs::path work = (cdir.empty() ? fs::temp_directory_path(ec) / "deepgemm-sim" : fs::path(cdir) / "sim") / cache_key(key_parts);
   const fs::path exe = work / "cosim";
   if (o.rebuild || !fs::exists(exe)) {
