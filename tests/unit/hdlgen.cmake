@@ -1,0 +1,2 @@
+# The NPU generator alone: determinism, geometry, refusals (hdlgen_test.cpp).
+dg_unit_test(hdlgen SOURCES hdlgen_test.cpp LIBS dg_hdlgen dg_solve dg_sema dg_dgml dg_hw)

@@ -1,0 +1,87 @@
+// The NPU generator on its own (no proofs, no simulation): deterministic output, the datapath's
+// parameters taken from the plan and the model, and refusals with their reasons for plans the
+// generated hardware cannot run.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "dgml/parser.h"
+#include "hdlgen/generate.h"
+#include "sema/check.h"
+#include "solve/solve.h"
+#include "support/error.h"
+
+namespace {
+
+using namespace dg;
+
+struct Solved {
+  std::optional<GemmProblem> problem;
+  std::optional<Plan> plan;
+};
+
+Solved solve_spec(const std::string& text) {
+  DiagEngine d;
+  auto spec = dgml::parse("t.dgml", text, d);
+  Solved s;
+  s.problem = sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", d);
+  REQUIRE(s.problem);
+  auto r = solve::solve(*s.problem);
+  REQUIRE(r.plan);
+  s.plan = *r.plan;
+  return s;
+}
+
+std::string refusal(const std::string& text) {
+  Solved s = solve_spec(text);
+  try {
+    hdlgen::generate(*s.plan, s.problem->hw, "t");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kTiny = R"(target npu16;
+precision { activation: int8; weight: int8; output: int32; }
+shape { M: 20; N: 48; K: 128; }
+constraints { tile_m == 16; tile_n == 32; tile_k == 64; }
+)";
+
+}  // namespace
+
+TEST_CASE("hdlgen: the same plan gives byte-identical files") {
+  Solved s = solve_spec(kTiny);
+  hdlgen::Design a = hdlgen::generate(*s.plan, s.problem->hw, "tiny");
+  hdlgen::Design b = hdlgen::generate(*s.plan, s.problem->hw, "tiny");
+  CHECK(hdlgen::bundle(a) == hdlgen::bundle(b));
+  CHECK(a.top == "npu_gemm_tiny");
+  CHECK(a.files.size() == 12);  // top, three AGUs, eight library modules
+}
+
+TEST_CASE("hdlgen: the top instantiates the library with the plan's and the model's geometry") {
+  Solved s = solve_spec(kTiny);
+  hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "tiny");
+  const std::string& top = d.files.front().text;
+  CHECK(top.find(".Rows(16), .Cols(16)") != std::string::npos);                 // npu16's PE array
+  CHECK(top.find(".TileM(16), .TileN(32), .TileK(64)") != std::string::npos);   // the plan's tiles
+  CHECK(top.find(".G(16)") != std::string::npos);                               // 16 int8 per 128-bit word
+  CHECK(top.find("localparam int Banks = 16") != std::string::npos);
+  CHECK(d.cycle_bound > 0);
+}
+
+TEST_CASE("hdlgen: plans the hardware cannot run are refused with the reason") {
+  // B rows of 20 bytes are not whole 16-byte bus beats.
+  std::string why = refusal(R"(target npu16;
+precision { activation: int8; weight: int8; output: int32; }
+shape { M: 37; N: 20; K: 64; }
+)");
+  CHECK(why.find("rows of B (N = 20 elements, 20 bytes) are not whole 16-byte bus beats") != std::string::npos);
+  CHECK(why.find("make N a multiple of 16") != std::string::npos);
+  // Packed 4-bit inputs.
+  why = refusal(R"(target npu16;
+precision { activation: int4; weight: int8; output: int32; }
+shape { M: 32; N: 32; K: 64; }
+)");
+  CHECK(why.find("int4 is packed two per byte") != std::string::npos);
+}
