@@ -378,6 +378,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
   if (p.batch != 1) throw UserError("batched GEMM is not generated yet for NPUs");
+  if (p.dataflow != "output_stationary")
+    throw UserError(fmt::format("the generated compute engine is output stationary; the plan is {}", p.dataflow));
   for (std::int64_t t : {p.tile_m, p.tile_n, p.tile_k})
     if (t != (std::int64_t{1} << log2_exact(t))) throw UserError("NPU tiles must be powers of two");
 
