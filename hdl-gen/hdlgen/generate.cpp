@@ -217,15 +217,13 @@ std::string advance_code(const Stream& s) {
 }
 
 std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std::string& mod, int dw,
-                const std::string& header, std::int64_t& bound_out) {
+                const std::string& header) {
   const auto& n = hw.npu;
   const std::int64_t beat = n.bus_data_bits / 8;
   const std::int64_t rows = tile_of(p, s.row_dim), seg = tile_of(p, s.seg_dim);
   const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
-  // Requests a run can have at most, and the estimate of its cycles (4 cycles a request).
+  // Tiles of the loop nest along M, N and K (the exactly-once count below).
   const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
-  std::int64_t total_max = s.id == "a" ? p.M * gn * gk : s.id == "b" ? gm * gn * kmax : p.M * gn;
-  bound_out = total_max * 4 + 1;
   const std::int64_t max_beats = ceil_div(seg * s.eb, beat);
   const int lw = bits_for(max_beats), trw = std::max(1, log2_exact(rows));
   const std::string D = std::to_string(dw);
@@ -476,8 +474,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   std::vector<VerilogFile> agus;
   for (const auto& s : streams) {
     std::string mod = fmt::format("{}_agu_{}", d.top, s.id);
-    std::int64_t unused_bound = 0;
-    agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header, unused_bound)});
+    agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header)});
     d.formal_tops.push_back(mod);
     const std::int64_t seg = tile_of(p, s.seg_dim);
     TopStream ts{s.id, bits_for(ceil_div(seg * s.eb, tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))};
