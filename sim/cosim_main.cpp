@@ -38,6 +38,8 @@
 #include <deepgemm/npu_regmap.h>
 #include <deepgemm/port.h>
 
+#include "elements.h"
+
 #include "Vtop.h"
 #include "verilated.h"
 #if VM_TRACE
@@ -74,31 +76,9 @@ void get(const VlWide<N>& port, std::uint8_t* bytes, unsigned n) {
   }
 }
 
-// ---- element formats --------------------------------------------------------------------------------
-struct Format {
-  int bits = 8, bytes = 1;
-  bool is_signed = true;
-  std::string name() const { return (is_signed ? "s" : "u") + std::to_string(bits); }
-};
-
-bool parse_format(const std::string& s, Format& f) {
-  std::string t = s == "int8" ? "s8" : s == "int16" ? "s16" : s;
-  if (t.size() < 2 || (t[0] != 's' && t[0] != 'u')) return false;
-  char* end = nullptr;
-  long b = std::strtol(t.c_str() + 1, &end, 10);
-  if (*end != '\0' || b < 2 || b > 16) return false;
-  f.bits = static_cast<int>(b);
-  f.bytes = b <= 8 ? 1 : 2;
-  f.is_signed = t[0] == 's';
-  return true;
-}
-
-std::int64_t decode(const Format& f, const std::uint8_t* p) {
-  std::uint32_t raw = p[0] | (f.bytes == 2 ? static_cast<std::uint32_t>(p[1]) << 8 : 0u);
-  raw &= (1u << f.bits) - 1;
-  if (f.is_signed && (raw >> (f.bits - 1)) != 0) return static_cast<std::int64_t>(raw) - (std::int64_t{1} << f.bits);
-  return raw;
-}
+using dg::sim::Format;
+using dg::sim::decode;
+using dg::sim::parse_format;
 
 // ---- the DRAM model and the simulation ------------------------------------------------------------------
 struct Buffer {
@@ -485,22 +465,16 @@ int main(int argc, char** argv) {
   Sim sim(o);
   g_sim = &sim;
   const unsigned beat = sim.beat();
-  const Buffer A{"A", 0x10000000u, static_cast<std::uint64_t>(m * k * fa.bytes)};
-  const Buffer B{"B", 0x20000000u, static_cast<std::uint64_t>(k * n * fb.bytes)};
+  const Buffer A{"A", 0x10000000u, fa.size(m * k)};
+  const Buffer B{"B", 0x20000000u, fb.size(k * n)};
   const Buffer C{"C", 0x30000000u, static_cast<std::uint64_t>(m * n * 4)};
   sim.set_buffers(A, B, C);
   std::mt19937_64 rng(o.seed);
-  auto fill = [&](const Buffer& buf, const Format& f, std::int64_t count) {
-    std::int64_t lo = f.is_signed ? -(std::int64_t{1} << (f.bits - 1)) : 0;
-    std::int64_t hi = f.is_signed ? (std::int64_t{1} << (f.bits - 1)) - 1 : (std::int64_t{1} << f.bits) - 1;
-    std::uniform_int_distribution<std::int64_t> d(lo, hi);
-    for (std::int64_t i = 0; i < count; ++i) {
-      auto v = static_cast<std::uint32_t>(d(rng));
-      for (int byte = 0; byte < f.bytes; ++byte) *sim.at(buf.base + i * f.bytes + byte) = static_cast<std::uint8_t>(v >> (8 * byte));
-    }
+  auto fill = [&](const Buffer& buf, const std::vector<std::uint8_t>& bytes) {
+    for (std::size_t i = 0; i < bytes.size(); ++i) *sim.at(buf.base + i) = bytes[i];
   };
-  fill(A, fa, m * k);
-  fill(B, fb, k * n);
+  fill(A, dg::sim::draw(rng, fa, m * k));
+  fill(B, dg::sim::draw(rng, fb, k * n));
   for (std::uint64_t i = 0; i < C.bytes; ++i) *sim.at(C.base + i) = 0xa5;  // every element must be written
 
   const std::uint64_t limit = o.max_cycles ? o.max_cycles : 4000000 + static_cast<std::uint64_t>(m * n * k / 64);
@@ -557,12 +531,17 @@ int main(int argc, char** argv) {
   // The reference, and the comparison.
   std::int64_t mismatches = 0, shown = 0;
   if (finished) {
+    // A and B as the DRAM model holds them (its pages are sparse), contiguous.
+    std::vector<std::uint8_t> a_bytes(A.bytes), b_bytes(B.bytes);
+    for (std::uint64_t i = 0; i < A.bytes; ++i) a_bytes[i] = *sim.at(A.base + i);
+    for (std::uint64_t i = 0; i < B.bytes; ++i) b_bytes[i] = *sim.at(B.base + i);
+    const std::uint8_t* a_mem = a_bytes.data();
+    const std::uint8_t* b_mem = b_bytes.data();
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         std::uint32_t acc = 0;
         for (std::int64_t kk = 0; kk < k; ++kk)
-          acc += static_cast<std::uint32_t>(decode(fa, sim.at(A.base + (i * k + kk) * fa.bytes)) *
-                                            decode(fb, sim.at(B.base + (kk * n + j) * fb.bytes)));
+          acc += static_cast<std::uint32_t>(decode(fa, a_mem, i * k + kk) * decode(fb, b_mem, kk * n + j));
         std::uint32_t got = 0;
         for (int byte = 0; byte < 4; ++byte) got |= static_cast<std::uint32_t>(*sim.at(C.base + (i * n + j) * 4 + byte)) << (8 * byte);
         if (got != acc && shown++ < 8)

@@ -140,7 +140,7 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     key_parts.push_back(text);
   }
   std::error_code ec;
-  for (const char* dir : {"runtime-baremetal/include/deepgemm", "runtime-baremetal/src"})
+  for (const char* dir : {"sim", "runtime-baremetal/include/deepgemm", "runtime-baremetal/src"})
     for (const auto& e : fs::directory_iterator(fs::path(src) / dir, ec))
       if (e.path().extension() == ".h") {
         std::string text;

@@ -32,16 +32,20 @@ int bits_for(std::int64_t v) {  // bits to hold 0 .. v
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 
-std::int64_t element_bytes(const std::string& type) {
-  if (type == "int8" || type == "u8" || type == "s8") return 1;
-  if (type == "int16" || type == "u16" || type == "s16") return 2;
-  if (type == "int32" || type == "fp32") return 4;
+/// Bits an element occupies in NPU memory: 4-bit elements are packed two per byte (the even
+/// index of a row in the low nibble), other custom widths take a 1- or 2-byte container.
+std::int64_t element_bits(const std::string& type) {
+  if (type == "int4" || type == "u4" || type == "s4") return 4;
+  if (type == "int8" || type == "u8" || type == "s8") return 8;
+  if (type == "int16" || type == "u16" || type == "s16") return 16;
+  if (type == "int32" || type == "fp32") return 32;
   if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) {
     int w = std::atoi(type.c_str() + 1);
-    if (w > 4 && w <= 8) return 1;
-    if (w > 8 && w <= 16) return 2;
+    if (w >= 2 && w < 4) return 8;
+    if (w > 4 && w <= 8) return 8;
+    if (w > 8 && w <= 16) return 16;
   }
-  return 0;  // not byte-addressable as one element (int4: packed two per byte)
+  return 0;  // not an integer input the MAC array takes
 }
 
 /// One stream of the plan's tile loop nest: which dimensions its tile rows and row segments
@@ -51,7 +55,7 @@ struct Stream {
   std::string what;     // for comments
   char row_dim, seg_dim;  // 'm', 'n', 'k'
   bool has_k_loop;      // A and B are read once per K tile; C is written once per (block_m, block_n)
-  std::int64_t eb;      // element bytes
+  std::int64_t ebits;   // element bits in memory (4: two per byte)
 };
 
 std::int64_t tile_of(const Plan& p, char d) { return d == 'm' ? p.tile_m : d == 'n' ? p.tile_n : p.tile_k; }
@@ -83,7 +87,7 @@ module @MOD@ (
 );
   localparam int TileM = @TM@, TileN = @TN@, TileK = @TK@;
   localparam int TileRows = @TR@, TileSeg = @TS@;
-  localparam int LgElem = @LEB@;  // element bytes = 2^LgElem
+  localparam int LgBits = @LEB@;  // element bits = 2^LgBits; (x << LgBits) >> 3 is x elements' bytes
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
@@ -97,8 +101,8 @@ module @MOD@ (
   assign seg_left = @SL@_q - @SB@0_q;
   assign seg_len  = seg_left < @DW@'(TileSeg) ? seg_left : @DW@'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(@RB@0_q) + 32'(r_q)) * ld_bytes + (32'(@SB@0_q) << LgElem);
-  assign req_beats_o = @LW@'((32'(seg_len) << LgElem) >> @LGBEAT@);
+  assign req_addr_o  = base_q + (32'(@RB@0_q) + 32'(r_q)) * ld_bytes + ((32'(@SB@0_q) << LgBits) >> 3);
+  assign req_beats_o = @LW@'((32'(seg_len) << LgBits) >> @LGBEATB@);
   assign req_row_o   = r_q[@TRW1@:0];
   assign busy_o = busy_q;
   assign done_o = done_q;
@@ -159,7 +163,7 @@ module @MOD@ (
       assume (n_i == @DW@'(@NMAX@));
       assume (@KRANGE_I@);
       assume (base_i[@LGBEAT1@:0] == '0);
-      assume (((32'(@LD@_i) << LgElem) & 32'(@BEAT1@)) == 32'd0);
+      assume (((32'(@LD@_i) << LgBits) & 32'(@BEATB1@)) == 32'd0);
       assume (@BUFEND_I@ <= 33'h1_0000_0000);
     end
   end
@@ -169,7 +173,7 @@ module @MOD@ (
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
       assert (m_q == @DW@'(@MMAX@) && n_q == @DW@'(@NMAX@) && @KRANGE@);
-      assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgElem) & 32'(@BEAT1@)) == 32'd0);
+      assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgBits) & 32'(@BEATB1@)) == 32'd0);
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -178,8 +182,8 @@ module @MOD@ (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[@LTM0@:0] == '0 && n0_q[@LTN0@:0] == '0 && k0_q[@LTK0@:0] == '0);
       // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + (32'(@SB@0_q) << LgElem));
-      assert ((32'(req_beats_o) << @LGBEAT@) == (32'(seg_len) << LgElem) && req_beats_o != '0);
+      assert (req_addr_o == base_q + (32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + ((32'(@SB@0_q) << LgBits) >> 3));
+      assert ((32'(req_beats_o) << @LGBEATB@) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (@SL@_q - @SB@0_q < @DW@'(TileSeg) ? @SL@_q - @SB@0_q : @DW@'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
       // inside the operand's row-major buffer of @RL@ rows of @LD@ elements.
@@ -224,11 +228,11 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
   // Tiles of the loop nest along M, N and K (the exactly-once count below).
   const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
-  const std::int64_t max_beats = ceil_div(seg * s.eb, beat);
+  const std::int64_t max_beats = ceil_div(seg * s.ebits, beat * 8);
   const int lw = bits_for(max_beats), trw = std::max(1, log2_exact(rows));
   const std::string D = std::to_string(dw);
   const std::string rl = std::string(1, s.row_dim), ld = std::string(1, s.seg_dim);
-  std::string bufend_i = fmt::format("{{1'b0, base_i}} + 33'(32'({}_i) * (32'({}_i) << LgElem))", rl, ld);
+  std::string bufend_i = fmt::format("{{1'b0, base_i}} + 33'(32'({}_i) * ((32'({}_i) << LgBits) >> 3))", rl, ld);
   // Exactly once: the number of requests accepted since start is the current position's index
   // in the loop nest (rows past the matrix edge skipped), and the run ends after all of them; so
   // every (tile, row) of the nest is requested once, in order. With a fixed K every factor but
@@ -272,16 +276,16 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   // The row stride: a constant when the leading dimension is fixed (N, and K without a range),
   // so that synthesis multiplies by a constant; the latched register otherwise.
   const bool ld_fixed = s.seg_dim != 'k' || kmin == kmax;
-  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.eb;
+  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.ebits / 8;
   std::string ld_bytes = ld_fixed ? fmt::format("  assign ld_bytes = 32'd{};  // {} is fixed by the plan\n", ld_const,
                                                 s.seg_dim == 'k' ? "K" : "N")
-                                  : "  assign ld_bytes = 32'(@LD@_q) << LgElem;\n";
+                                  : "  assign ld_bytes = (32'(@LD@_q) << LgBits) >> 3;\n";
   std::string text = subst(kAguTemplate, {
       {"ONCE", once},
       {"LDBYTES", ld_bytes},
       // The property's row stride: the plan's constant when fixed (the latched register equals
       // it, as asserted above), which keeps the proof linear.
-      {"LDSPEC", ld_fixed ? fmt::format("32'd{}", ld_const) : "(32'(@LD@_q) << LgElem)"},
+      {"LDSPEC", ld_fixed ? fmt::format("32'd{}", ld_const) : "((32'(@LD@_q) << LgBits) >> 3)"},
       {"HEADER", header},
       {"WHAT", s.what},
       {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
@@ -309,8 +313,10 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       {"LTM0", std::to_string(std::max(0, log2_exact(p.tile_m) - 1))},
       {"LTN0", std::to_string(std::max(0, log2_exact(p.tile_n) - 1))},
       {"LTK0", std::to_string(std::max(0, log2_exact(p.tile_k) - 1))},
-      {"LEB", std::to_string(log2_exact(s.eb))},
+      {"LEB", std::to_string(log2_exact(s.ebits))},
       {"LGBEAT", std::to_string(log2_exact(beat))},
+      {"LGBEATB", std::to_string(log2_exact(beat) + 3)},
+      {"BEATB1", std::to_string(beat * 8 - 1)},
       {"LGBEAT1", std::to_string(log2_exact(beat) - 1)},
       {"BEAT1", std::to_string(beat - 1)},
       {"RB", std::string(1, s.row_dim)},
@@ -325,16 +331,17 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   });
 }
 
-/// An input element as the MAC array takes it: bytes in memory, bits used, signedness.
+/// An input element as the MAC array takes it: bits in memory, bits used, signedness.
 struct ElemFormat {
-  int bytes = 0, bits = 0;
+  int mem_bits = 0, bits = 0;
   bool is_signed = true;
 };
 
 ElemFormat elem_format(const std::string& type) {
   ElemFormat f;
-  f.bytes = static_cast<int>(element_bytes(type));
-  if (type == "int8") f.bits = 8;
+  f.mem_bits = static_cast<int>(element_bits(type));
+  if (type == "int4") f.bits = 4;
+  else if (type == "int8") f.bits = 8;
   else if (type == "int16") f.bits = 16;
   else if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) {
     f.bits = std::atoi(type.c_str() + 1);
@@ -355,7 +362,7 @@ std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const Engine
   const std::int64_t steps = ceil_div(p.M, p.tile_m) * ceil_div(p.N, p.tile_n) * ceil_div(kmax, p.tile_k);
   const std::int64_t groups = (p.tile_m / e.rows) * (p.tile_n / e.cols) * (p.tile_k / e.g);
   const std::int64_t t_compute = groups * std::max<std::int64_t>(e.g, e.b_seg + 3);
-  const std::int64_t a_beats = p.tile_m * p.tile_k * e.ea / beat, b_beats = p.tile_k * p.tile_n * e.eb / beat;
+  const std::int64_t a_beats = p.tile_m * p.tile_k * e.a_bits / (8 * beat), b_beats = p.tile_k * p.tile_n * e.b_bits / (8 * beat);
   const std::int64_t t_dma = std::max(a_beats, b_beats) + 4 * ceil_div(std::max(a_beats, b_beats), n.bus_max_burst_beats);
   const std::int64_t c_beats = p.tile_m * p.tile_n * 4 / beat;
   return steps * std::max(t_compute, t_dma) + n.dram_latency_cycles + t_dma + e.rows + 2 + c_beats + 8;
@@ -366,12 +373,11 @@ std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const Engine
 Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   if (!hw.is_npu()) throw UserError("the Verilog backend generates NPU targets only");
   const auto& n = hw.npu;
-  const std::int64_t ea = element_bytes(p.a_type), eb = element_bytes(p.b_type), ec = element_bytes(p.c_type);
-  if (ea == 0 || eb == 0)
-    throw UserError(fmt::format("{}×{} inputs are not generated yet: the AGUs address whole bytes per element "
-                                "(int4 is packed two per byte)",
+  const std::int64_t ea = element_bits(p.a_type), eb = element_bits(p.b_type), ec = element_bits(p.c_type);
+  if (ea == 0 || eb == 0 || p.a_type == "fp32" || p.b_type == "fp32")
+    throw UserError(fmt::format("{}×{} inputs are not generated: the MAC array takes integers of 2 to 16 bits",
                                 p.a_type, p.b_type));
-  if (ec != 4) throw UserError(fmt::format("a {} output is not generated yet (32-bit accumulator rows only)", p.c_type));
+  if (ec != 32 || p.c_type == "fp32") throw UserError(fmt::format("a {} output is not generated yet (32-bit accumulator rows only)", p.c_type));
   if (n.acc_width != 32) throw UserError(fmt::format("{}: only 32-bit accumulators are generated", hw.name));
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
@@ -390,11 +396,12 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   if (n.pe_rows > n.spad_banks) refuse("the PE array has more rows than the scratchpad has banks");
   if (p.tile_m % n.pe_rows != 0 || p.tile_n % n.pe_cols != 0) refuse("tiles must be multiples of the PE array");
   // The DMA moves whole bus beats: every row of A, B and C must be a whole number of them.
-  auto beats_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bytes) {
-    if ((elems * bytes) % beat != 0)
+  auto beats_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bits) {
+    if ((elems * bits) % (8 * beat) != 0)
       refuse(fmt::format("rows of {} ({} = {} elements, {} bytes) are not whole {}-byte bus beats, which the DMA "
                          "moves; make {} a multiple of {}",
-                         what, dim, elems, elems * bytes, beat, dim, beat / std::gcd(beat, bytes)));
+                         what, dim, elems, fmt::format("{}{}", elems * bits / 8, elems * bits % 8 ? ".5" : ""), beat, dim,
+                         8 * beat / std::gcd(8 * beat, bits)));
   };
   if (!p.k_dynamic) beats_of("A", "K", p.K, ea);
   beats_of("B", "N", p.N, eb);
@@ -408,8 +415,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.spad_rows = n.spad_rows;
   e.spad_aw = log2_exact(n.spad_rows);
   e.word_bits = static_cast<int>(word * 8);
-  e.ea = fa.bytes;
-  e.eb = fb.bytes;
+  e.a_bits = fa.mem_bits;
+  e.b_bits = fb.mem_bits;
   e.aw = fa.bits;
   e.bw = fb.bits;
   e.a_signed = fa.is_signed;
@@ -417,13 +424,14 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.tile_m = p.tile_m;
   e.tile_n = p.tile_n;
   e.tile_k = p.tile_k;
-  e.g = std::min({word / ea, static_cast<std::int64_t>(n.spad_banks), p.tile_k});
-  const std::int64_t seg_bytes = n.pe_cols * eb;
-  if (seg_bytes % word != 0 && word % seg_bytes != 0) refuse("a B row of the PE array must fill whole words or divide one");
-  e.b_seg = std::max<std::int64_t>(1, seg_bytes / word);
-  if ((p.tile_k * ea) % word != 0 || (p.tile_n * eb) % word != 0) refuse("tile rows must be whole scratchpad words");
-  e.a_words = p.tile_k * ea / word;
-  e.b_words = p.tile_n * eb / word;
+  const std::int64_t word_bits = 8 * word;
+  e.g = std::min({word_bits / ea, static_cast<std::int64_t>(n.spad_banks), p.tile_k});
+  const std::int64_t seg_bits = n.pe_cols * eb;
+  if (seg_bits % word_bits != 0 && word_bits % seg_bits != 0) refuse("a B row of the PE array must fill whole words or divide one");
+  e.b_seg = std::max<std::int64_t>(1, seg_bits / word_bits);
+  if ((p.tile_k * ea) % word_bits != 0 || (p.tile_n * eb) % word_bits != 0) refuse("tile rows must be whole scratchpad words");
+  e.a_words = p.tile_k * ea / word_bits;
+  e.b_words = p.tile_n * eb / word_bits;
   const std::int64_t a_buf = ceil_div(p.tile_m, n.spad_banks) * e.a_words;
   const std::int64_t b_buf = ceil_div(p.tile_k, n.spad_banks) * e.b_words;
   e.a_base0 = 0;
@@ -467,9 +475,9 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.beat_bytes = beat;
   tp.max_burst = n.bus_max_burst_beats;
   tp.boundary = n.bus_boundary_bytes;
-  tp.lg_elem[0] = log2_exact(ea);
-  tp.lg_elem[1] = log2_exact(eb);
-  tp.lg_elem[2] = log2_exact(ec);
+  tp.lg_bits[0] = log2_exact(ea);
+  tp.lg_bits[1] = log2_exact(eb);
+  tp.lg_bits[2] = log2_exact(ec);
   tp.engine = e;
   std::vector<VerilogFile> agus;
   for (const auto& s : streams) {
@@ -477,7 +485,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header)});
     d.formal_tops.push_back(mod);
     const std::int64_t seg = tile_of(p, s.seg_dim);
-    TopStream ts{s.id, bits_for(ceil_div(seg * s.eb, tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))};
+    TopStream ts{s.id, bits_for(ceil_div(seg * s.ebits, 8 * tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))};
     if (s.id == "a") ts = {ts.id, ts.beats_bits, ts.row_bits, e.a_words, e.a_base0, e.a_base1};
     if (s.id == "b") ts = {ts.id, ts.beats_bits, ts.row_bits, e.b_words, e.b_base0, e.b_base1};
     tp.streams.push_back(ts);

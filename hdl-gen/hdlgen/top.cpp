@@ -86,7 +86,7 @@ module @TOP@ (
     else if (n_q != @DW@'(@NMAX@)) check = 4'd2;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = 4'd3;
     else if (((a_base_q | b_base_q | c_base_q) & 32'd@BEAT1@) != 32'd0) check = 4'd4;
-    else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEAT1@) != 32'd0) check = 4'd5;
+    else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = 4'd5;
   end
 
   logic reg_write, start_write;
@@ -238,7 +238,7 @@ module @TOP@ (
   logic       release_step, release_buf;
   dg_engine #(
     .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
-    .EA(@EA@), .EB(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),
+    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),
     .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),
     .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW)
   ) u_engine (
@@ -446,9 +446,10 @@ std::string top_module(const TopParams& tp) {
                 {"BEAT1", std::to_string(tp.beat_bytes - 1)},
                 {"MAXB", std::to_string(tp.max_burst)},
                 {"BOUNDARY", std::to_string(tp.boundary)},
-                {"LEA", std::to_string(tp.lg_elem[0])},
-                {"LEB", std::to_string(tp.lg_elem[1])},
-                {"LEC", std::to_string(tp.lg_elem[2])},
+                {"LEA", std::to_string(tp.lg_bits[0])},
+                {"LEB", std::to_string(tp.lg_bits[1])},
+                {"LEC", std::to_string(tp.lg_bits[2])},
+                {"BEATB1", std::to_string(8 * tp.beat_bytes - 1)},
                 {"NB", std::to_string(e.banks)},
                 {"LGNB", std::to_string(e.lg_banks)},
                 {"SPROWS", std::to_string(e.spad_rows)},
@@ -458,8 +459,8 @@ std::string top_module(const TopParams& tp) {
                 {"PR", std::to_string(e.rows)},
                 {"PC", std::to_string(e.cols)},
                 {"ACCAW", std::to_string(e.acc_aw)},
-                {"EA", std::to_string(e.ea)},
-                {"EB", std::to_string(e.eb)},
+                {"EA", std::to_string(e.a_bits)},
+                {"EB", std::to_string(e.b_bits)},
                 {"AW", std::to_string(e.aw)},
                 {"BW", std::to_string(e.bw)},
                 {"AS", e.a_signed ? "1" : "0"},

@@ -20,7 +20,7 @@ struct TopStream {
 struct EngineParams {
   int rows = 16, cols = 16, banks = 16, lg_banks = 4, spad_aw = 10, word_bits = 128, acc_aw = 5;
   std::int64_t spad_rows = 1024;
-  int ea = 1, eb = 1, aw = 8, bw = 8;
+  int a_bits = 8, b_bits = 8, aw = 8, bw = 8;  // element bits in memory (4: packed) and used
   bool a_signed = true, b_signed = true;
   std::int64_t g = 16, tile_m = 16, tile_n = 16, tile_k = 16;
   std::int64_t a_words = 1, b_words = 1, a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0, b_seg = 1;
@@ -37,7 +37,7 @@ struct TopParams {
   std::int64_t m_max = 0, n_max = 0, k_min = 0, k_max = 0;
   std::int64_t beat_bytes = 16, max_burst = 256, boundary = 4096;
   EngineParams engine;
-  int lg_elem[3] = {0, 0, 2};  // log2 bytes per element of A, B, C
+  int lg_bits[3] = {3, 3, 5};  // log2 bits per element of A, B, C in memory
 };
 
 std::string top_module(const TopParams& tp);

@@ -23,8 +23,8 @@ module dg_engine #(
   parameter int LgBanks  = 4,
   parameter int WordBits = 128,
   parameter int SpadAW   = 10,
-  parameter int EA       = 1,     // bytes per A element in memory
-  parameter int EB       = 1,
+  parameter int EABits   = 8,     // bits of an A element in memory: 4 (packed two per byte), 8 or 16
+  parameter int EBBits   = 8,
   parameter int AW       = 8,     // bits of an A element the multiplier uses
   parameter int BW       = 8,
   parameter bit ASigned  = 1'b1,
@@ -69,7 +69,6 @@ module dg_engine #(
   output logic [AccAW-1:0]           acc_waddr_o,
   output logic [Cols*32-1:0]         acc_wdata_o
 );
-  localparam int WordBytes = WordBits / 8;
   localparam int NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
   localparam int MiW = NMi > 1 ? $clog2(NMi) : 1;
   localparam int NjW = NNj > 1 ? $clog2(NNj) : 1;
@@ -78,10 +77,10 @@ module dg_engine #(
   localparam int KvW = $clog2(G + 1);
   localparam int PhW = $clog2(BSeg + 1);
   localparam int RiW = Rows > 1 ? $clog2(Rows) : 1;
-  localparam int LaneW = WordBytes > 1 ? $clog2(WordBytes) : 1;
-  localparam int GA   = G * EA * 8;               // bits of one A row of a group
-  localparam int SegB = Cols * EB * 8;            // bits of one B row of a sub-block
-  localparam int ElemsA = WordBytes / EA;
+  localparam int LaneW = $clog2(WordBits);        // a bit offset inside a word
+  localparam int GA   = G * EABits;               // bits of one A row of a group
+  localparam int SegB = Cols * EBBits;            // bits of one B row of a sub-block
+  localparam int ElemsA = WordBits / EABits;
 
   // ---- prefetch: the loop nest ------------------------------------------------------------------
   logic            p_busy_q, sb_q, cb_q;
@@ -147,11 +146,11 @@ module dg_engine #(
   assign off_a  = LgBanks'((32'(mi_q) * Rows) % Banks);
   assign off_b  = LgBanks'((32'(g_q) * G) % Banks);
   assign word_a = SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(mi_q) * Rows / Banks) * AWords)
-                + SpadAW'(32'(g_q) * G * EA / WordBytes);
+                + SpadAW'(32'(g_q) * G * EABits / WordBits);
   assign word_b = SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(g_q) * G / Banks) * BWords)
-                + SpadAW'(32'(nj_q) * Cols * EB / WordBytes) + SpadAW'(ph_q) - SpadAW'(1);
-  assign lane_a = LaneW'(((32'(g_q) * G) % ElemsA) * EA);
-  assign lane_b = LaneW'((32'(nj_q) * Cols * EB) % WordBytes);
+                + SpadAW'(32'(nj_q) * Cols * EBBits / WordBits) + SpadAW'(ph_q) - SpadAW'(1);
+  assign lane_a = LaneW'(((32'(g_q) * G) % ElemsA) * EABits);
+  assign lane_b = LaneW'((32'(nj_q) * Cols * EBBits) % WordBits);
 
   for (genvar b = 0; b < Banks; b++) begin : g_rd
     logic [LgBanks-1:0] ia, tb;
@@ -271,7 +270,7 @@ module dg_engine #(
     assign a_vec[i*AW +: AW] = cm_a_q[i*GA +: AW];
   end
   for (genvar j = 0; j < Cols; j++) begin : g_bvec
-    assign b_vec[j*BW +: BW] = cm_b_q[j*EB*8 +: BW];
+    assign b_vec[j*BW +: BW] = cm_b_q[j*EBBits +: BW];
   end
 
   logic [Rows*Cols*32-1:0] shadow;
@@ -305,11 +304,11 @@ module dg_engine #(
       if (cap_q) begin
         if (cap_ph_q == '0) begin
           for (int i = 0; i < Rows; i++)
-            pf_a_q[i*GA +: GA] <= rd_data_i[(32'(cap_off_q) + i) * WordBits + 32'(cap_lane_q) * 8 +: GA];
+            pf_a_q[i*GA +: GA] <= rd_data_i[(32'(cap_off_q) + i) * WordBits + 32'(cap_lane_q) +: GA];
         end else begin
           for (int t = 0; t < G; t++) begin
             if (BSeg == 1)
-              pf_b_q[t*SegB +: SegB] <= rd_data_i[(32'(cap_off_q) + t) * WordBits + 32'(cap_lane_q) * 8 +: SegB];
+              pf_b_q[t*SegB +: SegB] <= rd_data_i[(32'(cap_off_q) + t) * WordBits + 32'(cap_lane_q) +: SegB];
             else
               pf_b_q[t*SegB + (32'(cap_ph_q) - 1) * WordBits +: WordBits] <= rd_data_i[(32'(cap_off_q) + t) * WordBits +: WordBits];
           end
@@ -325,7 +324,7 @@ module dg_engine #(
         cm_valid_q <= 1'b0;
       end else if (step) begin
         c_q <= c_q + CW'(1);
-        for (int i = 0; i < Rows; i++) cm_a_q[i*GA +: GA] <= cm_a_q[i*GA +: GA] >> (EA * 8);
+        for (int i = 0; i < Rows; i++) cm_a_q[i*GA +: GA] <= cm_a_q[i*GA +: GA] >> EABits;
         cm_b_q <= cm_b_q >> SegB;
       end
       if (cap_q && cap_last_q) begin

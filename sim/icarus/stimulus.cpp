@@ -4,9 +4,8 @@
 //
 //   stimulus --m M --n N --k K --a-type sN|uN --b-type sN|uN --bus-bits W [--seed S] [--out DIR]
 //
-// Element types: sN / uN (signed / unsigned N-bit, 2 <= N <= 16), stored in 1 byte up to 8 bits,
-// else 2, little-endian; A is M×K and B K×N, row-major; an element's value is its low N bits,
-// sign- or zero-extended. C is int32, row-major, wrapping two's complement like the accumulators.
+// Element types: sN / uN (signed / unsigned N-bit, 2 <= N <= 16), stored as sim/elements.h says
+// (a 1- or 2-byte container, 4-bit elements packed two per byte); A is M×K and B K×N, row-major. C is int32, row-major, wrapping two's complement like the accumulators.
 // The operands are drawn exactly as the Verilator harness (sim/cosim_main.cpp) draws them for the
 // same seed: std::mt19937_64(seed), uniform over the type's range, all of A and then all of B.
 //
@@ -22,42 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "../elements.h"
+
 namespace {
 
-struct Format {
-  int bits = 8, bytes = 1;
-  bool is_signed = true;
-};
-
-bool parse_format(const std::string& s, Format& f) {
-  if (s.size() < 2 || (s[0] != 's' && s[0] != 'u')) return false;
-  char* end = nullptr;
-  long b = std::strtol(s.c_str() + 1, &end, 10);
-  if (*end != '\0' || b < 2 || b > 16) return false;
-  f.bits = static_cast<int>(b);
-  f.bytes = b <= 8 ? 1 : 2;
-  f.is_signed = s[0] == 's';
-  return true;
-}
-
-std::int64_t decode(const Format& f, const std::uint8_t* p) {
-  std::uint32_t raw = p[0] | (f.bytes == 2 ? static_cast<std::uint32_t>(p[1]) << 8 : 0u);
-  raw &= (1u << f.bits) - 1;
-  if (f.is_signed && (raw >> (f.bits - 1)) != 0) return static_cast<std::int64_t>(raw) - (std::int64_t{1} << f.bits);
-  return raw;
-}
-
-std::vector<std::uint8_t> draw(std::mt19937_64& rng, const Format& f, std::int64_t count) {
-  const std::int64_t lo = f.is_signed ? -(std::int64_t{1} << (f.bits - 1)) : 0;
-  const std::int64_t hi = f.is_signed ? (std::int64_t{1} << (f.bits - 1)) - 1 : (std::int64_t{1} << f.bits) - 1;
-  std::uniform_int_distribution<std::int64_t> d(lo, hi);
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(count * f.bytes));
-  for (std::int64_t i = 0; i < count; ++i) {
-    auto v = static_cast<std::uint32_t>(d(rng));
-    for (int byte = 0; byte < f.bytes; ++byte) out[static_cast<std::size_t>(i * f.bytes + byte)] = static_cast<std::uint8_t>(v >> (8 * byte));
-  }
-  return out;
-}
+using dg::sim::decode;
+using dg::sim::draw;
+using dg::sim::Format;
+using dg::sim::parse_format;
 
 // Writes the buffer as words of beat bytes; returns the number of words, or -1 on an I/O error.
 long write_words(const std::string& path, const std::string& what, const std::vector<std::uint8_t>& buf, unsigned beat) {
@@ -133,8 +104,7 @@ int main(int argc, char** argv) {
     for (std::int64_t j = 0; j < n; ++j) {
       std::uint32_t acc = 0;
       for (std::int64_t kk = 0; kk < k; ++kk)
-        acc += static_cast<std::uint32_t>(decode(fa, &a[static_cast<std::size_t>((i * k + kk) * fa.bytes)]) *
-                                          decode(fb, &b[static_cast<std::size_t>((kk * n + j) * fb.bytes)]));
+        acc += static_cast<std::uint32_t>(decode(fa, a.data(), i * k + kk) * decode(fb, b.data(), kk * n + j));
       for (int byte = 0; byte < 4; ++byte) c[static_cast<std::size_t>((i * n + j) * 4 + byte)] = static_cast<std::uint8_t>(acc >> (8 * byte));
       checksum = checksum * 31u + acc;
     }

@@ -85,7 +85,7 @@ module npu_gemm_tiny_npu (
     else if (n_q != 8'(48)) check = 4'd2;
     else if (k_q < 8'(128) || k_q > 8'(128)) check = 4'd3;
     else if (((a_base_q | b_base_q | c_base_q) & 32'd15) != 32'd0) check = 4'd4;
-    else if ((((32'(k_q) << 0) | (32'(n_q) << 0) | (32'(n_q) << 2)) & 32'd15) != 32'd0) check = 4'd5;
+    else if ((((32'(k_q) << 3) | (32'(n_q) << 3) | (32'(n_q) << 5)) & 32'd127) != 32'd0) check = 4'd5;
   end
 
   logic reg_write, start_write;
@@ -237,7 +237,7 @@ module npu_gemm_tiny_npu (
   logic       release_step, release_buf;
   dg_engine #(
     .Rows(16), .Cols(16), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
-    .EA(1), .EB(1), .AW(8), .BW(8), .ASigned(1'b1), .BSigned(1'b1), .G(16),
+    .EABits(8), .EBBits(8), .AW(8), .BW(8), .ASigned(1'b1), .BSigned(1'b1), .G(16),
     .TileM(16), .TileN(32), .TileK(64), .DW(8), .AWords(4), .BWords(2),
     .ABase0(0), .ABase1(4), .BBase0(8), .BBase1(16), .BSeg(1), .AccAW(AccAW)
   ) u_engine (
@@ -497,7 +497,7 @@ module npu_gemm_tiny_npu_agu_a (
 );
   localparam int TileM = 16, TileN = 32, TileK = 64;
   localparam int TileRows = 16, TileSeg = 64;
-  localparam int LgElem = 0;  // element bytes = 2^LgElem
+  localparam int LgBits = 3;  // element bits = 2^LgBits; (x << LgBits) >> 3 is x elements' bytes
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
@@ -512,8 +512,8 @@ module npu_gemm_tiny_npu_agu_a (
   assign seg_left = k_q - k0_q;
   assign seg_len  = seg_left < 8'(TileSeg) ? seg_left : 8'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(m0_q) + 32'(r_q)) * ld_bytes + (32'(k0_q) << LgElem);
-  assign req_beats_o = 3'((32'(seg_len) << LgElem) >> 4);
+  assign req_addr_o  = base_q + (32'(m0_q) + 32'(r_q)) * ld_bytes + ((32'(k0_q) << LgBits) >> 3);
+  assign req_beats_o = 3'((32'(seg_len) << LgBits) >> 7);
   assign req_row_o   = r_q[3:0];
   assign busy_o = busy_q;
   assign done_o = done_q;
@@ -589,8 +589,8 @@ module npu_gemm_tiny_npu_agu_a (
       assume (n_i == 8'(48));
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
-      assume (((32'(k_i) << LgElem) & 32'(15)) == 32'd0);
-      assume ({1'b0, base_i} + 33'(32'(m_i) * (32'(k_i) << LgElem)) <= 33'h1_0000_0000);
+      assume (((32'(k_i) << LgBits) & 32'(127)) == 32'd0);
+      assume ({1'b0, base_i} + 33'(32'(m_i) * ((32'(k_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
     end
   end
 
@@ -599,7 +599,7 @@ module npu_gemm_tiny_npu_agu_a (
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
       assert (m_q == 8'(20) && n_q == 8'(48) && k_q == 8'(128));
-      assert (base_q[3:0] == '0 && ((32'(k_q) << LgElem) & 32'(15)) == 32'd0);
+      assert (base_q[3:0] == '0 && ((32'(k_q) << LgBits) & 32'(127)) == 32'd0);
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -608,8 +608,8 @@ module npu_gemm_tiny_npu_agu_a (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from k0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd128 + (32'(k0_q) << LgElem));
-      assert ((32'(req_beats_o) << 4) == (32'(seg_len) << LgElem) && req_beats_o != '0);
+      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd128 + ((32'(k0_q) << LgBits) >> 3));
+      assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (k_q - k0_q < 8'(TileSeg) ? k_q - k0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
       // inside the operand's row-major buffer of m rows of k elements.
@@ -656,7 +656,7 @@ module npu_gemm_tiny_npu_agu_b (
 );
   localparam int TileM = 16, TileN = 32, TileK = 64;
   localparam int TileRows = 64, TileSeg = 32;
-  localparam int LgElem = 0;  // element bytes = 2^LgElem
+  localparam int LgBits = 3;  // element bits = 2^LgBits; (x << LgBits) >> 3 is x elements' bytes
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
@@ -671,8 +671,8 @@ module npu_gemm_tiny_npu_agu_b (
   assign seg_left = n_q - n0_q;
   assign seg_len  = seg_left < 8'(TileSeg) ? seg_left : 8'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(k0_q) + 32'(r_q)) * ld_bytes + (32'(n0_q) << LgElem);
-  assign req_beats_o = 2'((32'(seg_len) << LgElem) >> 4);
+  assign req_addr_o  = base_q + (32'(k0_q) + 32'(r_q)) * ld_bytes + ((32'(n0_q) << LgBits) >> 3);
+  assign req_beats_o = 2'((32'(seg_len) << LgBits) >> 7);
   assign req_row_o   = r_q[5:0];
   assign busy_o = busy_q;
   assign done_o = done_q;
@@ -748,8 +748,8 @@ module npu_gemm_tiny_npu_agu_b (
       assume (n_i == 8'(48));
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
-      assume (((32'(n_i) << LgElem) & 32'(15)) == 32'd0);
-      assume ({1'b0, base_i} + 33'(32'(k_i) * (32'(n_i) << LgElem)) <= 33'h1_0000_0000);
+      assume (((32'(n_i) << LgBits) & 32'(127)) == 32'd0);
+      assume ({1'b0, base_i} + 33'(32'(k_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
     end
   end
 
@@ -758,7 +758,7 @@ module npu_gemm_tiny_npu_agu_b (
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
       assert (m_q == 8'(20) && n_q == 8'(48) && k_q == 8'(128));
-      assert (base_q[3:0] == '0 && ((32'(n_q) << LgElem) & 32'(15)) == 32'd0);
+      assert (base_q[3:0] == '0 && ((32'(n_q) << LgBits) & 32'(127)) == 32'd0);
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -767,8 +767,8 @@ module npu_gemm_tiny_npu_agu_b (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row k0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(k0_q) + 32'(r_q)) * 32'd48 + (32'(n0_q) << LgElem));
-      assert ((32'(req_beats_o) << 4) == (32'(seg_len) << LgElem) && req_beats_o != '0);
+      assert (req_addr_o == base_q + (32'(k0_q) + 32'(r_q)) * 32'd48 + ((32'(n0_q) << LgBits) >> 3));
+      assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
       // inside the operand's row-major buffer of k rows of n elements.
@@ -815,7 +815,7 @@ module npu_gemm_tiny_npu_agu_c (
 );
   localparam int TileM = 16, TileN = 32, TileK = 64;
   localparam int TileRows = 16, TileSeg = 32;
-  localparam int LgElem = 2;  // element bytes = 2^LgElem
+  localparam int LgBits = 5;  // element bits = 2^LgBits; (x << LgBits) >> 3 is x elements' bytes
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
@@ -830,8 +830,8 @@ module npu_gemm_tiny_npu_agu_c (
   assign seg_left = n_q - n0_q;
   assign seg_len  = seg_left < 8'(TileSeg) ? seg_left : 8'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(m0_q) + 32'(r_q)) * ld_bytes + (32'(n0_q) << LgElem);
-  assign req_beats_o = 4'((32'(seg_len) << LgElem) >> 4);
+  assign req_addr_o  = base_q + (32'(m0_q) + 32'(r_q)) * ld_bytes + ((32'(n0_q) << LgBits) >> 3);
+  assign req_beats_o = 4'((32'(seg_len) << LgBits) >> 7);
   assign req_row_o   = r_q[3:0];
   assign busy_o = busy_q;
   assign done_o = done_q;
@@ -905,8 +905,8 @@ module npu_gemm_tiny_npu_agu_c (
       assume (n_i == 8'(48));
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
-      assume (((32'(n_i) << LgElem) & 32'(15)) == 32'd0);
-      assume ({1'b0, base_i} + 33'(32'(m_i) * (32'(n_i) << LgElem)) <= 33'h1_0000_0000);
+      assume (((32'(n_i) << LgBits) & 32'(127)) == 32'd0);
+      assume ({1'b0, base_i} + 33'(32'(m_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
     end
   end
 
@@ -915,7 +915,7 @@ module npu_gemm_tiny_npu_agu_c (
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
       assert (m_q == 8'(20) && n_q == 8'(48) && k_q == 8'(128));
-      assert (base_q[3:0] == '0 && ((32'(n_q) << LgElem) & 32'(15)) == 32'd0);
+      assert (base_q[3:0] == '0 && ((32'(n_q) << LgBits) & 32'(127)) == 32'd0);
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -924,8 +924,8 @@ module npu_gemm_tiny_npu_agu_c (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd192 + (32'(n0_q) << LgElem));
-      assert ((32'(req_beats_o) << 4) == (32'(seg_len) << LgElem) && req_beats_o != '0);
+      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd192 + ((32'(n0_q) << LgBits) >> 3));
+      assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
       // inside the operand's row-major buffer of m rows of n elements.
@@ -1221,8 +1221,8 @@ module dg_engine #(
   parameter int LgBanks  = 4,
   parameter int WordBits = 128,
   parameter int SpadAW   = 10,
-  parameter int EA       = 1,     // bytes per A element in memory
-  parameter int EB       = 1,
+  parameter int EABits   = 8,     // bits of an A element in memory: 4 (packed two per byte), 8 or 16
+  parameter int EBBits   = 8,
   parameter int AW       = 8,     // bits of an A element the multiplier uses
   parameter int BW       = 8,
   parameter bit ASigned  = 1'b1,
@@ -1267,7 +1267,6 @@ module dg_engine #(
   output logic [AccAW-1:0]           acc_waddr_o,
   output logic [Cols*32-1:0]         acc_wdata_o
 );
-  localparam int WordBytes = WordBits / 8;
   localparam int NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
   localparam int MiW = NMi > 1 ? $clog2(NMi) : 1;
   localparam int NjW = NNj > 1 ? $clog2(NNj) : 1;
@@ -1276,10 +1275,10 @@ module dg_engine #(
   localparam int KvW = $clog2(G + 1);
   localparam int PhW = $clog2(BSeg + 1);
   localparam int RiW = Rows > 1 ? $clog2(Rows) : 1;
-  localparam int LaneW = WordBytes > 1 ? $clog2(WordBytes) : 1;
-  localparam int GA   = G * EA * 8;               // bits of one A row of a group
-  localparam int SegB = Cols * EB * 8;            // bits of one B row of a sub-block
-  localparam int ElemsA = WordBytes / EA;
+  localparam int LaneW = $clog2(WordBits);        // a bit offset inside a word
+  localparam int GA   = G * EABits;               // bits of one A row of a group
+  localparam int SegB = Cols * EBBits;            // bits of one B row of a sub-block
+  localparam int ElemsA = WordBits / EABits;
 
   // ---- prefetch: the loop nest ------------------------------------------------------------------
   logic            p_busy_q, sb_q, cb_q;
@@ -1345,11 +1344,11 @@ module dg_engine #(
   assign off_a  = LgBanks'((32'(mi_q) * Rows) % Banks);
   assign off_b  = LgBanks'((32'(g_q) * G) % Banks);
   assign word_a = SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(mi_q) * Rows / Banks) * AWords)
-                + SpadAW'(32'(g_q) * G * EA / WordBytes);
+                + SpadAW'(32'(g_q) * G * EABits / WordBits);
   assign word_b = SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(g_q) * G / Banks) * BWords)
-                + SpadAW'(32'(nj_q) * Cols * EB / WordBytes) + SpadAW'(ph_q) - SpadAW'(1);
-  assign lane_a = LaneW'(((32'(g_q) * G) % ElemsA) * EA);
-  assign lane_b = LaneW'((32'(nj_q) * Cols * EB) % WordBytes);
+                + SpadAW'(32'(nj_q) * Cols * EBBits / WordBits) + SpadAW'(ph_q) - SpadAW'(1);
+  assign lane_a = LaneW'(((32'(g_q) * G) % ElemsA) * EABits);
+  assign lane_b = LaneW'((32'(nj_q) * Cols * EBBits) % WordBits);
 
   for (genvar b = 0; b < Banks; b++) begin : g_rd
     logic [LgBanks-1:0] ia, tb;
@@ -1469,7 +1468,7 @@ module dg_engine #(
     assign a_vec[i*AW +: AW] = cm_a_q[i*GA +: AW];
   end
   for (genvar j = 0; j < Cols; j++) begin : g_bvec
-    assign b_vec[j*BW +: BW] = cm_b_q[j*EB*8 +: BW];
+    assign b_vec[j*BW +: BW] = cm_b_q[j*EBBits +: BW];
   end
 
   logic [Rows*Cols*32-1:0] shadow;
@@ -1503,11 +1502,11 @@ module dg_engine #(
       if (cap_q) begin
         if (cap_ph_q == '0) begin
           for (int i = 0; i < Rows; i++)
-            pf_a_q[i*GA +: GA] <= rd_data_i[(32'(cap_off_q) + i) * WordBits + 32'(cap_lane_q) * 8 +: GA];
+            pf_a_q[i*GA +: GA] <= rd_data_i[(32'(cap_off_q) + i) * WordBits + 32'(cap_lane_q) +: GA];
         end else begin
           for (int t = 0; t < G; t++) begin
             if (BSeg == 1)
-              pf_b_q[t*SegB +: SegB] <= rd_data_i[(32'(cap_off_q) + t) * WordBits + 32'(cap_lane_q) * 8 +: SegB];
+              pf_b_q[t*SegB +: SegB] <= rd_data_i[(32'(cap_off_q) + t) * WordBits + 32'(cap_lane_q) +: SegB];
             else
               pf_b_q[t*SegB + (32'(cap_ph_q) - 1) * WordBits +: WordBits] <= rd_data_i[(32'(cap_off_q) + t) * WordBits +: WordBits];
           end
@@ -1523,7 +1522,7 @@ module dg_engine #(
         cm_valid_q <= 1'b0;
       end else if (step) begin
         c_q <= c_q + CW'(1);
-        for (int i = 0; i < Rows; i++) cm_a_q[i*GA +: GA] <= cm_a_q[i*GA +: GA] >> (EA * 8);
+        for (int i = 0; i < Rows; i++) cm_a_q[i*GA +: GA] <= cm_a_q[i*GA +: GA] >> EABits;
         cm_b_q <= cm_b_q >> SegB;
       end
       if (cap_q && cap_last_q) begin

@@ -78,10 +78,38 @@ shape { M: 37; N: 20; K: 64; }
 )");
   CHECK(why.find("rows of B (N = 20 elements, 20 bytes) are not whole 16-byte bus beats") != std::string::npos);
   CHECK(why.find("make N a multiple of 16") != std::string::npos);
-  // Packed 4-bit inputs.
+  // Packed 4-bit rows: N = 16 int4 elements are 8 bytes, half a beat.
   why = refusal(R"(target npu16;
-precision { activation: int4; weight: int8; output: int32; }
-shape { M: 32; N: 32; K: 64; }
+precision { activation: int8; weight: int4; output: int32; }
+shape { M: 32; N: 16; K: 64; }
 )");
-  CHECK(why.find("int4 is packed two per byte") != std::string::npos);
+  CHECK(why.find("rows of B (N = 16 elements, 8 bytes) are not whole 16-byte bus beats") != std::string::npos);
+  CHECK(why.find("make N a multiple of 32") != std::string::npos);
+  // An odd-width row: 4-bit elements, N = 33 (16.5 bytes).
+  why = refusal(R"(target npu16;
+precision { activation: int4; weight: int4; output: int32; }
+shape { M: 32; N: 33; K: 64; }
+)");
+  CHECK(why.find("(N = 33 elements, 16.5 bytes)") != std::string::npos);
+}
+
+TEST_CASE("hdlgen: packed 4-bit inputs take nibble lanes") {
+  Solved s = solve_spec(R"(target npu16;
+precision { activation: int4; weight: u4; output: int32; }
+shape { M: 40; N: 64; K: 96; }
+constraints { tile_m == 32; tile_n == 32; tile_k == 64; }
+)");
+  hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "i4");
+  const std::string& top = d.files.front().text;
+  CHECK(top.find(".EABits(4), .EBBits(4), .AW(4), .BW(4), .ASigned(1'b1), .BSigned(1'b0)") != std::string::npos);
+  CHECK(top.find(".AWords(2), .BWords(1)") != std::string::npos);  // 64 and 32 nibbles per 128-bit word
+  CHECK(top.find(".G(16)") != std::string::npos);                  // k per group: the 16 banks
+  // A's row of K = 96 nibbles is 48 bytes: the AGU's fixed stride; column offsets are halved.
+  const hdlgen::VerilogFile* agu_a = nullptr;
+  for (const auto& f : d.files)
+    if (f.name == "npu_gemm_i4_agu_a.v") agu_a = &f;
+  REQUIRE(agu_a != nullptr);
+  CHECK(agu_a->text.find("assign ld_bytes = 32'd48;") != std::string::npos);
+  CHECK(agu_a->text.find("localparam int LgBits = 2;") != std::string::npos);
+  CHECK(agu_a->text.find("((32'(k0_q) << LgBits) >> 3)") != std::string::npos);
 }

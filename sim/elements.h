@@ -1,0 +1,74 @@
+// Input elements as the generated NPU reads them from memory, shared by the co-simulation
+// harness and the Icarus stimulus generator.
+//
+// sN / uN (signed / unsigned N-bit, 2 <= N <= 16; int4, int8, int16 are s4, s8, s16). An element
+// takes a 1-byte container up to 8 bits, else 2 (little-endian), except 4-bit elements: those are
+// packed two per byte along the row, element 2i in the low nibble of byte i and 2i + 1 in the high
+// nibble. An element's value is its low N bits, sign- or zero-extended.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace dg::sim {
+
+struct Format {
+  int bits = 8, bytes = 1;  // bytes: the container; 0 for packed 4-bit elements
+  bool is_signed = true;
+  std::string name() const { return (is_signed ? "s" : "u") + std::to_string(bits); }
+  /// Bytes of `count` consecutive elements.
+  std::uint64_t size(std::int64_t count) const {
+    return bytes == 0 ? static_cast<std::uint64_t>(count + 1) / 2 : static_cast<std::uint64_t>(count) * bytes;
+  }
+};
+
+inline bool parse_format(const std::string& s, Format& f) {
+  const std::string t = s == "int4" ? "s4" : s == "int8" ? "s8" : s == "int16" ? "s16" : s;
+  if (t.size() < 2 || (t[0] != 's' && t[0] != 'u')) return false;
+  char* end = nullptr;
+  const long b = std::strtol(t.c_str() + 1, &end, 10);
+  if (*end != '\0' || b < 2 || b > 16) return false;
+  f.bits = static_cast<int>(b);
+  f.bytes = b == 4 ? 0 : b <= 8 ? 1 : 2;
+  f.is_signed = t[0] == 's';
+  return true;
+}
+
+/// Element `index` of the buffer at `p`.
+inline std::int64_t decode(const Format& f, const std::uint8_t* p, std::int64_t index) {
+  std::uint32_t raw;
+  if (f.bytes == 0) {
+    raw = static_cast<std::uint32_t>(p[index / 2] >> (index % 2 ? 4 : 0));
+  } else {
+    const std::uint8_t* e = p + index * f.bytes;
+    raw = e[0] | (f.bytes == 2 ? static_cast<std::uint32_t>(e[1]) << 8 : 0u);
+  }
+  raw &= (1u << f.bits) - 1;
+  if (f.is_signed && (raw >> (f.bits - 1)) != 0) return static_cast<std::int64_t>(raw) - (std::int64_t{1} << f.bits);
+  return raw;
+}
+
+/// Writes value `v` (its low bits) as element `index` of the buffer at `p`.
+inline void encode(const Format& f, std::uint8_t* p, std::int64_t index, std::uint32_t v) {
+  if (f.bytes == 0) {
+    std::uint8_t& byte = p[index / 2];
+    byte = static_cast<std::uint8_t>(index % 2 ? (byte & 0x0fu) | ((v & 0xfu) << 4) : (byte & 0xf0u) | (v & 0xfu));
+    return;
+  }
+  for (int b = 0; b < f.bytes; ++b) p[index * f.bytes + b] = static_cast<std::uint8_t>(v >> (8 * b));
+}
+
+/// `count` elements drawn uniformly over the type's range, in order.
+inline std::vector<std::uint8_t> draw(std::mt19937_64& rng, const Format& f, std::int64_t count) {
+  const std::int64_t lo = f.is_signed ? -(std::int64_t{1} << (f.bits - 1)) : 0;
+  const std::int64_t hi = f.is_signed ? (std::int64_t{1} << (f.bits - 1)) - 1 : (std::int64_t{1} << f.bits) - 1;
+  std::uniform_int_distribution<std::int64_t> d(lo, hi);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(f.size(count)));
+  for (std::int64_t i = 0; i < count; ++i) encode(f, out.data(), i, static_cast<std::uint32_t>(d(rng)));
+  return out;
+}
+
+}  // namespace dg::sim
