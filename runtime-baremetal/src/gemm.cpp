@@ -7,15 +7,15 @@ namespace {
 
 constexpr int64_t kMaxDim = 0x7FFFFFFF;
 
-/// An element type of the plan: int8, int16, int32, int64, or a custom width sN / uN.
+/// An element type of the plan: int4, int8, int16, int32, int64, or a custom width sN / uN.
 struct Elem {
   DType type;
   uint8_t bits;
   bool is_signed;
 };
 
-/// int8 / int16 / int32 / int64 (signed, the whole container), or sN / uN with 2 <= N <= 16 and
-/// N != 4 (one byte up to 8 bits, else two; 4-bit elements are packed two per byte, and int4 too).
+/// int4 / int8 / int16 / int32 / int64 (signed, the whole container), or sN / uN with 2 <= N <= 16
+/// (4 bits: a nibble, two elements per byte, as int4; else one byte up to 8 bits, two above).
 bool parse_dtype(const char* s, Elem* out) {
   const bool is_int = s[0] == 'i' && s[1] == 'n' && s[2] == 't';
   if (!is_int && s[0] != 's' && s[0] != 'u') return false;
@@ -24,8 +24,12 @@ bool parse_dtype(const char* s, Elem* out) {
   const char* q = d;
   for (; *q >= '0' && *q <= '9' && q - d < 3; ++q) n = n * 10 + static_cast<uint32_t>(*q - '0');
   if (q == d || *q != '\0' || *d == '0') return false;
-  if (is_int ? (n != 8 && n != 16 && n != 32 && n != 64) : (n < 2 || n > 16 || n == 4)) return false;
-  out->type = n <= 8 ? DType::Int8 : n <= 16 ? DType::Int16 : n <= 32 ? DType::Int32 : DType::Int64;
+  if (is_int ? (n != 4 && n != 8 && n != 16 && n != 32 && n != 64) : (n < 2 || n > 16)) return false;
+  out->type = n == 4    ? DType::Int4
+              : n <= 8  ? DType::Int8
+              : n <= 16 ? DType::Int16
+              : n <= 32 ? DType::Int32
+                        : DType::Int64;
   out->bits = static_cast<uint8_t>(n);
   out->is_signed = s[0] != 'u';
   return true;
@@ -73,8 +77,8 @@ struct Reader {
     if (!string(key, s, sizeof s)) return false;
     if (parse_dtype(s, out)) return true;
     fail(PlanStatus::Unsupported, key, "");
-    err->str("element type '").str(s).str("' is not supported (int8, int16, int32, int64, or sN/uN ");
-    err->str("with 2 <= N <= 16 and N != 4: 4-bit elements are packed)");
+    err->str("element type '").str(s).str("' is not supported (int4, int8, int16, int32, int64, "
+                                          "or sN/uN with 2 <= N <= 16)");
     return false;
   }
 };
@@ -85,6 +89,11 @@ bool str_eq(const char* a, const char* b) {
 }
 
 uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/// "plan field 'lda': 11" and so on: the start of a message about a leading dimension.
+ko::ErrorDetail& ld_field(ko::ErrorDetail* err, const char* key, int64_t ld) {
+  return err->str("plan field '").str(key).str("': ").num(static_cast<uint64_t>(ld));
+}
 
 }  // namespace
 
@@ -131,7 +140,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   }
   p.acc = acc.type;
   if (e[kA].type == DType::Int64 || e[kB].type == DType::Int64) {
-    err->str("A and B must be int8, int16 or int32");
+    err->str("A and B must be int4, int8, int16 or int32");
     return PlanStatus::Unsupported;
   }
   if (p.acc != DType::Int32 && p.acc != DType::Int64) {
@@ -179,13 +188,20 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     o.ld_is_k = k_dynamic && i != kC && o.row_major == (i == kA);
     if (ld == 0) ld = inner;
     if (ld < inner) {
-      err->str("plan field '").str(ld_key[i]).str("': ").num(static_cast<uint64_t>(ld));
-      err->str(" is smaller than the ").num(inner).str(" elements of a row or column");
+      ld_field(err, ld_key[i], ld).str(" is smaller than the ").num(inner)
+          .str(" elements of a row or column");
       return PlanStatus::Bad;
     }
     if (o.ld_is_k && ld != inner) {
-      err->str("plan field '").str(ld_key[i]).str("': ").num(static_cast<uint64_t>(ld));
+      ld_field(err, ld_key[i], ld);
       err->str(" pads a K-range operand (its rows or columns are packed: the stride is the run-time K)");
+      return PlanStatus::Unsupported;
+    }
+    // Two 4-bit elements per byte: a row or column starts on a byte only after an even ld.
+    if (o.type == DType::Int4 && (ld & 1) != 0) {
+      ld_field(err, ld_key[i], ld);
+      err->str(" is odd: 4-bit elements are packed two per byte, and each row or column must start "
+               "on a byte");
       return PlanStatus::Unsupported;
     }
     o.ld = static_cast<uint32_t>(ld);
@@ -219,9 +235,11 @@ uint32_t set_k(GemmPlan* p, uint32_t k) {
     if (o.ld_is_k) o.ld = k;
     const uint32_t inner = o.row_major ? o.cols : o.rows;
     const uint32_t outer = o.row_major ? o.rows : o.cols;
-    const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;
-    const uint64_t bytes = elems * (bits(o.type) / 8);  // < 2^31 * 2^31 * 8: no overflow
-    if (bytes > static_cast<uint64_t>(static_cast<size_t>(-1))) too_large = i;
+    const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;  // < 2^62
+    // Counted in half-bytes first (one per 4-bit element, 16 per int64): below 2^63 while
+    // elems < 2^59; an operand of 2^58 bytes or more is beyond any target anyway.
+    const uint64_t bytes = (elems * (bits(o.type) / 4) + 1) / 2;
+    if ((elems >> 59) != 0 || bytes > static_cast<uint64_t>(static_cast<size_t>(-1))) too_large = i;
     o.bytes = static_cast<size_t>(bytes);
   }
   return too_large;
@@ -232,12 +250,16 @@ namespace {
 // Little-endian containers: every target of the runtime is little-endian.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the runtime reads little-endian elements");
 
-/// An input element: the low value_bits bits of its container, sign- or zero-extended.
+/// An input element: the low value_bits bits of its container, sign- or zero-extended. A 4-bit
+/// element is the low nibble of byte idx / 2 for an even idx, the high nibble for an odd one.
 int64_t load(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col) {
   const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col
                                  : static_cast<size_t>(col) * o.ld + row;
   uint32_t raw;
   switch (o.type) {
+    case DType::Int4:
+      raw = static_cast<uint32_t>(reinterpret_cast<const uint8_t*>(base)[idx / 2]) >> (idx % 2 * 4);
+      break;
     case DType::Int8:
       raw = reinterpret_cast<const uint8_t*>(base)[idx];
       break;
@@ -257,19 +279,11 @@ int64_t load(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col)
 void store(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col, int64_t v) {
   const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col
                                  : static_cast<size_t>(col) * o.ld + row;
-  switch (o.type) {
-    case DType::Int8:
-      reinterpret_cast<int8_t*>(base)[idx] = static_cast<int8_t>(v);
-      break;
-    case DType::Int16:
-      reinterpret_cast<int16_t*>(base)[idx] = static_cast<int16_t>(v);
-      break;
-    case DType::Int32:
-      reinterpret_cast<int32_t*>(base)[idx] = static_cast<int32_t>(v);
-      break;
-    case DType::Int64:
-      reinterpret_cast<int64_t*>(base)[idx] = v;
-      break;
+  // C is int32 or int64: read_plan refuses a C narrower than the accumulator.
+  if (o.type == DType::Int32) {
+    reinterpret_cast<int32_t*>(base)[idx] = static_cast<int32_t>(v);
+  } else {
+    reinterpret_cast<int64_t*>(base)[idx] = v;
   }
 }
 

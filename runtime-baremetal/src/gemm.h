@@ -8,9 +8,10 @@
 
 namespace dg::bm {
 
-/// The containers of the elements the executor supports: 1, 2, 4 or 8 bytes in memory. An input's
-/// value is the low value_bits bits of its container, sign- or zero-extended (OperandLayout).
-enum class DType : uint8_t { Int8 = 8, Int16 = 16, Int32 = 32, Int64 = 64 };
+/// The containers of the elements the executor supports: a nibble (4-bit inputs, two per byte: the
+/// even index in the low nibble), or 1, 2, 4 or 8 bytes in memory. An input's value is the low
+/// value_bits bits of its container, sign- or zero-extended (OperandLayout).
+enum class DType : uint8_t { Int4 = 4, Int8 = 8, Int16 = 16, Int32 = 32, Int64 = 64 };
 
 inline uint32_t bits(DType t) { return static_cast<uint32_t>(t); }
 
@@ -20,11 +21,12 @@ enum Operand : uint32_t { kA = 0, kB = 1, kC = 2, kOperands = 3 };
 /// copies are zero-filled instead of built member by member, which keeps the runtime small.)
 struct OperandLayout {
   uint32_t rows, cols;
-  uint32_t ld;  // elements between consecutive rows (row-major) or columns (column-major)
+  uint32_t ld;  // elements between consecutive rows (row-major) or columns (column-major); even
+                // for Int4, so that each row or column starts on a byte
   bool row_major;
   bool ld_is_k;        // K-range plan, rows (A) or columns (B) along K: ld is the current K
   DType type;          // the container
-  uint8_t value_bits;  // 2 .. bits(type): N of sN / uN; int8 = s8, int16 = s16, int32 = s32
+  uint8_t value_bits;  // 2 .. bits(type): N of sN / uN; int4 = s4, int8 = s8, int16 = s16, int32 = s32
   bool is_signed;
   size_t bytes;  // extent of the operand in memory
 };
@@ -45,9 +47,9 @@ enum class PlanStatus : uint8_t { Ok, Bad, Unsupported, WrongTarget };
 /// Reads and checks the plan JSON text. On failure *err says which field and why.
 PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorDetail* err);
 
-/// Sets the current K (in [K_min, K_max], checked by the caller) and the operand layouts that
-/// follow from it. Returns the first operand whose extent does not fit size_t (only possible for
-/// the largest K, which read_plan checks), or kOperands.
+/// Sets the current K (in [K_min, K_max], and even when an Int4 operand has ld_is_k: checked by
+/// the caller) and the operand layouts that follow from it. Returns the first operand whose extent
+/// does not fit size_t (only possible for the largest K, which read_plan checks), or kOperands.
 uint32_t set_k(GemmPlan* plan, uint32_t k);
 
 /// Runs the GEMM C = A * B with the plan's tile loop nest. `acc` holds plan.acc_tile_bytes bytes,

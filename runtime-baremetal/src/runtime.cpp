@@ -294,7 +294,7 @@ dgmm_status bind(dgmm_handle h, const char* name, uintptr_t address, bool output
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   if (const dgmm_status s = idle(h, "bind"); s != DGMM_OK) return s;
-  const uint32_t align = dg::bm::bits(h->plan.op[i].type) / 8;
+  const uint32_t align = (dg::bm::bits(h->plan.op[i].type) + 7) / 8;  // 4-bit elements: a byte
   if (address == 0 || address % align != 0) {
     d.str("operand '").str(name).str("': address ").hex(address);
     d.str(address == 0 ? " is null" : " is not aligned to its element size");
@@ -377,10 +377,23 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
   if (!valid(h)) return bad_handle();
   if (const dgmm_status s = idle(h, "K change"); s != DGMM_OK) return s;
   const uint32_t lo = h->plan.K_min, hi = h->plan.K_max;
-  if (k < lo || k > hi) {
+  // A 4-bit operand whose leading dimension is K: its rows (A) or columns (B) start on a byte only
+  // for an even K.
+  uint32_t odd = dg::bm::kOperands;
+  for (uint32_t i = dg::bm::kC; i-- > 0;) {  // A named first when both are
+    const dg::bm::OperandLayout& o = h->plan.op[i];
+    if ((k & 1) != 0 && o.ld_is_k && o.type == dg::bm::DType::Int4) odd = i;
+  }
+  const bool outside = k < lo || k > hi;
+  if (outside || odd != dg::bm::kOperands) {
     ErrorDetail d;
     d.str("K ").num(k);
-    if (lo == hi) {
+    if (!outside) {
+      d.str(" is odd: operand '").chr(static_cast<char>('A' + odd));
+      d.str("' has 4-bit elements packed two per byte along K, and each of its ")
+          .str(odd == dg::bm::kA ? "rows" : "columns")
+          .str(" must start on a byte");
+    } else if (lo == hi) {
       d.str(" is not the plan's K ").num(hi).str(" (the plan has no K range)");
     } else {
       d.str(" is outside the plan's K range [").num(lo).str(", ").num(hi).chr(']');

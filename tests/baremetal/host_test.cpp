@@ -1,6 +1,6 @@
 // Host unit tests of the freestanding runtime core with the host port: module validation, plan
-// reading, the API state machine, the reference executor against a naive GEMM (run-time K and
-// custom-width elements included), and the NPU engine
+// reading, the API state machine, the reference executor against a naive GEMM (run-time K,
+// custom-width and packed 4-bit elements included), and the NPU engine
 // against an emulated register block (a mock device behind the host port). A plain program (no
 // test framework, so that it also builds in the runtime-only configuration); prints
 // "N passed, N failed" and exits non-zero on any failure.
@@ -374,20 +374,22 @@ void test_compiler_plan() {
 
 // ---- Run-time K and custom-width elements ---------------------------------------------------------
 
-// An input type as the tests see it, decoded independently of the runtime: int8/int16/int32 or
-// sN/uN (container 1 byte up to 8 bits, else 2).
+// An input type as the tests see it, decoded independently of the runtime: int4/int8/int16/int32
+// or sN/uN (4 bits: two per byte; else a container of 1 byte up to 8 bits, 2 above).
 struct TypeInfo {
-  int bytes, bits;
+  int bytes, bits;  // bytes: 0 for 4-bit elements (a nibble each)
   bool is_signed;
+  uint32_t container_bits() const { return bytes == 0 ? 4u : 8u * uint32_t(bytes); }
 };
 
 TypeInfo type_info(const std::string& name) {
+  if (name == "int4") return {0, 4, true};
   if (name == "int8") return {1, 8, true};
   if (name == "int16") return {2, 16, true};
   if (name == "int32") return {4, 32, true};
   if (name == "int64") return {8, 64, true};
   const int bits = std::stoi(name.substr(1));
-  return {bits <= 8 ? 1 : 2, bits, name[0] == 's'};
+  return {bits == 4 ? 0 : bits <= 8 ? 1 : 2, bits, name[0] == 's'};
 }
 
 // The value of an element: its container's low `bits` bits, sign- or zero-extended.
@@ -402,6 +404,14 @@ uint64_t read_raw(const uint8_t* p, int bytes) {
   uint64_t v = 0;
   for (int i = 0; i < bytes; ++i) v |= uint64_t(p[i]) << (8 * i);  // little-endian
   return v;
+}
+
+// The value of element (r, c) of an operand in memory. A 4-bit element of linear index idx is the
+// low nibble of byte idx / 2 when idx is even, the high nibble when it is odd.
+int64_t element(const uint8_t* mem, const dgmm_operand& o, const TypeInfo& t, uint32_t r, uint32_t c) {
+  const size_t idx = o.row_major ? size_t(r) * o.ld + c : size_t(c) * o.ld + r;
+  if (t.bytes == 0) return decode(idx % 2 == 0 ? mem[idx / 2] & 0xF : mem[idx / 2] >> 4, t);
+  return decode(read_raw(mem + idx * size_t(t.bytes), t.bytes), t);
 }
 
 // A buffer of exactly `bytes` bytes (operator new aligns it to 16), so that a sanitizer build sees
@@ -431,16 +441,13 @@ bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0) {
   for (int i = 0; i < 3; ++i) {
     if (dgmm_operand_info(h, names[i], &op[i]) != DGMM_OK) return false;
     const TypeInfo& t = *types[i];
-    if (op[i].element_bits != uint32_t(8 * t.bytes) || op[i].value_bits != uint32_t(t.bits) ||
+    if (op[i].element_bits != t.container_bits() || op[i].value_bits != uint32_t(t.bits) ||
         op[i].is_signed != (t.is_signed ? 1u : 0u)) {
       std::printf("  operand %s: element_bits %u value_bits %u is_signed %u\n", names[i], op[i].element_bits,
                   op[i].value_bits, op[i].is_signed);
       return false;
     }
   }
-  auto at = [](const dgmm_operand& o, uint32_t r, uint32_t c) {
-    return (o.row_major ? size_t(r) * o.ld + c : size_t(c) * o.ld + r) * (o.element_bits / 8);
-  };
   Buffer A(op[0].bytes), B(op[1].bytes), C(op[2].bytes);
   std::mt19937 rng(seed);
   for (size_t i = 0; i < op[0].bytes; ++i) A.data()[i] = uint8_t(rng());
@@ -456,10 +463,9 @@ bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0) {
     for (uint32_t j = 0; j < N; ++j) {
       int64_t sum = 0;
       for (uint32_t kk = 0; kk < K; ++kk) {
-        sum += decode(read_raw(A.data() + at(op[0], i, kk), ta.bytes), ta) *
-               decode(read_raw(B.data() + at(op[1], kk, j), tb.bytes), tb);
+        sum += element(A.data(), op[0], ta, i, kk) * element(B.data(), op[1], tb, kk, j);
       }
-      const int64_t got = decode(read_raw(C.data() + at(op[2], i, j), tc.bytes), tc);
+      const int64_t got = element(C.data(), op[2], tc, i, j);
       if (got != sum) {
         std::printf("  %sx%s K %u: C[%u][%u] = %lld, expected %lld (seed %u)\n", p.a.c_str(), p.b.c_str(), K, i,
                     j, (long long)got, (long long)sum, seed);
@@ -667,11 +673,11 @@ void test_custom_widths() {
   const Want accepted[] = {{"s2", 8, 2, 1},   {"u2", 8, 2, 0},   {"s3", 8, 3, 1},    {"u5", 8, 5, 0},
                            {"s8", 8, 8, 1},   {"u8", 8, 8, 0},   {"s9", 16, 9, 1},   {"u10", 16, 10, 0},
                            {"s12", 16, 12, 1}, {"s16", 16, 16, 1}, {"u16", 16, 16, 0}, {"int16", 16, 16, 1},
-                           {"int32", 32, 32, 1}};
+                           {"int32", 32, 32, 1}, {"int4", 4, 4, 1},   {"s4", 4, 4, 1},    {"u4", 4, 4, 0}};
   bool all = true;
   for (const Want& w : accepted) {
     PlanArgs q;
-    q.b = w.type;
+    q.b = w.type, q.N = 8;  // 4-bit B: rows of an even N
     dgmm_handle k = load(make_module(plan_json(q)));
     const dgmm_operand o = k != nullptr ? operand(k, "B") : dgmm_operand{};
     if (k == nullptr || o.element_bits != w.container || o.value_bits != w.bits || o.is_signed != w.is_signed) {
@@ -680,9 +686,9 @@ void test_custom_widths() {
     }
   }
   CHECK(all);
-  // Refused: widths outside 2..16, 4-bit (packed), malformed names.
-  const char* refused[] = {"s1", "u1", "s17", "u32", "s4", "u4", "int4", "s010", "s08", "s", "u",
-                           "uint8", "s16x", "int12", "int", "S8", "s-8", "s 8", "u100", "s99999"};
+  // Refused: widths outside 2..16, malformed names.
+  const char* refused[] = {"s1",   "u1",    "s17",   "u32",  "s010", "s08", "s04", "s",   "u",   "uint8", "uint4",
+                           "int04", "s16x", "int12", "int2", "int",  "S8",  "S4",  "s-8", "s 8", "u100",  "s99999"};
   all = true;
   for (const char* t : refused) {
     PlanArgs q;
@@ -695,7 +701,8 @@ void test_custom_widths() {
     }
   }
   CHECK(all);
-  CHECK(contains(dgmm_last_error(), "sN/uN with 2 <= N <= 16 and N != 4: 4-bit elements are packed"));
+  CHECK(contains(dgmm_last_error(),
+                 "is not supported (int4, int8, int16, int32, int64, or sN/uN with 2 <= N <= 16)"));
   // The accumulator and C stay int32 / int64.
   PlanArgs q;
   q.acc = "s16", q.c = "s16";
@@ -767,6 +774,212 @@ void test_custom_widths() {
   CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == (1 << 30) + 32767 * 32767);
 }
 
+// ---- Packed 4-bit elements -------------------------------------------------------------------------
+
+void test_int4() {
+  // Operand info: a nibble per element, ceil(elements / 2) bytes, the sign of the type.
+  PlanArgs p;
+  p.M = 5, p.N = 7, p.K = 8, p.a = "int4", p.b = "u4", p.ldb = 8;  // B: rows of 7 in a stride of 8
+  dgmm_handle h = load(make_module(plan_json(p)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  dgmm_operand a = operand(h, "A"), b = operand(h, "B"), c = operand(h, "C");
+  CHECK(a.element_bits == 4 && a.value_bits == 4 && a.is_signed == 1 && a.ld == 8 && a.bytes == 5 * 8 / 2);
+  CHECK(a.rows == 5 && a.cols == 8 && a.row_major == 1 && a.is_output == 0);
+  CHECK(b.element_bits == 4 && b.value_bits == 4 && b.is_signed == 0 && b.ld == 8);
+  CHECK(b.bytes == (7 * 8 + 7 + 1) / 2);  // 63 elements: the last byte holds one
+  CHECK(c.element_bits == 32 && c.value_bits == 32 && c.bytes == 5 * 7 * 4);
+  // Any address: a packed operand starts at the low nibble of its first byte.
+  alignas(8) static uint8_t mem[64];
+  CHECK(dgmm_bind_input(h, "A", reinterpret_cast<uintptr_t>(mem) + 1) == DGMM_OK);
+  CHECK(dgmm_bind_input(h, "B", reinterpret_cast<uintptr_t>(mem) + 3) == DGMM_OK);
+  p.a = "s4", p.a_row = false, p.lda = 6;  // column-major: 8 columns of 5 in a stride of 6
+  h = load(make_module(plan_json(p)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  a = operand(h, "A");
+  CHECK(a.element_bits == 4 && a.value_bits == 4 && a.is_signed == 1 && a.ld == 6 && a.row_major == 0);
+  CHECK(a.bytes == (7 * 6 + 5 + 1) / 2);
+
+  // An odd leading dimension is refused at load, by its field; the inputs of other types keep it.
+  auto with = [](auto edit) {
+    PlanArgs q;
+    q.M = 5, q.N = 8, q.K = 8, q.a = "int4", q.b = "s4";
+    edit(q);
+    return load_status(make_module(plan_json(q)));
+  };
+  CHECK(with([](PlanArgs&) {}) == DGMM_OK);
+  CHECK(with([](PlanArgs& q) { q.K = 9; }) == DGMM_ERROR_UNSUPPORTED);  // lda: K by default
+  CHECK(contains(dgmm_last_error(), "plan field 'lda': 9 is odd: 4-bit elements are packed two per byte, "
+                                    "and each row or column must start on a byte"));
+  CHECK(with([](PlanArgs& q) { q.K = 9, q.lda = 10; }) == DGMM_OK);  // an even padded stride
+  CHECK(with([](PlanArgs& q) { q.lda = 11; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'lda': 11 is odd"));
+  CHECK(with([](PlanArgs& q) { q.N = 7; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'ldb': 7 is odd"));
+  CHECK(with([](PlanArgs& q) { q.b_row = false, q.ldb = 9; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'ldb': 9 is odd"));
+  CHECK(with([](PlanArgs& q) { q.a_row = false, q.lda = 0; }) == DGMM_ERROR_UNSUPPORTED);  // M 5
+  CHECK(contains(dgmm_last_error(), "plan field 'lda': 5 is odd"));
+  CHECK(with([](PlanArgs& q) { q.lda = 7; }) == DGMM_ERROR_BAD_MODULE);  // too small comes first
+  CHECK(contains(dgmm_last_error(), "'lda': 7 is smaller than the 8 elements"));
+  CHECK(with([](PlanArgs& q) { q.a = "int8", q.lda = 11; }) == DGMM_OK);
+  CHECK(with([](PlanArgs& q) { q.a = "s3", q.K = 9; }) == DGMM_OK);  // 3 bits: a byte each
+  // Never C or the accumulator.
+  CHECK(with([](PlanArgs& q) { q.c = "int4"; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "C (4 bits) is narrower than the accumulator (32 bits)"));
+  CHECK(with([](PlanArgs& q) { q.acc = "int4", q.c = "int4"; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "the accumulator must be int32 or int64"));
+
+  // Values by hand: the even index in the low nibble; int4 / s4 sign-extend, u4 does not.
+  PlanArgs one;
+  one.M = 1, one.N = 2, one.K = 4, one.tm = 1, one.tn = 1, one.tk = 3, one.a = "int4", one.b = "u4";
+  const uint8_t av[2] = {0x8F, 0x17};              // A[0][0..3] = -1, -8, 7, 1
+  const uint8_t bv[4] = {0xF0, 0x21, 0x87, 0x3F};  // B rows (u4): {0, 15}, {1, 2}, {7, 8}, {15, 3}
+  int32_t cv[2] = {0, 0};
+  h = load(make_module(plan_json(one)));
+  CHECK(h != nullptr && bind_fake_real(h, av, bv, cv));
+  CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == -8 + 49 + 15 && cv[1] == -15 - 16 + 56 + 3);
+  one.b = "s4";  // B rows: {0, -1}, {1, 2}, {7, -8}, {-1, 3}
+  h = load(make_module(plan_json(one)));
+  CHECK(h != nullptr && bind_fake_real(h, av, bv, cv));
+  CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == -8 + 49 - 1 && cv[1] == 1 - 16 - 56 + 3);
+  one.b = "int4", one.a = "u4";  // A: 15, 8, 7, 1
+  h = load(make_module(plan_json(one)));
+  CHECK(h != nullptr && bind_fake_real(h, av, bv, cv));
+  CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == 8 + 49 - 1 && cv[1] == -15 + 16 - 56 + 3);
+  // Column-major: the index runs down a column (A 2 x 2, stride 2), B int8 the identity.
+  PlanArgs col;
+  col.M = 2, col.N = 2, col.K = 2, col.a = "int4", col.a_row = false;
+  const uint8_t acv[2] = {0x21, 0x4C};  // A[0][0] 1, A[1][0] 2, A[0][1] -4, A[1][1] 4
+  const int8_t eye[4] = {1, 0, 0, 1};
+  int32_t c4[4] = {};
+  h = load(make_module(plan_json(col)));
+  CHECK(h != nullptr && bind_fake_real(h, acv, eye, c4));
+  CHECK(dgmm_launch(h) == DGMM_OK && c4[0] == 1 && c4[1] == -4 && c4[2] == 2 && c4[3] == 4);
+
+  // The executor against a host GEMM of the decoded nibbles (random bytes: the unused nibble after
+  // an odd row or column is garbage too), row- and column-major, packed and with even padding.
+  struct Case {
+    const char* a;
+    const char* b;
+    const char* acc;
+  };
+  const Case cases[] = {{"int4", "int4", "int32"}, {"s4", "u4", "int32"},   {"u4", "s4", "int32"},
+                        {"u4", "u4", "int64"},     {"int4", "int8", "int32"}, {"u8", "s4", "int32"},
+                        {"s10", "u4", "int32"},    {"int4", "int16", "int64"}, {"s4", "s3", "int32"}};
+  bool all = true;
+  uint32_t seed = 400;
+  for (const Case& k : cases) {
+    PlanArgs g;
+    g.M = 13, g.N = 12, g.K = 18, g.tm = 4, g.tn = 8, g.tk = 5;
+    g.a = k.a, g.b = k.b, g.acc = k.acc, g.c = k.acc;
+    all &= run_raw(g, seed++);
+    g.N = 11, g.K = 17, g.lda = 18, g.ldb = 12;  // odd rows in even strides
+    all &= run_raw(g, seed++);
+    g.a_row = false, g.lda = 14, g.b_row = false, g.ldb = 20;  // column-major, padded
+    all &= run_raw(g, seed++);
+    g.c_row = false, g.lda = 0, g.ldb = 0, g.M = 14, g.K = 16;  // column-major, packed
+    all &= run_raw(g, seed++);
+  }
+  CHECK(all);
+  // The shapes of the co-simulation specs: int4 40x64x96, int8 x int4 33x96x64.
+  PlanArgs g;
+  g.M = 40, g.N = 64, g.K = 96, g.tm = 32, g.tn = 32, g.tk = 64, g.a = "int4", g.b = "int4";
+  CHECK(run_raw(g, 450));
+  g.M = 33, g.N = 96, g.K = 64, g.a = "int8";
+  CHECK(run_raw(g, 451));
+
+  // The byte count cannot wrap: C of int64 with 2^61 elements was 0 bytes with 8 per element.
+  PlanArgs huge;
+  huge.M = (1 << 30) + 1, huge.N = 1 << 30, huge.ldc = 0x7FFFFFFF, huge.acc = "int64", huge.c = "int64";
+  CHECK(load_status(make_module(plan_json(huge))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "operand C is larger than this target can address"));
+}
+
+void test_int4_k_range() {
+  // A row-major 4-bit A in a K-range plan: its rows are K nibbles, so K must be even.
+  PlanArgs p = k_range_plan();  // M 5, N 7, K from 3 to 12
+  p.a = "int4";
+  const auto m = make_module(plan_json(p));
+  dgmm_handle h = load(m);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(current_k(h) == 12 && operand(h, "A").bytes == 5 * 12 / 2);
+  CHECK(dgmm_set_k(h, 5) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 5 is odd: operand 'A' has 4-bit elements packed two per byte along K, "
+                                    "and each of its rows must start on a byte"));
+  CHECK(current_k(h) == 12 && operand(h, "A").ld == 12);  // unchanged by the refusal
+  CHECK(dgmm_set_k(h, 3) == DGMM_ERROR_INVALID_ARGUMENT);  // K_min itself is odd
+  CHECK(dgmm_set_k(h, 13) == DGMM_ERROR_INVALID_ARGUMENT);  // the range is checked first
+  CHECK(contains(dgmm_last_error(), "K 13 is outside the plan's K range [3, 12]"));
+  CHECK(dgmm_set_k(h, 6) == DGMM_OK && current_k(h) == 6);
+  dgmm_operand a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.cols == 6 && a.ld == 6 && a.bytes == 15 && a.element_bits == 4);
+  CHECK(b.rows == 6 && b.bytes == 6 * 7);  // int8 B: any K
+  CHECK(dgmm_set_k(h, 4) == DGMM_OK && operand(h, "A").bytes == 10);
+  // A padded K-range row is refused as for any type, an odd K_max as an odd lda.
+  PlanArgs q = p;
+  q.lda = 14;
+  CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'lda': 14 pads a K-range operand"));
+  q = p;
+  q.K = 13;
+  CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'lda': 13 is odd"));
+
+  // A column-major 4-bit B: its columns are K nibbles.
+  q = k_range_plan();
+  q.b = "u4", q.b_row = false;
+  h = load(make_module(plan_json(q)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_k(h, 7) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 7 is odd: operand 'B' has 4-bit elements packed two per byte along K, "
+                                    "and each of its columns must start on a byte"));
+  CHECK(dgmm_set_k(h, 4) == DGMM_OK);
+  b = operand(h, "B");
+  CHECK(b.rows == 4 && b.ld == 4 && b.bytes == 7 * 4 / 2 && b.is_signed == 0);
+  // Both: A is named.
+  q.a = "s4";
+  h = load(make_module(plan_json(q)));
+  CHECK(h != nullptr && dgmm_set_k(h, 9) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 9 is odd: operand 'A'"));
+  // Not along K (column-major A, row-major B with even strides): any K.
+  q = k_range_plan();
+  q.N = 8, q.a = "int4", q.a_row = false, q.lda = 6, q.b = "u4";
+  h = load(make_module(plan_json(q)));
+  CHECK(h != nullptr && dgmm_set_k(h, 5) == DGMM_OK);
+  a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.ld == 6 && a.bytes == (4 * 6 + 5 + 1) / 2 && b.ld == 8 && b.bytes == (4 * 8 + 8) / 2);
+
+  // The executor at run-time K against a host GEMM.
+  PlanArgs g = k_range_plan();
+  g.M = 9, g.N = 10, g.K = 40, g.k_min = 1, g.tm = 4, g.tn = 4, g.tk = 8;
+  g.a = "int4", g.b = "u4", g.b_row = false;
+  bool all = true;
+  for (uint32_t k : {2u, 8u, 18u, 40u}) all &= run_raw(g, 500 + k, k);
+  g.a = "u4", g.b = "s4", g.a_row = false, g.lda = 10, g.b_row = true;  // neither along K
+  for (uint32_t k : {1u, 5u, 19u, 40u}) all &= run_raw(g, 550 + k, k);
+  CHECK(all);
+  // The compiler's shape for the u4 x int4 co-simulation spec: M 48, N 32, K from 32 to 256.
+  g = PlanArgs{};
+  g.M = 48, g.N = 32, g.K = 256, g.k_dynamic = true, g.k_min = 32, g.tm = 32, g.tn = 32, g.tk = 128;
+  g.a = "u4", g.b = "int4";
+  CHECK(run_raw(g, 600, 32) && run_raw(g, 601, 130) && run_raw(g, 602, 256));
+
+  // Bindings stay valid at the smaller K: 15 bytes of A at K 6, 30 at K 12.
+  h = load(m);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_k(h, 6) == DGMM_OK);
+  const uintptr_t top = ~uintptr_t(0) - 20;
+  CHECK(dgmm_bind_input(h, "A", top) == DGMM_OK);
+  CHECK(dgmm_set_k(h, 12) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'A' would wrap around the address space"));
+  CHECK(dgmm_set_k(h, 8) == DGMM_OK && operand(h, "A").bytes == 20);
+}
+
 void test_cosim_plans() {
   // The plans the compiler writes for the co-simulation specs tests/cosim/*.dgml (kept in the
   // plan fuzz corpus).
@@ -793,6 +1006,27 @@ void test_cosim_plans() {
   CHECK(dgmm_set_k(h, 100) == DGMM_OK);
   a = operand(h, "A");
   CHECK(a.cols == 100 && a.ld == 100 && a.bytes == 64 * 100 && operand(h, "B").bytes == 100 * 32);
+  // Packed 4-bit inputs: int4 x int4 40x64x96, int8 x int4 33x96x64, u4 x int4 with K from 32 to 256.
+  h = load(make_module(read_file(dir + "npu_i4.plan.json")));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.element_bits == 4 && a.value_bits == 4 && a.is_signed == 1 && a.bytes == 40 * 96 / 2);
+  CHECK(b.element_bits == 4 && b.is_signed == 1 && b.bytes == 96 * 64 / 2);
+  h = load(make_module(read_file(dir + "npu_i8_w4.plan.json")));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  a = operand(h, "A"), b = operand(h, "B");
+  CHECK(a.element_bits == 8 && a.bytes == 33 * 64 && b.element_bits == 4 && b.bytes == 64 * 96 / 2);
+  h = load(make_module(read_file(dir + "npu_u4_w4_krange.plan.json")));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_k_range(h, &lo, &hi) == DGMM_OK && lo == 32 && hi == 256);
+  a = operand(h, "A");
+  CHECK(a.element_bits == 4 && a.is_signed == 0 && a.ld == 256 && a.bytes == 48 * 256 / 2);
+  CHECK(dgmm_set_k(h, 33) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_set_k(h, 34) == DGMM_OK);
+  CHECK(operand(h, "A").bytes == 48 * 34 / 2 && operand(h, "B").bytes == 34 * 32 / 2);
 }
 
 // ---- The NPU engine ------------------------------------------------------------------------------
@@ -848,7 +1082,7 @@ class MockNpu : public hp::Device {
 
   // What the design was generated for.
   uint32_t want_m = 32, want_n = 48, k_min = 64, k_max = 64;
-  uint32_t beat = 16, elem[3] = {1, 1, 4};
+  uint32_t beat = 16, elem_bits[3] = {8, 8, 32};  // A, B, C in memory (4: two per byte)
   int run_polls = 3;
   uint32_t run_cycles = 1234;
   uint32_t forced_error = 0;
@@ -923,7 +1157,9 @@ class MockNpu : public hp::Device {
     if (n != want_n) return 2;
     if (k < k_min || k > k_max) return 3;
     if (((value["A_BASE"] | value["B_BASE"] | value["C_BASE"]) & (beat - 1)) != 0) return 4;
-    if (((k * elem[0]) | (n * elem[1]) | (n * elem[2])) & (beat - 1)) return 5;
+    const uint64_t row_bits = (uint64_t(k) * elem_bits[0]) | (uint64_t(n) * elem_bits[1]) |
+                              (uint64_t(n) * elem_bits[2]);
+    if ((row_bits & (8 * beat - 1)) != 0) return 5;
     return 0;
   }
 
@@ -1276,6 +1512,51 @@ void test_npu_k_range() {
   }
 }
 
+void test_npu_int4() {
+  // int4 x u4 on an NPU generated for them: the registers are those of any plan; the 32-bit bus
+  // check uses the packed extents. A's rows are K / 2 bytes, B's 64 / 2 = 32.
+  PlanArgs p = npu_plan();
+  p.N = 64, p.K = 128, p.k_dynamic = true, p.k_min = 32, p.a = "int4", p.b = "u4";
+  const auto module = npu_module(p, make_table(kNpuBase, kDesignId, standard_regs()));
+  MockNpu npu(kNpuBase, kDesignId, standard_regs());
+  npu.want_n = 64, npu.k_min = 32, npu.k_max = 128, npu.run_polls = 0;
+  npu.elem_bits[0] = 4, npu.elem_bits[1] = 4;
+  Attached attached(&npu);
+  dgmm_handle h = npu_handle(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_k(h, 64) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  const std::vector<std::pair<std::string, uint32_t>> expected = {
+      {"A_BASE", uint32_t(kAddrA)}, {"B_BASE", uint32_t(kAddrB)}, {"C_BASE", uint32_t(kAddrC)},
+      {"M", 32}, {"N", 64}, {"K", 64}, {"CTRL", 1}};
+  CHECK(npu.writes == expected);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  // An odd K is refused by the runtime: nothing is written.
+  npu.writes.clear();
+  CHECK(dgmm_set_k(h, 33) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 33 is odd: operand 'A'"));
+  CHECK(npu.writes.empty() && current_k(h) == 64);
+  // K 48: rows of A of 24 bytes, not whole beats; the NPU refuses the run.
+  CHECK(dgmm_set_k(h, 48) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK && npu.value["K"] == 48);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_ERROR_LAUNCH);
+  CHECK(contains(dgmm_last_error(), "ERROR 5"));
+  CHECK(npu.violations.empty());
+  if constexpr (sizeof(uintptr_t) == 8) {
+    // 32 rows of 32 bytes at K 64 end exactly at 4 GiB (a byte per element would not fit); at
+    // K 128 they do not.
+    CHECK(dgmm_set_k(h, 64) == DGMM_OK);
+    CHECK(dgmm_bind_input(h, "A", uintptr_t(0x100000000ull - 32 * 32)) == DGMM_OK);
+    CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+    CHECK(dgmm_set_k(h, 128) == DGMM_OK);
+    npu.writes.clear();
+    CHECK(dgmm_launch(h) == DGMM_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(dgmm_last_error(), "operand 'A' at 0x00000000:0xfffffc00 does not fit"));
+    CHECK(npu.writes.empty());
+  }
+}
+
 #ifdef DEEPGEMM_TEST_MODULE
 void test_compiled_module_regmap() {
   // The module deepgemm compiled from tests/baremetal/gemm_int8.dgml carries the generated top's
@@ -1335,6 +1616,8 @@ int main() {
   test_k_range();
   test_k_range_gemm();
   test_custom_widths();
+  test_int4();
+  test_int4_k_range();
   test_cosim_plans();
   test_npu_engine_choice();
   test_npu_run();
@@ -1343,6 +1626,7 @@ int main() {
   test_npu_timeout();
   test_npu_refused_before_start();
   test_npu_k_range();
+  test_npu_int4();
 #ifdef DEEPGEMM_TEST_MODULE
   test_compiled_module_regmap();
 #endif

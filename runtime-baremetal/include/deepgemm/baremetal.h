@@ -17,14 +17,21 @@
  * needed); the runtime keeps one more static object, the last error. Single-threaded: boards call
  * the API from one context only.
  *
- * Element types. A and B are int8, int16, int32, or a custom width sN / uN with 2 <= N <= 16
- * (N != 4: 4-bit elements are packed two per byte, which no engine reads yet). In memory a
- * custom-width element occupies its container, 1 byte when N <= 8, else 2 (little-endian), and its
- * value is the low N bits of the container, sign-extended (sN) or zero-extended (uN): the bits
- * above are ignored. int8 and int16 are s8 and s16. dgmm_operand gives the container
- * (element_bits) and the value (value_bits, is_signed). The accumulator is int32 or int64; C is
- * int32 or int64, at least as wide as the accumulator (C int32 with an int64 accumulator is
- * rejected at load). batch must be 1.
+ * Element types. A and B are int4, int8, int16, int32, or a custom width sN / uN with
+ * 2 <= N <= 16. In memory a custom-width element other than 4 bits occupies its container, 1 byte
+ * when N <= 8, else 2 (little-endian), and its value is the low N bits of the container,
+ * sign-extended (sN) or zero-extended (uN): the bits above are ignored. int8 and int16 are s8 and
+ * s16. 4-bit elements (int4 and s4, signed; u4, unsigned) are packed two per byte along the
+ * operand's leading dimension: the element of linear index idx = row * ld + col (row-major;
+ * col * ld + row column-major) is in byte idx / 2 of the buffer, in its low nibble (bits 3:0) when
+ * idx is even, its high nibble (bits 7:4) when odd, sign-extended (int4, s4) or zero-extended (u4).
+ * Such an operand takes ceil(elements / 2) bytes, and its leading dimension must be even, so that
+ * each row or column starts on a byte: an odd lda or ldb is refused at load
+ * (DGMM_ERROR_UNSUPPORTED), and where the leading dimension is the run-time K (below), dgmm_set_k
+ * refuses an odd K. dgmm_operand gives the container (element_bits: 4 for a packed nibble) and the
+ * value (value_bits, is_signed). The accumulator is int32 or int64; C is int32 or int64, at least
+ * as wide as the accumulator (C int32 with an int64 accumulator is rejected at load). batch must
+ * be 1.
  *
  * K at run time. A plan may leave K to run time within [K_min, K_max] (plan fields "k_dynamic",
  * "K_min", "K_max"; "K" holds K_max). A handle starts at K = K_max; dgmm_set_k chooses the K of
@@ -113,7 +120,8 @@ void dgmm_unload(dgmm_handle handle);
 /* ---- Binding and launching ------------------------------------------------------------------- */
 
 /** Binds input operand `name` ("A" or "B") to the physical address of its data. The address must
- *  be non-zero and aligned to the element container (dgmm_operand.element_bits / 8). */
+ *  be non-zero and aligned to the element container (dgmm_operand.element_bits / 8 bytes; any
+ *  address for 4-bit elements, which start at the low nibble of the first byte). */
 dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, uintptr_t physical_address);
 /** Binds output operand `name` ("C"). */
 dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t physical_address);
@@ -125,9 +133,10 @@ dgmm_status dgmm_set_engine(dgmm_handle handle, dgmm_engine engine);
 
 /** Sets the K of the following launches (see "K at run time" above): DGMM_ERROR_INVALID_ARGUMENT,
  *  with a message naming the plan's range, when k is outside [K_min, K_max] (for a fixed-K plan
- *  only k == K is accepted), or when an operand already bound would wrap around the address space
- *  at that K; DGMM_ERROR_INVALID_STATE while a launch runs. Bindings stay; on failure K stays as
- *  it was. */
+ *  only k == K is accepted), when k is odd and the rows of a 4-bit A or the columns of a 4-bit B
+ *  are packed along K (see "Element types"), or when an operand already bound would wrap around
+ *  the address space at that K; DGMM_ERROR_INVALID_STATE while a launch runs. Bindings stay; on
+ *  failure K stays as it was. */
 dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k);
 
 /** The plan's K range (K_min == K_max == K for a fixed-K plan); either pointer may be NULL. */
@@ -168,7 +177,7 @@ const char* dgmm_status_string(dgmm_status status);
 typedef struct {
   uint32_t rows, cols;     /* A: M x K, B: K x N, C: M x N */
   uint32_t ld;             /* leading dimension in elements */
-  uint32_t element_bits;   /* the container in memory: 8, 16, 32 or 64 */
+  uint32_t element_bits;   /* the container in memory: 4 (a nibble, two per byte), 8, 16, 32 or 64 */
   uint32_t row_major;      /* 1 row-major, 0 column-major */
   uint32_t is_output;      /* 1 for C */
   size_t bytes;            /* bytes the bound memory must hold */
