@@ -352,20 +352,43 @@ ElemFormat elem_format(const std::string& type) {
 
 bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/// The plan's estimate of a run's cycles (largest K): K steps at the slower of the engine and
-/// the A/B DMA, plus the first step's fill, the last drain and the last C tile's write-out. An
+/// The plan's estimate of a run's cycles (largest K): each K step at the slower of the engine
+/// and the A/B DMA, plus the first step's fill, the last drain and the last C tile's write-out.
+/// A partial K step computes only the groups inside K and fetches only its columns of A and rows
+/// of B; a partial M tile fetches only its rows (the engine still computes the whole tile). An
 /// estimate, not a proved bound; the co-simulation reports both.
 std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const EngineParams& e) {
   const auto& n = hw.npu;
   const std::int64_t beat = n.bus_data_bits / 8;
   const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
-  const std::int64_t steps = ceil_div(p.M, p.tile_m) * ceil_div(p.N, p.tile_n) * ceil_div(kmax, p.tile_k);
-  const std::int64_t groups = (p.tile_m / e.rows) * (p.tile_n / e.cols) * (p.tile_k / e.g);
-  const std::int64_t t_compute = groups * std::max<std::int64_t>(e.g, e.b_seg + 3);
-  const std::int64_t a_beats = p.tile_m * p.tile_k * e.a_bits / (8 * beat), b_beats = p.tile_k * p.tile_n * e.b_bits / (8 * beat);
-  const std::int64_t t_dma = std::max(a_beats, b_beats) + 4 * ceil_div(std::max(a_beats, b_beats), n.bus_max_burst_beats);
+  // The tile extents along each dimension: the full one, and the last (smaller when the
+  // dimension is not a multiple of the tile), with their counts.
+  struct Extent {
+    std::int64_t size, count;
+  };
+  auto extents = [](std::int64_t dim, std::int64_t tile) {
+    std::vector<Extent> v;
+    if (dim / tile > 0) v.push_back({tile, dim / tile});
+    if (dim % tile != 0) v.push_back({dim % tile, 1});
+    return v;
+  };
+  auto dma = [&](std::int64_t rows_m, std::int64_t kk) {
+    const std::int64_t a_beats = ceil_div(rows_m * kk * e.a_bits, 8 * beat);
+    const std::int64_t b_beats = ceil_div(kk * p.tile_n * e.b_bits, 8 * beat);
+    const std::int64_t most = std::max(a_beats, b_beats);
+    return most + 4 * ceil_div(most, n.bus_max_burst_beats);
+  };
+  const std::int64_t sub_blocks = (p.tile_m / e.rows) * (p.tile_n / e.cols);
+  const std::int64_t per_group = std::max<std::int64_t>(e.g, e.b_seg + 3);
+  std::int64_t total = 0;
+  for (const Extent& em : extents(p.M, p.tile_m))
+    for (const Extent& ek : extents(kmax, p.tile_k)) {
+      const std::int64_t t_compute = sub_blocks * ceil_div(ek.size, e.g) * per_group;
+      total += em.count * ceil_div(p.N, p.tile_n) * ek.count * std::max(t_compute, dma(em.size, ek.size));
+    }
+  const std::int64_t first = dma(std::min(p.M, p.tile_m), std::min(kmax, p.tile_k));
   const std::int64_t c_beats = p.tile_m * p.tile_n * 4 / beat;
-  return steps * std::max(t_compute, t_dma) + n.dram_latency_cycles + t_dma + e.rows + 2 + c_beats + 8;
+  return total + n.dram_latency_cycles + first + e.rows + 2 + c_beats + 8;
 }
 
 }  // namespace
