@@ -7,7 +7,7 @@ packages=(
   clang-19 lld-19 libclang-rt-19-dev llvm-19-dev libzstd-dev
   libz3-dev z3
   libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev
-  verilator g++ make yosys iverilog nextpnr-ice40
+  verilator g++ make yosys iverilog nextpnr-ice40 fpga-icestorm
   qemu-system-misc
 )
 

@@ -49,6 +49,9 @@ int run(int argc, char** argv) {
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "
                     "model's board) and store the report in the module; minutes for a large PE array");
+  compile->add_option("--bitstream", copts.bitstream,
+                      "With --synth, for a model that names an FPGA board: also write the board's bitstream "
+                      "(icepack .bin, kept in the module too) to this file");
 
   dg::driver::SimOptions sopts;
   CLI::App* simc = app.add_subcommand(

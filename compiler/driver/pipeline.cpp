@@ -197,12 +197,48 @@ std::string find_hw_dir(const std::string& flag_value, const char* argv0) {
 #endif
 }
 
+/// --bitstream: the module's FPGA bitstream section, written to `path`.
+int write_bitstream(const CompileOptions& o, const std::vector<std::uint8_t>& module, std::ostream& err) {
+  ko::ModuleView mv;
+  if (ko::parse(module.data(), module.size(), &mv) != ko::Status::Ok) {
+    err << fmt::format("deepgemm: error: the module is not valid: {}\n", mv.error());
+    return kExitInternalError;
+  }
+  auto bits = mv.find(ko::SectionKind::Bitstream);
+  if (!bits.present) {
+    std::string reason = "its design was not placed and routed on the model's board";
+    auto synth = mv.find(ko::SectionKind::Synth);
+    if (synth.present) {
+      const std::string report(reinterpret_cast<const char*>(synth.data), synth.size);
+      for (const char* key : {"  bitstream: none: ", "place and route on "}) {
+        const auto at = report.find(key);
+        if (at == std::string::npos) continue;
+        reason = report.substr(at + 2, report.find('\n', at) - at - 2);
+        break;
+      }
+    }
+    err << fmt::format("deepgemm: error: no bitstream for '{}': {}\n", o.input, reason);
+    return kExitUserError;
+  }
+  std::string why;
+  if (!write_file_atomic(o.bitstream, std::string(reinterpret_cast<const char*>(bits.data), bits.size), why)) {
+    err << fmt::format("deepgemm: error: cannot write '{}': {}\n", o.bitstream, why);
+    return kExitUserError;
+  }
+  if (o.verbose) err << fmt::format("[INFO] Bitstream written to {} ({} bytes)\n", o.bitstream, bits.size);
+  return 0;
+}
+
 int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   const auto& stages = emit_stages();
   std::string emit = o.emit.empty() ? "module" : o.emit;
   if (std::find(stages.begin(), stages.end(), emit) == stages.end()) {
     err << fmt::format("deepgemm: error: unknown stage '{}' for --emit; stages are {}\n", emit,
                        fmt::join(stages, ", "));
+    return kExitUserError;
+  }
+  if (!o.bitstream.empty() && (!o.synth || emit != "module")) {
+    err << "deepgemm: error: --bitstream needs --synth and a module (no --emit)\n";
     return kExitUserError;
   }
   Narrator say(o.verbose, err);
@@ -256,7 +292,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
           return kExitUserError;
         }
         if (o.verbose) err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {}, cached)\n", path, size_text(hit->size()));
-        return 0;
+        return o.bitstream.empty() ? 0 : write_bitstream(o, *hit, err);
       }
       if (why != "absent") say.info("Cache: " + why);
     }
@@ -449,6 +485,10 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     contents.sections.push_back(module::text_section(
         ko::SectionKind::Synth,
         hdlgen::report_text(formal) + (o.synth ? synth.text() : "synthesis: not run (compile --synth runs it)\n")));
+    if (!synth.board.bitstream.empty())
+      contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Bitstream), "bitstream",
+                                   std::vector<std::uint8_t>(synth.board.bitstream.begin(), synth.board.bitstream.end()),
+                                   ko::kSectionFlagOptional});
   }
   if (gpu) {
     contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, gpu->ptx));
@@ -474,7 +514,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     else
       err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
   }
-  return 0;
+  return o.bitstream.empty() ? 0 : write_bitstream(o, bytes, err);
 }
 
 }  // namespace dg::driver

@@ -16,6 +16,7 @@ struct CompileOptions {
   bool verbose = false;
   bool force_rebuild = false;
   bool synth = false;     // NPU: synthesize the design (Yosys; the board's place and route) into the module
+  std::string bitstream;  // with synth: also write the module's FPGA bitstream to this file
 };
 
 /// Stage names accepted by --emit, in pipeline order.

@@ -472,6 +472,7 @@ NpuModel read_npu(const Reader& n, const Reporter& r) {
   npu.bus_max_burst_beats = n.integer("bus_max_burst_beats", 1);
   npu.bus_boundary_bytes = n.integer("bus_boundary_bytes", 1);
   npu.dram_latency_cycles = n.integer("dram_latency_cycles");
+  if (n.has("drain_shadow")) npu.drain_shadow = n.boolean("drain_shadow");
   std::string base = n.string("mmio_base");
   bool hex =
       base.size() > 2 && base.size() <= 18 && base[0] == '0' && (base[1] == 'x' || base[1] == 'X');
@@ -758,6 +759,7 @@ json to_json(const HwModel& m) {
         {"mmio_base", fmt::format("0x{:08X}", n.mmio_base)},
         {"clock_mhz", n.clock_mhz},
     };
+    if (!n.drain_shadow) j["npu"]["drain_shadow"] = false;
     if (!n.board.empty()) j["npu"]["board"] = n.board;
   }
   // Each note goes back where the loader finds it again: "source" inside an object, else

@@ -34,9 +34,15 @@ FormalReport prove(const Design& d, int max_k) {
       auto t0 = std::chrono::steady_clock::now();
       ModuleProof& mp = r.modules[i];
       mp.module = top;
+      std::string chparam;
+      if (auto it = d.formal_params.find(top); it != d.formal_params.end())
+        for (const auto& [name, value] : it->second) {
+          chparam += fmt::format("chparam -set {} {} {}\n", name, value, top);
+          mp.params += fmt::format("{}{}={}", mp.params.empty() ? "" : ", ", name, value);
+        }
       std::string script = fmt::format(
-          "read_verilog -sv -formal -DFORMAL {}\nprep -top {}\nasync2sync\ndffunmap\nwrite_smt2 -wires {}.smt2\n",
-          s.file_list(), top, top);
+          "read_verilog -sv -formal -DFORMAL {}\n{}prep -top {}\nasync2sync\ndffunmap\nwrite_smt2 -wires {}.smt2\n",
+          s.file_list(), chparam, top, top);
       std::string log;
       if (s.yosys(script, log) != 0) {
         mp.result.error = "yosys could not prepare the module for proof";
@@ -58,7 +64,7 @@ std::string report_text(const FormalReport& r) {
   if (!r.error.empty()) return "formal: " + r.error + "\n";
   std::string out;
   for (const auto& m : r.modules) {
-    out += fmt::format("{}: {} ({:.0f} ms)\n", m.module,
+    out += fmt::format("{}{}: {} ({:.0f} ms)\n", m.module, m.params.empty() ? "" : " (" + m.params + ")",
                        m.result.all_proved() ? "all properties proved" : "NOT PROVED", m.ms);
     if (!m.result.error.empty()) out += "  " + m.result.error + "\n" + m.log;
     // Assertions proved together share one detail and one time: say it once for the module.

@@ -13,6 +13,7 @@ namespace dg::hdlgen {
 
 struct ModuleProof {
   std::string module;
+  std::string params;  // the parameters it was proved with, "BeatBytes=4, ..." (library modules)
   smt::InductionResult result;
   double ms = 0;     // Yosys and Z3 together
   std::string log;   // Yosys's output when it failed

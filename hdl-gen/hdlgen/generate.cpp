@@ -383,7 +383,8 @@ std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const Engine
   std::int64_t total = 0;
   for (const Extent& em : extents(p.M, p.tile_m))
     for (const Extent& ek : extents(kmax, p.tile_k)) {
-      const std::int64_t t_compute = sub_blocks * ceil_div(ek.size, e.g) * per_group;
+      // Without shadow registers the array also waits while each sub-block drains.
+      const std::int64_t t_compute = sub_blocks * (ceil_div(ek.size, e.g) * per_group + (e.shadow ? 0 : e.rows + 3));
       total += em.count * ceil_div(p.N, p.tile_n) * ek.count * std::max(t_compute, dma(em.size, ek.size));
     }
   const std::int64_t first = dma(std::min(p.M, p.tile_m), std::min(kmax, p.tile_k));
@@ -470,6 +471,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     refuse(fmt::format("two {}×{} int32 accumulator buffers do not fit the accumulator memory", p.tile_m, p.tile_n));
   if ((n.pe_cols * 4) % beat != 0) refuse("an accumulator row must be whole bus beats");
   e.beats_per_acc_row = n.pe_cols * 4 / beat;
+  e.shadow = n.drain_shadow;
 
   Design d;
   d.top = "npu_gemm_" + name;
@@ -511,6 +513,11 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     TopStream ts{s.id, bits_for(ceil_div(seg * s.ebits, 8 * tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))};
     if (s.id == "a") ts = {ts.id, ts.beats_bits, ts.row_bits, e.a_words, e.a_base0, e.a_base1};
     if (s.id == "b") ts = {ts.id, ts.beats_bits, ts.row_bits, e.b_words, e.b_base0, e.b_base1};
+    // The request queue tracks the rows in flight: enough to cover the model's DRAM latency with
+    // requests of a tile row each (and two more), from 4 to 32 entries; C's from 4 to 16.
+    const std::int64_t row_beats = std::max<std::int64_t>(1, seg * s.ebits / (8 * tp.beat_bytes));
+    const std::int64_t in_flight = ceil_div(n.dram_latency_cycles, row_beats) + 2;
+    ts.lg_queue = std::clamp(log2_exact(in_flight), 2, s.id == "c" ? 4 : 5);
     tp.streams.push_back(ts);
   }
   d.cycle_bound = predicted_cycles(p, hw, e);
@@ -522,6 +529,11 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   for (unsigned char ch : header) h = (h ^ ch) * 16777619u;
   tp.id = h;
   d.files.push_back({d.top + ".v", top_module(tp)});
+  // The library modules with properties are proved as the top instantiates them.
+  d.formal_params["dg_burst_split"] = {
+      {"BeatBytes", beat}, {"MaxBurst", n.bus_max_burst_beats}, {"Boundary", n.bus_boundary_bytes}};
+  d.formal_params["dg_spad_arbiter"] = {
+      {"Banks", e.banks}, {"LgBanks", e.lg_banks}, {"WordBits", e.word_bits}, {"SpadAW", e.spad_aw}};
   for (auto& f : agus) d.files.push_back(std::move(f));
   for (const auto& lib : rtl_library()) {
     d.files.push_back({lib.name, lib.text});

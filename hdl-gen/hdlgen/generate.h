@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct Design {
   std::string top;                       // npu_gemm_<name>
   std::vector<VerilogFile> files;        // generated modules, then the library modules they use
   std::vector<std::string> formal_tops;  // modules carrying properties, each proved on its own
+  /// Parameters a library module is proved with: those the top instantiates it with (every
+  /// instance of it in the top has the same ones), so the proof is about the hardware emitted.
+  std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> formal_params;
   std::vector<Register> registers;
   std::uint64_t mmio_base = 0;
   std::int64_t cycle_bound = 0;          // the plan's estimate of a run's address-stream cycles

@@ -201,13 +201,17 @@ std::string BoardReport::text() const {
       "place and route on {} ({}, top {}; yosys synth_ice40 + nextpnr --seed 1): fits\n"
       "  yosys synth_ice40 -top {}: {} LUT4, {} flip-flops, {} carry cells; {}\n"
       "  nextpnr: logic cells {}, block RAMs {}, SPRAMs {}, DSPs {}, I/Os {}\n"
-      "  estimated fmax {:.2f} MHz; board clock {:g} MHz: {}\n",
+      "  estimated fmax {:.2f} MHz; board clock {:g} MHz: {}\n"
+      "  bitstream: {}\n",
       board, device, top, top, luts, ffs, carries, dsp_text(), res_text(logic_cells), res_text(brams),
-      res_text(sprams), res_text(dsps), res_text(ios), fmax_mhz, target_mhz, meets_timing() ? "met" : "NOT met");
+      res_text(sprams), res_text(dsps), res_text(ios), fmax_mhz, target_mhz, meets_timing() ? "met" : "NOT met",
+      bitstream.empty() ? "none: " + bitstream_note
+                        : fmt::format("{} bytes (icepack), in the module's bitstream section", bitstream.size()));
 }
 
 std::string BoardReport::dsp_text() const {
   if (dsps_wanted == 0) return "no multipliers for the DSPs";
+  if (dsp_mapped && dsp_pairs) return fmt::format("{} multipliers in {} DSPs (two 8x8 per SB_MAC16)", 2 * dsps_wanted, dsps_wanted);
   if (dsp_mapped) return fmt::format("{} multipliers in DSPs", dsps_wanted);
   return fmt::format("multipliers in logic ({} would need DSPs, the device has fewer)", dsps_wanted);
 }
@@ -309,22 +313,33 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   for (const auto& f : b.rtl) board_list += " " + f;
 
   // Synthesis of the board top with the design under it; the top's register base from the model.
-  // Multipliers go to the DSPs (synth_ice40 -dsp) unless the design has more than the device.
+  // Multipliers go to the DSPs: first two PEs per SB_MAC16 in its dual 8x8 mode (the MAC array's
+  // DG_ICE40_DSP path, inputs of at most 8 bits), else one per DSP (synth_ice40 -dsp), unless the
+  // design needs more DSPs than the device has; then they stay in logic.
   std::string log;
-  auto synth = [&](bool dsp) {
-    return s.yosys(fmt::format("read_verilog -sv -D{}={} {}{}\nchparam -set {} {} {}\nsynth_ice40 {}-top {} -json "
+  auto synth = [&](bool pairs, bool dsp) {
+    return s.yosys(fmt::format("read_verilog -sv -D{}={}{} {}{}\nchparam -set {} {} {}\nsynth_ice40 {}-top {} -json "
                                "board.json\nstat\n",
-                               b.npu_top_define, d.top, s.file_list(), board_list, b.mmio_base_parameter, mmio_base,
-                               b.top, dsp ? "-dsp " : "", b.top),
+                               b.npu_top_define, d.top, pairs ? " -DDG_ICE40_DSP" : "", s.file_list(), board_list,
+                               b.mmio_base_parameter, mmio_base, b.top, dsp ? "-dsp " : "", b.top),
                    log) == 0;
   };
-  bool ok = synth(true);
+  bool ok = synth(true, false);
   r.dsp_mapped = true;
+  r.dsp_pairs = true;
   if (ok) {
     r.dsps_wanted = count(log, "SB_MAC16");
-    if (r.dsps_wanted > b.dsp_cells) {
-      r.dsp_mapped = false;
-      ok = synth(false);
+    if (r.dsps_wanted == 0 || r.dsps_wanted > b.dsp_cells) {
+      // No pairs (wider inputs): one multiplier per DSP, or logic.
+      r.dsp_pairs = false;
+      ok = synth(false, true);
+      if (ok) {
+        r.dsps_wanted = count(log, "SB_MAC16");
+        if (r.dsps_wanted > b.dsp_cells) {
+          r.dsp_mapped = false;
+          ok = synth(false, false);
+        }
+      }
     }
   }
   if (!ok) {
@@ -338,8 +353,8 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
 
   // Place and route, deterministic (fixed seed); timing below the board clock is reported, not fatal.
   const std::string cmd = fmt::format(
-      "cd '{}' && '{}' --{} --package {} --pcf {} --json board.json --report report.json --seed 1 --freq {:g} "
-      "--timing-allow-fail -q -l pnr.log > /dev/null 2>&1",
+      "cd '{}' && '{}' --{} --package {} --pcf {} --json board.json --report report.json --asc board.asc --seed 1 "
+      "--freq {:g} --timing-allow-fail -q -l pnr.log > /dev/null 2>&1",
       s.dir(), nextpnr, b.device, b.package, b.pcf, b.clock_mhz);
   int rc = std::system(cmd.c_str());
   int code = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
@@ -359,6 +374,22 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   }
   if (!read_report(s.read("report.json"), r, r.error)) return r;
   r.ran = true;
+  // The bitstream, for programming the board (iceprog, or the board's USB loader).
+  const std::string icepack = find_tool("icepack");
+  if (icepack.empty()) {
+    r.bitstream_note = "icepack not found on PATH (Debian package fpga-icestorm)";
+    return r;
+  }
+  const std::string pack = fmt::format("cd '{}' && '{}' board.asc board.bin > icepack.log 2>&1", s.dir(), icepack);
+  rc = std::system(pack.c_str());
+  code = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+  if (code != 0) {
+    r.bitstream_note = fmt::format("icepack failed (exit {}): {}", code, why_failed(s.read("icepack.log")));
+    while (!r.bitstream_note.empty() && r.bitstream_note.back() == '\n') r.bitstream_note.pop_back();
+    return r;
+  }
+  r.bitstream = s.read("board.bin");
+  if (r.bitstream.empty()) r.bitstream_note = "icepack wrote no bitstream";
   return r;
 }
 

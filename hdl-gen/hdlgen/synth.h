@@ -32,10 +32,13 @@ struct BoardReport {
   long luts = 0, ffs = 0, carries = 0;  // synth_ice40 -top <board top>: the whole board design
   bool dsp_mapped = false;         // multipliers in the device's DSPs (synth_ice40 -dsp) ...
   long dsps_wanted = 0;            // ... unless the design has more of them than the device
+  bool dsp_pairs = false;          // two 8x8 products per DSP (the MAC array's DG_ICE40_DSP path)
   bool packed = false;             // nextpnr packed the design: the resources below are known
   Resource logic_cells, brams, sprams, dsps, ios;  // nextpnr's utilization (after packing)
   double fmax_mhz = 0;             // estimated, on the board clock
   double target_mhz = 0;           // the board clock
+  std::string bitstream;           // the board's bitstream (icepack), when it was placed and routed
+  std::string bitstream_note;      // why there is none although it was (icepack missing or failed)
   bool meets_timing() const { return ran && fmax_mhz >= target_mhz; }
   std::string text() const;        // report lines, each ending in '\n'; "" without a board
   std::string summary() const;     // one line for --verbose; "" without a board

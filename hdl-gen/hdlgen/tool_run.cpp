@@ -63,7 +63,7 @@ int Scratch::yosys(const std::string& script, std::string& log) const {
 }
 
 std::string Scratch::read(const std::string& name) const {
-  std::ifstream in(fs::path(dir_) / name);
+  std::ifstream in(fs::path(dir_) / name, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

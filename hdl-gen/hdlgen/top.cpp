@@ -240,7 +240,8 @@ module @TOP@ (
     .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
     .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),
     .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),
-    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW)
+    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW),
+    .Shadow(1'b@SHADOW@)
   ) u_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -314,7 +315,7 @@ constexpr const char* kReadStream = R"(  // ---- stream @S@ --------------------
   assign @S@_split_busy = @S@_ar_valid_o;
   dg_spad_fill #(
     .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW), .RowW(@TRW@), .BeatsW(@LW@),
-    .RowWords(@ROWWORDS@), .Base0(@BASE0@), .Base1(@BASE1@), .LgQueue(5)
+    .RowWords(@ROWWORDS@), .Base0(@BASE0@), .Base1(@BASE1@), .LgQueue(@LGQ@)
   ) u_fill_@S@ (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -383,7 +384,7 @@ constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------
   assign c_split_busy = c_burst_valid;
   dg_cout #(
     .Cols(@PC@), .BusBits(WordBits), .BeatsPerRow(@BPA@), .NNj(@NNJ@), .AccAW(AccAW), .RowW(@TRW@),
-    .BeatsW(@LW@), .LgQueue(4)
+    .BeatsW(@LW@), .LgQueue(@LGQ@), .LgOut(@LGOUT@), .LgLens(@LGLENS@)
   ) u_cout (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -425,6 +426,10 @@ std::string top_module(const TopParams& tp) {
         {"TRW1", std::to_string(s.row_bits - 1)},
         {"TOP", tp.top},
         {"ROWWORDS", std::to_string(s.row_words)},
+        {"LGQ", std::to_string(s.lg_queue)},
+        // C's read-ahead and burst-length queues: small where the queues are (low latency).
+        {"LGOUT", s.lg_queue <= 2 ? "1" : "2"},
+        {"LGLENS", s.lg_queue <= 2 ? "1" : "3"},
         {"BASE0", std::to_string(s.base0)},
         {"BASE1", std::to_string(s.base1)}};
     streams += subst(s.id == "c" ? kWriteStream : kReadStream, v, false);
@@ -476,6 +481,7 @@ std::string top_module(const TopParams& tp) {
                 {"BBASE0", std::to_string(e.b_base0)},
                 {"BBASE1", std::to_string(e.b_base1)},
                 {"BSEG", std::to_string(e.b_seg)},
+                {"SHADOW", e.shadow ? "1" : "0"},
                 {"BPA", std::to_string(e.beats_per_acc_row)},
                 {"NNJ", std::to_string(e.tile_n / e.cols)}});
 }

@@ -14,6 +14,7 @@ struct TopStream {
   int beats_bits = 1;  // width of the AGU's request length
   int row_bits = 1;    // width of the AGU's tile-row output
   std::int64_t row_words = 0, base0 = 0, base1 = 0;  // A, B: scratchpad words per tile row, buffer bases
+  int lg_queue = 4;    // log2 of the DMA's request queue: the requests in flight it can track
 };
 
 /// The compute side: MAC array, scratchpad and accumulator geometry, element formats, tiles.
@@ -25,6 +26,7 @@ struct EngineParams {
   std::int64_t g = 16, tile_m = 16, tile_n = 16, tile_k = 16;
   std::int64_t a_words = 1, b_words = 1, a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0, b_seg = 1;
   std::int64_t beats_per_acc_row = 4;
+  bool shadow = true;  // the MAC array's shadow registers (the model's drain_shadow)
 };
 
 struct TopParams {

@@ -7,7 +7,8 @@
 // one per accepted burst handshake; the splitter is idle again after the last one. burst_len_o is
 // the number of beats (1..MaxBurst), not AXI's beats - 1.
 //
-// Under `FORMAL` the properties below are proved by k-induction (yosys-smtbmc): every burst is
+// Under `FORMAL` the properties below are proved by k-induction (Yosys, SMT-LIB2, Z3) with the
+// parameters the generated top instantiates it with: every burst is
 // aligned, within MaxBurst, inside one boundary window, and the bursts of a request cover exactly
 // its bytes, in order, each once.
 module dg_burst_split #(

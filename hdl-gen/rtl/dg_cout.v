@@ -13,7 +13,9 @@ module dg_cout #(
   parameter int AccAW       = 5,
   parameter int RowW        = 4,
   parameter int BeatsW      = 5,
-  parameter int LgQueue     = 4
+  parameter int LgQueue     = 4,
+  parameter int LgOut       = 2,    // beats read ahead of the write data channel: 2^LgOut
+  parameter int LgLens      = 3     // write bursts issued ahead of their data: 2^LgLens
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -61,9 +63,9 @@ module dg_cout #(
   // Beats read from the accumulator buffer wait here for the write data channel.
   logic [BusBits-1:0] out_head;
   logic               out_empty, out_full, out_pop, out_push;
-  logic [2:0]         out_count;
+  logic [LgOut:0]     out_count;
   logic [BusBits-1:0] lane_data;
-  dg_fifo #(.Width(BusBits), .LgDepth(2)) u_out (
+  dg_fifo #(.Width(BusBits), .LgDepth(LgOut)) u_out (
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
     .push_i(out_push), .data_i(lane_data), .full_o(out_full),
     .pop_i(out_pop), .data_o(out_head), .empty_o(out_empty), .count_o(out_count)
@@ -72,8 +74,8 @@ module dg_cout #(
   // Burst lengths.
   logic [8:0] len_head;
   logic       lens_empty, lens_pop;
-  logic [3:0] unused_lens_count;
-  dg_fifo #(.Width(9), .LgDepth(3)) u_lens (
+  logic [LgLens:0] unused_lens_count;
+  dg_fifo #(.Width(9), .LgDepth(LgLens)) u_lens (
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
     .push_i(aw_i), .data_i(aw_len_i), .full_o(lens_full_o),
     .pop_i(lens_pop), .data_o(len_head), .empty_o(lens_empty), .count_o(unused_lens_count)
@@ -86,7 +88,7 @@ module dg_cout #(
   logic              last_beat;
 
   // A read is issued when the tile's buffer is full and the output FIFO has room for it.
-  assign re_o      = !q_empty && acc_full_i[buf_q] && 32'(out_count) + 32'(rd_q) < 32'd4;
+  assign re_o      = !q_empty && acc_full_i[buf_q] && 32'(out_count) + 32'(rd_q) < 32'(1 << LgOut);
   assign raddr_o   = AccAW'(32'(head_row) * NNj + (32'(beat_q) / BeatsPerRow));
   assign acc_buf_o = buf_q;
   assign last_beat = beat_q == head_beats - BeatsW'(1);

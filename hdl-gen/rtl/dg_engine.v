@@ -41,7 +41,8 @@ module dg_engine #(
   parameter int BBase0   = 8,
   parameter int BBase1   = 16,
   parameter int BSeg     = 1,     // scratchpad words per B row segment of a sub-block
-  parameter int AccAW    = 5
+  parameter int AccAW    = 5,
+  parameter bit Shadow   = 1'b1   // the MAC array has shadow registers (else it waits while draining)
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -258,7 +259,9 @@ module dg_engine #(
   logic               at_end, stall, step, finish, load, to_shadow;
 
   assign at_end    = c_q == CW'(G - 1);
-  assign stall     = at_end && cm_meta_q.last_g && shadow_full_q;
+  // With shadow registers only a sub-block's last step waits for the previous drain; without
+  // them no step happens while the accumulators are drained.
+  assign stall     = Shadow ? at_end && cm_meta_q.last_g && shadow_full_q : shadow_full_q;
   assign step      = cm_valid_q && !stall;
   assign finish    = step && at_end;
   assign load      = pf_valid_q && (!cm_valid_q || finish);
@@ -274,7 +277,7 @@ module dg_engine #(
   end
 
   logic [Rows*Cols*32-1:0] shadow;
-  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned)) u_array (
+  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .Shadow(Shadow)) u_array (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .step_i     (step),

@@ -1,6 +1,9 @@
 // dg_ram_1r1w: one scratchpad bank or accumulator buffer: a write port and a read port, read
-// data registered (valid the cycle after re_i, the old contents when the same word is written in
-// that cycle). Infers block RAM in Yosys. Part of the fixed DeepGEMM RTL library.
+// data registered (valid the cycle after re_i). Infers block RAM in Yosys. Its users never read
+// and write one word in the same cycle (the scratchpad and accumulator buffers are double-
+// buffered by handshake, and the engine's read-modify-write of accumulator rows reads a row the
+// cycle before it writes it), so synthesis needs no collision logic (no_rw_check); simulation
+// stops with an error if that ever happens. Part of the fixed DeepGEMM RTL library.
 module dg_ram_1r1w #(
   parameter int Width = 128,
   parameter int AddrW = 10
@@ -13,10 +16,18 @@ module dg_ram_1r1w #(
   input  logic [AddrW-1:0] raddr_i,
   output logic [Width-1:0] rdata_o
 );
-  logic [Width-1:0] mem_q [1 << AddrW];
+  (* no_rw_check *) logic [Width-1:0] mem_q [1 << AddrW];
 
   always_ff @(posedge clk_i) begin
     if (we_i) mem_q[waddr_i] <= wdata_i;
     if (re_i) rdata_o <= mem_q[raddr_i];
   end
+
+`ifndef SYNTHESIS
+`ifndef FORMAL
+  always_ff @(posedge clk_i) begin
+    if (we_i && re_i && waddr_i == raddr_i) $fatal(1, "dg_ram_1r1w: word %0d read and written in one cycle", waddr_i);
+  end
+`endif
+`endif
 endmodule

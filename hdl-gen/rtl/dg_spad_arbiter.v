@@ -37,8 +37,8 @@ module dg_spad_arbiter #(
   end
 
 `ifdef FORMAL
-  // No state: each property holds for every input. (Proved at the default parameters; the
-  // generated top instantiates the same logic with the model's banks and word width.)
+  // No state: each property holds for every input. Proved with the parameters the generated
+  // top instantiates it with (the model's banks and word width).
   for (genvar b = 0; b < Banks; b++) begin : g_check
     logic a_w, b_w;
     assign a_w = a_req_i && a_grant_o && a_bank_i == LgBanks'(b);

@@ -239,7 +239,8 @@ module npu_gemm_tiny_npu (
     .Rows(16), .Cols(16), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
     .EABits(8), .EBBits(8), .AW(8), .BW(8), .ASigned(1'b1), .BSigned(1'b1), .G(16),
     .TileM(16), .TileN(32), .TileK(64), .DW(8), .AWords(4), .BWords(2),
-    .ABase0(0), .ABase1(4), .BBase0(8), .BBase1(16), .BSeg(1), .AccAW(AccAW)
+    .ABase0(0), .ABase1(4), .BBase0(8), .BBase1(16), .BSeg(1), .AccAW(AccAW),
+    .Shadow(1'b1)
   ) u_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -443,7 +444,7 @@ module npu_gemm_tiny_npu (
   assign c_split_busy = c_burst_valid;
   dg_cout #(
     .Cols(16), .BusBits(WordBits), .BeatsPerRow(4), .NNj(2), .AccAW(AccAW), .RowW(4),
-    .BeatsW(4), .LgQueue(4)
+    .BeatsW(4), .LgQueue(4), .LgOut(2), .LgLens(3)
   ) u_cout (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -956,7 +957,8 @@ endmodule
 // one per accepted burst handshake; the splitter is idle again after the last one. burst_len_o is
 // the number of beats (1..MaxBurst), not AXI's beats - 1.
 //
-// Under `FORMAL` the properties below are proved by k-induction (yosys-smtbmc): every burst is
+// Under `FORMAL` the properties below are proved by k-induction (Yosys, SMT-LIB2, Z3) with the
+// parameters the generated top instantiates it with: every burst is
 // aligned, within MaxBurst, inside one boundary window, and the bursts of a request cover exactly
 // its bytes, in order, each once.
 module dg_burst_split #(
@@ -1081,7 +1083,9 @@ module dg_cout #(
   parameter int AccAW       = 5,
   parameter int RowW        = 4,
   parameter int BeatsW      = 5,
-  parameter int LgQueue     = 4
+  parameter int LgQueue     = 4,
+  parameter int LgOut       = 2,    // beats read ahead of the write data channel: 2^LgOut
+  parameter int LgLens      = 3     // write bursts issued ahead of their data: 2^LgLens
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -1129,9 +1133,9 @@ module dg_cout #(
   // Beats read from the accumulator buffer wait here for the write data channel.
   logic [BusBits-1:0] out_head;
   logic               out_empty, out_full, out_pop, out_push;
-  logic [2:0]         out_count;
+  logic [LgOut:0]     out_count;
   logic [BusBits-1:0] lane_data;
-  dg_fifo #(.Width(BusBits), .LgDepth(2)) u_out (
+  dg_fifo #(.Width(BusBits), .LgDepth(LgOut)) u_out (
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
     .push_i(out_push), .data_i(lane_data), .full_o(out_full),
     .pop_i(out_pop), .data_o(out_head), .empty_o(out_empty), .count_o(out_count)
@@ -1140,8 +1144,8 @@ module dg_cout #(
   // Burst lengths.
   logic [8:0] len_head;
   logic       lens_empty, lens_pop;
-  logic [3:0] unused_lens_count;
-  dg_fifo #(.Width(9), .LgDepth(3)) u_lens (
+  logic [LgLens:0] unused_lens_count;
+  dg_fifo #(.Width(9), .LgDepth(LgLens)) u_lens (
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
     .push_i(aw_i), .data_i(aw_len_i), .full_o(lens_full_o),
     .pop_i(lens_pop), .data_o(len_head), .empty_o(lens_empty), .count_o(unused_lens_count)
@@ -1154,7 +1158,7 @@ module dg_cout #(
   logic              last_beat;
 
   // A read is issued when the tile's buffer is full and the output FIFO has room for it.
-  assign re_o      = !q_empty && acc_full_i[buf_q] && 32'(out_count) + 32'(rd_q) < 32'd4;
+  assign re_o      = !q_empty && acc_full_i[buf_q] && 32'(out_count) + 32'(rd_q) < 32'(1 << LgOut);
   assign raddr_o   = AccAW'(32'(head_row) * NNj + (32'(beat_q) / BeatsPerRow));
   assign acc_buf_o = buf_q;
   assign last_beat = beat_q == head_beats - BeatsW'(1);
@@ -1239,7 +1243,8 @@ module dg_engine #(
   parameter int BBase0   = 8,
   parameter int BBase1   = 16,
   parameter int BSeg     = 1,     // scratchpad words per B row segment of a sub-block
-  parameter int AccAW    = 5
+  parameter int AccAW    = 5,
+  parameter bit Shadow   = 1'b1   // the MAC array has shadow registers (else it waits while draining)
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -1456,7 +1461,9 @@ module dg_engine #(
   logic               at_end, stall, step, finish, load, to_shadow;
 
   assign at_end    = c_q == CW'(G - 1);
-  assign stall     = at_end && cm_meta_q.last_g && shadow_full_q;
+  // With shadow registers only a sub-block's last step waits for the previous drain; without
+  // them no step happens while the accumulators are drained.
+  assign stall     = Shadow ? at_end && cm_meta_q.last_g && shadow_full_q : shadow_full_q;
   assign step      = cm_valid_q && !stall;
   assign finish    = step && at_end;
   assign load      = pf_valid_q && (!cm_valid_q || finish);
@@ -1472,7 +1479,7 @@ module dg_engine #(
   end
 
   logic [Rows*Cols*32-1:0] shadow;
-  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned)) u_array (
+  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .Shadow(Shadow)) u_array (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .step_i     (step),
@@ -1653,14 +1660,17 @@ endmodule
 // signed when ASigned (BSigned), extended exactly into the product. At the end of a sub-block
 // (to_shadow_i with a step) every accumulator moves, with that step's product, into its shadow
 // register and restarts from zero, so the drain of one sub-block overlaps the next one's
-// products. Part of the fixed DeepGEMM RTL library.
+// products. Without shadow registers (Shadow = 0) shadow_o is the accumulators themselves: they
+// keep the sub-block's sums until the next step, which starts from zero; the engine does not
+// step while it drains them. Part of the fixed DeepGEMM RTL library.
 module dg_mac_array #(
   parameter int Rows    = 16,
   parameter int Cols    = 16,
   parameter int AW      = 8,
   parameter int BW      = 8,
   parameter bit ASigned = 1'b1,
-  parameter bit BSigned = 1'b1
+  parameter bit BSigned = 1'b1,
+  parameter bit Shadow  = 1'b1
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -1671,37 +1681,116 @@ module dg_mac_array #(
   input  logic [Cols*BW-1:0]     b_i,
   output logic [Rows*Cols*32-1:0] shadow_o
 );
+  localparam int PA = ASigned ? AW : AW + 1;  // the multiplier's signed operand widths
+  localparam int PB = BSigned ? BW : BW + 1;
+
+  // Without shadow registers: the step after a sub-block's last starts the accumulators from zero.
+  logic fresh_q;
+  if (Shadow) begin : g_fresh_none
+    assign fresh_q = 1'b0;
+  end else begin : g_fresh
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) fresh_q <= 1'b0;
+      else if (step_i) fresh_q <= to_shadow_i;
+    end
+  end
+
+`ifdef DG_ICE40_DSP
+  // iCE40 UltraPlus: two PEs of a row share one SB_MAC16 in its dual 8x8 mode (the upper bytes of
+  // A and B multiply into O[31:16], the lower ones into O[15:0], signed or not per operand), so
+  // a 4x4 array takes 8 DSPs. Used by the board flow when the inputs have at most 8 bits.
+  localparam bit UseDsp = AW <= 8 && BW <= 8 && Cols % 2 == 0;
+`else
+  localparam bit UseDsp = 1'b0;
+`endif
   for (genvar i = 0; i < Rows; i++) begin : g_row
+`ifdef DG_ICE40_DSP
+    // The row's 16-bit products from the DSPs, PE j in bits 16j + 15 .. 16j; exact for 8-bit
+    // inputs of either signedness, and signed when either input is.
+    logic [Cols*16-1:0] dsp_p;
+    if (UseDsp) begin : g_dsp
+      for (genvar j = 0; j < Cols; j = j + 2) begin : g_pair
+        logic [7:0] a8, b_lo, b_hi;
+        assign a8   = ASigned ? 8'($signed(a_i[i*AW +: AW])) : 8'(a_i[i*AW +: AW]);
+        assign b_lo = BSigned ? 8'($signed(b_i[j*BW +: BW])) : 8'(b_i[j*BW +: BW]);
+        assign b_hi = BSigned ? 8'($signed(b_i[(j+1)*BW +: BW])) : 8'(b_i[(j+1)*BW +: BW]);
+        SB_MAC16 #(
+          .MODE_8x8(1'b1), .A_SIGNED(ASigned), .B_SIGNED(BSigned),
+          .TOPOUTPUT_SELECT(2'b10), .BOTOUTPUT_SELECT(2'b10),
+          .TOP_8x8_MULT_REG(1'b0), .BOT_8x8_MULT_REG(1'b0)
+        ) u_mac (
+          .CLK(1'b0), .CE(1'b1), .C(16'd0), .A({a8, a8}), .B({b_hi, b_lo}), .D(16'd0),
+          .AHOLD(1'b0), .BHOLD(1'b0), .CHOLD(1'b0), .DHOLD(1'b0),
+          .IRSTTOP(1'b0), .IRSTBOT(1'b0), .ORSTTOP(1'b0), .ORSTBOT(1'b0),
+          .OLOADTOP(1'b0), .OLOADBOT(1'b0), .ADDSUBTOP(1'b0), .ADDSUBBOT(1'b0),
+          .OHOLDTOP(1'b0), .OHOLDBOT(1'b0), .CI(1'b0), .ACCUMCI(1'b0), .SIGNEXTIN(1'b0),
+          .O(dsp_p[j*16 +: 32]), .CO(), .ACCUMCO(), .SIGNEXTOUT()
+        );
+      end
+    end else begin : g_nodsp
+      assign dsp_p = '0;
+    end
+`endif
     for (genvar j = 0; j < Cols; j++) begin : g_col
-      logic signed [AW:0]    a;
-      logic signed [BW:0]    b;
-      logic signed [AW+BW+1:0] p;
-      logic [31:0] acc_q, shadow_q, sum;
-      assign a = {ASigned ? a_i[i*AW+AW-1] : 1'b0, a_i[i*AW +: AW]};
-      assign b = {BSigned ? b_i[j*BW+BW-1] : 1'b0, b_i[j*BW +: BW]};
-      assign p = a * b;
-      assign sum = acc_q + (mask_i ? 32'(p) : 32'd0);
-      always_ff @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin
-          acc_q <= '0;
-          shadow_q <= '0;
-        end else if (step_i) begin
-          if (to_shadow_i) begin
-            shadow_q <= sum;
+      // The product a_i * b_j, extended to 32 bits.
+      logic [31:0] p32;
+      if (UseDsp) begin : g_dsp_p
+`ifdef DG_ICE40_DSP
+        assign p32 = ASigned || BSigned ? {{16{dsp_p[j*16+15]}}, dsp_p[j*16 +: 16]} : {16'd0, dsp_p[j*16 +: 16]};
+`endif
+      end else begin : g_mul
+        // A signed input is multiplied as it is, an unsigned one with a zero bit above it.
+        logic signed [PA-1:0]    a;
+        logic signed [PB-1:0]    b;
+        logic signed [PA+PB-1:0] p;
+        if (ASigned) begin : g_as
+          assign a = a_i[i*AW +: AW];
+        end else begin : g_au
+          assign a = {1'b0, a_i[i*AW +: AW]};
+        end
+        if (BSigned) begin : g_bs
+          assign b = b_i[j*BW +: BW];
+        end else begin : g_bu
+          assign b = {1'b0, b_i[j*BW +: BW]};
+        end
+        assign p = a * b;
+        assign p32 = 32'(p);
+      end
+      logic [31:0] acc_q, sum;
+      assign sum = (fresh_q ? 32'd0 : acc_q) + (mask_i ? p32 : 32'd0);
+      if (Shadow) begin : g_shadow
+        logic [31:0] shadow_q;
+        always_ff @(posedge clk_i or negedge rst_ni) begin
+          if (!rst_ni) begin
             acc_q <= '0;
-          end else begin
-            acc_q <= sum;
+            shadow_q <= '0;
+          end else if (step_i) begin
+            if (to_shadow_i) begin
+              shadow_q <= sum;
+              acc_q <= '0;
+            end else begin
+              acc_q <= sum;
+            end
           end
         end
+        assign shadow_o[(i*Cols+j)*32 +: 32] = shadow_q;
+      end else begin : g_direct
+        always_ff @(posedge clk_i or negedge rst_ni) begin
+          if (!rst_ni) acc_q <= '0;
+          else if (step_i) acc_q <= sum;
+        end
+        assign shadow_o[(i*Cols+j)*32 +: 32] = acc_q;
       end
-      assign shadow_o[(i*Cols+j)*32 +: 32] = shadow_q;
     end
   end
 endmodule
 // ---- file: dg_ram_1r1w.v
 // dg_ram_1r1w: one scratchpad bank or accumulator buffer: a write port and a read port, read
-// data registered (valid the cycle after re_i, the old contents when the same word is written in
-// that cycle). Infers block RAM in Yosys. Part of the fixed DeepGEMM RTL library.
+// data registered (valid the cycle after re_i). Infers block RAM in Yosys. Its users never read
+// and write one word in the same cycle (the scratchpad and accumulator buffers are double-
+// buffered by handshake, and the engine's read-modify-write of accumulator rows reads a row the
+// cycle before it writes it), so synthesis needs no collision logic (no_rw_check); simulation
+// stops with an error if that ever happens. Part of the fixed DeepGEMM RTL library.
 module dg_ram_1r1w #(
   parameter int Width = 128,
   parameter int AddrW = 10
@@ -1714,12 +1803,20 @@ module dg_ram_1r1w #(
   input  logic [AddrW-1:0] raddr_i,
   output logic [Width-1:0] rdata_o
 );
-  logic [Width-1:0] mem_q [1 << AddrW];
+  (* no_rw_check *) logic [Width-1:0] mem_q [1 << AddrW];
 
   always_ff @(posedge clk_i) begin
     if (we_i) mem_q[waddr_i] <= wdata_i;
     if (re_i) rdata_o <= mem_q[raddr_i];
   end
+
+`ifndef SYNTHESIS
+`ifndef FORMAL
+  always_ff @(posedge clk_i) begin
+    if (we_i && re_i && waddr_i == raddr_i) $fatal(1, "dg_ram_1r1w: word %0d read and written in one cycle", waddr_i);
+  end
+`endif
+`endif
 endmodule
 // ---- file: dg_spad_arbiter.v
 // dg_spad_arbiter: the scratchpad's write ports. A and B fill the same banks (tile row r of
@@ -1761,8 +1858,8 @@ module dg_spad_arbiter #(
   end
 
 `ifdef FORMAL
-  // No state: each property holds for every input. (Proved at the default parameters; the
-  // generated top instantiates the same logic with the model's banks and word width.)
+  // No state: each property holds for every input. Proved with the parameters the generated
+  // top instantiates it with (the model's banks and word width).
   for (genvar b = 0; b < Banks; b++) begin : g_check
     logic a_w, b_w;
     assign a_w = a_req_i && a_grant_o && a_bank_i == LgBanks'(b);

@@ -2,6 +2,7 @@
 // (tests/synth/npu_*.v, the ports of a generated top): the report's fields, determinism, and
 // each way it can fail as a message rather than an exception.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <sstream>
@@ -60,6 +61,14 @@ TEST_CASE("a stand-in NPU placed and routed on the icebreaker") {
   CHECK(t.find("SPRAMs 4/4 (100.0%)") != std::string::npos);
   CHECK(t.find("board clock 12 MHz: met") != std::string::npos);
   CHECK(r.summary().find("Place and route on icebreaker (iCE40 UP5K (sg48)): ") == 0);
+  // The bitstream (icepack, which the bootstrap installs): an iCE40 image, its sync word
+  // 0x7EAA997E after the comment header, about 104 KB for the UP5K.
+  CAPTURE(r.bitstream_note);
+  REQUIRE(!r.bitstream.empty());
+  CHECK(r.bitstream.size() > 100000);
+  CHECK(r.bitstream.size() < 110000);
+  CHECK(r.bitstream.find(std::string("\x7e\xaa\x99\x7e", 4)) < 64);
+  CHECK(t.find(fmt::format("  bitstream: {} bytes (icepack)", r.bitstream.size())) != std::string::npos);
   // The same design gives the same figures (nextpnr --seed 1).
   BoardReport again = place_and_route(standin("npu_standin"), "icebreaker", 32, 0x40000000);
   CHECK(again.text() == t);

@@ -11,7 +11,7 @@ execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/board.ko --verbose --s
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compile failed (${rc}):\n${err}")
 endif()
-file(STRINGS ${WORK}/board.ko report REGEX "place and route on icebreaker|yosys synth_ice40 -top board_top|nextpnr: |estimated fmax")
+file(STRINGS ${WORK}/board.ko report REGEX "place and route on icebreaker|yosys synth_ice40 -top board_top|nextpnr: |estimated fmax|  bitstream: ")
 string(JOIN "\n" report ${report})
 set(fields "[0-9]+ LUT4, [0-9]+ flip-flops, [0-9]+ carry cells; ")
 if(err MATCHES "Place and route on icebreaker \\(iCE40 UP5K \\(sg48\\)\\): ([0-9]+)/5280 logic cells[^\n]*fmax ([0-9.]+) MHz \\(board clock 12 MHz\\)")
@@ -22,13 +22,31 @@ if(err MATCHES "Place and route on icebreaker \\(iCE40 UP5K \\(sg48\\)\\): ([0-9
     message(FATAL_ERROR "fmax ${fmax} MHz is below the floor of ${FMAX_MIN} MHz")
   endif()
   list(APPEND fields "place and route on icebreaker \\(iCE40 UP5K \\(sg48\\), top board_top" "logic cells [0-9]+/5280"
-       "block RAMs [0-9]+/30" "SPRAMs 4/4" "DSPs [0-9]+/8" "I/Os 6/96" "estimated fmax [0-9.]+ MHz; board clock 12 MHz: met")
+       "block RAMs [0-9]+/30" "SPRAMs 4/4" "DSPs [0-9]+/8" "I/Os 6/96" "estimated fmax [0-9.]+ MHz; board clock 12 MHz: met"
+       "bitstream: [0-9]+ bytes \\(icepack\\)")
+  # The bitstream, from the module the cache now holds: an iCE40 UP5K image.
+  execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/again.ko --synth --bitstream ${WORK}/board.bin
+                  RESULT_VARIABLE rc ERROR_VARIABLE err2)
+  set(bits 0)
+  if(rc EQUAL 0 AND EXISTS ${WORK}/board.bin)
+    file(SIZE ${WORK}/board.bin bits)
+  endif()
+  if(NOT rc EQUAL 0 OR bits LESS 100000)
+    message(FATAL_ERROR "--bitstream failed (${rc}, ${bits} bytes):\n${err2}")
+  endif()
+  message(STATUS "bitstream: ${bits} bytes")
 elseif(err MATCHES "Place and route on icebreaker not done: nextpnr-ice40 failed \\(exit [0-9]+\\); the design does not fit the iCE40 UP5K \\(sg48\\): ([^\n]*)")
   message(STATUS "does not fit the icebreaker: ${CMAKE_MATCH_1}")
   if(REQUIRE_FIT)
     message(FATAL_ERROR "the design does not fit the board:\n${err}")
   endif()
   list(APPEND fields "place and route on icebreaker: not done: nextpnr-ice40 failed \\(exit [0-9]+\\); the design does not fit")
+  # No bitstream then, and --bitstream says why.
+  execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/again.ko --synth --bitstream ${WORK}/board.bin
+                  RESULT_VARIABLE rc ERROR_VARIABLE err2)
+  if(rc EQUAL 0 OR NOT err2 MATCHES "no bitstream for '[^']*': place and route on icebreaker: not done: nextpnr-ice40 failed")
+    message(FATAL_ERROR "--bitstream without a placed design: expected an error, got (${rc}):\n${err2}")
+  endif()
 else()
   message(FATAL_ERROR "no place-and-route line, or neither figures nor a does-not-fit message:\n${err}")
 endif()

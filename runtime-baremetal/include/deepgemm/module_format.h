@@ -109,8 +109,9 @@ enum class SectionKind : uint32_t {
   Launch = 7,       // launch hints (grid, block, shared memory, bindings)
   Synth = 8,        // synthesis report text
   CachePolicy = 9,  // cache and carve-out policy
+  Bitstream = 10,   // FPGA bitstream of the design on the model's board (iCE40: icepack's .bin), binary
 };
-inline constexpr uint32_t kMaxKnownSectionKind = 9;
+inline constexpr uint32_t kMaxKnownSectionKind = 10;
 
 /// Module flags, bits 16-31: features a reader must understand. ABI 1 defines none.
 inline constexpr uint32_t kModuleFlagsRequiredMask = 0xFFFF0000u;
@@ -240,6 +241,8 @@ constexpr const char* section_kind_name(uint32_t kind) {
       return "synth";
     case 9:
       return "cache_policy";
+    case 10:
+      return "bitstream";
     default:
       return nullptr;
   }
