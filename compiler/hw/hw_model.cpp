@@ -836,4 +836,8 @@ std::ostream& operator<<(std::ostream& os, const HwModel& m) {
   return os;
 }
 
+int npu_element_bits(int value_bits) {
+  return value_bits == 4 ? 4 : value_bits <= 8 ? 8 : value_bits <= 16 ? 16 : value_bits;
+}
+
 }  // namespace dg::hw

@@ -74,6 +74,11 @@ struct GpuModel {
   bool has_tma = false;            // cp.async.bulk.tensor (sm_90)
 };
 
+/// Bits an NPU input element with `value_bits` bits of value occupies in NPU memory: 4-bit
+/// elements are packed two per byte, other widths up to 16 bits take a 1- or 2-byte container,
+/// wider ones their own width. Tiles, bursts, the scratchpad and the generated AGUs use it.
+int npu_element_bits(int value_bits);
+
 struct NpuModel {
   int pe_rows = 0, pe_cols = 0;
   std::vector<std::string> dataflows;  // "weight_stationary", "output_stationary"

@@ -146,11 +146,10 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
   s.compute_bits = std::max(s.a_bits, p.weight_conversion.empty() ? s.b_bits : 16);
   if (p.hw.is_npu()) {
     const auto& n = p.hw.npu;
-    // In NPU memory a custom-width element (sN/uN) occupies its container, one byte up to 8 bits
-    // and two up to 16: tiles, bursts and the scratchpad are sized by those bytes.
-    auto container = [](int bits) { return bits == 4 ? 4 : bits <= 8 ? 8 : bits <= 16 ? 16 : bits; };
-    s.a_bits = container(s.a_bits);
-    s.b_bits = container(s.b_bits);
+    // In NPU memory an element occupies its container (4-bit ones packed two per byte): tiles,
+    // bursts and the scratchpad are sized by it.
+    s.a_bits = hw::npu_element_bits(s.a_bits);
+    s.b_bits = hw::npu_element_bits(s.b_bits);
     s.gpu = false;
     s.family = "npu";
     s.im = n.pe_rows;

@@ -32,20 +32,14 @@ int bits_for(std::int64_t v) {  // bits to hold 0 .. v
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 
-/// Bits an element occupies in NPU memory: 4-bit elements are packed two per byte (the even
-/// index of a row in the low nibble), other custom widths take a 1- or 2-byte container.
+/// Bits an element occupies in NPU memory (hw::npu_element_bits: 4-bit elements are packed two
+/// per byte, the even index of a row in the low nibble); 0 for a type the MAC array does not take.
 std::int64_t element_bits(const std::string& type) {
-  if (type == "int4" || type == "u4" || type == "s4") return 4;
-  if (type == "int8" || type == "u8" || type == "s8") return 8;
-  if (type == "int16" || type == "u16" || type == "s16") return 16;
   if (type == "int32" || type == "fp32") return 32;
-  if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) {
-    int w = std::atoi(type.c_str() + 1);
-    if (w >= 2 && w < 4) return 8;
-    if (w > 4 && w <= 8) return 8;
-    if (w > 8 && w <= 16) return 16;
-  }
-  return 0;  // not an integer input the MAC array takes
+  int w = 0;
+  if (type == "int4" || type == "int8" || type == "int16") w = std::atoi(type.c_str() + 3);
+  else if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) w = std::atoi(type.c_str() + 1);
+  return w >= 2 && w <= 16 ? hw::npu_element_bits(w) : 0;
 }
 
 /// One stream of the plan's tile loop nest: which dimensions its tile rows and row segments
