@@ -1,10 +1,13 @@
 #include "smt/induction.h"
 
+#include "smt/unroll.h"
+
 #include <z3++.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <optional>
 #include <sstream>
 
 namespace dg::smt {
@@ -23,7 +26,7 @@ struct Assertion {
   std::string name, location;
 };
 
-/// The design's text as the checks use it. Yosys writes every cell, wire and predicate as a
+/// The design's text as the checks use it where it is not unrolled. Yosys writes every cell, wire and predicate as a
 /// define-fun over the state; Z3 4.8 expands such macros eagerly where they are defined, which
 /// takes it seconds to minutes on a design of a few hundred cells (the transition relation and
 /// the conjunction of the assertions are the worst). As define-fun-rec the same definitions are
@@ -56,35 +59,48 @@ std::vector<Assertion> assertions(const std::string& smt2) {
   return out;
 }
 
+/// The queries, asked of the design unrolled into steps (smt/unroll.h) or, where Yosys wrote a
+/// form the unrolling does not handle, of its functions as recursive definitions over declared
+/// states s0, s1, ...
 class Checker {
  public:
-  Checker(std::string design, std::string top, unsigned check_ms)
-      : design_(std::move(design)), top_(std::move(top)), check_ms_(check_ms) {}
+  Checker(const std::string& smt2, std::string top, unsigned check_ms) : top_(std::move(top)), check_ms_(check_ms) {
+    unrolled_ = UnrolledSystem::parse(smt2, top_, &why_not_unrolled_);
+    if (!unrolled_) design_ = prepared(smt2, top_);
+  }
 
   /// Is there a path s0 .. s_step (from the initial state when `base`, else from any state) on
   /// which every assertion holds before s_step and assertion `id` fails at s_step?
   z3::check_result fails_at(int id, int step, bool base, const std::vector<Assertion>& all) {
-    return check(step, base, all, fmt::format("(assert (not (|{}_a {}| s{})))\n", top_, id, step));
+    return check(step, base, all, fmt::format("(assert (not {}))\n", ref(fmt::format("{}_a {}", top_, id), {step})));
   }
 
   /// The same question for all assertions at once: does any of them fail at s_step?
   z3::check_result any_fails_at(int step, bool base, const std::vector<Assertion>& all) {
     std::string goal = "(assert (or";
-    for (const auto& a : all) goal += fmt::format(" (not (|{}_a {}| s{}))", top_, a.id, step);
+    for (const auto& a : all) goal += fmt::format(" (not {})", ref(fmt::format("{}_a {}", top_, a.id), {step}));
     return check(step, base, all, goal + "))\n");
   }
 
  private:
+  /// Function `name` of the states at `steps`.
+  std::string ref(const std::string& name, const std::vector<int>& steps) const {
+    if (unrolled_) return UnrolledSystem::at(name, steps);
+    std::string s = "(|" + name + "|";
+    for (int st : steps) s += fmt::format(" s{}", st);
+    return s + ")";
+  }
+
   z3::check_result check(int step, bool base, const std::vector<Assertion>& all, const std::string& goal) {
-    std::string q = design_;
+    std::string q = unrolled_ ? unrolled_->steps(step) : design_;
     for (int s = 0; s <= step; ++s) {
-      q += fmt::format("(declare-fun s{} () |{}_s|)\n", s, top_);
-      q += fmt::format("(assert (|{}_u| s{}))\n(assert (|{}_h| s{}))\n", top_, s, top_, s);
-      if (s > 0) q += fmt::format("(assert (|{}_t| s{} s{}))\n", top_, s - 1, s);
-      if (base && s == 0) q += fmt::format("(assert (|{}_i| s0))\n(assert (|{}_is| s0))\n", top_, top_);
-      if (!base || s > 0) q += fmt::format("(assert (not (|{}_is| s{})))\n", top_, s);
+      if (!unrolled_) q += fmt::format("(declare-fun s{} () |{}_s|)\n", s, top_);
+      q += fmt::format("(assert {})\n(assert {})\n", ref(top_ + "_u", {s}), ref(top_ + "_h", {s}));
+      if (s > 0) q += fmt::format("(assert {})\n", ref(top_ + "_t", {s - 1, s}));
+      if (base && s == 0) q += fmt::format("(assert {})\n(assert {})\n", ref(top_ + "_i", {0}), ref(top_ + "_is", {0}));
+      if (!base || s > 0) q += fmt::format("(assert (not {}))\n", ref(top_ + "_is", {s}));
       if (s < step)
-        for (const auto& a : all) q += fmt::format("(assert (|{}_a {}| s{}))\n", top_, a.id, s);
+        for (const auto& a : all) q += fmt::format("(assert {})\n", ref(fmt::format("{}_a {}", top_, a.id), {s}));
     }
     q += goal;
     z3::context ctx;
@@ -96,8 +112,11 @@ class Checker {
     return solver.check();
   }
 
-  std::string design_, top_;
+  std::string top_;
   unsigned check_ms_;
+  std::optional<UnrolledSystem> unrolled_;
+  std::string why_not_unrolled_;
+  std::string design_;  // the recursive definitions, when not unrolled
 };
 
 }  // namespace
@@ -115,7 +134,7 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
     r.error = "module '" + top + "' has no assertions";
     return r;
   }
-  Checker c(prepared(smt2, top), top, check_ms);
+  Checker c(smt2, top, check_ms);
   // k-induction of the conjunction: for k = 1, 2, ..., every assertion holds in steps 0 .. k
   // after reset (a failure there is a real counterexample), and every assertion holds at step k
   // of any path on which all of them held in the k steps before. The same k serves all, since
