@@ -230,10 +230,59 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   // Exactly once: the number of requests accepted since start is the current position's index
   // in the loop nest (rows past the matrix edge skipped), and the run ends after all of them; so
   // every (tile, row) of the nest is requested once, in order. With a fixed K every factor but
-  // one is a constant, which keeps the induction linear; for a run-time K the index is a product
-  // of two run-time values, which the solver does not close in time: not proved yet.
+  // one is a constant, which keeps the induction linear. With a run-time K the index of A and B
+  // would be a product of two run-time values (the block and the requests per block), which the
+  // solver does not close; there the count is split in two: blocks (block_m, block_n) completed,
+  // a constant-radix index, and requests within the block, which wraps to the next block when it
+  // reaches the block's size (the K tiles at the run-time K times the block's rows). C has no K
+  // loop, so its index is the fixed-K one.
   std::string once;
-  if (kmin == kmax) {
+  if (kmin != kmax && s.has_k_loop) {
+    const std::int64_t last_m = p.M - (gm - 1) * p.tile_m;
+    const int lm = log2_exact(p.tile_m), ln = log2_exact(p.tile_n), lk = log2_exact(p.tile_k);
+    const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
+    const std::string block = fmt::format("(32'(m0_q) >> {}) * 32'd{} + (32'(n0_q) >> {})", lm, gn, ln);
+    std::string per_block, in_block;
+    if (s.id == "a") {
+      // K tiles (the last one partial) times the block's rows (the last block_m partial).
+      const std::string kts = fmt::format("((32'(k_q) + 32'd{}) >> {})", p.tile_k - 1, lk);
+      const std::string kt = fmt::format("(32'(k0_q) >> {})", lk);
+      per_block = fmt::format("({} ? {} << {} : {} * 32'd{})", full_m, kts, lm, kts, last_m);
+      in_block = fmt::format("({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", full_m, kt, lm, kt, last_m);
+    } else {
+      // One request per row of B, K rows in all.
+      per_block = "32'(k_q)";
+      in_block = "32'(k0_q) + 32'(r_q)";
+    }
+    once = fmt::format(
+        "\n  // ---- exactly once: blocks completed and requests within the block = the position in the nest ---\n"
+        "  // (K is a run-time value: a block of (block_m, block_n) has {} requests.)\n"
+        "  reg [31:0] f_blocks = 32'd0, f_in = 32'd0;\n"
+        "  logic [31:0] f_per_block;\n"
+        "  assign f_per_block = {};\n"
+        "  always @(posedge clk_i) begin\n"
+        "    if (!rst_ni || (!busy_q && start_i)) begin\n"
+        "      f_blocks <= 32'd0;\n"
+        "      f_in <= 32'd0;\n"
+        "    end else if (busy_q && req_ready_i) begin\n"
+        "      if (f_in + 32'd1 == f_per_block) begin\n"
+        "        f_blocks <= f_blocks + 32'd1;\n"
+        "        f_in <= 32'd0;\n"
+        "      end else begin\n"
+        "        f_in <= f_in + 32'd1;\n"
+        "      end\n"
+        "    end\n"
+        "  end\n"
+        "  always @(*) begin\n"
+        "    if (rst_ni && f_past_valid && busy_q) begin\n"
+        "      assert (f_blocks == {});\n"
+        "      assert (f_in == {} && f_in < f_per_block);\n"
+        "    end\n"
+        "    if (rst_ni && f_past_valid && done_q) assert (f_blocks == 32'd{} && f_in == 32'd0);  // all {} blocks, none more\n"
+        "  end\n",
+        s.id == "a" ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block, in_block, gm * gn,
+        gm * gn);
+  } else {
     const std::int64_t K = kmax, last_m = p.M - (gm - 1) * p.tile_m;
     const int lm = log2_exact(p.tile_m), ln = log2_exact(p.tile_n), lk = log2_exact(p.tile_k);
     const std::string nt = fmt::format("(32'(n0_q) >> {})", ln), kt = fmt::format("(32'(k0_q) >> {})", lk);
@@ -263,9 +312,6 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "    if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd{});  // all {} requests, none more\n"
         "  end\n",
         idx, total, total);
-  } else {
-    once = "  // (Exactly-once coverage is proved for a fixed K; with a run-time K the request index is a product\n"
-           "  // of two run-time values, which the solver does not close in time.)\n";
   }
   // The row stride: a constant when the leading dimension is fixed (N, and K without a range),
   // so that synthesis multiplies by a constant; the latched register otherwise.

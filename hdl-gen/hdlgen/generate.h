@@ -10,8 +10,8 @@
 // two accumulator buffers and the C write-out. Every AGU carries, under `ifdef FORMAL`, the
 // properties the backend proves by k-induction: the loop nest stays inside the matrix and on tile
 // boundaries, each request is the plan's index map (row, first column, length in bus beats),
-// every request stays inside its operand's buffer, and, for a fixed K, the requests enumerate
-// the loop nest exactly once (the cycle bound of a run is not proved). Output is deterministic:
+// every request stays inside its operand's buffer, and the requests enumerate the loop nest
+// exactly once, for a fixed K and for a run-time one (the cycle bound of a run is not proved). Output is deterministic:
 // the same plan gives byte-identical files.
 #pragma once
 

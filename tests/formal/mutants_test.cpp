@@ -1,10 +1,12 @@
-// The generated NPU design of a small plan: every property proved by k-induction; and each seeded
-// bug — an off-by-one in the AGU's row loop, a wrong row stride, a burst allowed across the 4 KB
-// boundary, a burst length one beat off — makes a proof fail.
+// The generated NPU design of small plans (a fixed K, and K chosen at run time): every property
+// proved by k-induction; and each seeded bug — an off-by-one in the AGU's row loop, a wrong row
+// stride, a burst allowed across the 4 KB boundary, a burst length one beat off, a loop that ends
+// a tile early — makes a proof fail.
 #include <doctest/doctest.h>
 
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "dgml/parser.h"
 #include "hdlgen/formal.h"
@@ -21,28 +23,36 @@ struct Fixture {
   Plan plan;
 };
 
+Fixture load(const std::string& spec_path) {
+  std::ifstream in(std::string(DEEPGEMM_SOURCE_DIR) + "/" + spec_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  DiagEngine d;
+  auto spec = dgml::parse(spec_path, ss.str(), d);
+  auto p = sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", d);
+  REQUIRE(p);
+  Fixture fx{*p, {}};
+  auto r = solve::solve(fx.problem);
+  REQUIRE(r.plan);
+  fx.plan = *r.plan;
+  return fx;
+}
+
 const Fixture& tiny() {
-  static Fixture f = [] {
-    std::ifstream in(std::string(DEEPGEMM_SOURCE_DIR) + "/tests/rtl/tiny_npu.dgml");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    DiagEngine d;
-    auto spec = dgml::parse("tiny_npu.dgml", ss.str(), d);
-    auto p = sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", d);
-    REQUIRE(p);
-    Fixture fx{*p, {}};
-    auto r = solve::solve(fx.problem);
-    REQUIRE(r.plan);
-    fx.plan = *r.plan;
-    return fx;
-  }();
+  static Fixture f = load("tests/rtl/tiny_npu.dgml");
+  return f;
+}
+
+/// K chosen at run time (32 .. 256, one or two K tiles), partial M and N tiles.
+const Fixture& krange() {
+  static Fixture f = load("tests/formal/krange_partial.dgml");
   return f;
 }
 
 /// The design with `from` replaced by `to` in file `file` (the replacement must apply).
-hdlgen::Design mutate(const std::string& file, const std::string& from, const std::string& to) {
-  const Fixture& f = tiny();
-  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, "tiny");
+hdlgen::Design mutate(const std::string& file, const std::string& from, const std::string& to,
+                      const Fixture& f = tiny(), const std::string& name = "tiny") {
+  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, name);
   bool done = false;
   for (auto& v : d.files)
     if (v.name == file) {
@@ -62,6 +72,31 @@ hdlgen::ModuleProof prove_one(hdlgen::Design d, const std::string& module) {
   REQUIRE(r.error.empty());
   REQUIRE(r.modules.size() == 1);
   return r.modules[0];
+}
+
+/// The source lines of the assertions that fail on their own: not those unproved only because
+/// another fails or is not inductive.
+std::vector<std::string> failing_lines(const hdlgen::ModuleProof& m, const hdlgen::Design& d) {
+  std::vector<std::string> out;
+  for (const auto& p : m.result.properties) {
+    if (p.proved || p.detail.find("another assertion") != std::string::npos ||
+        p.detail.find("an unproved assertion") != std::string::npos)
+      continue;
+    // Yosys's location, file.v:LINE.COL-LINE.COL, ends on the assertion's line.
+    auto colon = p.location.find(':'), dash = p.location.find('-');
+    if (colon == std::string::npos || dash == std::string::npos) continue;
+    const std::string file = p.location.substr(0, colon);
+    const int line = std::atoi(p.location.c_str() + dash + 1);
+    for (const auto& v : d.files)
+      if (v.name == file) {
+        std::istringstream in(v.text);
+        std::string text;
+        for (int i = 0; i < line && std::getline(in, text); ++i) {
+        }
+        out.push_back(text);
+      }
+  }
+  return out;
 }
 
 bool some_fails_after_reset(const hdlgen::ModuleProof& m) {
@@ -135,9 +170,54 @@ TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is
 TEST_CASE("formal: an AGU that skips the last column tile is caught by the exactly-once count") {
   // The loop over N ends one tile early: every request still lies inside C and on its index map,
   // but the tile row of the last block_n is never written.
-  auto m = prove_one(mutate("npu_gemm_tiny_agu_c.v", "assign last_n = n0_q + 8'(TileN) >= n_q;",
-                            "assign last_n = n0_q + 8'(2 * TileN) >= n_q;"),
-                     "npu_gemm_tiny_agu_c");
+  hdlgen::Design d = mutate("npu_gemm_tiny_agu_c.v", "assign last_n = n0_q + 8'(TileN) >= n_q;",
+                            "assign last_n = n0_q + 8'(2 * TileN) >= n_q;");
+  auto m = prove_one(d, "npu_gemm_tiny_agu_c");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
+  auto lines = failing_lines(m, d);
+  REQUIRE(!lines.empty());
+  for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_count") != std::string::npos, l);
+}
+
+TEST_CASE("formal: with K chosen at run time every property is proved, exactly-once included") {
+  const Fixture& f = krange();
+  REQUIRE(f.plan.k_dynamic);
+  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, "kr");
+  hdlgen::FormalReport r = hdlgen::prove(d);
+  INFO(hdlgen::report_text(r));
+  REQUIRE(r.error.empty());
+  CHECK(r.all_proved());
+  // Each AGU has its exactly-once assertions: blocks and requests within them for A and B, the
+  // request count for C.
+  for (const auto& v : d.files) {
+    if (v.name == "npu_gemm_kr_agu_a.v" || v.name == "npu_gemm_kr_agu_b.v")
+      CHECK(v.text.find("assert (f_in == ") != std::string::npos);
+    if (v.name == "npu_gemm_kr_agu_c.v") CHECK(v.text.find("assert (f_count == ") != std::string::npos);
+  }
+}
+
+TEST_CASE("formal: with a run-time K, an AGU that skips the last K tile is caught by the exactly-once count") {
+  // The K loop of A ends one tile early where more than one is left: every request still lies
+  // inside A and on its index map, but the last K tile of each block is never read.
+  hdlgen::Design d = mutate("npu_gemm_kr_agu_a.v", "assign last_k = k0_q + 9'(TileK) >= k_q;",
+                            "assign last_k = k0_q + 9'(2 * TileK) >= k_q;", krange(), "kr");
+  auto m = prove_one(d, "npu_gemm_kr_agu_a");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+  auto lines = failing_lines(m, d);
+  REQUIRE(!lines.empty());
+  for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_") != std::string::npos, l);
+}
+
+TEST_CASE("formal: with a run-time K, a B stream one row short of K is caught by the exactly-once count") {
+  // The last K tile of B stops a row early.
+  hdlgen::Design d =
+      mutate("npu_gemm_kr_agu_b.v", "k0_q + r_q + 9'(1) >= k_q", "k0_q + r_q + 9'(2) >= k_q", krange(), "kr");
+  auto m = prove_one(d, "npu_gemm_kr_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+  auto lines = failing_lines(m, d);
+  REQUIRE(!lines.empty());
+  for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_") != std::string::npos, l);
 }
