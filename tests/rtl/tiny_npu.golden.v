@@ -959,8 +959,8 @@ endmodule
 //
 // Under `FORMAL` the properties below are proved by k-induction (Yosys, SMT-LIB2, Z3) with the
 // parameters the generated top instantiates it with: every burst is
-// aligned, within MaxBurst, inside one boundary window, and the bursts of a request cover exactly
-// its bytes, in order, each once.
+// aligned, within MaxBurst, inside one boundary window, the bursts of a request cover exactly
+// its bytes, in order, each once, and a request leaves in the number of bursts below (its bound).
 module dg_burst_split #(
   parameter int AddrW     = 32,
   parameter int LenW      = 16,    // request length in beats
@@ -1064,6 +1064,32 @@ module dg_burst_split #(
     end
     if (rst_ni && f_past_valid && !busy_q) assert (f_next == f_end);
     if (rst_ni && f_past_valid) assert (f_end <= {1'b1, {AddrW{1'b0}}});  // requests never wrap
+  end
+
+  // Bound: a request of L beats whose first P beats reach its address's window edge (P = L if
+  // it ends before) leaves in exactly ceil(P / MaxBurst) + ceil((L - P) / MaxBurst) bursts: the
+  // beats past the first edge start window-aligned, and a power-of-two MaxBurst divides the
+  // window. The splitter is idle again after that many accepted bursts. (For a MaxBurst that is
+  // not a power of two the count is not asserted: the division does not close in time.)
+  if ((MaxBurst & (MaxBurst - 1)) == 0) begin : g_f_bound
+    localparam int NW = LenW + 2;
+    localparam int LgMax = $clog2(MaxBurst);
+    logic [NW-1:0] f_need_q, f_need_i, f_budget_q;
+    logic [NW-1:0] f_p_q, f_p_i;   // beats up to the window edge (or all)
+    logic [WinW-1:0] f_edge_i;
+    assign f_edge_i = WinW'(WinBeats) - {1'b0, req_addr_i[$clog2(Boundary)-1:BeatShift]};
+    assign f_p_q = NW'(left_q) < NW'(to_edge) ? NW'(left_q) : NW'(to_edge);
+    assign f_p_i = NW'(req_beats_i) < NW'(f_edge_i) ? NW'(req_beats_i) : NW'(f_edge_i);
+    assign f_need_q = ((f_p_q + NW'(MaxBurst - 1)) >> LgMax) + ((NW'(left_q) - f_p_q + NW'(MaxBurst - 1)) >> LgMax);
+    assign f_need_i = ((f_p_i + NW'(MaxBurst - 1)) >> LgMax) + ((NW'(req_beats_i) - f_p_i + NW'(MaxBurst - 1)) >> LgMax);
+    always @(posedge clk_i) begin
+      if (!rst_ni) f_budget_q <= '0;
+      else if (!busy_q && req_valid_i) f_budget_q <= f_need_i;
+      else if (busy_q && burst_ready_i) f_budget_q <= f_budget_q - NW'(1);
+    end
+    always @(*) begin
+      if (rst_ni && f_past_valid && busy_q) assert (f_budget_q == f_need_q && f_budget_q != '0);
+    end
   end
 `endif
 endmodule
