@@ -275,13 +275,13 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "  end\n"
         "  always @(*) begin\n"
         "    if (rst_ni && f_past_valid && busy_q) begin\n"
-        "      assert (f_blocks == {});\n"
+        "      assert (f_blocks == {} && f_blocks < 32'd{});\n"
         "      assert (f_in == {} && f_in < f_per_block);\n"
         "    end\n"
         "    if (rst_ni && f_past_valid && done_q) assert (f_blocks == 32'd{} && f_in == 32'd0);  // all {} blocks, none more\n"
         "  end\n",
-        s.id == "a" ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block, in_block, gm * gn,
-        gm * gn);
+        s.id == "a" ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block, gm * gn, in_block,
+        gm * gn, gm * gn);
   } else {
     const std::int64_t K = kmax, last_m = p.M - (gm - 1) * p.tile_m;
     const int lm = log2_exact(p.tile_m), ln = log2_exact(p.tile_n), lk = log2_exact(p.tile_k);
@@ -308,10 +308,10 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "    else if (busy_q && req_ready_i) f_count <= f_count + 32'd1;\n"
         "  end\n"
         "  always @(*) begin\n"
-        "    if (rst_ni && f_past_valid && busy_q) assert (f_count == {});\n"
+        "    if (rst_ni && f_past_valid && busy_q) assert (f_count == {} && f_count < 32'd{});\n"
         "    if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd{});  // all {} requests, none more\n"
         "  end\n",
-        idx, total, total);
+        idx, total, total, total);
   }
   // The row stride: a constant when the leading dimension is fixed (N, and K without a range),
   // so that synthesis multiplies by a constant; the latched register otherwise.

@@ -626,7 +626,7 @@ module npu_gemm_tiny_npu_agu_a (
     else if (busy_q && req_ready_i) f_count <= f_count + 32'd1;
   end
   always @(*) begin
-    if (rst_ni && f_past_valid && busy_q) assert (f_count == 32'(m0_q) * 32'd4 + (32'(m0_q) + 32'd16 <= 32'd20 ? ((32'(n0_q) >> 5) * 32'd2 + (32'(k0_q) >> 6)) << 4 : ((32'(n0_q) >> 5) * 32'd2 + (32'(k0_q) >> 6)) * 32'd4) + 32'(r_q));
+    if (rst_ni && f_past_valid && busy_q) assert (f_count == 32'(m0_q) * 32'd4 + (32'(m0_q) + 32'd16 <= 32'd20 ? ((32'(n0_q) >> 5) * 32'd2 + (32'(k0_q) >> 6)) << 4 : ((32'(n0_q) >> 5) * 32'd2 + (32'(k0_q) >> 6)) * 32'd4) + 32'(r_q) && f_count < 32'd80);
     if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd80);  // all 80 requests, none more
   end
 `endif
@@ -785,7 +785,7 @@ module npu_gemm_tiny_npu_agu_b (
     else if (busy_q && req_ready_i) f_count <= f_count + 32'd1;
   end
   always @(*) begin
-    if (rst_ni && f_past_valid && busy_q) assert (f_count == ((32'(m0_q) >> 4) * 32'd2 + (32'(n0_q) >> 5)) * 32'd128 + 32'(k0_q) + 32'(r_q));
+    if (rst_ni && f_past_valid && busy_q) assert (f_count == ((32'(m0_q) >> 4) * 32'd2 + (32'(n0_q) >> 5)) * 32'd128 + 32'(k0_q) + 32'(r_q) && f_count < 32'd512);
     if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd512);  // all 512 requests, none more
   end
 `endif
@@ -942,7 +942,7 @@ module npu_gemm_tiny_npu_agu_c (
     else if (busy_q && req_ready_i) f_count <= f_count + 32'd1;
   end
   always @(*) begin
-    if (rst_ni && f_past_valid && busy_q) assert (f_count == 32'(m0_q) * 32'd2 + (32'(m0_q) + 32'd16 <= 32'd20 ? (32'(n0_q) >> 5) << 4 : (32'(n0_q) >> 5) * 32'd4) + 32'(r_q));
+    if (rst_ni && f_past_valid && busy_q) assert (f_count == 32'(m0_q) * 32'd2 + (32'(m0_q) + 32'd16 <= 32'd20 ? (32'(n0_q) >> 5) << 4 : (32'(n0_q) >> 5) * 32'd4) + 32'(r_q) && f_count < 32'd40);
     if (rst_ni && f_past_valid && done_q) assert (f_count == 32'd40);  // all 40 requests, none more
   end
 `endif
