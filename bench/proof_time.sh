@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/proof_time.sh DEEPGEMM [RUNS]: the NPU backend's proof time per spec — `deepgemm compile
-# SPEC --emit=verilog --verbose` RUNS times (default 5) for each NPU spec of examples/ and
-# tests/rtl/, median, minimum and maximum of the "properties of N modules proved (T ms)" line.
+# SPEC --emit=verilog --verbose` RUNS times (default 5) for each NPU spec of examples/,
+# tests/rtl/, tests/formal/ and bench/npu/, median, minimum and maximum of the "properties of N
+# modules proved (T ms)" line.
 set -eu
 cmd=${1:?usage: bench/proof_time.sh DEEPGEMM [RUNS]}
 runs=${2:-5}
@@ -9,7 +10,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '| spec | properties | modules | median ms | min ms | max ms | runs |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n'
-for spec in "$here"/examples/npu_*.dgml "$here"/tests/rtl/*.dgml "$here"/bench/npu/*.dgml; do
+for spec in "$here"/examples/npu_*.dgml "$here"/tests/rtl/*.dgml "$here"/tests/formal/*.dgml "$here"/bench/npu/*.dgml; do
   : >"$work/t"
   props=""; mods=""
   i=0
