@@ -43,6 +43,12 @@ std::string prepared(const std::string& smt2, const std::string& top) {
   return s;
 }
 
+/// "at reset", "1 step after reset", "3 steps after reset".
+std::string after_reset(int step) {
+  if (step == 0) return "at reset";
+  return fmt::format("{} step{} after reset", step, step == 1 ? "" : "s");
+}
+
 std::vector<Assertion> assertions(const std::string& smt2) {
   std::vector<Assertion> out;
   std::istringstream in(smt2);
@@ -181,7 +187,7 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
           if (b != z3::unsat) {
             failed[i] = true;
             r.properties[i].depth = step;
-            r.properties[i].detail = b == z3::sat ? fmt::format("fails {} steps after reset", step)
+            r.properties[i].detail = b == z3::sat ? "fails " + after_reset(step)
                                                   : fmt::format("no answer within {} ms at step {}", check_ms, step);
           }
         }
@@ -210,9 +216,8 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
         p.detail = "not proved: another assertion fails";
       else
         p.detail = inductive[i]  ? fmt::format("inductive only together with an unproved assertion (k = {})", max_k)
-                   : undecided[i] ? fmt::format("holds {} steps after reset; the induction step got no answer in time",
-                                                max_k)
-                                  : fmt::format("holds {} steps after reset, but is not {}-inductive", max_k, max_k);
+                   : undecided[i] ? "holds " + after_reset(max_k) + "; the induction step got no answer in time"
+                                  : fmt::format("holds {}, but is not {}-inductive", after_reset(max_k), max_k);
     }
   } catch (const z3::exception& e) {
     r.error = std::string("Z3 rejected the SMT-LIB text: ") + e.msg();

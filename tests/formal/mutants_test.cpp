@@ -101,8 +101,8 @@ std::vector<std::string> failing_lines(const hdlgen::ModuleProof& m, const hdlge
 
 bool some_fails_after_reset(const hdlgen::ModuleProof& m) {
   for (const auto& p : m.result.properties)
-    if (!p.proved && p.detail.find("steps after reset") != std::string::npos &&
-        p.detail.find("fails") != std::string::npos)
+    if (!p.proved && p.detail.rfind("fails ", 0) == 0 &&
+        (p.detail.find("after reset") != std::string::npos || p.detail.find("at reset") != std::string::npos))
       return true;
   return false;
 }

@@ -87,7 +87,7 @@ TEST_CASE("induction: a property that is 2-inductive only is proved at k = 2, un
     InductionResult r1 = prove_by_induction(text, "sh", 1);
     REQUIRE(r1.properties.size() == 1);
     CHECK_FALSE(r1.properties[0].proved);
-    CHECK(r1.properties[0].detail == "holds 1 steps after reset, but is not 1-inductive");
+    CHECK(r1.properties[0].detail == "holds 1 step after reset, but is not 1-inductive");
   }
 }
 
