@@ -11,6 +11,52 @@
 
 namespace dg::hdlgen {
 
+namespace {
+
+/// The assertion's line in Yosys's location "file.v:L1.C1-L2.C2": L2, where the statement ends
+/// (L1.C1 is where the statement before it ended). 0 when there is none.
+int end_line(const std::string& location) {
+  auto dash = location.rfind('-');
+  return dash == std::string::npos ? 0 : std::atoi(location.c_str() + dash + 1);
+}
+
+std::string file_of(const std::string& location) { return location.substr(0, location.find(':')); }
+
+/// The assert statement at `location` in the design's files, on one line, at most 100 characters.
+std::string statement_at(const Design& d, const std::string& location) {
+  const int end = end_line(location);
+  const std::string file = file_of(location);
+  for (const auto& f : d.files) {
+    if (f.name != file) continue;
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at <= f.text.size() && static_cast<int>(lines.size()) < end) {
+      std::size_t nl = f.text.find('\n', at);
+      if (nl == std::string::npos) nl = f.text.size();
+      lines.push_back(f.text.substr(at, nl - at));
+      at = nl + 1;
+    }
+    if (end < 1 || static_cast<int>(lines.size()) < end) return "";
+    // Back from the last line to the one where the statement begins.
+    int first = end;
+    while (first > 1 && first > end - 4 && lines[first - 1].find("assert") == std::string::npos) --first;
+    std::string text;
+    for (int i = first; i <= end; ++i) {
+      std::string l = lines[i - 1];
+      if (auto c = l.find("//"); c != std::string::npos) l = l.substr(0, c);
+      std::size_t a = l.find_first_not_of(" \t"), b = l.find_last_not_of(" \t");
+      if (a == std::string::npos) continue;
+      text += (text.empty() ? "" : " ") + l.substr(a, b - a + 1);
+    }
+    if (auto a = text.find("assert"); a != std::string::npos) text = text.substr(a);
+    if (text.size() > 100) text = text.substr(0, 97) + "...";
+    return text;
+  }
+  return "";
+}
+
+}  // namespace
+
 bool FormalReport::all_proved() const {
   if (!error.empty() || modules.empty()) return false;
   for (const auto& m : modules)
@@ -57,6 +103,7 @@ FormalReport prove(const Design& d, int max_k) {
         mp.log = log;
       } else {
         mp.result = smt::prove_by_induction(s.read(top + ".smt2"), top, max_k);
+        for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(d, p.location));
       }
       mp.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
@@ -80,13 +127,27 @@ std::string report_text(const FormalReport& r) {
     for (const auto& p : m.result.properties)
       joint = joint && p.proved && p.detail == m.result.properties.front().detail &&
               p.detail.find("in one query per step") != std::string::npos;
+    auto where = [&](std::size_t i) {
+      const auto& p = m.result.properties[i];
+      const int line = end_line(p.location);
+      std::string w = line ? fmt::format("{}:{}", file_of(p.location), line) : p.location;
+      if (i < m.statements.size() && !m.statements[i].empty()) w += "  " + m.statements[i];
+      return w;
+    };
     if (joint) {
       out += fmt::format("  {} ({:.1f} ms):\n", m.result.properties.front().detail, m.result.properties.front().ms);
-      for (const auto& p : m.result.properties) out += fmt::format("  proved   {}\n", p.location);
+      for (std::size_t i = 0; i < m.result.properties.size(); ++i) out += fmt::format("  proved    {}\n", where(i));
       continue;
     }
-    for (const auto& p : m.result.properties)
-      out += fmt::format("  {:<7} {:>8.1f} ms  {}  {}\n", p.proved ? "proved" : "FAILED", p.ms, p.location, p.detail);
+    // FAILED: the assertion fails, or is not inductive, by itself; unproved: only for another's sake.
+    for (std::size_t i = 0; i < m.result.properties.size(); ++i) {
+      const auto& p = m.result.properties[i];
+      const bool others = p.detail.find("another assertion") != std::string::npos ||
+                          p.detail.find("an unproved assertion") != std::string::npos;
+      const char* verdict = p.proved ? "proved" : others ? "unproved" : "FAILED";
+      out += fmt::format("  {:<8} {:>8.1f} ms  {}\n", verdict, p.ms, where(i));
+      out += fmt::format("{:24}{}\n", "", p.detail);
+    }
   }
   return out;
 }

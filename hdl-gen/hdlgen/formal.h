@@ -15,6 +15,7 @@ struct ModuleProof {
   std::string module;
   std::string params;  // the parameters it was proved with, "BeatBytes=4, ..." (library modules)
   smt::InductionResult result;
+  std::vector<std::string> statements;  // per property: its assert statement, from the design's files
   double ms = 0;     // Yosys and Z3 together
   std::string log;   // Yosys's output when it failed
 };
@@ -28,7 +29,8 @@ struct FormalReport {
 /// Prove every formal top of `d` (`max_k`: deepest induction tried).
 FormalReport prove(const Design& d, int max_k = 2);
 
-/// Text report: one line per property (module, result, time, location).
+/// Text report: one line per property (result, time, file and line, the assert statement,
+/// and why when it is not proved), under one line per module.
 std::string report_text(const FormalReport& r);
 
 }  // namespace dg::hdlgen
