@@ -119,6 +119,10 @@ TEST_CASE("formal: every property of the generated design is proved by k-inducti
   CHECK(r.all_proved());
   for (const auto& m : r.modules)
     for (const auto& p : m.result.properties) CHECK(p.detail.find("k-induction") == 0);
+  // The report names each property by file, line and its assert statement.
+  const std::string text = hdlgen::report_text(r);
+  CHECK(text.find("  proved    npu_gemm_tiny_agu_c.v:") != std::string::npos);
+  CHECK(text.find("assert (f_count == 32'd40);") != std::string::npos);
 }
 
 TEST_CASE("formal: an off-by-one in the AGU's row loop is caught") {
@@ -216,11 +220,16 @@ TEST_CASE("formal: with a run-time K, an AGU that skips the last K tile is caugh
   hdlgen::Design d = mutate("npu_gemm_kr_agu_a.v", "assign last_k = k0_q + 9'(TileK) >= k_q;",
                             "assign last_k = k0_q + 9'(2 * TileK) >= k_q;", krange(), "kr");
   auto m = prove_one(d, "npu_gemm_kr_agu_a");
-  INFO(hdlgen::report_text({{m}, ""}));
+  const std::string text = hdlgen::report_text({{m}, ""});
+  INFO(text);
   CHECK(!m.result.all_proved());
   auto lines = failing_lines(m, d);
   REQUIRE(!lines.empty());
   for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_") != std::string::npos, l);
+  // The report says which fail by themselves and which are unproved only for their sake.
+  CHECK(text.find("NOT PROVED") != std::string::npos);
+  CHECK(text.find("FAILED") != std::string::npos);
+  CHECK(text.find("unproved") != std::string::npos);
 }
 
 TEST_CASE("formal: with a run-time K, a B stream one row short of K is caught by the exactly-once count") {
