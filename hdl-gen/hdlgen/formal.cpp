@@ -80,6 +80,7 @@ FormalReport prove(const Design& d, int max_k) {
       auto t0 = std::chrono::steady_clock::now();
       ModuleProof& mp = r.modules[i];
       mp.module = top;
+      if (auto it = d.formal_notes.find(top); it != d.formal_notes.end()) mp.note = it->second;
       std::string chparam;
       if (auto it = d.formal_params.find(top); it != d.formal_params.end())
         for (const auto& [name, value] : it->second) {
@@ -121,6 +122,7 @@ std::string report_text(const FormalReport& r) {
   for (const auto& m : r.modules) {
     out += fmt::format("{}{}: {} ({:.0f} ms)\n", m.module, m.params.empty() ? "" : " (" + m.params + ")",
                        m.result.all_proved() ? "all properties proved" : "NOT PROVED", m.ms);
+    if (!m.note.empty()) out += "  note: " + m.note + "\n";
     if (!m.result.error.empty()) out += "  " + m.result.error + "\n" + m.log;
     // Assertions proved together share one detail and one time: say it once for the module.
     bool joint = !m.result.properties.empty();

@@ -572,6 +572,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   // The library modules with properties are proved as the top instantiates them.
   d.formal_params["dg_burst_split"] = {
       {"BeatBytes", beat}, {"MaxBurst", n.bus_max_burst_beats}, {"Boundary", n.bus_boundary_bytes}};
+  if ((n.bus_max_burst_beats & (n.bus_max_burst_beats - 1)) != 0)
+    d.formal_notes["dg_burst_split"] = fmt::format(
+        "the number of bursts a request leaves in is not asserted: the maximum burst, {} beats, is not a power of two",
+        n.bus_max_burst_beats);
   d.formal_params["dg_spad_arbiter"] = {
       {"Banks", e.banks}, {"LgBanks", e.lg_banks}, {"WordBits", e.word_bits}, {"SpadAW", e.spad_aw}};
   for (auto& f : agus) d.files.push_back(std::move(f));

@@ -45,6 +45,8 @@ struct Design {
   /// Parameters a library module is proved with: those the top instantiates it with (every
   /// instance of it in the top has the same ones), so the proof is about the hardware emitted.
   std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> formal_params;
+  /// What a module's proof leaves out at these parameters, for the report ("" for nothing).
+  std::map<std::string, std::string> formal_notes;
   std::vector<Register> registers;
   std::uint64_t mmio_base = 0;
   std::int64_t cycle_bound = 0;          // the plan's estimate of a run's address-stream cycles

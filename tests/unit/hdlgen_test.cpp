@@ -113,3 +113,14 @@ constraints { tile_m == 32; tile_n == 32; tile_k == 64; }
   CHECK(agu_a->text.find("localparam int LgBits = 2;") != std::string::npos);
   CHECK(agu_a->text.find("((32'(k0_q) << LgBits) >> 3)") != std::string::npos);
 }
+
+TEST_CASE("hdlgen: the report is told what a proof leaves out at the model's parameters") {
+  Solved s = solve_spec(kTiny);
+  hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "tiny");
+  CHECK(d.formal_notes.count("dg_burst_split") == 0);  // 256 beats: the burst count is asserted
+  hw::HwModel hw = s.problem->hw;
+  hw.npu.bus_max_burst_beats = 96;
+  hdlgen::Design d96 = hdlgen::generate(*s.plan, hw, "tiny");
+  REQUIRE(d96.formal_notes.count("dg_burst_split") == 1);
+  CHECK(d96.formal_notes["dg_burst_split"].find("96 beats, is not a power of two") != std::string::npos);
+}
