@@ -121,24 +121,26 @@ module dg_burst_split #(
   // beats past the first edge start window-aligned, and a power-of-two MaxBurst divides the
   // window. The splitter is idle again after that many accepted bursts. (For a MaxBurst that is
   // not a power of two the count is not asserted: the division does not close in time.)
+  localparam int NW = LenW + 2;
+  localparam int LgMax = $clog2(MaxBurst);
+  // The bursts of a request of `beats` beats whose address is `edge_beats` from its window edge.
+  function automatic logic [NW-1:0] f_bursts(input logic [NW-1:0] beats, input logic [NW-1:0] edge_beats);
+    logic [NW-1:0] p;
+    p = beats < edge_beats ? beats : edge_beats;
+    f_bursts = ((p + NW'(MaxBurst - 1)) >> LgMax) + ((beats - p + NW'(MaxBurst - 1)) >> LgMax);
+  endfunction
   if ((MaxBurst & (MaxBurst - 1)) == 0) begin : g_f_bound
-    localparam int NW = LenW + 2;
-    localparam int LgMax = $clog2(MaxBurst);
-    logic [NW-1:0] f_need_q, f_need_i, f_budget_q;
-    logic [NW-1:0] f_p_q, f_p_i;   // beats up to the window edge (or all)
+    logic [NW-1:0] f_budget_q;   // bursts the request being split may still take
     logic [WinW-1:0] f_edge_i;
     assign f_edge_i = WinW'(WinBeats) - {1'b0, req_addr_i[$clog2(Boundary)-1:BeatShift]};
-    assign f_p_q = NW'(left_q) < NW'(to_edge) ? NW'(left_q) : NW'(to_edge);
-    assign f_p_i = NW'(req_beats_i) < NW'(f_edge_i) ? NW'(req_beats_i) : NW'(f_edge_i);
-    assign f_need_q = ((f_p_q + NW'(MaxBurst - 1)) >> LgMax) + ((NW'(left_q) - f_p_q + NW'(MaxBurst - 1)) >> LgMax);
-    assign f_need_i = ((f_p_i + NW'(MaxBurst - 1)) >> LgMax) + ((NW'(req_beats_i) - f_p_i + NW'(MaxBurst - 1)) >> LgMax);
     always @(posedge clk_i) begin
       if (!rst_ni) f_budget_q <= '0;
-      else if (!busy_q && req_valid_i) f_budget_q <= f_need_i;
+      else if (!busy_q && req_valid_i) f_budget_q <= f_bursts(NW'(req_beats_i), NW'(f_edge_i));
       else if (busy_q && burst_ready_i) f_budget_q <= f_budget_q - NW'(1);
     end
     always @(*) begin
-      if (rst_ni && f_past_valid && busy_q) assert (f_budget_q == f_need_q && f_budget_q != '0);
+      if (rst_ni && f_past_valid && busy_q)
+        assert (f_budget_q == f_bursts(NW'(left_q), NW'(to_edge)) && f_budget_q != '0);
     end
   end
 `endif

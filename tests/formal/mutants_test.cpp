@@ -99,6 +99,14 @@ std::vector<std::string> failing_lines(const hdlgen::ModuleProof& m, const hdlge
   return out;
 }
 
+/// `m` is not proved, and every assertion that fails by itself contains `statement`.
+void check_fails_only_on(const hdlgen::ModuleProof& m, const hdlgen::Design& d, const std::string& statement) {
+  CHECK(!m.result.all_proved());
+  auto lines = failing_lines(m, d);
+  REQUIRE(!lines.empty());
+  for (const auto& l : lines) CHECK_MESSAGE(l.find(statement) != std::string::npos, l);
+}
+
 bool some_fails_after_reset(const hdlgen::ModuleProof& m) {
   for (const auto& p : m.result.properties)
     if (!p.proved && p.detail.rfind("fails ", 0) == 0 &&
@@ -169,10 +177,7 @@ TEST_CASE("formal: a burst splitter that cuts bursts at half the maximum is caug
                             "if (take > (LenW+1)'(MaxBurst / 2)) take = (LenW+1)'(MaxBurst / 2);");
   auto m = prove_one(d, "dg_burst_split");
   INFO(hdlgen::report_text({{m}, ""}));
-  CHECK(!m.result.all_proved());
-  auto lines = failing_lines(m, d);
-  REQUIRE(!lines.empty());
-  for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_budget_q == f_need_q") != std::string::npos, l);
+  check_fails_only_on(m, d, "assert (f_budget_q == f_bursts(");
 }
 
 TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is caught") {
@@ -191,10 +196,7 @@ TEST_CASE("formal: an AGU that skips the last column tile is caught by the exact
                             "assign last_n = n0_q + 8'(2 * TileN) >= n_q;");
   auto m = prove_one(d, "npu_gemm_tiny_agu_c");
   INFO(hdlgen::report_text({{m}, ""}));
-  CHECK(!m.result.all_proved());
-  auto lines = failing_lines(m, d);
-  REQUIRE(!lines.empty());
-  for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_count") != std::string::npos, l);
+  check_fails_only_on(m, d, "assert (f_count");
 }
 
 TEST_CASE("formal: with K chosen at run time every property is proved, exactly-once included") {
@@ -222,10 +224,7 @@ TEST_CASE("formal: with a run-time K, an AGU that skips the last K tile is caugh
   auto m = prove_one(d, "npu_gemm_kr_agu_a");
   const std::string text = hdlgen::report_text({{m}, ""});
   INFO(text);
-  CHECK(!m.result.all_proved());
-  auto lines = failing_lines(m, d);
-  REQUIRE(!lines.empty());
-  for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_") != std::string::npos, l);
+  check_fails_only_on(m, d, "assert (f_");
   // The report says which fail by themselves and which are unproved only for their sake.
   CHECK(text.find("NOT PROVED") != std::string::npos);
   CHECK(text.find("FAILED") != std::string::npos);
@@ -238,10 +237,7 @@ TEST_CASE("formal: with a run-time K, a B stream one row short of K is caught by
       mutate("npu_gemm_kr_agu_b.v", "k0_q + r_q + 9'(1) >= k_q", "k0_q + r_q + 9'(2) >= k_q", krange(), "kr");
   auto m = prove_one(d, "npu_gemm_kr_agu_b");
   INFO(hdlgen::report_text({{m}, ""}));
-  CHECK(!m.result.all_proved());
-  auto lines = failing_lines(m, d);
-  REQUIRE(!lines.empty());
-  for (const auto& l : lines) CHECK_MESSAGE(l.find("assert (f_") != std::string::npos, l);
+  check_fails_only_on(m, d, "assert (f_");
 }
 
 TEST_CASE("formal: a module that instantiates another is proved with the design's other files") {
