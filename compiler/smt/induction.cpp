@@ -26,12 +26,11 @@ struct Assertion {
   std::string name, location;
 };
 
-/// The design's text as the checks use it where it is not unrolled. Yosys writes every cell, wire and predicate as a
-/// define-fun over the state; Z3 4.8 expands such macros eagerly where they are defined, which
-/// takes it seconds to minutes on a design of a few hundred cells (the transition relation and
-/// the conjunction of the assertions are the worst). As define-fun-rec the same definitions are
-/// unfolded on demand, and a check takes milliseconds. The conjunction |M_a| is dropped: each
-/// assertion is checked on its own.
+/// The design's text as the checks use it where it is not unrolled (smt/unroll.h says why it
+/// is unrolled where it can be). Yosys writes every cell, wire and predicate as a define-fun over
+/// the state, which Z3 4.8 expands into a tree per use; as define-fun-rec the same definitions
+/// are unfolded on demand, in seconds per check on the generated modules. The conjunction |M_a|
+/// is dropped: each assertion is checked on its own.
 std::string prepared(const std::string& smt2, const std::string& top) {
   std::string s = smt2;
   const std::string head = "(define-fun |" + top + "_a| ";
@@ -71,7 +70,7 @@ std::vector<Assertion> assertions(const std::string& smt2) {
 class Checker {
  public:
   Checker(const std::string& smt2, std::string top, unsigned check_ms) : top_(std::move(top)), check_ms_(check_ms) {
-    unrolled_ = UnrolledSystem::parse(smt2, top_, &why_not_unrolled_);
+    unrolled_ = UnrolledSystem::parse(smt2, top_, nullptr);
     if (!unrolled_) design_ = prepared(smt2, top_);
   }
 
@@ -121,7 +120,6 @@ class Checker {
   std::string top_;
   unsigned check_ms_;
   std::optional<UnrolledSystem> unrolled_;
-  std::string why_not_unrolled_;
   std::string design_;  // the recursive definitions, when not unrolled
 };
 
