@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "hdlgen/tool_run.h"
@@ -22,37 +23,44 @@ int end_line(const std::string& location) {
 
 std::string file_of(const std::string& location) { return location.substr(0, location.find(':')); }
 
-/// The assert statement at `location` in the design's files, on one line, at most 100 characters.
-std::string statement_at(const Design& d, const std::string& location) {
-  const int end = end_line(location);
-  const std::string file = file_of(location);
+/// Each file of the design as lines, to quote assert statements from.
+using Lines = std::map<std::string, std::vector<std::string>>;
+
+Lines lines_of(const Design& d) {
+  Lines out;
   for (const auto& f : d.files) {
-    if (f.name != file) continue;
-    std::vector<std::string> lines;
+    auto& v = out[f.name];
     std::size_t at = 0;
-    while (at <= f.text.size() && static_cast<int>(lines.size()) < end) {
+    while (at <= f.text.size()) {
       std::size_t nl = f.text.find('\n', at);
       if (nl == std::string::npos) nl = f.text.size();
-      lines.push_back(f.text.substr(at, nl - at));
+      v.push_back(f.text.substr(at, nl - at));
       at = nl + 1;
     }
-    if (end < 1 || static_cast<int>(lines.size()) < end) return "";
-    // Back from the last line to the one where the statement begins.
-    int first = end;
-    while (first > 1 && first > end - 4 && lines[first - 1].find("assert") == std::string::npos) --first;
-    std::string text;
-    for (int i = first; i <= end; ++i) {
-      std::string l = lines[i - 1];
-      if (auto c = l.find("//"); c != std::string::npos) l = l.substr(0, c);
-      std::size_t a = l.find_first_not_of(" \t"), b = l.find_last_not_of(" \t");
-      if (a == std::string::npos) continue;
-      text += (text.empty() ? "" : " ") + l.substr(a, b - a + 1);
-    }
-    if (auto a = text.find("assert"); a != std::string::npos) text = text.substr(a);
-    if (text.size() > 100) text = text.substr(0, 97) + "...";
-    return text;
   }
-  return "";
+  return out;
+}
+
+/// The assert statement at `location`, on one line, at most 100 characters ("" if none).
+std::string statement_at(const Lines& files, const std::string& location) {
+  const int end = end_line(location);
+  auto it = files.find(file_of(location));
+  if (it == files.end() || end < 1 || static_cast<int>(it->second.size()) < end) return "";
+  const auto& lines = it->second;
+  // Back from the last line to the one where the statement begins.
+  int first = end;
+  while (first > 1 && first > end - 4 && lines[first - 1].find("assert") == std::string::npos) --first;
+  std::string text;
+  for (int i = first; i <= end; ++i) {
+    std::string l = lines[i - 1];
+    if (auto c = l.find("//"); c != std::string::npos) l = l.substr(0, c);
+    std::size_t a = l.find_first_not_of(" \t"), b = l.find_last_not_of(" \t");
+    if (a == std::string::npos) continue;
+    text += (text.empty() ? "" : " ") + l.substr(a, b - a + 1);
+  }
+  if (auto a = text.find("assert"); a != std::string::npos) text = text.substr(a);
+  if (text.size() > 100) text = text.substr(0, 97) + "...";
+  return text;
 }
 
 }  // namespace
@@ -71,6 +79,7 @@ FormalReport prove(const Design& d, int max_k) {
     return r;
   }
   Scratch s(d);
+  const Lines lines = lines_of(d);
   r.modules.resize(d.formal_tops.size());
   // One module per thread (each check has its own Z3 context), as many at once as there are cores.
   std::atomic<std::size_t> next{0};
@@ -104,7 +113,7 @@ FormalReport prove(const Design& d, int max_k) {
         mp.log = log;
       } else {
         mp.result = smt::prove_by_induction(s.read(top + ".smt2"), top, max_k);
-        for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(d, p.location));
+        for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(lines, p.location));
       }
       mp.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }

@@ -236,11 +236,12 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   // a constant-radix index, and requests within the block, which wraps to the next block when it
   // reaches the block's size (the K tiles at the run-time K times the block's rows). C has no K
   // loop, so its index is the fixed-K one.
+  // Shared by both forms: the last block_m's rows, the tiles' log2, and "this block_m is full".
+  const std::int64_t last_m = p.M - (gm - 1) * p.tile_m;
+  const int lm = log2_exact(p.tile_m), ln = log2_exact(p.tile_n), lk = log2_exact(p.tile_k);
+  const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
   std::string once;
   if (kmin != kmax && s.has_k_loop) {
-    const std::int64_t last_m = p.M - (gm - 1) * p.tile_m;
-    const int lm = log2_exact(p.tile_m), ln = log2_exact(p.tile_n), lk = log2_exact(p.tile_k);
-    const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
     const std::string block = fmt::format("(32'(m0_q) >> {}) * 32'd{} + (32'(n0_q) >> {})", lm, gn, ln);
     std::string per_block, in_block;
     if (s.id == "a") {
@@ -283,10 +284,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         s.id == "a" ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block, gm * gn, in_block,
         gm * gn, gm * gn);
   } else {
-    const std::int64_t K = kmax, last_m = p.M - (gm - 1) * p.tile_m;
-    const int lm = log2_exact(p.tile_m), ln = log2_exact(p.tile_n), lk = log2_exact(p.tile_k);
+    const std::int64_t K = kmax;
     const std::string nt = fmt::format("(32'(n0_q) >> {})", ln), kt = fmt::format("(32'(k0_q) >> {})", lk);
-    const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
     std::string idx, total;
     if (s.id == "a") {
       const std::string inner = fmt::format("({} * 32'd{} + {})", nt, gk, kt);
