@@ -15,6 +15,7 @@
 // random (element types sN/uN: stored in 1 byte up to 8 bits, else 2; the value is the low N
 // bits, sign- or zero-extended); C must equal the reference GEMM (int32, wrapping) bit for bit.
 // Ends with a report and a PASS or FAIL line; exit 0 on PASS, 1 on FAIL, 2 on bad arguments.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -425,9 +426,18 @@ int main(int argc, char** argv) {
   std::string top_name = "the NPU";
   if (!module_path.empty()) {
     if (m != 0 || n != 0 || have_a || have_b) return usage("--module takes the problem from the module: no --m/--n/--a-type/--b-type");
-    std::ifstream f(module_path, std::ios::binary);
-    if (!f) return usage("cannot read " + module_path);
-    image.assign(std::istreambuf_iterator<char>(f), {});
+    // Bounded: a module's file size is a 32-bit field; only a regular file is read.
+    std::FILE* f = std::fopen(module_path.c_str(), "rb");
+    if (f == nullptr) return usage("cannot read " + module_path);
+    struct stat st {};
+    if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > 0xFFFFFFF0ull) {
+      std::fclose(f);
+      return usage(module_path + ": not a regular file of at most 4 GB");
+    }
+    image.resize(static_cast<std::size_t>(st.st_size));
+    const std::size_t got = std::fread(image.data(), 1, image.size(), f);
+    std::fclose(f);
+    if (got != image.size()) return usage("cannot read " + module_path);
     dg::ko::ModuleView mv;
     if (dg::ko::parse(image.data(), image.size(), &mv) != dg::ko::Status::Ok)
       return usage(module_path + ": not a valid module: " + mv.error());
@@ -568,22 +578,30 @@ int main(int argc, char** argv) {
               o.latency, 100 * o.stall);
   std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64 "] %s x B %s, int32\n", m, n, m, k,
               fa.name().c_str(), fb.name().c_str());
-  if (k_max == k)
-    std::printf("  cycles       %u (CYCLES register; plan estimate %u, %+.1f%%)\n", hw_cycles, bound,
-                bound ? 100.0 * (static_cast<double>(hw_cycles) - bound) / bound : 0.0);
-  else
-    std::printf("  cycles       %u (CYCLES register; the plan's estimate, %u, is for its largest K, %" PRId64 ")\n", hw_cycles,
-                bound, k_max);
-  std::printf("  MAC array    %.1f useful MACs per cycle of %" PRId64 " PEs: %.1f%% utilization\n", macs / cyc, pes,
-              100.0 * macs / (cyc * static_cast<double>(pes)));
-  std::printf("  DRAM bus     A+B read %.1f%% of two ports, C write %.1f%%; %" PRIu64 "/%" PRIu64 "/%" PRIu64 " bursts (A/B/C)\n",
-              100.0 * static_cast<double>(sim.read_beats()) / (2 * cyc), 100.0 * static_cast<double>(sim.write_beats()) / cyc,
-              sim.bursts(0), sim.bursts(1), sim.bursts(2));
-  std::printf("  speed        %.0f simulated cycles per second (%" PRIu64 " cycles in %.2f s)\n",
-              static_cast<double>(sim_cycles) / (wall > 0 ? wall : 1e-9), sim_cycles, wall);
+  if (!finished || (status & 4u) != 0) {
+    // No run to measure: the design refused the configuration or never signalled DONE.
+    std::printf("  cycles       none measured: the run did not finish%s\n",
+                (status & 4u) != 0 ? " (the NPU refused it: see the ERROR register above)" : "");
+  } else {
+    if (k_max == k)
+      std::printf("  cycles       %u (CYCLES register; plan estimate %u, %+.1f%%)\n", hw_cycles, bound,
+                  bound ? 100.0 * (static_cast<double>(hw_cycles) - bound) / bound : 0.0);
+    else
+      std::printf("  cycles       %u (CYCLES register; the plan's estimate, %u, is for its largest K, %" PRId64 ")\n", hw_cycles,
+                  bound, k_max);
+    std::printf("  MAC array    %.1f useful MACs per cycle of %" PRId64 " PEs: %.1f%% utilization\n", macs / cyc, pes,
+                100.0 * macs / (cyc * static_cast<double>(pes)));
+    std::printf("  DRAM bus     A+B read %.1f%% of two ports, C write %.1f%%; %" PRIu64 "/%" PRIu64 "/%" PRIu64 " bursts (A/B/C)\n",
+                100.0 * static_cast<double>(sim.read_beats()) / (2 * cyc), 100.0 * static_cast<double>(sim.write_beats()) / cyc,
+                sim.bursts(0), sim.bursts(1), sim.bursts(2));
+    std::printf("  speed        %.0f simulated cycles per second (%" PRIu64 " cycles in %.2f s)\n",
+                static_cast<double>(sim_cycles) / (wall > 0 ? wall : 1e-9), sim_cycles, wall);
+  }
   if (pass)
     std::printf("PASS: C equals the reference GEMM bit for bit (%" PRId64 " elements); every burst legal, every C byte written once\n",
                 m * n);
+  else if (!finished)
+    std::printf("FAIL: the run did not finish; %d protocol or run errors (see above)\n", sim.errors());
   else
     std::printf("FAIL: %" PRId64 " of %" PRId64 " C elements differ, %d protocol or run errors (see above)\n", mismatches, m * n,
                 sim.errors());

@@ -79,6 +79,8 @@ ExprPtr clone(const Expr& e) {
   c->dec_value = e.dec_value;
   c->bool_value = e.bool_value;
   c->text = e.text;
+  c->height = e.height;
+  c->nodes = e.nodes;
   if (e.lhs) c->lhs = clone(*e.lhs);
   if (e.rhs) c->rhs = clone(*e.rhs);
   return c;

@@ -23,6 +23,8 @@ struct Expr {
   bool bool_value = false;
   std::string text;  // Var name, literal text, or operator ("+", "<=", "&&", "-", "!")
   std::unique_ptr<Expr> lhs, rhs;  // Unary uses lhs only
+  int height = 1;                  // levels of the tree below and including this node
+  int nodes = 1;                   // nodes of the tree rooted here
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

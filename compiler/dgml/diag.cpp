@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace dg {
 
 std::string Loc::str() const {
@@ -50,11 +52,19 @@ void DiagEngine::print(std::ostream& os) const {
     os << d.loc.str() << ": " << severity_name(d.severity) << ": " << d.message << "\n";
     auto it = lines_.find(d.loc.file);
     if (!d.loc.valid() || it == lines_.end() || d.loc.line > static_cast<int>(it->second.size())) continue;
-    const std::string& line = it->second[d.loc.line - 1];
-    os << line << "\n";
+    const std::string& full = it->second[d.loc.line - 1];
+    // A long line is quoted around the column only: at most kQuoteWidth bytes, "..." at a cut.
+    const std::size_t col = static_cast<std::size_t>(std::max(d.loc.col, 1)) - 1;
+    std::size_t from = 0, to = full.size();
+    if (full.size() > kQuoteWidth) {
+      from = col > kQuoteWidth / 2 ? std::min(col - kQuoteWidth / 2, full.size() - kQuoteWidth) : 0;
+      to = from + kQuoteWidth;
+    }
+    const std::string lead = from > 0 ? "..." : "";
+    os << lead << full.substr(from, to - from) << (to < full.size() ? "..." : "") << "\n";
     // The caret keeps tabs so that it lines up under the column in a terminal.
-    std::string pad;
-    for (int i = 0; i + 1 < d.loc.col && i < static_cast<int>(line.size()); ++i) pad += line[i] == '\t' ? '\t' : ' ';
+    std::string pad(lead.size(), ' ');
+    for (std::size_t i = from; i < col && i < to; ++i) pad += full[i] == '\t' ? '\t' : ' ';
     os << pad << "^\n";
   }
 }

@@ -49,6 +49,8 @@ class DiagEngine {
 
   /// Stop collecting after this many errors (a flood helps nobody).
   static constexpr int kMaxErrors = 20;
+  /// A quoted source line longer than this is cut around the column.
+  static constexpr std::size_t kQuoteWidth = 160;
 
  private:
   std::map<std::string, std::vector<std::string>> lines_;

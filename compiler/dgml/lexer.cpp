@@ -180,24 +180,42 @@ class Lexer {
       default: break;
     }
     unsigned char uc = static_cast<unsigned char>(c);
+    std::string what;
     if (uc >= 0x80) {
       uint32_t cp = 0;
       size_t n = utf8_seq(cp);
       if (n == 0) {
-        diags_.error(loc, fmt::format("invalid UTF-8 byte 0x{:02X}", uc));
+        what = fmt::format("invalid UTF-8 byte 0x{:02X}", uc);
         advance();
       } else {
-        diags_.error(loc, fmt::format("unexpected character U+{:04X} outside a comment", cp));
+        what = fmt::format("unexpected character U+{:04X} outside a comment", cp);
         for (size_t i = 0; i < n; ++i) advance();
       }
-      return make(Tok::Error, start, loc);
+    } else {
+      what = uc < 0x20 || uc == 0x7F ? fmt::format("unexpected control character 0x{:02X}", uc)
+                                     : fmt::format("unexpected character '{}'", c);
+      advance();
     }
-    if (uc < 0x20 || uc == 0x7F)
-      diags_.error(loc, fmt::format("unexpected control character 0x{:02X}", uc));
-    else
-      diags_.error(loc, fmt::format("unexpected character '{}'", c));
-    advance();
+    // A run of bytes that start no token is one error and one token, however long.
+    size_t more = 0;
+    while (pos_ < s_.size() && starts_nothing(s_[pos_])) {
+      advance();
+      ++more;
+    }
+    diags_.error(loc, more == 0 ? what : fmt::format("{}, and {} more bytes that start no token", what, more));
     return make(Tok::Error, start, loc);
+  }
+
+  static bool starts_nothing(char c) {
+    if (is_ident_start(c) || is_digit(c)) return false;
+    switch (c) {
+      case ' ': case '\t': case '\n': case '\r': case '{': case '}': case '(': case ')': case ':': case ';':
+      case ',': case '+': case '-': case '*': case '/': case '%': case '<': case '>': case '!': case '=':
+      case '&': case '|': case '.':
+        return false;
+      default:
+        return true;
+    }
   }
 
   Token number(Loc loc) {

@@ -1,5 +1,6 @@
 #include "dgml/parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -10,7 +11,11 @@ namespace dg::dgml {
 
 namespace {
 
+// Every walk over an expression (sema's type check, the solver's encoding, printing) recurses on
+// its tree: the parser bounds the tree's height, counting left-leaning chains such as
+// `M + M + ... + M` as well as parentheses, and its size.
 constexpr int kMaxExprDepth = 200;
+constexpr int kMaxExprNodes = 2000;
 
 class Parser {
  public:
@@ -315,10 +320,27 @@ class Parser {
       e->kind = ast::Expr::Kind::Binary;
       e->text = op.text;
       e->loc = lhs->loc;
+      e->height = 1 + std::max(lhs->height, rhs->height);
+      e->nodes = 1 + lhs->nodes + rhs->nodes;
       e->lhs = std::move(lhs);
       e->rhs = std::move(rhs);
+      if (!within_limits(*e, op.loc)) return nullptr;
       lhs = std::move(e);
     }
+  }
+
+  bool within_limits(const ast::Expr& e, const Loc& at) {
+    if (e.height > kMaxExprDepth) {
+      diags_.error(at, fmt::format("expression nested too deeply (more than {} levels)", kMaxExprDepth));
+      return false;
+    }
+    if (e.nodes > kMaxExprNodes) {
+      diags_.error(at, fmt::format("expression too large (more than {} operands and operators); split it into "
+                                   "several constraints",
+                                   kMaxExprNodes));
+      return false;
+    }
+    return true;
   }
 
   ast::ExprPtr parse_unary(int depth) {
@@ -334,7 +356,10 @@ class Parser {
       e->kind = ast::Expr::Kind::Unary;
       e->text = op.text;
       e->loc = op.loc;
+      e->height = 1 + operand->height;
+      e->nodes = 1 + operand->nodes;
       e->lhs = std::move(operand);
+      if (!within_limits(*e, op.loc)) return nullptr;
       return e;
     }
     return parse_primary(depth);

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "support/files.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -40,55 +42,58 @@ std::string cache_key(const std::vector<std::string>& parts) {
 }
 
 bool write_file_atomic(const std::string& path, const std::string& bytes, std::string& why) {
-  static std::atomic<unsigned> counter{0};
-  std::random_device rd;
-  std::string tmp = fmt::format("{}.tmp.{}.{}.{:x}", path, ::getpid(), counter++, rd());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f || !f.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !f.flush()) {
-      why = std::strerror(errno);
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    why = ec.message();
-    fs::remove(tmp, ec);
-    return false;
-  }
-  return true;
+  return write_output_file(path, bytes, {}, why);
 }
 
-std::optional<std::vector<std::uint8_t>> cache_lookup(const std::string& dir, const std::string& key, std::string& why) {
-  fs::path p = fs::path(dir) / (key + ".ko");
+namespace {
+
+/// The text stored beside an entry: what it was made for.
+std::string key_record(const std::string& key, ko::TargetKind kind, const std::string& target) {
+  return fmt::format("deepgemm cache entry\nkey {}\ntarget {} {}\n", key, kind == ko::TargetKind::Gpu ? "gpu" : "npu",
+                     target);
+}
+
+}  // namespace
+
+std::optional<std::vector<std::uint8_t>> cache_lookup(const std::string& dir, const std::string& key,
+                                                      ko::TargetKind kind, const std::string& target, std::string& why) {
+  fs::path p = fs::path(dir) / (key + ".ko"), k = fs::path(dir) / (key + ".key");
   std::error_code ec;
   if (!fs::exists(p, ec)) {
     why = "absent";
     return std::nullopt;
   }
-  std::ifstream in(p, std::ios::binary);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ko::ModuleView view;
-  if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok) {
-    why = fmt::format("corrupt entry {} ({}); rebuilding", p.string(), view.error());
-    fs::remove(p, ec);
+  auto reject = [&](const std::string& reason) -> std::optional<std::vector<std::uint8_t>> {
+    why = fmt::format("entry {} {}; rebuilding", p.string(), reason);
+    if (fs::is_regular_file(fs::symlink_status(p, ec))) fs::remove(p, ec);
+    if (fs::is_regular_file(fs::symlink_status(k, ec))) fs::remove(k, ec);
     return std::nullopt;
-  }
+  };
+  std::vector<std::uint8_t> bytes;
+  std::string record, err;
+  if (!read_file_bounded(p.string(), kMaxModuleBytes, bytes, err)) return reject("cannot be read (" + err + ")");
+  if (!read_file_bounded(k.string(), 4096, record, err)) return reject("has no key record (" + err + ")");
+  ko::ModuleView view;
+  if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok)
+    return reject(fmt::format("is corrupt ({})", view.error()));
+  if (record != key_record(key, kind, target)) return reject("was made for another key");
+  if (view.target_kind != kind || std::string(view.target_name) != target)
+    return reject(fmt::format("holds a module for {} {}, not for this spec's {}",
+                              view.target_kind == ko::TargetKind::Gpu ? "GPU" : "NPU", view.target_name, target));
   return bytes;
 }
 
-bool cache_store(const std::string& dir, const std::string& key, const std::vector<std::uint8_t>& bytes,
-                 std::string& why) {
+bool cache_store(const std::string& dir, const std::string& key, ko::TargetKind kind, const std::string& target,
+                 const std::vector<std::uint8_t>& bytes, std::string& why) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
     why = fmt::format("cannot create {}: {}", dir, ec.message());
     return false;
   }
-  return write_file_atomic((fs::path(dir) / (key + ".ko")).string(), std::string(bytes.begin(), bytes.end()), why);
+  // The key record first: a module without one is never served.
+  return write_file_atomic((fs::path(dir) / (key + ".key")).string(), key_record(key, kind, target), why) &&
+         write_file_atomic((fs::path(dir) / (key + ".ko")).string(), std::string(bytes.begin(), bytes.end()), why);
 }
 
 }  // namespace dg::driver

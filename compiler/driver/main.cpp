@@ -4,6 +4,7 @@
 #include <z3_version.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -15,12 +16,26 @@
 #include "hw/hw_model.h"
 #include "module/inspect.h"
 #include "support/error.h"
+#include "support/files.h"
 
 namespace {
 
 std::string version_line() {
   return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_80, sm_90a: mma.sync))", DEEPGEMM_VERSION, Z3_MAJOR_VERSION,
                      Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
+}
+
+/// A CLI check for a number in [lo, hi]; NaN and infinities fail it (CLI::Range lets NaN through).
+CLI::Validator number_in(double lo, double hi, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& v) {
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        return end != v.c_str() && *end == '\0' && x >= lo && x <= hi
+                   ? std::string()
+                   : fmt::format("{} must be a number from {:g} to {:g}, not '{}'", what, lo, hi, v);
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
 }
 
 int run(int argc, char** argv) {
@@ -46,6 +61,10 @@ int run(int argc, char** argv) {
   compile->add_option("--emit", copts.emit, stages_help);
   compile->add_flag("-v,--verbose", copts.verbose, "Narrate each stage with counts and times (on stderr)");
   compile->add_flag("--force-rebuild", copts.force_rebuild, "Ignore the module cache");
+  compile->add_option("--solver-timeout", copts.solver_timeout_s,
+                      "Seconds the schedule solver may spend on one spec's queries (default 60); a spec it cannot "
+                      "answer in time is an error that names its free constraints")
+      ->check(number_in(0.001, 3600.0, "the solver's budget in seconds"));
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "
                     "model's board) and store the report in the module; minutes for a large PE array");
@@ -58,11 +77,14 @@ int run(int argc, char** argv) {
       "sim", "Co-simulate an NPU module: its Verilog (Verilator), programmed by the freestanding runtime, against "
              "the reference GEMM on random inputs; ends with PASS or FAIL");
   simc->add_option("FILE", sopts.module, "The .ko module of an NPU spec")->required();
-  simc->add_option("--k", sopts.k, "K of the run, for a spec with K_min/K_max (default: the plan's K)")->check(CLI::PositiveNumber);
+  simc->add_option("--k", sopts.k, "K of the run, for a spec with K_min/K_max (default: the plan's K)")
+      ->check(CLI::Validator(
+          [](std::string& v) { return v.find_first_not_of("0123456789") == std::string::npos && v.find_first_not_of('0') != std::string::npos ? std::string() : "K must be a positive integer, not '" + v + "'"; },
+          "K>0"));
   simc->add_option("--latency", sopts.latency, "DRAM read latency in cycles (default 100)")->check(CLI::Range(0u, 100000u));
   simc->add_option("--stall", sopts.stall, "Back-pressure: the probability that the DRAM model holds back a handshake "
                                            "in a cycle (default 0)")
-      ->check(CLI::Range(0.0, 0.9));
+      ->check(number_in(0.0, 0.9, "the back-pressure probability"));
   simc->add_option("--seed", sopts.seed, "Seed of the random A and B (default 1)");
   simc->add_option("--max-cycles", sopts.max_cycles, "Give up after this many cycles (default: from the problem size)");
   simc->add_option("--trace", sopts.trace, "Write a VCD waveform to this file (builds a tracing simulator)");
@@ -92,12 +114,12 @@ int run(int argc, char** argv) {
   if (detect) return dg::driver::detect_gpu(std::cout, std::cerr);
   if (simc->parsed()) return dg::driver::sim(sopts, argv[0], std::cout, std::cerr);
   if (inspect->parsed()) {
-    std::ifstream in(inspect_file, std::ios::binary);
-    if (!in) {
-      std::cerr << "deepgemm: error: cannot read '" << inspect_file << "': " << std::strerror(errno) << "\n";
+    std::vector<std::uint8_t> bytes;
+    std::string why;
+    if (!dg::read_file_bounded(inspect_file, dg::kMaxModuleBytes, bytes, why)) {
+      std::cerr << "deepgemm: error: cannot read '" << inspect_file << "': " << why << "\n";
       return dg::kExitUserError;
     }
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     return dg::module::inspect(bytes, inspect_file, std::cout, std::cerr);
   }
   if (compile->parsed()) {

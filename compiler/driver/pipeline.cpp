@@ -30,6 +30,7 @@
 #include "sema/check.h"
 #include "solve/solve.h"
 #include "support/error.h"
+#include "support/files.h"
 
 namespace dg::driver {
 
@@ -61,30 +62,14 @@ class Narrator {
   std::chrono::steady_clock::time_point t0_;
 };
 
-bool read_file(const std::string& path, std::string& text, std::string& why) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    why = "is a directory";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    why = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return true;
-}
-
-int write_output(const CompileOptions& o, const std::string& text, std::ostream& out, std::ostream& err) {
+int write_output(const CompileOptions& o, const std::string& text, std::ostream& out, std::ostream& err,
+                 const std::vector<std::string>& inputs) {
   if (o.output.empty()) {
     out << text;
     return 0;
   }
   std::string why;
-  if (!write_file_atomic(o.output, text, why)) {
+  if (!write_output_file(o.output, text, inputs, why)) {
     err << "deepgemm: error: cannot write '" << o.output << "': " << why << "\n";
     return kExitUserError;
   }
@@ -156,7 +141,8 @@ std::string design_name(const std::string& input) {
 }
 
 /// --emit=verilog: the files into the directory -o names, or all of them to stdout.
-int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream& out, std::ostream& err) {
+int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream& out, std::ostream& err,
+                  const std::vector<std::string>& inputs) {
   if (o.output.empty()) {
     out << hdlgen::bundle(d);
     return 0;
@@ -170,12 +156,27 @@ int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream
   }
   for (const auto& f : d.files) {
     std::string why;
-    if (!write_file_atomic((fs::path(o.output) / f.name).string(), f.text, why)) {
+    if (!write_output_file((fs::path(o.output) / f.name).string(), f.text, inputs, why)) {
       err << fmt::format("deepgemm: error: cannot write '{}': {}\n", (fs::path(o.output) / f.name).string(), why);
       return kExitUserError;
     }
   }
   return 0;
+}
+
+/// The solver gave up: a diagnostic that names the spec's free constraints, which alone can make
+/// a query that hard.
+int gave_up(const solve::GaveUp& e, const GemmProblem& p, const CompileOptions& o, const std::string& text,
+            std::ostream& err) {
+  DiagEngine d;
+  d.add_source(o.input, text);
+  d.error(Loc{o.input, 0, 0}, e.what());
+  for (const auto& u : p.user_constraints)
+    d.note(u.loc, fmt::format("the free constraint '{}' is part of every query; simplify or remove it", u.text));
+  if (p.user_constraints.empty())
+    d.note(Loc{o.input, 0, 0}, "the spec has no free constraints: please report this spec and its hardware model");
+  d.print(err);
+  return kExitUserError;
 }
 
 }  // namespace
@@ -198,7 +199,8 @@ std::string find_hw_dir(const std::string& flag_value, const char* argv0) {
 }
 
 /// --bitstream: the module's FPGA bitstream section, written to `path`.
-int write_bitstream(const CompileOptions& o, const std::vector<std::uint8_t>& module, std::ostream& err) {
+int write_bitstream(const CompileOptions& o, const std::vector<std::uint8_t>& module, std::ostream& err,
+                    const std::vector<std::string>& inputs) {
   ko::ModuleView mv;
   if (ko::parse(module.data(), module.size(), &mv) != ko::Status::Ok) {
     err << fmt::format("deepgemm: error: the module is not valid: {}\n", mv.error());
@@ -221,7 +223,7 @@ int write_bitstream(const CompileOptions& o, const std::vector<std::uint8_t>& mo
     return kExitUserError;
   }
   std::string why;
-  if (!write_file_atomic(o.bitstream, std::string(reinterpret_cast<const char*>(bits.data), bits.size), why)) {
+  if (!write_output_file(o.bitstream, std::string(reinterpret_cast<const char*>(bits.data), bits.size), inputs, why)) {
     err << fmt::format("deepgemm: error: cannot write '{}': {}\n", o.bitstream, why);
     return kExitUserError;
   }
@@ -242,11 +244,18 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     return kExitUserError;
   }
   Narrator say(o.verbose, err);
+  std::vector<std::string> inputs = {o.input};  // never overwritten by an output
   std::string text, why;
-  if (!read_file(o.input, text, why)) {
+  if (!read_file_bounded(o.input, kMaxSpecBytes, text, why)) {
     err << fmt::format("deepgemm: error: cannot read '{}': {}\n", o.input, why);
     return kExitUserError;
   }
+  for (const std::string& target : {emit == "module" ? module_path(o) : o.output, o.bitstream})
+    if (!target.empty() && is_one_of(target, inputs)) {
+      err << fmt::format("deepgemm: error: cannot write '{}': it is the spec being compiled; choose another output "
+                         "path\n", target);
+      return kExitUserError;
+    }
   DiagEngine diags;
   diags.add_source(o.input, text);
 
@@ -259,7 +268,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     if (diags.has_errors()) return kExitUserError;
     std::ostringstream dump;
     ast::dump(dump, spec);
-    return write_output(o, dump.str(), out, err);
+    return write_output(o, dump.str(), out, err, inputs);
   }
 
   say.start();
@@ -267,32 +276,34 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   std::optional<GemmProblem> problem = sema::check(spec, o.hw_dir, diags);
   diags.print(err);
   if (!problem) return kExitUserError;
+  inputs.push_back(problem->hw.file);
   say.info(fmt::format("Checked the spec against {} ({:.2f} ms)", problem->hw.name, say.ms()));
 
   if (emit == "problem") {
     std::ostringstream dump;
     dump << *problem;
-    return write_output(o, dump.str(), out, err);
+    return write_output(o, dump.str(), out, err, inputs);
   }
 
   // The module cache: a hit skips solving and proving.
+  const ko::TargetKind target_kind = problem->hw.is_gpu() ? ko::TargetKind::Gpu : ko::TargetKind::Npu;
   std::string key, cdir = cache_dir();
   bool use_cache = emit == "module" && !cdir.empty();
   if (use_cache) {
     std::string model_text, why;
-    read_file(problem->hw.file, model_text, why);
+    read_file_bounded(problem->hw.file, kMaxHwModelBytes, model_text, why);
     key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), text, model_text, o.synth ? "synth" : ""});
     if (!o.force_rebuild) {
-      auto hit = cache_lookup(cdir, key, why);
+      auto hit = cache_lookup(cdir, key, target_kind, problem->hw.name, why);
       if (hit) {
         say.info(fmt::format("Cache hit ({}/{}.ko)", cdir, key));
         std::string path = module_path(o);
-        if (!write_file_atomic(path, std::string(hit->begin(), hit->end()), why)) {
+        if (!write_output_file(path, std::string(hit->begin(), hit->end()), inputs, why)) {
           err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
           return kExitUserError;
         }
         if (o.verbose) err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {}, cached)\n", path, size_text(hit->size()));
-        return o.bitstream.empty() ? 0 : write_bitstream(o, *hit, err);
+        return o.bitstream.empty() ? 0 : write_bitstream(o, *hit, err, inputs);
       }
       if (why != "absent") say.info("Cache: " + why);
     }
@@ -301,13 +312,19 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   say.start();
   say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
   solve::Options sopts;
-  solve::Result solved = solve::solve(*problem, sopts);
+  sopts.budget_s = o.solver_timeout_s;
+  solve::Result solved;
+  try {
+    solved = solve::solve(*problem, sopts);
+  } catch (const solve::GaveUp& e) {
+    return gave_up(e, *problem, o, text, err);
+  }
   say.info(fmt::format("Space: {} schedule variables, {} points, {} rules", solved.space.vars.size(),
                        solved.space.size(), solved.rules.size()));
   if (emit == "space") {
     std::ostringstream dump;
     solve::dump_space(dump, solved);
-    return write_output(o, dump.str(), out, err);
+    return write_output(o, dump.str(), out, err, inputs);
   }
   if (!solved.plan) {
     DiagEngine why;  // the sema notes above were printed already
@@ -328,7 +345,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   say.info(fmt::format("Predicted {:.2f} us ({:.1f} TFLOP/s, {}-bound, l2_hit_rate={:.3f})", plan.predicted_us,
                        plan.predicted_tflops, plan.bound, plan.l2_hit_rate));
-  if (emit == "plan") return write_output(o, dump_plan(plan), out, err);
+  if (emit == "plan") return write_output(o, dump_plan(plan), out, err, inputs);
 
   say.start();
   say.info("Verifying formal correctness via SMT solver...");
@@ -339,7 +356,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   if (emit == "proof") {
     std::ostringstream dump;
     verify::dump(dump, cert);
-    int rc = write_output(o, dump.str(), out, err);
+    int rc = write_output(o, dump.str(), out, err, inputs);
     return rc != 0 ? rc : cert.all_passed() ? 0 : kExitUserError;
   }
   if (!cert.all_passed()) {
@@ -379,7 +396,11 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
                                         px.registers, cand.blocks_per_sm, cand.threads));
           sopts.exclude.push_back(solved.point);
           sopts.family = solved.space.family;  // excluded points are points of this family's space
-          solved = solve::solve(*problem, sopts);
+          try {
+            solved = solve::solve(*problem, sopts);
+          } catch (const solve::GaveUp& e) {
+            return gave_up(e, *problem, o, text, err);
+          }
           if (!solved.plan) throw UserError("no plan left whose kernel fits the register file without spilling");
           cert = verify::verify(*solved.plan);
           if (!cert.all_passed()) throw InternalError("the next-best plan failed verification");
@@ -457,7 +478,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     std::size_t props = 0;
     for (const auto& m : formal.modules) props += m.result.properties.size();
     say.info(fmt::format("{} properties of {} modules proved ({:.1f} ms)", props, formal.modules.size(), say.ms()));
-    if (emit == "verilog") return write_verilog(o, *hdl, out, err);
+    if (emit == "verilog") return write_verilog(o, *hdl, out, err, inputs);
     if (o.synth) {
       say.start();
       say.info("Synthesizing with Yosys...");
@@ -469,12 +490,12 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
       if (!synth.board.board.empty()) say.info(synth.board.summary());
     }
   }
-  if (emit == "llvm") return write_output(o, gpu->llvm_ir, out, err);
-  if (emit == "ptx") return write_output(o, gpu->ptx, out, err);
+  if (emit == "llvm") return write_output(o, gpu->llvm_ir, out, err, inputs);
+  if (emit == "ptx") return write_output(o, gpu->ptx, out, err, inputs);
   const Plan& final_plan = *solved.plan;
 
   module::ModuleContents contents;
-  contents.target_kind = problem->hw.is_gpu() ? ko::TargetKind::Gpu : ko::TargetKind::Npu;
+  contents.target_kind = target_kind;
   contents.target_name = problem->hw.name;
   contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(final_plan)));
   contents.sections.push_back(module::text_section(ko::SectionKind::Proof, verify::to_json_text(cert)));
@@ -500,11 +521,11 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<std::uint8_t> bytes = module::write(contents);
   std::string path = module_path(o);
   why.clear();
-  if (!write_file_atomic(path, std::string(bytes.begin(), bytes.end()), why)) {
+  if (!write_output_file(path, std::string(bytes.begin(), bytes.end()), inputs, why)) {
     err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
     return kExitUserError;
   }
-  if (use_cache && !cache_store(cdir, key, bytes, why)) say.info("Cache not written: " + why);
+  if (use_cache && !cache_store(cdir, key, target_kind, problem->hw.name, bytes, why)) say.info("Cache not written: " + why);
   if (o.verbose) {
     if (hdl)
       err << fmt::format("[SUCCESS] NPU design {} compiled to {} (size: {})\n", hdl->top, path, size_text(bytes.size()));
@@ -514,7 +535,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     else
       err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
   }
-  return o.bitstream.empty() ? 0 : write_bitstream(o, bytes, err);
+  return o.bitstream.empty() ? 0 : write_bitstream(o, bytes, err, inputs);
 }
 
 }  // namespace dg::driver

@@ -15,6 +15,7 @@ struct CompileOptions {
   std::string hw_dir;
   bool verbose = false;
   bool force_rebuild = false;
+  double solver_timeout_s = 60;  // the schedule solver's budget
   bool synth = false;     // NPU: synthesize the design (Yosys; the board's place and route) into the module
   std::string bitstream;  // with synth: also write the module's FPGA bitstream to this file
 };

@@ -4,18 +4,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <set>
 #include <vector>
 
 #include <deepgemm/module_format.h>
 
 #include "driver/cache.h"
 #include "support/error.h"
+#include "support/files.h"
 
 namespace dg::driver {
 
@@ -69,13 +72,70 @@ std::string find_sources(const char* argv0) {
 
 int exit_code(int status) { return status == -1 ? 127 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
+/// Why the Verilog text of a module cannot be built and run, or "": the simulator runs it as a
+/// program, so only what the generator emits passes. System tasks and functions outside the
+/// generator's pure set (`$system`, `$fopen`, Verilator's `$c` C++ blocks), compiler directives other
+/// than conditionals (`` `include ``, `` `define `` and its token pasting, `` `systemc_* `` C++
+/// blocks) and DPI imports are refused. Comments and string literals are skipped.
+std::string unsafe_verilog(const std::string& t) {
+  static const std::set<std::string> tasks = {"clog2", "signed", "unsigned", "bits", "fatal", "error"};
+  static const std::set<std::string> directives = {"ifdef", "ifndef", "else", "elsif", "endif", "default_nettype",
+                                                   "timescale", "resetall"};
+  auto word = [&](std::size_t at) {
+    std::size_t e = at;
+    while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_')) ++e;
+    return t.substr(at, e - at);
+  };
+  int line = 1;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '/' && i + 1 < t.size() && t[i + 1] == '/') {
+      while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
+    } else if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
+      for (i += 2; i + 1 < t.size() && !(t[i] == '*' && t[i + 1] == '/'); ++i) line += t[i] == '\n';
+      ++i;
+    } else if (c == '"') {
+      for (++i; i < t.size() && t[i] != '"'; ++i) {
+        if (t[i] == '\\') ++i;
+        else if (t[i] == '\n') ++line;
+      }
+    } else if (c == '$') {
+      const std::string w = word(i + 1);
+      if (!tasks.count(w)) return fmt::format("line {}: system task or function '${}'", line, w);
+    } else if (c == '`') {
+      const std::string w = word(i + 1);
+      if (!directives.count(w)) return fmt::format("line {}: compiler directive '`{}'", line, w);
+    } else if (std::isalpha(static_cast<unsigned char>(c)) && (i == 0 || !(std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '_'))) {
+      const std::string w = word(i);
+      if (w == "import" || w == "export") {
+        std::size_t j = i + w.size();
+        while (j < t.size() && std::isspace(static_cast<unsigned char>(t[j]))) ++j;
+        if (t.compare(j, 4, "\"DPI") == 0) return fmt::format("line {}: a DPI {}", line, w);
+      }
+      i += w.size() - 1;
+    }
+  }
+  return "";
+}
+
+bool plain_verilog_name(const std::string& n) {
+  static const std::regex ok("[A-Za-z_][A-Za-z0-9_]{0,63}\\.(v|sv)");
+  return std::regex_match(n, ok);
+}
+
 }  // namespace
 
 int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream& err) {
   (void)out;
-  std::string image;
-  if (!read_file(o.module, image)) {
-    err << fmt::format("deepgemm: error: cannot read '{}'\n", o.module);
+  std::string image, why;
+  if (!read_file_bounded(o.module, kMaxModuleBytes, image, why)) {
+    err << fmt::format("deepgemm: error: cannot read '{}': {}\n", o.module, why);
+    return kExitUserError;
+  }
+  if (!o.trace.empty() && is_one_of(o.trace, {o.module})) {
+    err << fmt::format("deepgemm: error: cannot write the trace to '{}': it is the module being simulated\n", o.trace);
     return kExitUserError;
   }
   ko::ModuleView mv;
@@ -104,11 +164,21 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     std::size_t next = bundle.find(mark, name_end);
     if (name_end == std::string::npos) break;
     std::string name = bundle.substr(at + mark.size(), name_end - at - mark.size());
-    if (name.find('/') != std::string::npos || name.find("..") != std::string::npos || name.empty()) {
-      err << fmt::format("{}: error: the Verilog section names a bad file '{}'\n", o.module, name);
+    // Verilator compiles a .cpp or .c file it is given, and reads a .vlt as its configuration:
+    // only Verilog file names pass.
+    if (!plain_verilog_name(name)) {
+      err << fmt::format("{}: error: the Verilog section names a bad file '{}' (a Verilog file name, .v or .sv, "
+                         "is expected)\n",
+                         o.module, name);
       return kExitUserError;
     }
     files.emplace_back(name, bundle.substr(name_end + 1, (next == std::string::npos ? bundle.size() : next) - name_end - 1));
+    if (std::string why = unsafe_verilog(files.back().second); !why.empty()) {
+      err << fmt::format("{}: error: the module's Verilog is not what deepgemm generates, and is not built or run: "
+                         "{}, {}\n",
+                         o.module, name, why);
+      return kExitUserError;
+    }
     at = next;
   }
   std::smatch mt, mr, mc;

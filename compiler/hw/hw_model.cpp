@@ -15,6 +15,7 @@
 
 #include "hw/schema_check.h"
 #include "support/error.h"
+#include "support/files.h"
 #include "support/strings.h"
 
 namespace dg::hw {
@@ -56,13 +57,9 @@ class Reporter {
 std::string read_file(const std::string& path, const std::string& what_for) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw UserError(fmt::format("{}: {}", path, what_for));
-  if (fs::is_directory(path, ec)) throw UserError(fmt::format("{}: is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(fmt::format("{}: cannot open for reading", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw UserError(fmt::format("{}: read error", path));
-  return ss.str();
+  std::string text, why;
+  if (!read_file_bounded(path, kMaxHwModelBytes, text, why)) throw UserError(fmt::format("{}: {}", path, why));
+  return text;
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] "; users need only the rest.

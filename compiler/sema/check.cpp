@@ -457,11 +457,38 @@ class Checker {
     return Ty::Bad;
   }
 
+  // The solver decides products of variables by case splits over their domains: a product of many
+  // is refused here rather than left to run for minutes.
+  static constexpr int kMaxDegree = 8;
+
+  /// The polynomial degree of an integer expression (variables multiplied or divided together).
+  static int degree(const ast::Expr& e) {
+    using K = ast::Expr::Kind;
+    switch (e.kind) {
+      case K::Var: return 1;
+      case K::Int:
+      case K::Decimal:
+      case K::Bool: return 0;
+      case K::Unary: return degree(*e.lhs);
+      case K::Binary: {
+        const int l = degree(*e.lhs), r = degree(*e.rhs);
+        return e.text == "*" || e.text == "/" || e.text == "%" ? l + r : std::max(l, r);
+      }
+    }
+    return 0;
+  }
+
   void check_free_constraint(const ast::Expr& e) {
     Ty t = type_of(e);
     if (t == Ty::Int) {
       d_.error(e.loc, fmt::format("a free constraint must be a condition such as '{} <= 8192'; '{}' is a number",
                                   ast::expr_to_string(e), ast::expr_to_string(e)));
+      return;
+    }
+    if (t == Ty::Bool && degree(e) > kMaxDegree) {
+      d_.error(e.loc, fmt::format("the constraint multiplies or divides {} variables together; free constraints may "
+                                  "multiply at most {} (schedule variables and M, N, K, batch each count once per use)",
+                                  degree(e), kMaxDegree));
       return;
     }
     if (t == Ty::Bool)

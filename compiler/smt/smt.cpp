@@ -174,8 +174,26 @@ void Solver::maximize(const Expr& e) {
 
 Result Solver::check() { return check_without({}); }
 
+void Solver::set_budget(double seconds) {
+  budget_ = seconds + seconds_;  // counted in seconds spent in checks
+  budget_spent_ = false;
+}
+
 Result Solver::check_without(const std::vector<std::string>& relaxed) {
   auto t0 = std::chrono::steady_clock::now();
+  if (budget_ > 0) {
+    const double left = budget_ - seconds_;
+    if (left <= 0.001) {
+      budget_spent_ = true;
+      impl_->core.clear();
+      impl_->model.reset();
+      return Result::Unknown;
+    }
+    z3::params p(impl_->ctx);
+    p.set("timeout", static_cast<unsigned>(std::min(60000.0, left * 1000.0)));
+    if (impl_->opt_) impl_->opt().set(p);
+    impl_->plain.set(p);
+  }
   z3::expr_vector assumptions(impl_->ctx);
   for (const auto& [name, lit] : impl_->tracked)
     if (std::find(relaxed.begin(), relaxed.end(), name) == relaxed.end()) assumptions.push_back(lit);
@@ -252,6 +270,7 @@ void Solver::pop() {
 }
 
 std::string Solver::reason_unknown() const {
+  if (budget_spent_) return "its time budget is spent";
   return impl_->objective_scope >= 0 ? Z3_optimize_get_reason_unknown(impl_->ctx, impl_->opt())
                                      : impl_->plain.reason_unknown();
 }

@@ -109,6 +109,10 @@ class Solver {
   void minimize(const Expr& e);
   void maximize(const Expr& e);
 
+  /// A wall-clock budget for every check from now on, together: each check may use what is left
+  /// (at most 60 s), and once it is spent a check answers Unknown without running.
+  void set_budget(double seconds);
+
   /// Run the query (optionally only over a subset of tracked rules).
   Result check();
   /// Check with the tracked rules except those named in `relaxed`.
@@ -134,6 +138,8 @@ class Solver {
   std::unique_ptr<Impl> impl_;
   double seconds_ = 0;
   int checks_ = 0;
+  double budget_ = 0;  // seconds; 0 = none (each check still stops after 60 s)
+  bool budget_spent_ = false;
 };
 
 }  // namespace dg::smt

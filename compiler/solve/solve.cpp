@@ -334,6 +334,7 @@ class Encoder {
           return term(*e.lhs) * term(*e.rhs);
         }
         Expr l = term(*e.lhs), r = term(*e.rhs);
+        if ((op == "/" || op == "%") && e.rhs->kind != K::Int) divisors_.emplace_back(e.rhs.get(), r);
         if (op == "+") return l + r;
         if (op == "-") return l - r;
         if (op == "/") return l / r;
@@ -357,7 +358,16 @@ class Encoder {
     int n = 0;
     for (const auto& u : p().user_constraints) {
       ++n;
+      divisors_.clear();
       rule(fmt::format("spec.constraint_{}", n), u.text, "user", term(*u.expr), u.loc);
+      // Division by zero is undefined (Z3 would pick any value): each divisor is a rule of its own,
+      // so a spec whose only points divide by zero is infeasible and says so.
+      for (std::size_t i = 0; i < divisors_.size(); ++i) {
+        const auto& [at, d] = divisors_[i];
+        rule(fmt::format("spec.constraint_{}.divisor_{}", n, i + 1),
+             fmt::format("the divisor '{}' in '{}' is not zero", ast::expr_to_string(*at), u.text), "user",
+             d != z_.int_val(0), at->loc);
+      }
     }
   }
 
@@ -385,6 +395,7 @@ class Encoder {
   smt::Solver& z_;
   Query& q_;
   Model& m_;
+  std::vector<std::pair<const ast::Expr*, Expr>> divisors_;  // of the free constraint being encoded
 };
 
 // ---- the plan's index description -------------------------------------------------------------
@@ -566,7 +577,9 @@ std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t 
     z.add(largest ? e >= v : e <= v);
     smt::Result r = z.check_without(relaxed);
     z.pop();
-    if (r == smt::Result::Unknown) throw InternalError("the schedule query gave no answer while explaining");
+    if (r == smt::Result::Unknown)
+      throw GaveUp(fmt::format("the schedule solver gave no answer while explaining an infeasible spec ({})",
+                               z.reason_unknown()));
     return r == smt::Result::Sat;
   };
   if (!reachable(largest ? lo : hi)) return std::nullopt;
@@ -591,6 +604,7 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
   r.space = make_space(p, opts.max_values, family);
   const Space& s = r.space;
   smt::Solver z("schedule", /*optimizing=*/true);
+  z.set_budget(opts.budget_s);
   Query q(s, z);
   Model m;
   Encoder enc(s, z, q, m);
@@ -627,7 +641,10 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
     std::ofstream(dump) << z.to_smt2() << "; objective: " << m.cost->str() << "\n";
   std::optional<Cube> best_cube;
   std::int64_t best = 0;
-  auto unknown = [&]() { throw InternalError(fmt::format("the schedule query gave no answer: {}", z.reason_unknown())); };
+  auto unknown = [&]() -> void {
+    throw GaveUp(fmt::format("the schedule solver gave no answer within its {:g} s budget ({})", opts.budget_s,
+                             z.reason_unknown()));
+  };
   if (res == smt::Result::Sat) {
     for (const Cube& c : cubes) {
       z.push();
@@ -692,8 +709,7 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
                                    r.cost, ct.total(), ct.waves, ct.iters, ct.epilogue, ct.math, ct.mem, ct.latency));
   }
   if (std::getenv("DG_DEBUG_SOLVE")) fmt::print(stderr, "optimize: {:.3f}s {} checks\n", z.seconds(), z.checks());
-  if (res == smt::Result::Unknown)
-    throw InternalError(fmt::format("the schedule query gave no answer: {}", z.reason_unknown()));
+  if (res == smt::Result::Unknown) unknown();
 
   if (res == smt::Result::Sat) {
     Plan pl = make_plan(s, r.point, r.rules);

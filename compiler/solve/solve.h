@@ -4,6 +4,8 @@
 // cost model (space.h) and breaks ties deterministically.
 #pragma once
 
+#include "support/error.h"
+
 #include <optional>
 #include <ostream>
 #include <string>
@@ -29,6 +31,14 @@ struct Options {
   int max_values = 0;   // cap each variable's domain (tests)
   std::vector<Point> exclude;  // points a backend rejected: the next-best plan is wanted
   std::string family;          // solve this instruction family only ("" = every one the problem allows)
+  double budget_s = 60;        // wall-clock seconds for all of one solve's queries
+};
+
+/// The solver ran out of its budget (or Z3 gave up) before it could answer: a user error, since
+/// only what the spec asks (its free constraints) makes a query that hard.
+class GaveUp : public UserError {
+ public:
+  explicit GaveUp(const std::string& why) : UserError(why) {}
 };
 
 struct Result {

@@ -4,7 +4,7 @@ dg_fuzz_test(dgml
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/dgml_fuzz.cpp
           ${_c}/dgml/diag.cpp ${_c}/dgml/lexer.cpp ${_c}/dgml/ast.cpp ${_c}/dgml/parser.cpp
           ${_c}/sema/dtype.cpp ${_c}/sema/problem.cpp ${_c}/sema/check.cpp
-          ${_hw_sources} ${_c}/support/error.cpp ${_c}/support/strings.cpp
+          ${_hw_sources} ${_c}/support/error.cpp ${_c}/support/files.cpp ${_c}/support/strings.cpp
   LIBS fmt::fmt nlohmann_json::nlohmann_json
   CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/dgml)
 if(TARGET fuzz_dgml)

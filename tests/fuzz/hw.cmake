@@ -5,6 +5,7 @@ dg_fuzz_test(hw_model
           ${PROJECT_SOURCE_DIR}/compiler/hw/hw_model.cpp
           ${PROJECT_SOURCE_DIR}/compiler/hw/schema_check.cpp
           ${PROJECT_SOURCE_DIR}/compiler/support/error.cpp
+          ${PROJECT_SOURCE_DIR}/compiler/support/files.cpp
           ${PROJECT_SOURCE_DIR}/compiler/support/strings.cpp
   LIBS fmt::fmt nlohmann_json::nlohmann_json
   CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/hw_model)
