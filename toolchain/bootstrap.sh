@@ -6,7 +6,7 @@ packages=(
   cmake ninja-build git
   clang-19 lld-19 libclang-rt-19-dev llvm-19-dev libzstd-dev
   libz3-dev z3
-  libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev libsodium-dev
   verilator g++ make yosys iverilog nextpnr-ice40 fpga-icestorm
   qemu-system-misc
 )
