@@ -64,21 +64,21 @@ std::optional<std::vector<std::uint8_t>> cache_lookup(const std::string& dir, co
     return std::nullopt;
   }
   auto reject = [&](const std::string& reason) -> std::optional<std::vector<std::uint8_t>> {
-    why = fmt::format("entry {} {}; rebuilding", p.string(), reason);
+    why = fmt::format("corrupt entry {} ({}); rebuilding", p.string(), reason);
     if (fs::is_regular_file(fs::symlink_status(p, ec))) fs::remove(p, ec);
     if (fs::is_regular_file(fs::symlink_status(k, ec))) fs::remove(k, ec);
     return std::nullopt;
   };
   std::vector<std::uint8_t> bytes;
   std::string record, err;
-  if (!read_file_bounded(p.string(), kMaxModuleBytes, bytes, err)) return reject("cannot be read (" + err + ")");
-  if (!read_file_bounded(k.string(), 4096, record, err)) return reject("has no key record (" + err + ")");
+  if (!read_file_bounded(p.string(), kMaxModuleBytes, bytes, err)) return reject("cannot be read: " + err);
+  if (!read_file_bounded(k.string(), 4096, record, err)) return reject("no key record: " + err);
   ko::ModuleView view;
   if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok)
-    return reject(fmt::format("is corrupt ({})", view.error()));
-  if (record != key_record(key, kind, target)) return reject("was made for another key");
+    return reject(view.error());
+  if (record != key_record(key, kind, target)) return reject("its key record is for another key");
   if (view.target_kind != kind || std::string(view.target_name) != target)
-    return reject(fmt::format("holds a module for {} {}, not for this spec's {}",
+    return reject(fmt::format("a module for {} {}, not for this spec's {}",
                               view.target_kind == ko::TargetKind::Gpu ? "GPU" : "NPU", view.target_name, target));
   return bytes;
 }

@@ -9,12 +9,14 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 
 #include "driver/detect_gpu.h"
 #include "driver/pipeline.h"
 #include "driver/sim.h"
 #include "hw/hw_model.h"
 #include "module/inspect.h"
+#include "module/sign.h"
 #include "support/error.h"
 #include "support/files.h"
 
@@ -68,6 +70,9 @@ int run(int argc, char** argv) {
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "
                     "model's board) and store the report in the module; minutes for a large PE array");
+  compile->add_option("--sign", copts.sign_key,
+                      "Sign the module with this secret key (from 'deepgemm keygen'): an Ed25519 signature over its "
+                      "contents that runtimes given the public key check");
   compile->add_option("--bitstream", copts.bitstream,
                       "With --synth, for a model that names an FPGA board: also write the board's bitstream "
                       "(icepack .bin, kept in the module too) to this file");
@@ -88,12 +93,23 @@ int run(int argc, char** argv) {
   simc->add_option("--seed", sopts.seed, "Seed of the random A and B (default 1)");
   simc->add_option("--max-cycles", sopts.max_cycles, "Give up after this many cycles (default: from the problem size)");
   simc->add_option("--trace", sopts.trace, "Write a VCD waveform to this file (builds a tracing simulator)");
+  simc->add_option("--trusted-key", sopts.trusted_key,
+                   "A public key (.pub): refuse a module that is not signed by it, or altered after signing");
   simc->add_flag("-v,--verbose", sopts.verbose, "Say where the simulator is built or found");
   simc->add_flag("--rebuild", sopts.rebuild, "Rebuild the simulator even when one is cached");
 
-  std::string inspect_file;
-  CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums");
+  std::string inspect_file, inspect_key;
+  CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums, "
+                                                    "signature");
   inspect->add_option("FILE", inspect_file, "The .ko module")->required();
+  inspect->add_option("--trusted-key", inspect_key,
+                      "A public key (.pub from keygen): exit 1 unless the module is signed by it and unaltered");
+
+  std::string key_file;
+  CLI::App* keygen = app.add_subcommand(
+      "keygen", "Make an Ed25519 key pair for signing modules: the secret key in FILE (mode 0600), the public key in "
+                "FILE.pub; an existing file is never replaced");
+  keygen->add_option("FILE", key_file, "Where to write the secret key")->required();
 
   try {
     app.parse(argc, argv);
@@ -120,7 +136,15 @@ int run(int argc, char** argv) {
       std::cerr << "deepgemm: error: cannot read '" << inspect_file << "': " << why << "\n";
       return dg::kExitUserError;
     }
-    return dg::module::inspect(bytes, inspect_file, std::cout, std::cerr);
+    std::optional<dg::module::PublicKey> trusted;
+    if (!inspect_key.empty()) trusted = dg::module::read_public_key(inspect_key);
+    return dg::module::inspect(bytes, inspect_file, std::cout, std::cerr, trusted ? trusted->data() : nullptr);
+  }
+  if (keygen->parsed()) {
+    const dg::module::PublicKey pk = dg::module::keygen(key_file);
+    std::cout << fmt::format("secret key: {} (keep it private)\npublic key: {}.pub ({})\n", key_file, key_file,
+                             dg::module::hex(pk));
+    return 0;
   }
   if (compile->parsed()) {
     copts.hw_dir = hw_dir;

@@ -23,6 +23,7 @@
 #include "hdlgen/regmap_binary.h"
 #include "hdlgen/synth.h"
 #include <deepgemm/launch_format.h>
+#include "module/sign.h"
 #include "module/writer.h"
 #include "verify/verify.h"
 #include "dgml/parser.h"
@@ -232,6 +233,7 @@ int write_bitstream(const CompileOptions& o, const std::vector<std::uint8_t>& mo
 }
 
 int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> inputs_extra;  // the signing key: never overwritten either
   const auto& stages = emit_stages();
   std::string emit = o.emit.empty() ? "module" : o.emit;
   if (std::find(stages.begin(), stages.end(), emit) == stages.end()) {
@@ -239,12 +241,21 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
                        fmt::join(stages, ", "));
     return kExitUserError;
   }
+  if (!o.sign_key.empty()) {
+    if (emit != "module") {
+      err << "deepgemm: error: --sign applies to a module (no --emit)\n";
+      return kExitUserError;
+    }
+    module::check_secret_key(o.sign_key);
+    inputs_extra.push_back(o.sign_key);
+  }
   if (!o.bitstream.empty() && (!o.synth || emit != "module")) {
     err << "deepgemm: error: --bitstream needs --synth and a module (no --emit)\n";
     return kExitUserError;
   }
   Narrator say(o.verbose, err);
   std::vector<std::string> inputs = {o.input};  // never overwritten by an output
+  inputs.insert(inputs.end(), inputs_extra.begin(), inputs_extra.end());
   std::string text, why;
   if (!read_file_bounded(o.input, kMaxSpecBytes, text, why)) {
     err << fmt::format("deepgemm: error: cannot read '{}': {}\n", o.input, why);
@@ -298,6 +309,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
       if (hit) {
         say.info(fmt::format("Cache hit ({}/{}.ko)", cdir, key));
         std::string path = module_path(o);
+        if (!o.sign_key.empty()) *hit = module::sign_bytes(*hit, o.sign_key);
         if (!write_output_file(path, std::string(hit->begin(), hit->end()), inputs, why)) {
           err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
           return kExitUserError;
@@ -420,13 +432,13 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
         gpu = std::move(art);
         break;
       }
+    } else if (emit == "llvm" || emit == "ptx") {
+      err << fmt::format("{}: error: cannot emit {}: {}\n", o.input, emit, no_ptx);
+      return kExitUserError;
     } else {
-      std::string msg = fmt::format("{}: warning: no PTX generated: {}\n", o.input, no_ptx);
-      if (emit == "llvm" || emit == "ptx") {
-        err << fmt::format("{}: error: cannot emit {}: {}\n", o.input, emit, no_ptx);
-        return kExitUserError;
-      }
-      err << msg;
+      // A module without the kernel it was asked for is no module: the spec is refused.
+      err << fmt::format("{}: error: no PTX can be generated for this spec: {}\n", o.input, no_ptx);
+      return kExitUserError;
     }
   } else if (emit == "llvm" || emit == "ptx") {
     err << fmt::format("{}: error: --emit={} applies to GPU targets; {} is an NPU\n", o.input, emit, problem->hw.name);
@@ -447,11 +459,9 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     try {
       hdl = hdlgen::generate(*solved.plan, problem->hw, design_name(o.input));
     } catch (const UserError& e) {
-      if (emit == "verilog") {
-        err << fmt::format("{}: error: cannot emit verilog: {}\n", o.input, e.what());
-        return kExitUserError;
-      }
-      err << fmt::format("{}: warning: no Verilog generated: {}\n", o.input, e.what());
+      err << fmt::format("{}: error: {}: {}\n", o.input,
+                         emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec", e.what());
+      return kExitUserError;
     }
   }
   if (hdl) {
@@ -468,10 +478,9 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
                            o.verbose ? "" : hdlgen::report_text(formal));
         return kExitUserError;
       }
-      err << fmt::format("{}: warning: the module holds no Verilog: not every property of the generated design was "
-                         "proved\n{}",
+      err << fmt::format("{}: error: no module written: not every property of the generated design was proved\n{}",
                          o.input, o.verbose ? "" : hdlgen::report_text(formal));
-      hdl.reset();
+      return kExitUserError;
     }
   }
   if (hdl) {
@@ -519,19 +528,20 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
         {static_cast<std::uint32_t>(ko::SectionKind::Launch), "launch", launch_record(final_plan, gpu->launch), 0});
   }
   std::vector<std::uint8_t> bytes = module::write(contents);
+  if (use_cache && !cache_store(cdir, key, target_kind, problem->hw.name, bytes, why)) say.info("Cache not written: " + why);
+  if (!o.sign_key.empty()) {
+    bytes = module::sign_bytes(bytes, o.sign_key);  // the cache holds the module unsigned
+    say.info("Signed the module (Ed25519)");
+  }
   std::string path = module_path(o);
   why.clear();
   if (!write_output_file(path, std::string(bytes.begin(), bytes.end()), inputs, why)) {
     err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
     return kExitUserError;
   }
-  if (use_cache && !cache_store(cdir, key, target_kind, problem->hw.name, bytes, why)) say.info("Cache not written: " + why);
   if (o.verbose) {
     if (hdl)
       err << fmt::format("[SUCCESS] NPU design {} compiled to {} (size: {})\n", hdl->top, path, size_text(bytes.size()));
-    else if (!gpu)  // no backend output (a GPU family not generated, or NPU Verilog refused)
-      err << fmt::format("[SUCCESS] Module written to {} (size: {}; plan and proof only, no kernel)\n", path,
-                         size_text(bytes.size()));
     else
       err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
   }

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include <deepgemm/module_format.h>
+#include <deepgemm/module_signature.h>
 
 #include "driver/cache.h"
+#include "module/sign.h"
 #include "support/error.h"
 #include "support/files.h"
 
@@ -142,6 +144,14 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   if (ko::parse(reinterpret_cast<const std::uint8_t*>(image.data()), image.size(), &mv) != ko::Status::Ok) {
     err << fmt::format("{}: error: not a valid module: {}\n", o.module, mv.error());
     return kExitUserError;
+  }
+  if (!o.trusted_key.empty()) {
+    const module::PublicKey key = module::read_public_key(o.trusted_key);
+    const ko::sig::Check c = ko::sig::check(mv, key.data());
+    if (c != ko::sig::Check::Valid) {
+      err << fmt::format("{}: error: untrusted module: {}\n", o.module, ko::sig::check_message(c));
+      return kExitUserError;
+    }
   }
   if (mv.target_kind != ko::TargetKind::Npu) {
     err << fmt::format("{}: error: sim co-simulates NPU modules; this one is for a GPU\n", o.module);

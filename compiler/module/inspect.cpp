@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include <deepgemm/module_format.h>
+#include <deepgemm/module_signature.h>
 #include <deepgemm/npu_regmap.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -69,7 +70,7 @@ bool print_regmap(const ko::Payload& table, std::ostream& out, std::string* why)
 }  // namespace
 
 int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out,
-            std::ostream& err) {
+            std::ostream& err, const uint8_t* trusted_key) {
   ko::ModuleView view;
   if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok) {
     err << file << ": error: " << view.error() << "\n";
@@ -94,6 +95,20 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
                        s.name, s.offset, s.size, s.crc,
                        (s.flags & ko::kSectionFlagOptional) != 0 ? " (optional)" : "");
   }
+  // The signature: who signed, and whether it verifies (against the trusted key, if given).
+  ko::sig::Signature sig{};
+  const ko::sig::Check present = ko::sig::read(view, &sig);
+  const ko::sig::Check verdict = ko::sig::check(view, trusted_key);
+  if (present == ko::sig::Check::Valid) {
+    std::string key;
+    for (uint8_t b : sig.public_key) key += fmt::format("{:02x}", b);
+    out << fmt::format("signature: Ed25519 by {}: {}\n", key,
+                       verdict == ko::sig::Check::Valid
+                           ? (trusted_key != nullptr ? "valid, the trusted key" : "valid (no trusted key given)")
+                           : ko::sig::check_message(verdict));
+  } else {
+    out << fmt::format("signature: {}\n", ko::sig::check_message(present));
+  }
   if (const ko::Payload table = view.find(ko::SectionKind::NpuRegmap)) {
     std::string why;
     if (!print_regmap(table, out, &why)) {
@@ -107,6 +122,10 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
       err << file << ": error: " << why << "\n";
       return 1;
     }
+  }
+  if (verdict != ko::sig::Check::Valid && (trusted_key != nullptr || verdict != ko::sig::Check::Unsigned)) {
+    err << file << ": error: " << ko::sig::check_message(verdict) << "\n";
+    return 1;
   }
   return 0;
 }

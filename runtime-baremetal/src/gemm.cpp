@@ -100,6 +100,13 @@ ko::ErrorDetail& ld_field(ko::ErrorDetail* err, const char* key, int64_t ld) {
 PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorDetail* err) {
   Reader r{{reinterpret_cast<const char*>(text), size}, err};
   GemmPlan p{};
+  // The whole text first: a plan that is not one well-formed JSON object is refused, as the
+  // compiler's own reader (deepgemm inspect) refuses it, whatever the fields read below hold.
+  size_t at = 0;
+  if (json::validate(r.root, &at) != json::Result::Ok) {
+    err->str("plan is not a well-formed JSON object (at byte ").num(at).str(")");
+    return PlanStatus::Bad;
+  }
 
   char s[32];
   if (!r.string("format", s, sizeof s)) return r.status;

@@ -89,6 +89,7 @@ Result find(Span obj, const char* key, Span* value) {
   if (i >= obj.n || obj.p[i] != '{') return Result::WrongType;
   i = skip_space(obj, i + 1);
   if (i < obj.n && obj.p[i] == '}') return Result::Missing;
+  bool found = false;
   while (i < obj.n) {
     if (obj.p[i] != '"') return Result::Malformed;
     const size_t key_end = skip_string(obj, i);
@@ -100,16 +101,161 @@ Result find(Span obj, const char* key, Span* value) {
     const size_t end = skip_value(obj, i);
     if (end == 0) return Result::Malformed;
     if (key_equals(obj, key_begin, key_end - 1, key)) {
+      // A second member of the same name would let two readers see two values: refused.
+      if (found) return Result::Duplicate;
+      found = true;
       value->p = obj.p + i;
       value->n = end - i;
-      return Result::Ok;
     }
     i = skip_space(obj, end);
     if (i >= obj.n) return Result::Malformed;
-    if (obj.p[i] == '}') return Result::Missing;
+    if (obj.p[i] == '}') return found ? Result::Ok : Result::Missing;
     if (obj.p[i] != ',') return Result::Malformed;
     i = skip_space(obj, i + 1);
   }
+  return Result::Malformed;
+}
+
+namespace {
+
+size_t digits(Span s, size_t i) {
+  size_t j = i;
+  while (j < s.n && s.p[j] >= '0' && s.p[j] <= '9') ++j;
+  return j;
+}
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+/// A string per RFC 8259 starting at s.p[i] == '"'; one past its end, or 0.
+size_t strict_string(Span s, size_t i) {
+  for (++i; i < s.n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s.p[i]);
+    if (c == '"') return i + 1;
+    if (c < 0x20) return 0;
+    if (c != '\\') continue;
+    if (++i >= s.n) return 0;
+    const char e = s.p[i];
+    if (e == 'u') {
+      if (i + 4 >= s.n || !is_hex(s.p[i + 1]) || !is_hex(s.p[i + 2]) || !is_hex(s.p[i + 3]) || !is_hex(s.p[i + 4]))
+        return 0;
+      i += 4;
+    } else if (!(e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't')) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/// A number per RFC 8259 at s.p[i]; one past its end, or 0.
+size_t strict_number(Span s, size_t i) {
+  if (i < s.n && s.p[i] == '-') ++i;
+  if (i >= s.n) return 0;
+  if (s.p[i] == '0') {
+    ++i;
+  } else {
+    const size_t j = digits(s, i);
+    if (j == i) return 0;
+    i = j;
+  }
+  if (i < s.n && s.p[i] == '.') {
+    const size_t j = digits(s, i + 1);
+    if (j == i + 1) return 0;
+    i = j;
+  }
+  if (i < s.n && (s.p[i] == 'e' || s.p[i] == 'E')) {
+    ++i;
+    if (i < s.n && (s.p[i] == '+' || s.p[i] == '-')) ++i;
+    const size_t j = digits(s, i);
+    if (j == i) return 0;
+    i = j;
+  }
+  return i;
+}
+
+size_t literal(Span s, size_t i, const char* word) {
+  for (; *word != '\0'; ++word, ++i)
+    if (i >= s.n || s.p[i] != *word) return 0;
+  return i;
+}
+
+}  // namespace
+
+Result validate(Span text, size_t* error_at) {
+  size_t dummy = 0;
+  if (error_at == nullptr) error_at = &dummy;
+  if (text.p == nullptr) return Result::Malformed;
+  // Iterative: a stack of open containers ('{' or '['), at most kMaxDepth deep.
+  char stack[kMaxDepth];
+  int depth = 0;
+  size_t i = skip_space(text, 0);
+  if (i >= text.n || text.p[i] != '{') {
+    *error_at = i;
+    return Result::WrongType;
+  }
+  // Each step reads one value at i, then what follows it in its container.
+  for (;;) {
+    i = skip_space(text, i);
+    if (i >= text.n) break;
+    const char c = text.p[i];
+    size_t end = 0;
+    if (c == '{' || c == '[') {
+      if (depth == kMaxDepth) break;
+      stack[depth++] = c;
+      i = skip_space(text, i + 1);
+      if (i < text.n && text.p[i] == (c == '{' ? '}' : ']')) {
+        --depth;
+        end = i + 1;
+      } else if (c == '{') {
+        // The first member's key and ':'.
+        if (i >= text.n || text.p[i] != '"' || (end = strict_string(text, i)) == 0) break;
+        i = skip_space(text, end);
+        if (i >= text.n || text.p[i] != ':') break;
+        ++i;
+        continue;
+      } else {
+        continue;
+      }
+    } else if (c == '"') {
+      end = strict_string(text, i);
+    } else if (c == 't') {
+      end = literal(text, i, "true");
+    } else if (c == 'f') {
+      end = literal(text, i, "false");
+    } else if (c == 'n') {
+      end = literal(text, i, "null");
+    } else {
+      end = strict_number(text, i);
+    }
+    if (end == 0) break;
+    // After a value: ',' and the next member (or element), or the container's close.
+    i = skip_space(text, end);
+    bool next = false;
+    while (depth > 0 && i < text.n) {
+      const char open = stack[depth - 1];
+      if (text.p[i] == ',') {
+        i = skip_space(text, i + 1);
+        if (open == '{') {
+          if (i >= text.n || text.p[i] != '"' || (end = strict_string(text, i)) == 0) break;
+          i = skip_space(text, end);
+          if (i >= text.n || text.p[i] != ':') break;
+          ++i;
+        }
+        next = true;
+        break;
+      }
+      if (text.p[i] != (open == '{' ? '}' : ']')) break;
+      --depth;
+      i = skip_space(text, i + 1);
+    }
+    if (next) continue;
+    if (depth == 0) {
+      if (i == text.n) return Result::Ok;
+      *error_at = i;  // trailing bytes after the object
+      return Result::Malformed;
+    }
+    break;
+  }
+  *error_at = i;
   return Result::Malformed;
 }
 
@@ -176,6 +322,8 @@ const char* describe(Result r) {
       return "out of range";
     case Result::TooLong:
       return "too long";
+    case Result::Duplicate:
+      return "given twice";
   }
   return "unknown";
 }

@@ -15,10 +15,16 @@ struct Span {
   size_t n = 0;
 };
 
-enum class Result : uint8_t { Ok, Missing, Malformed, WrongType, OutOfRange, TooLong };
+enum class Result : uint8_t { Ok, Missing, Malformed, WrongType, OutOfRange, TooLong, Duplicate };
+
+/// Checks that `text` is exactly one JSON object (RFC 8259: strings, escapes, numbers, literals,
+/// nesting at most 64 deep) with nothing but whitespace after it; Malformed with the byte offset
+/// of the first error in `error_at` otherwise. Iterative, no allocation.
+Result validate(Span text, size_t* error_at);
 
 /// Finds member `key` of the object `obj` (leading and trailing whitespace allowed). Members are
-/// compared by exact, escape-free key text; the first match wins. Missing when the object is well
+/// compared by exact, escape-free key text; a key given twice is Duplicate (readers that keep the
+/// first and those that keep the last would disagree). Missing when the object is well
 /// formed up to the end and has no such key, Malformed when the text is not a well-formed object
 /// (as far as it was read) or nests deeper than 64 levels.
 Result find(Span obj, const char* key, Span* value);

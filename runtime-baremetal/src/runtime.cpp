@@ -7,6 +7,9 @@
 #include <deepgemm/module_format.h>
 #include <deepgemm/npu_regmap.h>
 #include <deepgemm/port.h>
+#if DG_BM_SIGNATURES
+#include <deepgemm/module_signature.h>
+#endif
 
 #include "gemm.h"
 
@@ -67,6 +70,9 @@ constexpr uint32_t kMagic = 0x4B4D4744u;  // "DGMK"
 
 // The only mutable state outside handles: the last error (zero-initialized, no constructor).
 dgmm_status g_last_code = DGMM_OK;
+// The key set by dgmm_trust_key; modules must be signed by it while g_trusted is set.
+uint8_t g_trusted_key[32] = {};
+bool g_trusted = false;
 ErrorDetail g_last_error;
 
 dgmm_status fail(dgmm_status code, const ErrorDetail& detail) {
@@ -102,6 +108,16 @@ dgmm_status validate(const void* module, size_t size, Loaded* out) {
     const bool abi = st == dg::ko::Status::UnsupportedAbi || st == dg::ko::Status::UnsupportedFlags;
     return fail(abi ? DGMM_ERROR_ABI_MISMATCH : DGMM_ERROR_BAD_MODULE, d);
   }
+#if DG_BM_SIGNATURES
+  if (g_trusted) {
+    const dg::ko::sig::Check c = dg::ko::sig::check(view, g_trusted_key);
+    if (c != dg::ko::sig::Check::Valid) {
+      ErrorDetail d;
+      d.str("untrusted module: ").str(dg::ko::sig::check_message(c));
+      return fail(DGMM_ERROR_UNTRUSTED, d);
+    }
+  }
+#endif
   if (view.target_kind != dg::ko::TargetKind::Npu) {
     ErrorDetail d;
     d.str("module is for GPU target '").str(view.target_name);
@@ -501,6 +517,23 @@ const char* dgmm_last_error(void) { return g_last_error.text; }
 dgmm_status dgmm_last_error_code(void) { return g_last_code; }
 
 const char* dgmm_status_string(dgmm_status s) { return dgmm_status_name(static_cast<int>(s)); }
+
+dgmm_status dgmm_trust_key(const uint8_t* public_key) {
+#if DG_BM_SIGNATURES
+  if (public_key == nullptr) {
+    g_trusted = false;
+    return DGMM_OK;
+  }
+  for (int i = 0; i < 32; ++i) g_trusted_key[i] = public_key[i];
+  g_trusted = true;
+  return DGMM_OK;
+#else
+  (void)public_key;
+  (void)g_trusted_key;
+  (void)g_trusted;
+  return fail(DGMM_ERROR_UNSUPPORTED, "this runtime was built without signature checks (DG_BM_SIGNATURES=0)");
+#endif
+}
 
 dgmm_status dgmm_operand_info(dgmm_handle h, const char* name, dgmm_operand* out) {
   if (!valid(h)) return bad_handle();

@@ -1,12 +1,36 @@
 #include "module_check.h"
 
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "deepgemm/module_format.h"
+#include "deepgemm/module_signature.h"
 #include "last_error.h"
 
 namespace dg::rt {
+
+namespace {
+// Set by dgmm_trust_key; read by every load. Guarded: loads may run on several threads.
+std::mutex g_key_mutex;
+bool g_key_set = false;
+uint8_t g_key[32];
+thread_local uint8_t t_key[32];
+}  // namespace
+
+void set_trusted_key(const uint8_t* key) {
+  std::lock_guard<std::mutex> lock(g_key_mutex);
+  g_key_set = key != nullptr;
+  if (key != nullptr) std::memcpy(g_key, key, 32);
+}
+
+const uint8_t* trusted_key() {
+  std::lock_guard<std::mutex> lock(g_key_mutex);
+  if (!g_key_set) return nullptr;
+  std::memcpy(t_key, g_key, 32);
+  return t_key;
+}
+
 namespace {
 
 std::string quoted(std::string_view s) {
@@ -89,6 +113,11 @@ dgmm_status check_module(const uint8_t* data, size_t size, std::string_view sour
                 "invalid " + where + ": " + view.error());
   }
   out->target_name = view.target_name;
+  if (const uint8_t* key = trusted_key()) {
+    const ko::sig::Check c = ko::sig::check(view, key);
+    if (c != ko::sig::Check::Valid)
+      return fail(DGMM_ERROR_UNTRUSTED, "untrusted " + where + ": " + ko::sig::check_message(c));
+  }
   if (view.target_kind != ko::TargetKind::Gpu) {
     return fail(DGMM_ERROR_TARGET_MISMATCH,
                 where + " targets NPU '" + out->target_name +
@@ -156,3 +185,8 @@ dgmm_status check_module(const uint8_t* data, size_t size, std::string_view sour
 }
 
 }  // namespace dg::rt
+
+extern "C" dgmm_status dgmm_trust_key(const unsigned char* public_key) {
+  dg::rt::set_trusted_key(public_key);
+  return DGMM_OK;
+}

@@ -31,4 +31,9 @@ struct CheckedModule {
 dgmm_status check_module(const uint8_t* data, size_t size, std::string_view source,
                          CheckedModule* out);
 
+/// The key set by dgmm_trust_key (a thread's copy), or null: check_module then refuses modules
+/// not signed by it with DGMM_ERROR_UNTRUSTED.
+void set_trusted_key(const uint8_t* key);
+const uint8_t* trusted_key();
+
 }  // namespace dg::rt

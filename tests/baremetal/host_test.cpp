@@ -266,6 +266,38 @@ void test_bad_plans() {
   CHECK(load_status(make_module("{\"format\": \"deepgemm-plan-1\", \"target_kind\": \"npu\"}")) ==
         DGMM_ERROR_BAD_MODULE);
   CHECK(contains(dgmm_last_error(), "'M': missing"));
+
+  // A resealed module whose plan the compiler's reader (deepgemm inspect) refuses is refused here
+  // too, whatever the fields the runtime reads hold: the whole text must be one JSON object.
+  const std::string good = plan_json({});
+  const std::string open = good.substr(0, good.rfind('}'));  // the members, without the closing '}'
+  const std::string resealed[] = {
+      good + " trailing",                                      // bytes after the object
+      good + "{}",                                             // a second object
+      open + ", \"x\": 01}",        // a number with a leading zero
+      open + ", \"x\": 1.}",        // a fraction without digits
+      open + ", \"x\": tru}",       // a bad literal
+      open + ", \"x\": \"\\q\"}",  // a bad escape
+      open + ", \"x\": [1,]}",      // a trailing comma
+      open + ", \"x\": {1: 2}}",    // a key that is not a string
+  };
+  bool resealed_rejected = true;
+  for (const std::string& text : resealed) {
+    const dgmm_status s = load_status(make_module(text));
+    if (s != DGMM_ERROR_BAD_MODULE || !contains(dgmm_last_error(), "not a well-formed JSON object")) {
+      std::printf("  accepted or misclassified: ...%s -> %s\n", text.substr(text.size() > 40 ? text.size() - 40 : 0).c_str(),
+                  dgmm_status_string(s));
+      resealed_rejected = false;
+    }
+  }
+  CHECK(resealed_rejected);
+  // A field given twice: the compiler's reader keeps the last, a first-match reader the first, so
+  // the two would run different GEMMs: refused.
+  CHECK(load_status(make_module(open + ", \"M\": 64}")) == DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "'M': given twice"));
+  // Valid JSON the reader does not look at still loads.
+  CHECK(load_status(make_module(open +
+                                ", \"extra\": [\"a\\u00e9\\n\", -1.5e+3, true, null, {\"k\": []}]}")) == DGMM_OK);
 }
 
 void test_arena() {

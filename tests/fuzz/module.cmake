@@ -5,3 +5,16 @@ dg_fuzz_test(module_reader
   LIBS fmt::fmt
   INCLUDES ${PROJECT_SOURCE_DIR}/runtime-baremetal/include
   CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/module_reader)
+# The CUDA runtime's module loading up to the driver (runtime-cuda/src/module_check.cpp).
+dg_fuzz_test(cuda_module
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cuda_module_fuzz.cpp
+          ${PROJECT_SOURCE_DIR}/runtime-cuda/src/module_check.cpp
+          ${PROJECT_SOURCE_DIR}/runtime-cuda/src/last_error.cpp
+          ${PROJECT_SOURCE_DIR}/runtime-baremetal/src/ed25519.cpp
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime-baremetal/include ${PROJECT_SOURCE_DIR}/runtime-cuda/include
+           ${PROJECT_SOURCE_DIR}/runtime-cuda/src
+  CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/cuda_module)
+if(TARGET fuzz_cuda_module)
+  set_source_files_properties(${PROJECT_SOURCE_DIR}/runtime-baremetal/src/ed25519.cpp TARGET_DIRECTORY fuzz_cuda_module
+                              PROPERTIES COMPILE_OPTIONS "-ffreestanding;-fno-exceptions;-fno-rtti")
+endif()

@@ -186,6 +186,41 @@ void foreign_and_incomplete_modules() {
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record declares operand \"A\" twice");
 
+  // Operands must hold their matrix at M, N, K and their leading dimension: a kernel would
+  // overrun a smaller buffer.
+  ModuleParts small_c = base;
+  l = add_launch(16, 16);
+  l.operands[2].bytes = 16 * 16 * 4 - 4;
+  small_c.launch = launch_bytes(l);
+  m = build_module(small_c);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
+                 "launch record: operand smaller than its matrix (M, N, K and leading dimension)");
+  ModuleParts short_ld = base;
+  l = add_launch(16, 16);
+  l.operands[2].ld = 8;
+  short_ld.launch = launch_bytes(l);
+  m = build_module(short_ld);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record: leading dimension smaller than the matrix");
+  ModuleParts c_input = base;
+  l = add_launch(16, 16);
+  l.operands[2].role = dg::ko::launch::Role::Input;
+  c_input.launch = launch_bytes(l);
+  m = build_module(c_input);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record: operand with the wrong role");
+
+  // A trusted key: an unsigned module is refused before anything else; none trusts any again.
+  {
+    const unsigned char key[32] = {7};
+    m = build_module(base);
+    DG_CHECK(dgmm_trust_key(key) == DGMM_OK);
+    DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+    DG_CHECK_ERROR(DGMM_ERROR_UNTRUSTED, "untrusted module in memory: module is not signed");
+    DG_CHECK(dgmm_trust_key(nullptr) == DGMM_OK);
+  }
+
   // A CUBIN section the driver would have to read without knowing its size must be a complete
   // ELF64 CUDA image.
   ModuleParts junk_cubin = base;

@@ -32,3 +32,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang|GNU")
   add_custom_target(unit_module_freestanding DEPENDS ${_fs_objects})
   add_dependencies(unit_module unit_module_freestanding)
 endif()
+
+# Module signatures: keygen and signing (libsodium), the shared freestanding check, and the
+# bare-metal runtime's refusal under a trusted key.
+dg_unit_test(sign SOURCES sign_test.cpp LIBS dg_module dg_baremetal dg_baremetal_port_host sodium)

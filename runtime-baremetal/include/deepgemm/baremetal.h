@@ -131,6 +131,13 @@ dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t phy
  *  DGMM_ERROR_INVALID_ARGUMENT for an unknown engine. On failure the engine stays as it was. */
 dgmm_status dgmm_set_engine(dgmm_handle handle, dgmm_engine engine);
 
+/** Trust only modules signed by this Ed25519 public key (32 bytes; NULL trusts any module again):
+ *  from then on dgmm_arena_size and dgmm_load_image refuse a module that is unsigned, signed by
+ *  another key or altered after signing, with DGMM_ERROR_UNTRUSTED. The verifier is freestanding
+ *  and heap-free (RFC 8032); a runtime built with DG_BM_SIGNATURES=0 leaves it out and answers
+ *  DGMM_ERROR_UNSUPPORTED. */
+dgmm_status dgmm_trust_key(const uint8_t* public_key);
+
 /** Sets the K of the following launches (see "K at run time" above): DGMM_ERROR_INVALID_ARGUMENT,
  *  with a message naming the plan's range, when k is outside [K_min, K_max] (for a fixed-K plan
  *  only k == K is accepted), when k is odd and the rows of a 4-bit A or the columns of a 4-bit B

@@ -133,6 +133,20 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     o.row_major = detail::rd32(q + 20) != 0;
     o.ld = detail::rd64(q + 24);
     if (o.bytes == 0 || o.element_bits == 0 || o.element_bits > 64) return "launch record: bad operand size";
+    // A, B and C must hold their whole matrix at their leading dimension: a kernel reads and
+    // writes exactly that span, so a smaller buffer would be overrun.
+    const bool a = o.name[0] == 'A' && o.name[1] == 0, b = o.name[0] == 'B' && o.name[1] == 0,
+               c = o.name[0] == 'C' && o.name[1] == 0;
+    if (a || b || c) {
+      if ((c ? Role::Output : Role::Input) != o.role) return "launch record: operand with the wrong role";
+      const uint64_t rows = a || c ? out->M : out->K, cols = b || c ? out->N : out->K;
+      const uint64_t inner = o.row_major ? cols : rows, outer = o.row_major ? rows : cols;
+      if (o.ld < inner || o.ld > 0x7fffffff) return "launch record: leading dimension smaller than the matrix";
+      // Elements spanned: (outer - 1) * ld + inner, each below 2^31, so the product fits in 64 bits.
+      const uint64_t elems = (outer - 1) * o.ld + inner;
+      if (elems > (~uint64_t(0)) / 64 || o.bytes < (elems * o.element_bits + 7) / 8)
+        return "launch record: operand smaller than its matrix (M, N, K and leading dimension)";
+    }
   }
   return nullptr;
 }

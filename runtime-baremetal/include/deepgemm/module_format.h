@@ -110,8 +110,9 @@ enum class SectionKind : uint32_t {
   Synth = 8,        // synthesis report text
   CachePolicy = 9,  // cache and carve-out policy
   Bitstream = 10,   // FPGA bitstream of the design on the model's board (iCE40: icepack's .bin), binary
+  Signature = 11,   // Ed25519 signature over the other sections: layout in <deepgemm/module_signature.h>
 };
-inline constexpr uint32_t kMaxKnownSectionKind = 10;
+inline constexpr uint32_t kMaxKnownSectionKind = 11;
 
 /// Module flags, bits 16-31: features a reader must understand. ABI 1 defines none.
 inline constexpr uint32_t kModuleFlagsRequiredMask = 0xFFFF0000u;
@@ -243,6 +244,8 @@ constexpr const char* section_kind_name(uint32_t kind) {
       return "cache_policy";
     case 10:
       return "bitstream";
+    case 11:
+      return "signature";
     default:
       return nullptr;
   }

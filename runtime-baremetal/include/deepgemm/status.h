@@ -17,7 +17,9 @@ typedef enum {
   DGMM_ERROR_LAUNCH = 10,          /* the kernel failed to launch or failed while running */
   DGMM_ERROR_DRIVER = 11,          /* any other CUDA driver failure (message has the driver's words) */
   DGMM_ERROR_UNSUPPORTED = 12,     /* a valid plan this runtime cannot execute (bare metal) */
-  DGMM_ERROR_TIMEOUT = 13          /* a bounded wait ran out of time (bare metal) */
+  DGMM_ERROR_TIMEOUT = 13,         /* a bounded wait ran out of time (bare metal) */
+  DGMM_ERROR_UNTRUSTED = 14        /* a trusted key is set and the module is unsigned, signed by
+                                      another key, or altered after signing */
 } dgmm_status;
 
 /* The enumerator's name, or "DGMM_ERROR_UNKNOWN" for any other value. */
@@ -27,7 +29,7 @@ static inline const char* dgmm_status_name(int status) {
       "DGMM_ERROR_IO",     "DGMM_ERROR_BAD_MODULE",       "DGMM_ERROR_ABI_MISMATCH",
       "DGMM_ERROR_TARGET_MISMATCH", "DGMM_ERROR_NO_DEVICE", "DGMM_ERROR_UNBOUND_OPERAND",
       "DGMM_ERROR_OUT_OF_MEMORY",   "DGMM_ERROR_LAUNCH",    "DGMM_ERROR_DRIVER",
-      "DGMM_ERROR_UNSUPPORTED",     "DGMM_ERROR_TIMEOUT"};
+      "DGMM_ERROR_UNSUPPORTED",     "DGMM_ERROR_TIMEOUT",   "DGMM_ERROR_UNTRUSTED"};
   return status >= 0 && status < (int)(sizeof names / sizeof names[0]) ? names[status] : "DGMM_ERROR_UNKNOWN";
 }
 

@@ -96,6 +96,12 @@ dgmm_status dgmm_last_error_code(void);
 /** "DGMM_OK", "DGMM_ERROR_IO", ...; "DGMM_ERROR_UNKNOWN" for values outside the enum. */
 const char* dgmm_status_string(dgmm_status status);
 
+/** Trust only modules signed by this Ed25519 public key (32 bytes, as in the .pub file of
+ *  `deepgemm keygen`; NULL trusts any module again). From then on dgmm_load_kernel and
+ *  dgmm_load_kernel_image refuse, with DGMM_ERROR_UNTRUSTED, a module that is unsigned, signed by
+ *  another key or altered after signing. Process-wide. */
+dgmm_status dgmm_trust_key(const unsigned char* public_key);
+
 /* ---- Introspection, for tests and benchmarks ------------------------------------------------- */
 
 /** Size in bytes and element width in bits of operand `name`; either output pointer may be NULL. */

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Careless and hostile use of the command line: every case ends in the documented behaviour, never
+# in a replaced device, FIFO, symlink or input, a hang, a crash or an internal error.
+#   hostile_cli.sh DEEPGEMM SOURCE_DIR WORK_DIR
+set -uo pipefail
+D=$1 SRC=$2 WORK=$3
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+export DEEPGEMM_CACHE_DIR=$WORK/cache
+SPEC=$SRC/examples/matmul.dgml
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect RC PATTERN CMD...: exit code RC and PATTERN (a grep -E regex) in stdout+stderr.
+expect() {
+  local rc=$1 pat=$2; shift 2
+  local out got
+  out=$(timeout 120 "$@" 2>&1); got=$?
+  [ "$got" = "$rc" ] || bad "'$*' exited $got, expected $rc: $(echo "$out" | tail -n 3)"
+  [ -z "$pat" ] || echo "$out" | grep -Eq -- "$pat" || bad "'$*' did not print /$pat/: $(echo "$out" | tail -n 3)"
+}
+
+# -o to a character device writes through it and never replaces it.
+before=$(stat -c '%F %t:%T' /dev/null)
+expect 0 "" "$D" compile "$SPEC" --emit=plan -o /dev/null
+[ "$(stat -c '%F %t:%T' /dev/null)" = "$before" ] || bad "/dev/null was replaced"
+# /dev/full: the write error is reported.
+expect 1 "cannot write '/dev/full': No space left on device" "$D" compile "$SPEC" --emit=plan -o /dev/full
+# A FIFO is written in place (a reader gets the dump) and stays a FIFO.
+mkfifo fifo
+(timeout 60 cat fifo > fifo.out) &
+expect 0 "" "$D" compile "$SPEC" --emit=plan -o fifo
+wait
+[ -p fifo ] || bad "the FIFO was replaced"
+grep -q '"format": "deepgemm-plan-1"' fifo.out || bad "the FIFO's reader did not get the plan"
+# A symlink is followed: its target is written, the link stays.
+echo old > target && ln -s target link
+expect 0 "" "$D" compile "$SPEC" --emit=plan -o link
+[ -L link ] || bad "the symlink was replaced"
+grep -q deepgemm-plan-1 target || bad "the symlink's target was not written"
+ln -s missing dangling
+expect 1 "symbolic link to 'missing', which does not exist" "$D" compile "$SPEC" --emit=plan -o dangling
+[ -L dangling ] && [ ! -e missing ] || bad "the dangling link was followed or replaced"
+# The spec itself, under its own name or a hard link, is never an output.
+cp "$SPEC" s.dgml && ln s.dgml hard.dgml && cp s.dgml s.orig
+expect 1 "it is the spec being compiled" "$D" compile s.dgml --emit=plan -o s.dgml
+expect 1 "it is the spec being compiled" "$D" compile s.dgml -o hard.dgml
+cmp -s s.dgml s.orig || bad "the spec was overwritten"
+# A directory is refused as an output.
+mkdir dir
+expect 1 "cannot write 'dir': is a directory" "$D" compile "$SPEC" --emit=plan -o dir
+
+# Reads: only regular files, bounded; never a hang on a FIFO or /dev/zero.
+expect 1 "cannot read '/dev/zero': is a character device" "$D" compile /dev/zero
+expect 1 "cannot read '/dev/zero': is a character device" "$D" inspect /dev/zero
+expect 1 "cannot read '/dev/zero': is a character device" "$D" sim /dev/zero
+expect 1 "cannot read 'fifo': is a FIFO" "$D" inspect fifo
+expect 1 "cannot read 'dir': is a directory" "$D" inspect dir
+expect 1 "cannot read 'dir': is a directory" "$D" sim dir
+head -c 300000 /dev/zero | tr '\0' ' ' > big.dgml
+expect 1 "cannot read 'big.dgml': is larger than the 262144-byte maximum" "$D" compile big.dgml
+
+# sim's options: NaN, zero and out-of-range values are refused by name.
+expect 1 "--stall: the back-pressure probability must be a number from 0 to 0.9, not 'nan'" "$D" sim x.ko --stall nan
+expect 1 "--k: K must be a positive integer, not '0'" "$D" sim x.ko --k 0
+expect 1 "--solver-timeout: the solver's budget in seconds must be a number" "$D" compile "$SPEC" --solver-timeout nan
+
+# The solver's budget: running out is a user error naming the free constraints, not exit 70.
+expect 1 "gave no answer within its 0.001 s budget" "$D" compile "$SRC/tests/error/infeasible_free_constraints.dgml" --emit=plan --solver-timeout 0.001
+
+# The cache: an entry for another target at this spec's key is not served.
+expect 0 "" "$D" compile "$SPEC" -o gpu.ko
+expect 0 "" "$D" compile "$SRC/examples/npu_int8.dgml" -o npu.ko
+entry=$(ls cache/*.ko | head -n 1)
+for e in cache/*.ko; do cp npu.ko "$e"; done
+expect 0 "corrupt entry .*(a module for NPU|its key record)" "$D" compile "$SPEC" -o again.ko --verbose
+cmp -s gpu.ko again.ko || bad "the rebuilt module differs from the first"
+# A directory where an entry belongs is rebuilt around, not an internal error.
+rm -rf cache && mkdir -p cache
+expect 0 "" "$D" compile "$SPEC" -o c1.ko
+k=$(ls cache/*.ko | head -n 1); rm -f "$k"; mkdir "$k"
+expect 0 "" "$D" compile "$SPEC" -o c2.ko
+cmp -s c1.ko c2.ko || bad "the module built beside a directory entry differs"
+
+# sim never builds or runs Verilog that the generator does not emit.
+expect 0 "" "$D" compile "$SRC/examples/npu_int8.dgml" -o npu.ko
+python3 - npu.ko evil.ko <<'PY' || bad "could not make the altered module"
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], 'rb').read())
+n, table = struct.unpack_from('<II', b, 48)
+secs = []
+for i in range(n):
+    e = table + 32 * i
+    kind, flags, off, size, crc = struct.unpack_from('<IIIII', b, e)
+    secs.append([kind, flags, bytes(b[e + 20:e + 32]), bytes(b[off:off + size])])
+for s in secs:
+    if s[0] == 6:  # Verilog: a system task in the first file
+        s[3] = s[3].replace(b'endmodule', b'initial $system("touch pwned");\nendmodule', 1)
+    if s[0] == 11:
+        secs.remove(s)
+# Re-lay the module out, checksums recomputed (the format's canonical placement).
+off = 64 + 32 * len(secs)
+out = bytearray(b[:64]); struct.pack_into('<I', out, 48, len(secs))
+table_bytes = bytearray(); payload = bytearray()
+for kind, flags, name, data in secs:
+    off = (off + 15) // 16 * 16
+    table_bytes += struct.pack('<IIIII', kind, flags, off, len(data), zlib.crc32(data)) + name
+    payload += b'\0' * (off - (64 + 32 * len(secs) + len(payload))) + data
+    off += len(data)
+size = (off + 15) // 16 * 16
+payload += b'\0' * (size - 64 - 32 * len(secs) - len(payload))
+struct.pack_into('<I', out, 56, size); struct.pack_into('<I', out, 60, 0)
+crc = zlib.crc32(bytes(out) + bytes(table_bytes))
+struct.pack_into('<I', out, 60, crc)
+open(sys.argv[2], 'wb').write(bytes(out + table_bytes + payload))
+PY
+expect 0 "" "$D" inspect evil.ko
+expect 1 "not built or run: .*system task or function '\\\$system'" "$D" sim evil.ko
+[ ! -e pwned ] || bad "sim ran the module's code"
+
+# Signed modules: keygen, compile --sign, inspect and sim with a trusted key.
+expect 0 "public key: key.pub" "$D" keygen key
+expect 1 "a key is never replaced" "$D" keygen key
+expect 0 "" "$D" keygen other
+expect 0 "" "$D" compile "$SRC/examples/npu_int8.dgml" -o signed.ko --sign key
+expect 0 "signature: Ed25519 by [0-9a-f]{64}: valid, the trusted key" "$D" inspect signed.ko --trusted-key key.pub
+expect 1 "signed by a key that is not the trusted one" "$D" inspect signed.ko --trusted-key other.pub
+expect 1 "module is not signed" "$D" inspect npu.ko --trusted-key key.pub
+expect 0 "signature: module is not signed" "$D" inspect npu.ko
+expect 1 "untrusted module: module is not signed" "$D" sim npu.ko --trusted-key key.pub
+expect 1 "untrusted module: module is signed by a key that is not the trusted one" "$D" sim signed.ko --trusted-key other.pub
+expect 1 "is not a secret key file" "$D" compile "$SPEC" -o x.ko --sign key.pub
+expect 1 "--sign applies to a module" "$D" compile "$SPEC" --emit=plan --sign key
+# The signature survives a cache hit (the cache holds the module unsigned).
+expect 0 "Cache hit" "$D" compile "$SRC/examples/npu_int8.dgml" -o signed2.ko --sign key --verbose
+cmp -s signed.ko signed2.ko || bad "a module signed on a cache hit differs"
+
+[ "$fails" = 0 ] && echo "hostile_cli: all cases held" || { echo "hostile_cli: $fails failed"; exit 1; }
