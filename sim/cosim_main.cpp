@@ -5,12 +5,14 @@
 //                                                 its port layer, which is this simulation
 //   cosim --m M --n N --k K --a-type T --b-type T [options]
 //                                                 the harness programs the registers itself
-//   options: --latency C (DRAM read latency, cycles; default 100), --stall P (probability that
-//            the DRAM model holds back each ready/valid it drives in a cycle; default 0),
-//            --seed S, --max-cycles N, --trace FILE.vcd (when Verilated with --trace), --quiet
+//   options: --latency C (DRAM read latency, cycles; default 100), --boundary BYTES and
+//            --max-burst BEATS (the bus rules bursts are checked against; default 4096 and 256:
+//            deepgemm sim passes the model's), --stall P (probability that the DRAM model holds
+//            back each ready/valid it drives in a cycle; default 0), --seed S, --max-cycles N,
+//            --trace FILE.vcd (when Verilated with --trace), --quiet
 //
 // The DRAM model (sparse 4 KB pages) serves A and B read bursts after the latency, in order, and
-// takes C write bursts; it checks every burst (beat-aligned, 1..256 beats, never across 4 KB,
+// takes C write bursts; it checks every burst (beat-aligned, 1..max beats, never across the boundary,
 // inside the buffer it belongs to) and that every byte of C is written exactly once. A and B are
 // random (element types sN/uN: stored in 1 byte up to 8 bits, else 2; the value is the low N
 // bits, sign- or zero-extended); C must equal the reference GEMM (int32, wrapping) bit for bit.
@@ -95,6 +97,8 @@ struct Burst {
 
 struct Options {
   unsigned latency = 100;
+  std::uint64_t boundary = 4096;  // bytes a burst must not cross (the model's bus_boundary_bytes)
+  unsigned max_burst = 256;       // beats per burst at most (the model's bus_max_burst_beats)
   double stall = 0.0;
   std::uint64_t seed = 1, max_cycles = 0;
   std::string trace;
@@ -286,8 +290,8 @@ class Sim {
   void check_burst(const Buffer& buf, std::uint64_t addr, unsigned len) {
     const std::uint64_t end = addr + std::uint64_t{len} * beat_;
     if (addr % beat_ != 0) fail("burst not beat-aligned", addr, len);
-    if (len < 1 || len > 256) fail("burst length outside 1..256", addr, len);
-    if ((addr & 4095) + std::uint64_t{len} * beat_ > 4096) fail("burst crosses a 4 KB boundary", addr, len);
+    if (len < 1 || len > opt_.max_burst) fail("burst length outside 1..max burst", addr, len);
+    if (addr % opt_.boundary + std::uint64_t{len} * beat_ > opt_.boundary) fail("burst crosses the bus boundary", addr, len);
     if (addr < buf.base || end > buf.base + (buf.bytes + beat_ - 1) / beat_ * beat_) {
       std::string what = std::string("burst outside the ") + buf.name + " buffer";
       fail(what.c_str(), addr, len);
@@ -362,7 +366,8 @@ int usage(const std::string& why) {
                "cosim: %s\n"
                "usage: cosim --module FILE.ko [--k K] [options]\n"
                "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
-               "options: --latency CYCLES --stall P --seed S --max-cycles N --trace FILE.vcd --quiet\n",
+               "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
+               "         --trace FILE.vcd --quiet\n",
                why.c_str());
   return 2;
 }
@@ -402,6 +407,8 @@ int main(int argc, char** argv) {
     else if (key == "--n") n = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--k") k = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--latency") o.latency = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
+    else if (key == "--boundary") o.boundary = std::strtoull(v.c_str(), &end, 10);
+    else if (key == "--max-burst") o.max_burst = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
     else if (key == "--stall") o.stall = std::strtod(v.c_str(), &end);
     else if (key == "--seed") o.seed = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--max-cycles") o.max_cycles = std::strtoull(v.c_str(), &end, 10);
@@ -471,6 +478,7 @@ int main(int argc, char** argv) {
     return usage("give --module, or --m, --n, --k, --a-type and --b-type");
   }
   if (k_max == 0) k_max = k;
+  if (o.boundary == 0 || o.max_burst == 0) return usage("--boundary and --max-burst must be positive");
 
   Sim sim(o);
   g_sim = &sim;

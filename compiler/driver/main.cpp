@@ -86,7 +86,9 @@ int run(int argc, char** argv) {
       ->check(CLI::Validator(
           [](std::string& v) { return v.find_first_not_of("0123456789") == std::string::npos && v.find_first_not_of('0') != std::string::npos ? std::string() : "K must be a positive integer, not '" + v + "'"; },
           "K>0"));
-  simc->add_option("--latency", sopts.latency, "DRAM read latency in cycles (default 100)")->check(CLI::Range(0u, 100000u));
+  CLI::Option* latency_opt =
+      simc->add_option("--latency", sopts.latency, "DRAM read latency in cycles (default: the model's dram_latency_cycles)")
+          ->check(CLI::Range(0u, 100000u));
   simc->add_option("--stall", sopts.stall, "Back-pressure: the probability that the DRAM model holds back a handshake "
                                            "in a cycle (default 0)")
       ->check(number_in(0.0, 0.9, "the back-pressure probability"));
@@ -128,7 +130,11 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (detect) return dg::driver::detect_gpu(std::cout, std::cerr);
-  if (simc->parsed()) return dg::driver::sim(sopts, argv[0], std::cout, std::cerr);
+  if (simc->parsed()) {
+    sopts.latency_given = latency_opt->count() > 0;
+    sopts.hw_dir = hw_dir;
+    return dg::driver::sim(sopts, argv[0], std::cout, std::cerr);
+  }
   if (inspect->parsed()) {
     std::vector<std::uint8_t> bytes;
     std::string why;

@@ -18,6 +18,7 @@
 #include <deepgemm/module_signature.h>
 
 #include "driver/cache.h"
+#include "hw/hw_model.h"
 #include "module/sign.h"
 #include "support/error.h"
 #include "support/files.h"
@@ -292,8 +293,20 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   } else if (o.verbose) {
     err << fmt::format("deepgemm sim: using the simulator in {}\n", exe.string());
   }
-  std::string cmd = fmt::format("{} --module {} --latency {} --stall {} --seed {}", quote(exe.string()), quote(o.module),
-                                o.latency, o.stall, o.seed);
+  // The DRAM model checks the bus rules of the module's own hardware model, at its latency unless
+  // --latency says otherwise.
+  hw::HwModel model;
+  try {
+    model = hw::load_named(o.hw_dir, mv.target_name);
+  } catch (const UserError& e) {
+    err << fmt::format("{}: error: the module's hardware model '{}' cannot be loaded: {}\n", o.module, mv.target_name,
+                       e.what());
+    return kExitUserError;
+  }
+  const unsigned latency = o.latency_given ? o.latency : static_cast<unsigned>(model.npu.dram_latency_cycles);
+  std::string cmd = fmt::format("{} --module {} --latency {} --boundary {} --max-burst {} --stall {} --seed {}",
+                                quote(exe.string()), quote(o.module), latency, model.npu.bus_boundary_bytes,
+                                model.npu.bus_max_burst_beats, o.stall, o.seed);
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   if (o.max_cycles != 0) cmd += fmt::format(" --max-cycles {}", o.max_cycles);
   if (!o.trace.empty()) cmd += " --trace " + quote(o.trace);

@@ -15,6 +15,8 @@ struct SimOptions {
   std::string module;        // the .ko
   std::int64_t k = 0;        // run-time K (0: the plan's)
   unsigned latency = 100;    // DRAM read latency, cycles
+  bool latency_given = false;  // else the model's dram_latency_cycles
+  std::string hw_dir;        // where the module's hardware model is found
   double stall = 0.0;        // back-pressure probability per handshake and cycle
   std::uint64_t seed = 1;
   std::uint64_t max_cycles = 0;

@@ -289,9 +289,16 @@ class Encoder {
     if (pr.acc.value.is_int()) {
       double bound = std::ldexp(1.0, pr.acc.value.bits - 1) - 1;
       double worst = static_cast<double>(pr.K.value) * amax * bmax;
+      // Stated as the requirement, with the fix when it fails: the largest K whose sums fit.
+      const double k_fit = std::floor(bound / (amax * bmax));
       rule("numerics.accumulator_overflow",
-           fmt::format("K·max|a·b| = {}·{}·{} = {:.0f} fits the {}-bit accumulator (<= {:.0f})", pr.K.value, amax, bmax,
-                       worst, pr.acc.value.bits, bound),
+           worst <= bound
+               ? fmt::format("K·max|a·b| = {}·{}·{} = {:.0f} fits the {}-bit accumulator (<= {:.0f})", pr.K.value, amax,
+                             bmax, worst, pr.acc.value.bits, bound)
+               : fmt::format("K·max|a·b| = {}·{}·{} = {:.0f} must fit the {}-bit accumulator (<= {:.0f}), and does not: "
+                             "at most K = {:.0f} fits; narrow an input precision, or accumulate wider (a model with a "
+                             "larger acc_width)",
+                             pr.K.value, amax, bmax, worst, pr.acc.value.bits, bound, k_fit),
            "numerics", z_.bool_val(worst <= bound), pr.K.loc);
     }
     if (pr.acc.value.name == "fp16") {

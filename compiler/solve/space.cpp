@@ -163,12 +163,11 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
     cap(tm, max_values);
     cap(tn, max_values);
     cap(tk, max_values);
-    // The generated engine (hdl-gen) is output stationary: the plan offers that dataflow when the
-    // model has it, weight stationary only for a model without it (which hdl-gen then refuses).
-    std::vector<std::int64_t> df;
-    for (const auto& d : n.dataflows) df.push_back(d == "weight_stationary" ? 0 : 1);
-    std::sort(df.begin(), df.end());
-    if (std::find(df.begin(), df.end(), 1) != df.end()) df = {1};
+    // The generated engine (hdl-gen) is output stationary, and sema refuses a model without that
+    // dataflow: it is the plan's only one.
+    DG_INTERNAL_ASSERT(std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") != n.dataflows.end(),
+                       "sema let an NPU model without output_stationary through");
+    const std::vector<std::int64_t> df = {1};
     s.vars = {{"tile_m", tm, fmt::format("multiples of the {}-row PE array", n.pe_rows)},
               {"tile_n", tn, fmt::format("multiples of the {}-column PE array", n.pe_cols)},
               {"tile_k", tk, "powers of two"},

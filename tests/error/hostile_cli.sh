@@ -116,6 +116,20 @@ expect 0 "" "$D" inspect evil.ko
 expect 1 "not built or run: .*system task or function '\\\$system'" "$D" sim evil.ko
 [ ! -e pwned ] || bad "sim ran the module's code"
 
+# A model the generator cannot build is an error naming the field, never planned as another one.
+mkdir -p models && cp "$SRC/hw-models/schema.json" models/
+python3 - "$SRC/hw-models/npu16.json" models/npu_is.json <<'PY' || bad "could not make the model"
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["name"] = "npu_is"
+m["npu"]["dataflows"] = ["input_stationary"]
+json.dump(m, open(sys.argv[2], "w"), indent=1)
+PY
+sed 's/^target npu16;/target npu_is;/' "$SRC/examples/npu_int8.dgml" > is.dgml
+expect 1 "npu.dataflows is \[input_stationary\]; the generated compute engine is output stationary" \
+  "$D" --hw-models models compile is.dgml -o is.ko
+[ ! -e is.ko ] || bad "a module was written for a model that cannot be built"
+
 # Signed modules: keygen, compile --sign, inspect and sim with a trusted key.
 expect 0 "public key: key.pub" "$D" keygen key
 expect 1 "a key is never replaced" "$D" keygen key

@@ -282,7 +282,8 @@ TEST_CASE("solver: free constraints are honoured") {
 
 TEST_CASE("solver: on Hopper each family is solved and the faster prediction wins") {
   const char* big = "target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 4096; N: 4096; K: 4096; }\n";
-  Result r = dg::solve::solve(problem(big));
+  const auto p = problem(big);  // the space points at its problem: it must outlive r
+  Result r = dg::solve::solve(p);
   REQUIRE(r.plan);
   CHECK(r.plan->family == "wgmma");
   CHECK(violations(r.space, r.point).empty());
