@@ -100,6 +100,17 @@ struct NpuModel {
   std::string board;               // FPGA prototype board in boards/ ("icebreaker"), "" for none
 };
 
+/// The request queue of one generated NPU DMA stream (A, B or C), whose requests are tile rows of
+/// `row_beats` bus beats: entries enough to cover the model's DRAM latency with such requests (and
+/// two more), a power of two from 4 to 32 (C: to 16). The generator sizes its queues by it and the
+/// cost model and the cycle estimate count with it.
+int npu_queue_entries(const NpuModel& n, std::int64_t row_beats, bool c_stream);
+
+/// Cycles one DMA read port takes to fetch `rows` requests of `row_beats` beats each: the beats
+/// and a few cycles of address phase per maximum-length burst, or, when the request queue cannot
+/// cover the DRAM latency, a queue's worth of requests per latency, whichever is longer.
+double npu_stream_cycles(const NpuModel& n, std::int64_t rows, std::int64_t row_beats);
+
 struct HwModel {
   std::string name;        // "hopper": the name a spec's `target` uses (file stem)
   std::string description; // "NVIDIA H100/H200 (Hopper, sm_90a)"

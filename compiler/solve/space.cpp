@@ -490,11 +490,13 @@ std::int64_t npu_log_compute(const Space& s, std::int64_t tm, std::int64_t tn, s
 }
 
 std::int64_t npu_log_dma(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  // A and B stream on their own read ports, one request per tile row; a port is as slow as its
+  // beats, or as its request queue lets it be against the DRAM latency (hw::npu_stream_cycles).
   const auto& n = s.problem->hw.npu;
-  double bytes = (tm * tk * s.a_bits + tk * tn * s.b_bits) / 8.0;
-  double beats = bytes / (n.bus_data_bits / 8.0);
-  double bursts = std::ceil(beats / n.bus_max_burst_beats);
-  return scaled_log2(beats + bursts * 4.0);  // a few cycles of address phase per burst
+  const std::int64_t beat_bits = n.bus_data_bits;
+  const double a = hw::npu_stream_cycles(n, tm, ceil_div(tk * s.a_bits, beat_bits));
+  const double b = hw::npu_stream_cycles(n, tk, ceil_div(tn * s.b_bits, beat_bits));
+  return scaled_log2(std::max(a, b));
 }
 
 std::int64_t npu_log_tiles(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -411,11 +412,12 @@ std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const Engine
     if (dim % tile != 0) v.push_back({dim % tile, 1});
     return v;
   };
+  // A and B on their own ports, a request per tile row, each port as slow as its beats or as its
+  // request queue against the DRAM latency: the cost model's rule (hw::npu_stream_cycles).
   auto dma = [&](std::int64_t rows_m, std::int64_t kk) {
-    const std::int64_t a_beats = ceil_div(rows_m * kk * e.a_bits, 8 * beat);
-    const std::int64_t b_beats = ceil_div(kk * p.tile_n * e.b_bits, 8 * beat);
-    const std::int64_t most = std::max(a_beats, b_beats);
-    return most + 4 * ceil_div(most, n.bus_max_burst_beats);
+    const double a = hw::npu_stream_cycles(n, rows_m, ceil_div(kk * e.a_bits, 8 * beat));
+    const double b = hw::npu_stream_cycles(n, kk, ceil_div(p.tile_n * e.b_bits, 8 * beat));
+    return static_cast<std::int64_t>(std::ceil(std::max(a, b)));
   };
   const std::int64_t sub_blocks = (p.tile_m / e.rows) * (p.tile_n / e.cols);
   const std::int64_t per_group = std::max<std::int64_t>(e.g, e.b_seg + 3);
@@ -555,8 +557,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     // The request queue tracks the rows in flight: enough to cover the model's DRAM latency with
     // requests of a tile row each (and two more), from 4 to 32 entries; C's from 4 to 16.
     const std::int64_t row_beats = std::max<std::int64_t>(1, seg * s.ebits / (8 * tp.beat_bytes));
-    const std::int64_t in_flight = ceil_div(n.dram_latency_cycles, row_beats) + 2;
-    ts.lg_queue = std::clamp(log2_exact(in_flight), 2, s.id == "c" ? 4 : 5);
+    ts.lg_queue = log2_exact(hw::npu_queue_entries(n, row_beats, s.id == "c"));
     tp.streams.push_back(ts);
   }
   d.cycle_bound = predicted_cycles(p, hw, e);

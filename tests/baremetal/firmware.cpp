@@ -34,6 +34,17 @@ extern "C" int main() {
   board_put_u32(sizeof(golden_module));
   board_puts(" bytes\n");
 
+  // The module is signed: under another key it is refused (the Ed25519 verifier runs here, on the
+  // board), under its signer's key it loads.
+  unsigned char other_key[32];
+  for (size_t i = 0; i < sizeof other_key; ++i) other_key[i] = golden_public_key[i];
+  other_key[7] ^= 0x10;
+  if (dgmm_trust_key(other_key) != DGMM_OK) return fail("trust key");
+  if (dgmm_load_image(golden_module, sizeof(golden_module), g_arena, sizeof(g_arena)) != nullptr ||
+      dgmm_last_error_code() != DGMM_ERROR_UNTRUSTED)
+    return fail("a module signed by another key was not refused");
+  if (dgmm_trust_key(golden_public_key) != DGMM_OK) return fail("trust key");
+  board_puts("signature: refused under another key, verified under its signer's\n");
   dgmm_handle h = dgmm_load_image(golden_module, sizeof(golden_module), g_arena, sizeof(g_arena));
   if (h == nullptr) return fail("load");
   uint32_t m, n, k, tm, tn, tk;

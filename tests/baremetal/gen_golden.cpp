@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <deepgemm/baremetal.h>
+#include <deepgemm/module_signature.h>
 
 namespace {
 
@@ -87,6 +88,15 @@ int main(int argc, char** argv) {
   std::fprintf(f, "#define GOLDEN_SEED %uu\n#define GOLDEN_M %uu\n#define GOLDEN_N %uu\n#define GOLDEN_K %uu\n",
                seed, M, N, K);
   emit_bytes(f, "golden_module", module);
+  // The signer's public key: the firmware trusts it, and must refuse the module under any other.
+  {
+    dg::ko::ModuleView v;
+    dg::ko::sig::Signature sig;
+    if (dg::ko::parse(module.data(), module.size(), &v) != dg::ko::Status::Ok ||
+        dg::ko::sig::read(v, &sig) != dg::ko::sig::Check::Valid)
+      return die("the module is not signed (compile it with --sign)");
+    emit_bytes(f, "golden_public_key", std::vector<unsigned char>(sig.public_key, sig.public_key + 32));
+  }
   emit_bytes(f, "golden_a", A);
   emit_bytes(f, "golden_b", B);
   emit_bytes(f, "golden_c", C);

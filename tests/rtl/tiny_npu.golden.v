@@ -66,7 +66,7 @@ module npu_gemm_tiny_npu (
   output logic        c_w_last_o
 );
   localparam logic [31:0] Id = 32'h9b575bdb;
-  localparam logic [31:0] CycleBound = 32'd1442;
+  localparam logic [31:0] CycleBound = 32'd2054;
   localparam int Banks = 16, LgBanks = 4, WordBits = 128, SpadAW = 10;
   localparam int AccBits = 16 * 32, AccAW = 5;
 
