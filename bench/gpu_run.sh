@@ -20,6 +20,10 @@ if ls "$mods"/family_*.ko > /dev/null 2>&1; then
   echo "== the mma.sync family on the large shapes"
   build/runtime-only/bench/gpu_bench "$mods"/family_*.ko 2>&1 | tee "$logs/bench_family.log"
 fi
+if ls "$mods"/epilogue_*.ko > /dev/null 2>&1; then
+  echo "== fused epilogues at 4096^3 (kernel '+op'), beside the same GEMM without one"
+  build/runtime-only/bench/gpu_bench "$mods"/epilogue_*.ko 2>&1 | tee "$logs/bench_epilogue.log"
+fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"
   build/runtime-only/bench/gpu_bench "$mods"/explore_*.ko 2>&1 | tee "$logs/bench_explore.log"

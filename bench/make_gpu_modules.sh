@@ -4,6 +4,7 @@
 #   check_<type>_<M>x<N>x<K>.ko  odd shapes for the correctness checks (tests/gpu), also per family
 #   family_mma_<type>_...ko      the mma.sync family on the large shapes (family comparison)
 #   explore_<n>_...ko            forced wgmma schedules of 4096^3 (schedule exploration)
+#   epilogue_<type>_..._<op>.ko  4096^3 with each fused epilogue (op_type) and without
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -77,6 +78,17 @@ for t in fp16 bf16; do
   spec $t 1000 776 1008 "check_wgmma128x128_${t}_1000x776x1008.ko" "family: wgmma; tile_m == 128; tile_n == 128; warps == 4;"
   spec $t 200 136 200 "check_wgmma64x64_${t}_200x136x200.ko" "family: wgmma; tile_m == 64; tile_n == 64; pad_k: true;"
 done
+# Fused elementwise epilogues (op_type), each family on an odd shape (checks), and 4096^3 with and
+# without each on the solver's choice (epilogue_*.ko: the cost of the fusion, measured side by side).
+for op in relu gelu gelu_tanh silu; do
+  for f in mma_sync wgmma; do
+    spec fp16 1000 776 1008 "check_${f}_fp16_${op}_1000x776x1008.ko" "family: $f; op_type: $op;"
+    spec bf16 333 520 72 "check_${f}_bf16_${op}_333x520x72.ko" "family: $f; op_type: $op; pad_k: true;"
+  done
+  spec_volta 1000 776 1008 "check_volta_fp16_${op}_1000x776x1008.ko" fp16 "" "op_type: $op;"
+  for t in fp16 bf16; do spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_${op}.ko" "op_type: $op;"; done
+done
+for t in fp16 bf16; do spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_none.ko"; done
 # The mma.sync family on the large shapes, for the family comparison (family_*.ko).
 for t in fp16 bf16; do
   for s in 2048 4096 8192; do spec $t $s $s $s "family_mma_${t}_${s}x${s}x${s}.ko" "family: mma_sync;"; done

@@ -1,5 +1,7 @@
 #include "codegen/kernel_builder.h"
 
+#include "support/error.h"
+
 #include <algorithm>
 
 namespace dg::codegen {
@@ -122,8 +124,54 @@ void KernelBuilder::loop(Value* count, const std::function<void(Value*)>& body) 
   b_.SetInsertPoint(exit);
 }
 
+llvm::Value* KernelBuilder::activate(llvm::Value* x) {
+  const std::string& op = p_.epilogue;
+  if (op == "none" || op.empty()) return x;
+  auto* f32 = b_.getFloatTy();
+  auto f = [&](double v) { return llvm::ConstantFP::get(f32, v); };
+  // The activation's own arithmetic may contract into FMAs: its rounding is far below the
+  // fp16/bf16 output's.
+  llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+  llvm::FastMathFlags fmf;
+  fmf.setAllowContract();
+  b_.setFastMathFlags(fmf);
+  // 2^y through ex2.approx (relative error about 2^-22): e^y = 2^(y log2 e).
+  auto exp = [&](Value* y) {
+    return b_.CreateCall(intr(llvm::Intrinsic::nvvm_ex2_approx_f), {b_.CreateFMul(y, f(1.4426950408889634))});
+  };
+  // a / b by div.approx.f32 (2 ulp for |b| in [2^-126, 2^126]; a huge b gives 0, the limits the
+  // activations need).
+  auto div = [&](Value* a, Value* d) { return b_.CreateCall(intr(llvm::Intrinsic::nvvm_div_approx_f), {a, d}); };
+  if (op == "relu") return b_.CreateMaxNum(x, f(0.0));  // max(x, 0); NaN gives 0
+  if (op == "silu") return div(x, b_.CreateFAdd(f(1.0), exp(b_.CreateFNeg(x))));  // x·sigmoid(x)
+  if (op == "gelu_tanh") {
+    // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), tanh(u) = 1 − 2/(e^(2u) + 1), saturating at ±1.
+    Value* u = b_.CreateFMul(f(0.7978845608028654), b_.CreateFAdd(x, b_.CreateFMul(f(0.044715), b_.CreateFMul(x, b_.CreateFMul(x, x)))));
+    Value* e2u = exp(b_.CreateFMul(f(2.0), b_.CreateMinNum(u, f(40.0))));
+    Value* t = b_.CreateFSub(f(1.0), div(f(2.0), b_.CreateFAdd(e2u, f(1.0))));
+    return b_.CreateFMul(b_.CreateFMul(f(0.5), x), b_.CreateFAdd(f(1.0), t));
+  }
+  DG_INTERNAL_ASSERT(op == "gelu", "an epilogue the generator does not know: " + op);
+  // 0.5·x·(1 + erf(x/√2)); erf by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7):
+  // erf(z) = 1 − (a1 t + a2 t² + a3 t³ + a4 t⁴ + a5 t⁵) e^(−z²), t = 1/(1 + p z), z ≥ 0, odd.
+  Value* z = b_.CreateFMul(x, f(0.7071067811865476));
+  Value* az = b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::fabs, {f32}), {z});
+  Value* t = div(f(1.0), b_.CreateFAdd(f(1.0), b_.CreateFMul(f(0.3275911), az)));
+  Value* poly = f(1.061405429);
+  for (double a : {-1.453152027, 1.421413741, -0.284496736, 0.254829592}) poly = b_.CreateFAdd(b_.CreateFMul(poly, t), f(a));
+  poly = b_.CreateFMul(poly, t);
+  Value* erf_abs = b_.CreateFSub(f(1.0), b_.CreateFMul(poly, exp(b_.CreateFNeg(b_.CreateFMul(az, az)))));
+  Value* erf = b_.CreateSelect(b_.CreateFCmpOLT(z, f(0.0)), b_.CreateFNeg(erf_abs), erf_abs);
+  return b_.CreateFMul(b_.CreateFMul(f(0.5), x), b_.CreateFAdd(f(1.0), erf));
+}
+
 void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
   auto* f32 = b_.getFloatTy();
+  // The fused epilogue, in fp32 before the cast (sema admits it for float accumulators only).
+  if (v0->getType()->isFloatTy()) {
+    v0 = activate(v0);
+    v1 = activate(v1);
+  }
   Value* ok = b_.CreateAnd(b_.CreateICmpULT(gm, arg(3)), b_.CreateICmpULT(gn, arg(4)));
   Value* elem = b_.CreateAdd(b_.CreateMul(gm, c32(p_.index.ldc)), gn);
   emit_guarded(ok, true, [&] {

@@ -86,6 +86,8 @@ class KernelBuilder {
   /// (N is a multiple of 8, so the pair is in bounds together). Values are f32, or i32 for an
   /// int32 output.
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1);
+  /// The plan's elementwise epilogue on an fp32 accumulator: relu, gelu (erf), gelu_tanh, silu.
+  Value* activate(Value* x);
 
   const Plan& p_;
   llvm::LLVMContext& ctx_;

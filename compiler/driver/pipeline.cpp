@@ -29,6 +29,7 @@
 #include "dgml/parser.h"
 #include "plan/plan.h"
 #include "sema/check.h"
+#include "sema/dtype.h"
 #include "solve/solve.h"
 #include "support/error.h"
 #include "support/files.h"
@@ -96,7 +97,12 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const codegen::LaunchInfo
   l.N = static_cast<std::uint64_t>(p.N);
   l.K = static_cast<std::uint64_t>(p.K);
   l.batch = static_cast<std::uint64_t>(p.batch);
-  auto bits = [](const std::string& t) { return t == "fp32" || t == "int32" ? 32u : t == "int8" ? 8u : 16u; };
+  // A type's width has one source, sema/dtype.h; a plan holds only types sema parsed.
+  auto bits = [](const std::string& t) {
+    const std::optional<DType> d = parse_dtype(t);
+    DG_INTERNAL_ASSERT(d.has_value(), "a plan type sema does not know: " + t);
+    return static_cast<std::uint32_t>(d->bits);
+  };
   auto op = [&](const char* name, ko::launch::Role role, std::uint64_t rows, std::uint64_t cols, const std::string& t,
                 bool rm, std::int64_t ld) {
     ko::launch::Operand o{};

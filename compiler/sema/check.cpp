@@ -40,7 +40,7 @@ const std::vector<std::string>& smem_layouts() {
 }
 
 const std::vector<std::string>& epilogue_ops() {
-  static const std::vector<std::string> v = {"none", "relu", "gelu", "silu", "bias"};
+  static const std::vector<std::string> v = {"none", "relu", "gelu", "gelu_tanh", "silu", "bias"};
   return v;
 }
 
@@ -553,6 +553,21 @@ class Checker {
     bool simt_ok = a == b && std::find(g.simt_types.begin(), g.simt_types.end(), a.name) != g.simt_types.end() &&
                    (p_.acc.value.name == "fp32" || (p_.acc.value.name == "fp16" && a.name == "fp16"));
     bool want_tc = p_.use_hmma.user ? p_.use_hmma.value : !fp16_fma;
+    // wgmma reads an N-major (row-major) B through its transpose flag, which exists for 16-bit
+    // types only (PTX ISA, wgmma.mma_async, imm-trans-b): such a B leaves wgmma out.
+    if (want_tc && p_.b_layout.value == Layout::RowMajor && b.bits != 16) {
+      const bool had_wgmma = std::any_of(direct.begin(), direct.end(), [](const auto* s) { return s->instr == "wgmma"; });
+      direct.erase(std::remove_if(direct.begin(), direct.end(), [](const auto* s) { return s->instr == "wgmma"; }),
+                   direct.end());
+      if (had_wgmma && direct.empty()) {
+        const Loc& at = p_.b_layout.user ? p_.b_layout.loc : p_.b.loc;
+        d_.error(at, fmt::format("{} runs activation {} × weight {} on wgmma only, and wgmma reads a row-major "
+                                 "(N-major) B for 16-bit types only",
+                                 p_.hw.name, a.name, b.name));
+        d_.note(at, "store B column-major (K-major): add 'B: col_major;' to the layout block");
+        return;
+      }
+    }
     bool tensor = want_tc && !direct.empty();
     if (want_tc && direct.empty() && (p_.use_hmma.user || !simt_ok)) {
       const Loc& at = p_.b.loc;

@@ -443,23 +443,39 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     throw UserError(fmt::format("{}×{} inputs are not generated: the MAC array takes integers of 2 to 16 bits",
                                 p.a_type, p.b_type));
   if (ec != 32 || p.c_type == "fp32") throw UserError(fmt::format("a {} output is not generated yet (32-bit accumulator rows only)", p.c_type));
-  if (n.acc_width != 32) throw UserError(fmt::format("{}: only 32-bit accumulators are generated", hw.name));
+  if (n.acc_width != 32)
+    throw UserError(fmt::format("{}: npu.acc_width is {}, and only 32-bit accumulators are generated yet; set "
+                                "npu.acc_width to 32 (and acc_width_bits to 32 per PE column)",
+                                hw.file.empty() ? hw.name : hw.file, n.acc_width));
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
   if (p.batch != 1) throw UserError("batched GEMM is not generated yet for NPUs");
+  if (p.epilogue != "none" && !p.epilogue.empty())
+    throw UserError(fmt::format("the fused '{}' epilogue is not generated yet for NPUs", p.epilogue));
   if (p.dataflow != "output_stationary")
     throw UserError(fmt::format("the generated compute engine is output stationary; the plan is {}", p.dataflow));
-  for (std::int64_t t : {p.tile_m, p.tile_n, p.tile_k})
-    if (t != (std::int64_t{1} << log2_exact(t))) throw UserError("NPU tiles must be powers of two");
 
   // The datapath's geometry, and the conditions the generated engine relies on.
   const std::int64_t beat = n.bus_data_bits / 8, word = n.spad_width_bits / 8;
   auto refuse = [&](const std::string& why) { throw UserError(fmt::format("{}: {}", hw.name, why)); };
-  if (word != beat) refuse("the scratchpad word must be as wide as the bus (one beat per word)");
-  if (!pow2(n.pe_rows) || !pow2(n.pe_cols) || !pow2(n.spad_banks) || !pow2(n.spad_rows) || !pow2(beat))
-    refuse("PE array sides, banks, scratchpad rows and the bus width must be powers of two");
-  if (n.pe_rows > n.spad_banks) refuse("the PE array has more rows than the scratchpad has banks");
+  if (word != beat)
+    refuse(fmt::format("npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
+                       "beat; make them equal",
+                       n.spad_width_bits, n.bus_data_bits));
+  for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"pe_rows", n.pe_rows}, {"pe_cols", n.pe_cols},
+                                 {"spad_banks", n.spad_banks}, {"spad_rows", n.spad_rows},
+                                 {"bus_data_bits", n.bus_data_bits}})
+    if (!pow2(v))
+      refuse(fmt::format("npu.{} is {}: the generated AGUs, banks and bus adapters index with shifts, so it must be a "
+                         "power of two (the nearest are {} and {})",
+                         field, v, std::int64_t{1} << (log2_exact(v) - 1), std::int64_t{1} << log2_exact(v)));
+  if (n.pe_rows > n.spad_banks)
+    refuse(fmt::format("npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "
+                       "cycle; give the scratchpad at least {} banks",
+                       n.pe_rows, n.spad_banks, n.pe_rows));
   if (p.tile_m % n.pe_rows != 0 || p.tile_n % n.pe_cols != 0) refuse("tiles must be multiples of the PE array");
+  for (std::int64_t t : {p.tile_m, p.tile_n, p.tile_k})
+    if (!pow2(t)) throw UserError(fmt::format("NPU tiles must be powers of two; the plan's are {}×{}×{}", p.tile_m, p.tile_n, p.tile_k));
   // The DMA moves whole bus beats: every row of A, B and C must be a whole number of them.
   auto beats_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bits) {
     if ((elems * bits) % (8 * beat) != 0)

@@ -114,6 +114,11 @@ int main(int argc, char** argv) {
 
   std::vector<float> ref(size_t(M) * N), got(size_t(M) * N);
   DG_CUDA(cudaMemcpy(ref.data(), dRef, ref.size() * 4, cudaMemcpyDeviceToHost));
+  // The fused epilogue, applied to cuBLAS's fp32 result in double.
+  if (!mi.epilogue.empty() && mi.epilogue != "none") {
+    for (float& r : ref) r = static_cast<float>(dg::gpu::epilogue_ref(mi.epilogue, r));
+    std::printf("epilogue %s applied to the reference\n", mi.epilogue.c_str());
+  }
   if (c_elem == 4) {
     DG_CUDA(cudaMemcpy(got.data(), dC, got.size() * 4, cudaMemcpyDeviceToHost));
   } else {

@@ -7,6 +7,7 @@
 #include <deepgemm/launch_format.h>
 #include <deepgemm/module_format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,7 +42,17 @@ struct ModuleInfo {
   ko::launch::Launch launch{};
   std::string a_type, c_type;  // "fp16" | "bf16" | "int8" (A and B), output "fp16" | "bf16" | "fp32" | "int32"
   std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
+  std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu"
 };
+
+/// The plan's epilogue on an fp32 result, in double: the reference the checks compare with.
+inline double epilogue_ref(const std::string& op, double x) {
+  if (op == "relu") return x > 0 ? x : 0;
+  if (op == "gelu") return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  if (op == "gelu_tanh") return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  if (op == "silu") return x / (1 + std::exp(-x));
+  return x;
+}
 
 inline std::string type_of_bits(uint32_t bits, bool bf16) { return bits == 32 ? "fp32" : bf16 ? "bf16" : "fp16"; }
 
@@ -77,12 +88,13 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   };
   m.a_type = field("a_type");
   m.c_type = field("c_type");
+  m.epilogue = field("epilogue");
   auto number = [&](const char* key) {
     auto k = plan.find(std::string("\"") + key + "\": ");
     return k == std::string::npos ? 0L : std::strtol(plan.c_str() + k + std::strlen(key) + 4, nullptr, 10);
   };
   m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
-             std::to_string(number("tile_k"));
+             std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue);
   return true;
 }
 

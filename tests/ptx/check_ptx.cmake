@@ -1,4 +1,4 @@
-# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma] -P check_ptx.cmake
+# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma] [-DEXTRA=regex] -P check_ptx.cmake
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=ptx -o ${OUT} --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compile --emit=ptx failed (${rc}):\n${err}")
@@ -20,6 +20,9 @@ elseif(FAMILY STREQUAL "m8n8k4")
 else()
   set(wants "\\.target sm_[0-9]+a?" "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.(f16|bf16)"
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+endif()
+if(EXTRA)
+  list(APPEND wants "${EXTRA}")
 endif()
 if(err MATCHES "warning")
   message(FATAL_ERROR "the compile warned:\n${err}")
