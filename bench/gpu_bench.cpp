@@ -74,7 +74,14 @@ int main(int argc, char** argv) {
     cudaEvent_t e0, e1;
     DG_CUDA(cudaEventCreate(&e0));
     DG_CUDA(cudaEventCreate(&e1));
+    void* bias = nullptr;  // a bias epilogue's operand: random values, never zeros
+    if (mi.has_bias()) {
+      std::vector<uint16_t> raw = dg::gpu::random_matrix(size_t(N) * (c_elem / 2), bf16, 7);
+      DG_CUDA(cudaMalloc(&bias, size_t(N) * c_elem));
+      DG_CUDA(cudaMemcpy(bias, raw.data(), size_t(N) * c_elem, cudaMemcpyHostToDevice));
+    }
     auto run_ours = [&](int s) {
+      if (bias != nullptr) dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)bias);
       dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)A[s]);
       dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)B[s]);
       dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)C[s]);

@@ -89,6 +89,15 @@ for op in relu gelu gelu_tanh silu; do
   for t in fp16 bf16; do spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_${op}.ko" "op_type: $op;"; done
 done
 for t in fp16 bf16; do spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_none.ko"; done
+# The bias epilogues (a per-column operand 'bias' in C's type), alone and before an activation.
+for op in bias bias_relu bias_gelu bias_silu; do
+  for f in mma_sync wgmma; do
+    spec fp16 1000 776 1008 "check_${f}_fp16_${op}_1000x776x1008.ko" "family: $f; op_type: $op;"
+    spec bf16 333 520 72 "check_${f}_bf16_${op}_333x520x72.ko" "family: $f; op_type: $op; pad_k: true;"
+  done
+  spec_volta 1000 776 1008 "check_volta_fp32_${op}_1000x776x1008.ko" fp32 "" "op_type: $op;"
+  spec bf16 4096 4096 4096 "epilogue_bf16_4096x4096x4096_${op}.ko" "op_type: $op;"
+done
 # The mma.sync family on the large shapes, for the family comparison (family_*.ko).
 for t in fp16 bf16; do
   for s in 2048 4096 8192; do spec $t $s $s $s "family_mma_${t}_${s}x${s}x${s}.ko" "family: mma_sync;"; done

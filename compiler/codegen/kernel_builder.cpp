@@ -25,13 +25,19 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   grid_n_ = extent(p_.index.out_vars, "block_n");
   auto* i32 = b_.getInt32Ty();
   auto* gptr = llvm::PointerType::get(ctx_, 1);
-  std::vector<llvm::Type*> params = {gptr, gptr, gptr, i32, i32, i32};
+  // Parameters: the operands' pointers in the launch record's order (A, B, C, then bias with a bias
+  // epilogue), then M, N and K; the runtime passes them so.
+  pointers_ = has_bias() ? 4 : 3;
+  std::vector<llvm::Type*> params(pointers_, gptr);
+  params.insert(params.end(), {i32, i32, i32});
   kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false), llvm::Function::ExternalLinkage,
                                name, m_);
   kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  const char* names[] = {"A", "B", "C", "M", "N", "K"};
-  for (unsigned i = 0; i < 6; ++i) kernel_->getArg(i)->setName(names[i]);
-  for (unsigned i = 0; i < 3; ++i) kernel_->addParamAttr(i, llvm::Attribute::NoAlias);
+  std::vector<const char*> names = {"A", "B", "C"};
+  if (has_bias()) names.push_back("bias");
+  names.insert(names.end(), {"M", "N", "K"});
+  for (unsigned i = 0; i < names.size(); ++i) kernel_->getArg(i)->setName(names[i]);
+  for (unsigned i = 0; i < pointers_; ++i) kernel_->addParamAttr(i, llvm::Attribute::NoAlias);
   auto* md = m_.getOrInsertNamedMetadata("nvvm.annotations");
   auto add = [&](const char* key, std::int64_t v) {
     llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(ctx_, key),
@@ -125,7 +131,7 @@ void KernelBuilder::loop(Value* count, const std::function<void(Value*)>& body) 
 }
 
 llvm::Value* KernelBuilder::activate(llvm::Value* x) {
-  const std::string& op = p_.epilogue;
+  const std::string op = has_bias() ? (p_.epilogue == "bias" ? "none" : p_.epilogue.substr(5)) : p_.epilogue;
   if (op == "none" || op.empty()) return x;
   auto* f32 = b_.getFloatTy();
   auto f = [&](double v) { return llvm::ConstantFP::get(f32, v); };
@@ -167,13 +173,40 @@ llvm::Value* KernelBuilder::activate(llvm::Value* x) {
 
 void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
   auto* f32 = b_.getFloatTy();
-  // The fused epilogue, in fp32 before the cast (sema admits it for float accumulators only).
-  if (v0->getType()->isFloatTy()) {
+  // The fused epilogue, in fp32 before the cast (float accumulators only): the bias of the two
+  // columns (the output's type; N is even, so both lie inside when the first does), then the
+  // activation.
+  // Computed outside the guard, on a column clamped into [0, N - 2] for the tail: only the store
+  // is guarded, so ptxas predicates it and the whole epilogue stays one straight run in which the
+  // bias loads overlap (a guarded block around loads and an activation serializes every pair).
+  auto epilogue = [&] {
+    if (has_bias()) {
+      Value* in = b_.CreateICmpULT(gn, arg_n());
+      Value* col = b_.CreateZExt(b_.CreateSelect(in, gn, b_.CreateSub(arg_n(), c32(2))), b_.getInt64Ty());
+      // One load for the pair: gn is even and the bias row starts aligned, so the two values are
+      // one aligned 4-byte (fp16/bf16) or 8-byte (fp32) word.
+      Value *b0, *b1;
+      if (p_.c_type == "fp32") {
+        auto* v2 = llvm::FixedVectorType::get(f32, 2);
+        Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(f32, arg(3), col), llvm::Align(8));
+        b0 = b_.CreateExtractElement(pair, uint64_t(0));
+        b1 = b_.CreateExtractElement(pair, uint64_t(1));
+      } else {
+        auto* h = p_.c_type == "bf16" ? b_.getBFloatTy() : b_.getHalfTy();
+        auto* v2 = llvm::FixedVectorType::get(h, 2);
+        Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(h, arg(3), col), llvm::Align(4));
+        b0 = b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(0)), f32);
+        b1 = b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32);
+      }
+      v0 = b_.CreateFAdd(v0, b0);
+      v1 = b_.CreateFAdd(v1, b1);
+    }
     v0 = activate(v0);
     v1 = activate(v1);
-  }
-  Value* ok = b_.CreateAnd(b_.CreateICmpULT(gm, arg(3)), b_.CreateICmpULT(gn, arg(4)));
+  };
+  Value* ok = b_.CreateAnd(b_.CreateICmpULT(gm, arg_m()), b_.CreateICmpULT(gn, arg_n()));
   Value* elem = b_.CreateAdd(b_.CreateMul(gm, c32(p_.index.ldc)), gn);
+  if (v0->getType()->isFloatTy()) epilogue();
   emit_guarded(ok, true, [&] {
     Value* idx = b_.CreateZExt(elem, b_.getInt64Ty());
     if (p_.c_type == "int32") {

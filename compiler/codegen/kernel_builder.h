@@ -41,6 +41,12 @@ class KernelBuilder {
   Value* sreg(llvm::Intrinsic::ID id) { return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id)); }
   llvm::Function* intr(llvm::Intrinsic::ID id) { return llvm::Intrinsic::getDeclaration(&m_, id); }
   Value* arg(unsigned i) { return kernel_->getArg(i); }
+  /// The problem's sizes, after the operand pointers (A, B, C and, with a bias epilogue, bias).
+  Value* arg_m() { return kernel_->getArg(pointers_ + 0); }
+  Value* arg_n() { return kernel_->getArg(pointers_ + 1); }
+  Value* arg_k() { return kernel_->getArg(pointers_ + 2); }
+  /// True when the plan's epilogue adds the per-column `bias` operand first.
+  bool has_bias() const { return p_.epilogue.rfind("bias", 0) == 0; }
   Value* smem_ptr(Value* byte_offset) { return b_.CreateGEP(b_.getInt8Ty(), smem_, byte_offset); }
 
   /// The launch shape of the kernel begun: a 1-D grid of every block, threads_ per block.
@@ -88,6 +94,7 @@ class KernelBuilder {
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1);
   /// The plan's elementwise epilogue on an fp32 accumulator: relu, gelu (erf), gelu_tanh, silu.
   Value* activate(Value* x);
+  unsigned pointers_ = 3;  // operand pointer parameters: A, B, C (and bias)
 
   const Plan& p_;
   llvm::LLVMContext& ctx_;

@@ -65,14 +65,14 @@ class MmaSyncKernel : KernelBuilder {
     Value* k0 = b_.CreateMul(kt, c32(bk_));
     // A: tile_m rows (M) × tile_k columns (K).
     load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_,
-                 [&](Value* r, Value* c) { return smem_offset(r, c, a_pitch_); }, row_base_, k0, arg(3), arg(5), d.lda,
+                 [&](Value* r, Value* c) { return smem_offset(r, c, a_pitch_); }, row_base_, k0, arg_m(), arg_k(), d.lda,
                  valid_tile, elem_bytes_);
     Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
     auto b_off = [&](Value* r, Value* c) { return smem_offset(r, c, b_pitch_); };
     if (d.b_row_major)  // B: tile_k rows (K) × tile_n columns (N)
-      load_operand(arg(1), b_base, bk_, bn_, b_off, k0, col_base_, arg(5), arg(4), d.ldb, valid_tile, elem_bytes_);
+      load_operand(arg(1), b_base, bk_, bn_, b_off, k0, col_base_, arg_k(), arg_n(), d.ldb, valid_tile, elem_bytes_);
     else  // column-major B as its transpose: tile_n rows (N) × tile_k columns (K)
-      load_operand(arg(1), b_base, bn_, bk_, b_off, col_base_, k0, arg(4), arg(5), d.ldb, valid_tile, elem_bytes_);
+      load_operand(arg(1), b_base, bn_, bk_, b_off, col_base_, k0, arg_n(), arg_k(), d.ldb, valid_tile, elem_bytes_);
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
   }
 

@@ -111,11 +111,11 @@ class M8n8k4Kernel : KernelBuilder {
     const IndexDesc& d = p_.index;
     Staged st;
     Value* k0 = b_.CreateMul(kt, c32(bk_));
-    stage_operand(st, arg(0), bm_, bk_, a_pitch_, row_base_, k0, arg(3), arg(5), d.lda, valid_tile, a_base(stage));
+    stage_operand(st, arg(0), bm_, bk_, a_pitch_, row_base_, k0, arg_m(), arg_k(), d.lda, valid_tile, a_base(stage));
     if (d.b_row_major)
-      stage_operand(st, arg(1), bk_, bn_, b_pitch_, k0, col_base_, arg(5), arg(4), d.ldb, valid_tile, b_base(stage));
+      stage_operand(st, arg(1), bk_, bn_, b_pitch_, k0, col_base_, arg_k(), arg_n(), d.ldb, valid_tile, b_base(stage));
     else
-      stage_operand(st, arg(1), bn_, bk_, b_pitch_, col_base_, k0, arg(4), arg(5), d.ldb, valid_tile, b_base(stage));
+      stage_operand(st, arg(1), bn_, bk_, b_pitch_, col_base_, k0, arg_n(), arg_k(), d.ldb, valid_tile, b_base(stage));
     return st;
   }
 

@@ -118,7 +118,11 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const codegen::LaunchInfo
   l.operands[0] = op("A", ko::launch::Role::Input, l.M, l.K, p.a_type, p.index.a_row_major, p.index.lda);
   l.operands[1] = op("B", ko::launch::Role::Input, l.K, l.N, p.b_type, p.index.b_row_major, p.index.ldb);
   l.operands[2] = op("C", ko::launch::Role::Output, l.M, l.N, p.c_type, p.index.c_row_major, p.index.ldc);
-  std::vector<std::uint8_t> bytes(ko::launch::size_for(3));
+  // A bias epilogue reads one value per column of C, in C's type: the fourth operand, bound by name.
+  if (p.epilogue.rfind("bias", 0) == 0)
+    l.operands[l.operand_count++] =
+        op("bias", ko::launch::Role::Input, 1, l.N, p.c_type, true, static_cast<std::int64_t>(l.N));
+  std::vector<std::uint8_t> bytes(ko::launch::size_for(l.operand_count));
   ko::launch::write(l, bytes.data());
   return bytes;
 }

@@ -40,7 +40,8 @@ const std::vector<std::string>& smem_layouts() {
 }
 
 const std::vector<std::string>& epilogue_ops() {
-  static const std::vector<std::string> v = {"none", "relu", "gelu", "gelu_tanh", "silu", "bias"};
+  static const std::vector<std::string> v = {"none",      "relu",      "gelu",      "gelu_tanh",      "silu",
+                                             "bias",      "bias_relu", "bias_gelu", "bias_gelu_tanh", "bias_silu"};
   return v;
 }
 

@@ -8,6 +8,7 @@
 #include <deepgemm/runtime.h>
 
 #include <cmath>
+#include <random>
 
 #include "gemm_common.h"
 
@@ -36,13 +37,15 @@ int main(int argc, char** argv) {
 
   const bool b_row_major = L.operands[1].row_major;
   dgmm_handle h = nullptr;
+  void* dBias = nullptr;  // a bias epilogue's per-column operand, in C's type
   auto run = [&](void* dA, void* dB, void* dC) {
     h = dgmm_load_kernel(argv[1]);
     if (!h) {
       std::fprintf(stderr, "load: %s\n", dgmm_last_error());
       std::exit(1);
     }
-    if (dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
+    if ((dBias != nullptr && dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)dBias) != DGMM_OK) ||
+        dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
         dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||
         dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK || dgmm_launch_kernel_only(h) != DGMM_OK) {
       std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
@@ -105,6 +108,24 @@ int main(int argc, char** argv) {
   DG_CUDA(cudaMemcpy(dA, a.data(), a.size() * 2, cudaMemcpyHostToDevice));
   DG_CUDA(cudaMemcpy(dB, b.data(), b.size() * 2, cudaMemcpyHostToDevice));
   DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_elem));  // poison: NaN in every format
+  std::vector<float> bias;  // as the kernel reads it: values of C's type
+  if (mi.has_bias()) {
+    std::mt19937 rng(seed + 2);
+    std::uniform_real_distribution<float> d(-2.f, 2.f);
+    std::vector<uint16_t> raw(N);
+    std::vector<float> wide(N);
+    for (int j = 0; j < N; ++j) {
+      wide[j] = d(rng);
+      raw[j] = dg::gpu::to_half_bits(wide[j], mi.c_type == "bf16");
+      if (c_elem == 2) wide[j] = dg::gpu::from_half_bits(raw[j], mi.c_type == "bf16");
+    }
+    bias = wide;
+    DG_CUDA(cudaMalloc(&dBias, size_t(N) * c_elem));
+    if (c_elem == 4)
+      DG_CUDA(cudaMemcpy(dBias, wide.data(), size_t(N) * 4, cudaMemcpyHostToDevice));
+    else
+      DG_CUDA(cudaMemcpy(dBias, raw.data(), size_t(N) * 2, cudaMemcpyHostToDevice));
+  }
 
   run(dA, dB, dC);
   cublasHandle_t cb;
@@ -116,7 +137,11 @@ int main(int argc, char** argv) {
   DG_CUDA(cudaMemcpy(ref.data(), dRef, ref.size() * 4, cudaMemcpyDeviceToHost));
   // The fused epilogue, applied to cuBLAS's fp32 result in double.
   if (!mi.epilogue.empty() && mi.epilogue != "none") {
-    for (float& r : ref) r = static_cast<float>(dg::gpu::epilogue_ref(mi.epilogue, r));
+    for (size_t i = 0; i < ref.size(); ++i) {
+      double r = ref[i];
+      if (mi.has_bias()) r += bias[i % N];
+      ref[i] = static_cast<float>(dg::gpu::epilogue_ref(mi.activation(), r));
+    }
     std::printf("epilogue %s applied to the reference\n", mi.epilogue.c_str());
   }
   if (c_elem == 4) {

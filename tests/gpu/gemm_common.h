@@ -42,7 +42,12 @@ struct ModuleInfo {
   ko::launch::Launch launch{};
   std::string a_type, c_type;  // "fp16" | "bf16" | "int8" (A and B), output "fp16" | "bf16" | "fp32" | "int32"
   std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
-  std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu"
+  std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
+  bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
+  /// The activation after the bias ("none" for a plain bias).
+  std::string activation() const {
+    return !has_bias() ? epilogue : epilogue == "bias" ? std::string("none") : epilogue.substr(5);
+  }
 };
 
 /// The plan's epilogue on an fp32 result, in double: the reference the checks compare with.
