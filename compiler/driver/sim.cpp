@@ -304,14 +304,23 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     return kExitUserError;
   }
   const unsigned latency = o.latency_given ? o.latency : static_cast<unsigned>(model.npu.dram_latency_cycles);
+  // The simulator reads the very bytes checked above (signature, Verilog), from a private copy:
+  // the module file may change after the checks.
+  const fs::path copy = fs::temp_directory_path(ec) / fmt::format("deepgemm-sim-{}-{}.ko", ::getpid(), cache_key({image}));
+  std::string why_copy;
+  if (!write_file_atomic(copy.string(), image, why_copy)) {
+    err << fmt::format("deepgemm: error: cannot write '{}': {}\n", copy.string(), why_copy);
+    return kExitUserError;
+  }
   std::string cmd = fmt::format("{} --module {} --latency {} --boundary {} --max-burst {} --stall {} --seed {}",
-                                quote(exe.string()), quote(o.module), latency, model.npu.bus_boundary_bytes,
+                                quote(exe.string()), quote(copy.string()), latency, model.npu.bus_boundary_bytes,
                                 model.npu.bus_max_burst_beats, o.stall, o.seed);
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   if (o.max_cycles != 0) cmd += fmt::format(" --max-cycles {}", o.max_cycles);
   if (!o.trace.empty()) cmd += " --trace " + quote(o.trace);
   std::fflush(nullptr);
   int rc = exit_code(std::system(cmd.c_str()));
+  fs::remove(copy, ec);
   return rc == 0 ? 0 : kExitUserError;
 }
 
