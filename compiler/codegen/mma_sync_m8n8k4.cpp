@@ -250,6 +250,9 @@ std::string mma_sync_m8n8k4_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.a_type != "fp16" || p.acc_type != "fp32") return "Volta's m8n8k4 generator handles fp16 with fp32 accumulation";
   if (p.stages > 2) return "without cp.async the pipeline has at most 2 stages (register double buffering)";
   if (p.tile_k % 8 != 0 || p.tile_n % 8 != 0) return "tile_k and tile_n must be multiples of 8 (16-byte chunks)";
+  // The shared store writes two adjacent columns as one aligned word: an odd N would put a pair
+  // across a row's end and misalign every other row.
+  if (p.N % 2 != 0) return fmt::format("N must be even: C is stored two columns at a time (N = {})", p.N);
   return "";
 }
 

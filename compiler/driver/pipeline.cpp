@@ -243,7 +243,8 @@ int write_bitstream(const CompileOptions& o, const std::vector<std::uint8_t>& mo
 }
 
 int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
-  std::vector<std::string> inputs_extra;  // the signing key: never overwritten either
+  // The run's inputs, never overwritten by an output: the spec, the signing key, later the model.
+  std::vector<std::string> inputs = {o.input};
   const auto& stages = emit_stages();
   std::string emit = o.emit.empty() ? "module" : o.emit;
   if (std::find(stages.begin(), stages.end(), emit) == stages.end()) {
@@ -257,15 +258,13 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
       return kExitUserError;
     }
     module::check_secret_key(o.sign_key);
-    inputs_extra.push_back(o.sign_key);
+    inputs.push_back(o.sign_key);
   }
   if (!o.bitstream.empty() && (!o.synth || emit != "module")) {
     err << "deepgemm: error: --bitstream needs --synth and a module (no --emit)\n";
     return kExitUserError;
   }
   Narrator say(o.verbose, err);
-  std::vector<std::string> inputs = {o.input};  // never overwritten by an output
-  inputs.insert(inputs.end(), inputs_extra.begin(), inputs_extra.end());
   std::string text, why;
   if (!read_file_bounded(o.input, kMaxSpecBytes, text, why)) {
     err << fmt::format("deepgemm: error: cannot read '{}': {}\n", o.input, why);
@@ -273,8 +272,9 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   for (const std::string& target : {emit == "module" ? module_path(o) : o.output, o.bitstream})
     if (!target.empty() && is_one_of(target, inputs)) {
-      err << fmt::format("deepgemm: error: cannot write '{}': it is the spec being compiled; choose another output "
-                         "path\n", target);
+      err << fmt::format("deepgemm: error: cannot write '{}': it is an input of this command (the spec or the "
+                         "signing key); choose another output path\n",
+                         target);
       return kExitUserError;
     }
   DiagEngine diags;

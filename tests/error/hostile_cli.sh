@@ -41,8 +41,8 @@ expect 1 "symbolic link to 'missing', which does not exist" "$D" compile "$SPEC"
 [ -L dangling ] && [ ! -e missing ] || bad "the dangling link was followed or replaced"
 # The spec itself, under its own name or a hard link, is never an output.
 cp "$SPEC" s.dgml && ln s.dgml hard.dgml && cp s.dgml s.orig
-expect 1 "it is the spec being compiled" "$D" compile s.dgml --emit=plan -o s.dgml
-expect 1 "it is the spec being compiled" "$D" compile s.dgml -o hard.dgml
+expect 1 "it is an input of this command" "$D" compile s.dgml --emit=plan -o s.dgml
+expect 1 "it is an input of this command" "$D" compile s.dgml -o hard.dgml
 cmp -s s.dgml s.orig || bad "the spec was overwritten"
 # A directory is refused as an output.
 mkdir dir
@@ -157,6 +157,9 @@ expect 1 "untrusted module: module is not signed" "$D" sim npu.ko --trusted-key 
 expect 1 "untrusted module: module is signed by a key that is not the trusted one" "$D" sim signed.ko --trusted-key other.pub
 expect 1 "is not a secret key file" "$D" compile "$SPEC" -o x.ko --sign key.pub
 expect 1 "--sign applies to a module" "$D" compile "$SPEC" --emit=plan --sign key
+cp key key.orig
+expect 1 "cannot write 'key': it is an input of this command" "$D" compile "$SPEC" -o key --sign key
+cmp -s key key.orig || bad "the signing key was overwritten"
 # The signature survives a cache hit (the cache holds the module unsigned).
 expect 0 "Cache hit" "$D" compile "$SRC/examples/npu_int8.dgml" -o signed2.ko --sign key --verbose
 cmp -s signed.ko signed2.ko || bad "a module signed on a cache hit differs"
