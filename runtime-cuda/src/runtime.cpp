@@ -611,6 +611,12 @@ dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long
       return fail(DGMM_ERROR_INVALID_ARGUMENT,
                   "dgmm_bind_device: device pointer for operand " + quoted(name) + " is 0");
     }
+    // The kernels move whole aligned words (16-byte loads of A and B, paired stores of C, the bias
+    // pair): a misaligned buffer would fault the kernel, so it is refused here.
+    if (device_ptr % 16 != 0) {
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_device: device pointer for operand " + quoted(name) +
+                                                   " is not 16-byte aligned (cuMemAlloc's buffers are)");
+    }
     op->binding = Binding::Device;
     op->host_in = nullptr;
     op->host_out = nullptr;

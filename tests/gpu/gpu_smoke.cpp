@@ -191,6 +191,8 @@ void device_buffers() {
     DG_CHECK(d.cuMemcpyHtoD_v2(da, a.data(), bytes) == 0);
     DG_CHECK(d.cuMemcpyHtoD_v2(db, b.data(), bytes) == 0);
   }
+  // A misaligned buffer is refused at bind time, not left to fault the kernel.
+  DG_CHECK_STATUS(dgmm_bind_device(h, "A", da + 2), DGMM_ERROR_INVALID_ARGUMENT);
   DG_CHECK_STATUS(dgmm_bind_device(h, "A", da), DGMM_OK);
   DG_CHECK_STATUS(dgmm_bind_device(h, "B", db), DGMM_OK);
   DG_CHECK_STATUS(dgmm_bind_device(h, "C", dc), DGMM_OK);

@@ -116,7 +116,8 @@ const char* dgmm_kernel_description(dgmm_handle handle);
 
 /** Uses the caller's device buffer (a CUdeviceptr in the runtime's CUDA context, i.e. the device's
  *  primary context, which the CUDA runtime API shares) for operand `name`, input or output. The
- *  buffer must hold at least the operand's bytes; dgmm_launch copies nothing for this operand. */
+ *  buffer must hold at least the operand's bytes and start on a 16-byte boundary (else
+ *  DGMM_ERROR_INVALID_ARGUMENT); dgmm_launch copies nothing for this operand. */
 dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long long device_ptr);
 
 /** Enqueues only the kernel, no copies. Each operand must be bound with dgmm_bind_device, or be
