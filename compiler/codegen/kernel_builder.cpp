@@ -174,11 +174,9 @@ llvm::Value* KernelBuilder::activate(llvm::Value* x) {
 void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
   auto* f32 = b_.getFloatTy();
   // The fused epilogue, in fp32 before the cast (float accumulators only): the bias of the two
-  // columns (the output's type; N is even, so both lie inside when the first does), then the
-  // activation.
-  // Computed outside the guard, on a column clamped into [0, N - 2] for the tail: only the store
-  // is guarded, so ptxas predicates it and the whole epilogue stays one straight run in which the
-  // bias loads overlap (a guarded block around loads and an activation serializes every pair).
+  // columns (C's type; N is even, so both lie inside when the first does), then the activation.
+  // It is computed outside the guard, on a column clamped into [0, N - 2] for the tail, so only
+  // the store is guarded and ptxas can predicate it.
   auto epilogue = [&] {
     if (has_bias()) {
       Value* in = b_.CreateICmpULT(gn, arg_n());
