@@ -578,15 +578,16 @@ std::int64_t cube_lower_bound(const Space& s, std::int64_t tm, std::int64_t tn, 
 /// The largest (or smallest) value of `e` in [lo, hi] over the rules except `relaxed`, by
 /// bisection with plain satisfiability checks; nullopt when no point exists at all.
 std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t lo, std::int64_t hi, bool largest,
-                                    const std::vector<std::string>& relaxed) {
+                                    const std::vector<std::string>& relaxed, double budget_s) {
   auto reachable = [&](std::int64_t v) {
     z.push();
     z.add(largest ? e >= v : e <= v);
     smt::Result r = z.check_without(relaxed);
     z.pop();
     if (r == smt::Result::Unknown)
-      throw GaveUp(fmt::format("the schedule solver gave no answer while explaining an infeasible spec ({})",
-                               z.reason_unknown()));
+      throw GaveUp(fmt::format("the schedule solver gave no answer within its {:g} s budget while explaining an "
+                               "infeasible spec ({})",
+                               budget_s, z.reason_unknown()));
     return r == smt::Result::Sat;
   };
   if (!reachable(largest ? lo : hi)) return std::nullopt;
@@ -735,7 +736,9 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
     for (size_t i = 0; i < core.size();) {
       std::vector<std::string> trial = core;
       trial.erase(trial.begin() + static_cast<std::ptrdiff_t>(i));
-      if (z.check_without(all_but(trial)) == smt::Result::Unsat)
+      smt::Result tr = z.check_without(all_but(trial));
+      if (tr == smt::Result::Unknown) unknown();
+      if (tr == smt::Result::Unsat)
         core = trial;
       else
         ++i;
@@ -751,13 +754,13 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
     };
     for (const auto& c : r.conflict) {
       if (c.name == "spec.l2_hit_rate_min" && m.l2) {
-        if (auto best = extreme(z, *m.l2, 0, 1000, true, {c.name}))
+        if (auto best = extreme(z, *m.l2, 0, 1000, true, {c.name}, opts.budget_s))
           r.hints.push_back(fmt::format("highest achievable l2_hit_rate_min{} on {}: {:.3f}", others(c.name),
                                         p.hw.name, *best / 1000.0));
       } else if (c.name == "spec.sm_mem_limit" && m.smem) {
         std::int64_t cap = s.gpu ? p.hw.gpu.smem_per_block_bytes
                                  : std::int64_t(p.hw.npu.spad_banks) * p.hw.npu.spad_rows * p.hw.npu.spad_width_bits / 8;
-        if (auto best = extreme(z, *m.smem, 0, cap, false, {c.name}))
+        if (auto best = extreme(z, *m.smem, 0, cap, false, {c.name}, opts.budget_s))
           r.hints.push_back(fmt::format("smallest sm_mem_limit any plan needs{} on {}: {}", others(c.name), p.hw.name,
                                         kb(*best)));
       }
