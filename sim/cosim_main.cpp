@@ -39,6 +39,7 @@
 #include <deepgemm/baremetal.h>
 #include <deepgemm/module_format.h>
 #include <deepgemm/npu_regmap.h>
+#include <deepgemm/npu_regs.h>
 #include <deepgemm/port.h>
 
 #include "elements.h"
@@ -165,9 +166,11 @@ class Sim {
       std::fprintf(stderr, "cosim: cycle %" PRIu64 ": %s (address 0x%08" PRIx64 ", %u beats)\n", cycle_, what, addr, len);
   }
 
+  static constexpr unsigned kCtrl = dg::npu_regs::reg("CTRL").offset;
+
   // Register port: one access per cycle, read data the cycle after.
   void reg_write(unsigned offset, std::uint32_t v) {
-    if (offset == 0x004 && (v & 1u) != 0) start_cycle_ = cycle_;
+    if (offset == kCtrl && (v & dg::npu_regs::mask("CTRL", "START")) != 0) start_cycle_ = cycle_;
     top_->reg_req_i = 1;
     top_->reg_we_i = 1;
     top_->reg_addr_i = offset & 0xfffu;
@@ -502,7 +505,7 @@ int main(int argc, char** argv) {
   std::string runtime_error;
   if (h != nullptr) {
     // The real runtime programs the NPU: bind the buffers' physical addresses, launch, wait.
-    bound = sim.reg_read(0x02c);
+    bound = sim.reg_read(dg::npu_regs::reg("BOUND").offset);
     sim.progress_hook(bound);
     if (dgmm_bind_input(h, "A", A.base) != DGMM_OK || dgmm_bind_input(h, "B", B.base) != DGMM_OK ||
         dgmm_bind_output(h, "C", C.base) != DGMM_OK) {
@@ -520,23 +523,23 @@ int main(int argc, char** argv) {
         finished = true;
       }
     }
-    status = sim.reg_read(0x008);
-    error = sim.reg_read(0x00c);
+    status = sim.reg_read(dg::npu_regs::reg("STATUS").offset);
+    error = sim.reg_read(dg::npu_regs::reg("ERROR").offset);
   } else {
-    bound = sim.reg_read(0x02c);
+    bound = sim.reg_read(dg::npu_regs::reg("BOUND").offset);
     sim.progress_hook(bound);
-    sim.reg_write(0x014, static_cast<std::uint32_t>(A.base));
-    sim.reg_write(0x018, static_cast<std::uint32_t>(B.base));
-    sim.reg_write(0x01c, static_cast<std::uint32_t>(C.base));
-    sim.reg_write(0x020, static_cast<std::uint32_t>(m));
-    sim.reg_write(0x024, static_cast<std::uint32_t>(n));
-    sim.reg_write(0x028, static_cast<std::uint32_t>(k));
-    sim.reg_write(0x004, 1);
+    sim.reg_write(dg::npu_regs::reg("A_BASE").offset, static_cast<std::uint32_t>(A.base));
+    sim.reg_write(dg::npu_regs::reg("B_BASE").offset, static_cast<std::uint32_t>(B.base));
+    sim.reg_write(dg::npu_regs::reg("C_BASE").offset, static_cast<std::uint32_t>(C.base));
+    sim.reg_write(dg::npu_regs::reg("M").offset, static_cast<std::uint32_t>(m));
+    sim.reg_write(dg::npu_regs::reg("N").offset, static_cast<std::uint32_t>(n));
+    sim.reg_write(dg::npu_regs::reg("K").offset, static_cast<std::uint32_t>(k));
+    sim.reg_write(kCtrl, dg::npu_regs::mask("CTRL", "START"));
     sim.run(limit);
     finished = sim.irq();
-    status = sim.reg_read(0x008);
-    error = sim.reg_read(0x00c);
-    hw_cycles = sim.reg_read(0x010);
+    status = sim.reg_read(dg::npu_regs::reg("STATUS").offset);
+    error = sim.reg_read(dg::npu_regs::reg("ERROR").offset);
+    hw_cycles = sim.reg_read(dg::npu_regs::reg("CYCLES").offset);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const std::uint64_t sim_cycles = sim.cycle() - sim.last_start();

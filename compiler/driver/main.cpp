@@ -1,5 +1,6 @@
 // deepgemm: the command-line driver. Parses arguments (CLI11) and hands over to the pipeline.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 #include <z3_version.h>
 
@@ -69,7 +70,13 @@ int run(int argc, char** argv) {
       ->check(number_in(0.001, 3600.0, "the solver's budget in seconds"));
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "
-                    "model's board) and store the report in the module; minutes for a large PE array");
+                    "model's board) and store the report in the module: a per-module breakdown with memories kept "
+                    "as memories, and the figures of each FPGA flow of --fpga; minutes for a large PE array");
+  CLI::Option* fpga_opt = compile->add_option("--fpga", copts.fpga,
+                      "With --synth: the FPGA families to map the design to, comma-separated, of ice40, ecp5, xilinx "
+                      "(default: all three; 'none' for the coarse breakdown only); they run in parallel")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"ice40", "ecp5", "xilinx", "none"}));
   compile->add_option("--sign", copts.sign_key,
                       "Sign the module with this secret key (from 'deepgemm keygen'): an Ed25519 signature over its "
                       "contents that runtimes given the public key check");
@@ -154,6 +161,17 @@ int run(int argc, char** argv) {
   }
   if (compile->parsed()) {
     copts.hw_dir = hw_dir;
+    if (fpga_opt->count() > 0 && !copts.synth) {
+      std::cerr << "deepgemm: error: --fpga needs --synth\n";
+      return dg::kExitUserError;
+    }
+    if (std::find(copts.fpga.begin(), copts.fpga.end(), "none") != copts.fpga.end()) {
+      if (copts.fpga.size() > 1) {
+        std::cerr << "deepgemm: error: --fpga: 'none' cannot be combined with a family\n";
+        return dg::kExitUserError;
+      }
+      copts.fpga.clear();
+    }
     return dg::driver::compile(copts, std::cout, std::cerr);
   }
   std::cout << app.help();

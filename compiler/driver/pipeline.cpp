@@ -21,6 +21,7 @@
 #include "hdlgen/formal.h"
 #include "hdlgen/generate.h"
 #include "hdlgen/regmap_binary.h"
+#include "hdlgen/regs_export.h"
 #include "hdlgen/synth.h"
 #include <deepgemm/launch_format.h>
 #include "module/sign.h"
@@ -165,7 +166,12 @@ int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream
                        ec ? ec.message() : "a file of that name exists");
     return kExitUserError;
   }
-  for (const auto& f : d.files) {
+  // The Verilog, and beside it the register block: a C header, testbench macros and SystemRDL.
+  std::vector<hdlgen::VerilogFile> files = d.files;
+  files.push_back({d.top + "_regs.h", hdlgen::regs_c_header(d)});
+  files.push_back({d.top + "_regs.svh", hdlgen::regs_svh(d)});
+  files.push_back({d.top + ".rdl", hdlgen::regs_systemrdl(d)});
+  for (const auto& f : files) {
     std::string why;
     if (!write_output_file((fs::path(o.output) / f.name).string(), f.text, inputs, why)) {
       err << fmt::format("deepgemm: error: cannot write '{}': {}\n", (fs::path(o.output) / f.name).string(), why);
@@ -313,7 +319,8 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   if (use_cache) {
     std::string model_text, why;
     read_file_bounded(problem->hw.file, kMaxHwModelBytes, model_text, why);
-    key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), text, model_text, o.synth ? "synth" : ""});
+    key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), text, model_text,
+                     o.synth ? fmt::format("synth {}", fmt::join(o.fpga, ",")) : ""});
     if (!o.force_rebuild) {
       auto hit = cache_lookup(cdir, key, target_kind, problem->hw.name, why);
       if (hit) {
@@ -500,12 +507,14 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     if (emit == "verilog") return write_verilog(o, *hdl, out, err, inputs);
     if (o.synth) {
       say.start();
-      say.info("Synthesizing with Yosys...");
-      synth = hdlgen::synthesize(*hdl, problem->hw);
-      say.info(synth.ran ? fmt::format("Synthesis: {} cells (yosys synth); iCE40: {} LUT4, {} flip-flops, {} block RAMs "
-                                       "({:.1f} ms)",
-                                       synth.cells, synth.luts, synth.ffs, synth.brams, say.ms())
-                         : "Synthesis not run: " + synth.error);
+      // Minutes for a large array: each flow says when it ends, verbose or not.
+      err << fmt::format("synthesizing with Yosys: coarse, {} ...\n",
+                         o.fpga.empty() ? std::string("no FPGA flow") : fmt::format("{}", fmt::join(o.fpga, ", ")));
+      hdlgen::SynthOptions sopt;
+      sopt.families = o.fpga;
+      sopt.progress = [&](const std::string& line) { err << "  synthesis: " << line << "\n" << std::flush; };
+      synth = hdlgen::synthesize(*hdl, problem->hw, sopt);
+      say.info(synth.summary());
       if (!synth.board.board.empty()) say.info(synth.board.summary());
     }
   }

@@ -18,6 +18,7 @@ struct CompileOptions {
   double solver_timeout_s = 60;  // the schedule solver's budget
   bool synth = false;     // NPU: synthesize the design (Yosys; the board's place and route) into the module
   std::string bitstream;  // with synth: also write the module's FPGA bitstream to this file
+  std::vector<std::string> fpga = {"ice40", "ecp5", "xilinx"};  // with synth: the FPGA flows to run
   std::string sign_key;   // a secret key file: sign the module
 };
 

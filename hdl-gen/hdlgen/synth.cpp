@@ -5,6 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <map>
+#include <thread>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -78,7 +84,7 @@ struct Board {
   std::vector<std::string> rtl;
   double clock_mhz = 0;
   int bus_data_bits = 0;
-  long dsp_cells = 0;
+  long dsp_cells = 0, bram_cells = 0, logic_cells = 0;
   std::vector<const BoardFile*> files;
 };
 
@@ -108,6 +114,8 @@ bool find_board(const std::string& name, Board& b, std::string& why) {
     b.clock_mhz = j.at("clock_mhz").get<double>();
     b.bus_data_bits = j.at("bus_data_bits").get<int>();
     b.dsp_cells = j.at("dsp_cells").get<long>();
+    b.bram_cells = j.at("bram_cells").get<long>();
+    b.logic_cells = j.at("logic_cells").get<long>();
     b.npu_top_define = j.at("npu_top_define").get<std::string>();
     b.mmio_base_parameter = j.at("mmio_base_parameter").get<std::string>();
   } catch (const json::exception& e) {
@@ -227,50 +235,388 @@ std::string BoardReport::summary() const {
       meets_timing() ? "" : ": NOT met");
 }
 
-std::string SynthReport::text() const {
-  if (!ran) return "synthesis: " + error + "\n" + board.text();
-  return fmt::format(
-             "yosys synth: {} cells\nyosys synth_ice40 (iCE40 UP5K family): {} LUT4, {} flip-flops, {} carry cells, {} "
-             "block RAMs\n",
-             cells, luts, ffs, carries, brams) +
-         board.text();
+// ---- coarse synthesis and the FPGA flows ----------------------------------------------------------
+
+namespace {
+
+// Cell counts of one module from `stat -json` (num_cells_by_type); a key that names a module of
+// the design is an instance of it.
+using Counts = std::map<std::string, long>;
+
+// Yosys 0.23's `stat -json` leaves a comma before the closing brace when no module is the top
+// (and prints the hierarchy into the JSON when one is: the scripts unset the top attribute first).
+std::map<std::string, Counts> read_stat(const std::string& text) {
+  std::map<std::string, Counts> mods;
+  json j = json::parse(std::regex_replace(text, std::regex(",(\\s*)\\}\\s*$"), "$1}"));
+  // A public name is "\\name" as a module and "name" as a cell type: both become "name".
+  auto plain = [](const std::string& n) { return !n.empty() && n[0] == '\\' ? n.substr(1) : n; };
+  for (const auto& [name, m] : j.at("modules").items()) {
+    Counts& c = mods[plain(name)];
+    if (auto it = m.find("num_cells_by_type"); it != m.end())
+      for (const auto& [type, n] : it->items()) c[plain(type)] += n.get<long>();
+  }
+  return mods;
 }
 
-SynthReport synthesize(const Design& d) {
+// How often each module is instantiated under `top` (the top once).
+void count_instances(const std::map<std::string, Counts>& mods, const std::string& m, long times,
+                     std::map<std::string, long>& out, int depth = 0) {
+  if (depth > 64) return;  // the design's hierarchy is a few levels deep; this bounds a cycle
+  out[m] += times;
+  for (const auto& [type, n] : mods.at(m))
+    if (mods.count(type)) count_instances(mods, type, times * n, out, depth + 1);
+}
+
+// Primitive cells of the whole design: each module's own cells times its instances.
+Counts whole_design(const std::map<std::string, Counts>& mods, const std::string& top) {
+  std::map<std::string, long> inst;
+  count_instances(mods, top, 1, inst);
+  Counts total;
+  for (const auto& [m, times] : inst)
+    for (const auto& [type, n] : mods.at(m))
+      if (!mods.count(type)) total[type] += n * times;
+  return total;
+}
+
+long sum_of(const Counts& c, std::initializer_list<const char*> types) {
+  long n = 0;
+  for (const char* t : types)
+    if (auto it = c.find(t); it != c.end()) n += it->second;
+  return n;
+}
+
+long with_prefix(const Counts& c, const std::string& prefix) {
+  long n = 0;
+  for (const auto& [type, k] : c)
+    if (type.rfind(prefix, 0) == 0) n += k;
+  return n;
+}
+
+// Flip-flop bits from `stat -width` names such as "$adffe_32".
+long ff_bits_of(const Counts& c) {
+  static const std::regex re("\\$(_)?[a-z]*dff[a-z]*_(\\d+)");
+  long bits = 0;
+  std::smatch m;
+  for (const auto& [type, n] : c)
+    if (std::regex_match(type, m, re)) bits += n * std::stol(m[2]);
+  return bits;
+}
+
+// "$paramod$4b6a...\dg_fifo" -> "dg_fifo"; "\npu_gemm_x" -> "npu_gemm_x".
+std::string short_name(const std::string& m) {
+  std::string s = m;
+  if (auto bs = s.rfind('\\'); bs != std::string::npos) s = s.substr(bs + 1);
+  return s;
+}
+
+struct Memory {
+  long count = 0, bits = 0;
+  std::set<std::string> shapes;
+};
+
+// `dump t:$mem_v2`: "module NAME" then, per memory, "parameter \SIZE n" and "parameter \WIDTH w".
+std::map<std::string, Memory> read_memories(const std::string& dump) {
+  std::map<std::string, Memory> out;
+  std::stringstream ss(dump);
+  std::string line, mod;
+  long size = -1;
+  while (std::getline(ss, line)) {
+    std::stringstream ls(line);
+    std::string w0, w1, w2;
+    ls >> w0 >> w1 >> w2;
+    if (w0 == "module") mod = !w1.empty() && w1[0] == '\\' ? w1.substr(1) : w1, size = -1;
+    else if (w0 == "cell") size = -1;
+    else if (w0 == "parameter" && w1 == "\\SIZE") size = std::stol(w2);
+    else if (w0 == "parameter" && w1 == "\\WIDTH" && size >= 0) {
+      Memory& m = out[mod];
+      m.count++;
+      m.bits += size * std::stol(w2);
+      m.shapes.insert(fmt::format("{} x {}", size, w2));
+      size = -1;
+    }
+  }
+  return out;
+}
+
+// The coarse breakdown: `synth -run :fine` (up to and including memory inference, no mapping).
+void coarse(const Scratch& s, const Design& d, SynthReport& r) {
+  std::string log;
+  const std::string script = fmt::format(
+      "read_verilog -sv {}\nsynth -top {} -run :fine\nopt -fast -full\nsetattr -mod -unset top\n"
+      "tee -q -o coarse.json stat -width -json\n"
+      "tee -q -o memories.txt dump t:$mem_v2\n",
+      s.file_list(), d.top);
+  if (s.yosys(script, log) != 0) {
+    r.error = "yosys synth failed:\n" + why_failed(log);
+    return;
+  }
+  try {
+    auto mods = read_stat(s.read("coarse.json"));
+    const std::string& top = d.top;
+    if (!mods.count(top)) {
+      r.error = fmt::format("yosys's statistics have no module {}", d.top);
+      return;
+    }
+    auto mems = read_memories(s.read("memories.txt"));
+    std::map<std::string, long> inst;
+    count_instances(mods, top, 1, inst);
+    // The top first, then by name; variants of one library module numbered in that order.
+    std::vector<std::string> order;
+    for (const auto& [m, n] : inst) order.push_back(m);
+    std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+      if ((a == top) != (b == top)) return a == top;
+      return short_name(a) != short_name(b) ? short_name(a) < short_name(b) : a < b;
+    });
+    std::map<std::string, int> seen;
+    for (const auto& m : order) {
+      ModuleStats ms;
+      const std::string base = short_name(m);
+      int k = ++seen[base];
+      ms.name = k == 1 ? base : fmt::format("{}#{}", base, k);
+      ms.instances = inst[m];
+      for (const auto& [type, n] : mods.at(m))
+        if (!mods.count(type)) ms.cells += n;
+      ms.ff_bits = ff_bits_of(mods.at(m));
+      if (auto it = mems.find(m); it != mems.end()) {
+        ms.memories = it->second.count;
+        ms.memory_bits = it->second.bits;
+        if (it->second.shapes.size() == 1) ms.memory_shape = *it->second.shapes.begin();
+      }
+      r.cells += ms.cells * ms.instances;
+      r.ff_bits += ms.ff_bits * ms.instances;
+      r.memories += ms.memories * ms.instances;
+      r.memory_bits += ms.memory_bits * ms.instances;
+      r.modules.push_back(ms);
+    }
+  } catch (const std::exception& e) {
+    r.error = fmt::format("yosys's statistics are not as expected: {}", e.what());
+  }
+}
+
+struct Flow {
+  const char* family;
+  const char* name;     // for the report
+  const char* command;  // the Yosys synthesis command, before -top
+};
+
+const Flow kFlows[] = {
+    {"ice40", "iCE40", "synth_ice40 -dsp"},
+    {"ecp5", "ECP5", "synth_ecp5"},
+    {"xilinx", "Xilinx 7-series", "synth_xilinx -family xc7 -noiopad"},
+};
+
+const Flow& flow_of(const std::string& family) {
+  for (const auto& f : kFlows)
+    if (family == f.family) return f;
+  return kFlows[0];
+}
+
+FpgaReport fpga(const Scratch& s, const Design& d, const std::string& family) {
+  const Flow& f = flow_of(family);
+  FpgaReport r;
+  r.family = f.family;
+  r.flow = f.command;
+  auto t0 = std::chrono::steady_clock::now();
+  std::string log;
+  const std::string out = fmt::format("{}.json", f.family);
+  if (s.yosys(fmt::format("read_verilog -sv {}\n{} -top {}\nsetattr -mod -unset top\ntee -q -o {} stat -json\n", s.file_list(), f.command, d.top,
+                          out),
+              log) != 0) {
+    r.error = fmt::format("yosys {} failed:\n{}", f.command, why_failed(log));
+    while (!r.error.empty() && r.error.back() == '\n') r.error.pop_back();
+    return r;
+  }
+  try {
+    auto mods = read_stat(s.read(out));
+    const std::string& top = d.top;
+    if (!mods.count(top)) {
+      r.error = fmt::format("yosys's statistics have no module {}", d.top);
+      return r;
+    }
+    Counts c = whole_design(mods, top);
+    if (r.family == "ice40") {
+      r.luts = sum_of(c, {"SB_LUT4"});
+      r.ffs = with_prefix(c, "SB_DFF");
+      r.carries = sum_of(c, {"SB_CARRY"});
+      r.brams = sum_of(c, {"SB_RAM40_4K"});
+      r.dsps = sum_of(c, {"SB_MAC16"});
+    } else if (r.family == "ecp5") {
+      r.luts = sum_of(c, {"LUT4"});
+      r.ffs = sum_of(c, {"TRELLIS_FF"});
+      r.carries = sum_of(c, {"CCU2C"});
+      r.brams = sum_of(c, {"DP16KD"});
+      r.lutrams = sum_of(c, {"TRELLIS_DPR16X4"});
+      r.dsps = sum_of(c, {"MULT18X18D"});
+    } else {
+      r.luts = sum_of(c, {"LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6"});
+      r.ffs = sum_of(c, {"FDRE", "FDSE", "FDCE", "FDPE"});
+      r.carries = sum_of(c, {"CARRY4"});
+      // A RAMB18E1 is half a RAMB36E1; counted in RAMB36E1 equivalents, rounded up.
+      r.brams = sum_of(c, {"RAMB36E1"}) + (sum_of(c, {"RAMB18E1"}) + 1) / 2;
+      r.lutrams = sum_of(c, {"RAM32M", "RAM64M", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM256X1S", "RAM32X1S", "RAM64X1S",
+                             "RAM128X1S"});
+      r.dsps = sum_of(c, {"DSP48E1"});
+    }
+  } catch (const std::exception& e) {
+    r.error = fmt::format("yosys's statistics are not as expected: {}", e.what());
+    return r;
+  }
+  r.ran = true;
+  r.ms = since(t0);
+  return r;
+}
+
+}  // namespace
+
+const std::vector<std::string>& fpga_families() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v;
+    for (const auto& f : kFlows) v.push_back(f.family);
+    return v;
+  }();
+  return all;
+}
+
+std::string FpgaReport::text() const {
+  const Flow& f = flow_of(family);
+  if (!ran) return fmt::format("  {} ({}): not done: {}\n", f.name, flow, error);
+  const char* bram = family == "ice40" ? "SB_RAM40_4K" : family == "ecp5" ? "DP16KD" : "RAMB36E1";
+  const char* dsp = family == "ice40" ? "SB_MAC16" : family == "ecp5" ? "MULT18X18D" : "DSP48E1";
+  std::string t = fmt::format("  {} ({}): {} LUTs, {} flip-flops, {} carry cells, {} block RAMs ({}), {} DSPs ({})",
+                              f.name, flow, luts, ffs, carries, brams, bram, dsps, dsp);
+  if (lutrams > 0) t += fmt::format(", {} LUT RAMs", lutrams);
+  return t + fmt::format("; {:.1f} s\n", ms / 1000);
+}
+
+const FpgaReport* SynthReport::family(const std::string& f) const {
+  for (const auto& x : fpga)
+    if (x.family == f) return &x;
+  return nullptr;
+}
+
+std::string SynthReport::text() const {
+  if (!ran) return "synthesis: " + error + "\n" + board.text();
+  std::string t = fmt::format(
+      "synthesis (Yosys; memories kept as memories; {:.1f} s):\n"
+      "  coarse (synth -run :fine): {} cells, {} flip-flop bits, {} memories of {} bits\n",
+      ms / 1000, cells, ff_bits, memories, memory_bits);
+  std::size_t w = 6;
+  for (const auto& m : modules) w = std::max(w, m.name.size());
+  t += fmt::format("    {:<{}}  {:>9}  {:>7}  {:>9}  {:>8}  {:>11}  {}\n", "module", w, "instances", "cells", "ff bits",
+                   "memories", "memory bits", "words x bits");
+  for (const auto& m : modules) {
+    std::string row = fmt::format("    {:<{}}  {:>9}  {:>7}  {:>9}  {:>8}  {:>11}  {}", m.name, w, m.instances, m.cells,
+                                  m.ff_bits, m.memories, m.memory_bits, m.memory_shape);
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    t += row + "\n";
+  }
+  for (const auto& f : fpga) t += f.text();
+  return t + board.text();
+}
+
+std::string SynthReport::summary() const {
+  if (!ran) return "Synthesis not run: " + error;
+  std::string t = fmt::format("Synthesis: {} coarse cells, {} flip-flop bits, {} memory bits", cells, ff_bits, memory_bits);
+  for (const auto& f : fpga)
+    if (f.ran) t += fmt::format("; {}: {} LUTs, {} block RAMs, {} DSPs", flow_of(f.family).name, f.luts, f.brams, f.dsps);
+  return t + fmt::format(" ({:.1f} s)", ms / 1000);
+}
+
+SynthReport synthesize(const Design& d, const SynthOptions& opts) {
   SynthReport r;
   auto t0 = std::chrono::steady_clock::now();
   if (find_yosys().empty()) {
     r.error = "yosys not found on PATH";
     return r;
   }
+  for (const auto& f : opts.families)
+    if (std::find(fpga_families().begin(), fpga_families().end(), f) == fpga_families().end()) {
+      r.error = fmt::format("unknown FPGA family '{}' (known: {})", f, fmt::join(fpga_families(), ", "));
+      return r;
+    }
   Scratch s(d);
-  std::string log;
-  const std::string read = fmt::format("read_verilog -sv {}\n", s.file_list());
-  if (s.yosys(read + fmt::format("synth -top {}\nstat\n", d.top), log) != 0) {
-    r.error = "yosys synth failed:\n" + log;
-    return r;
+  // Each family's flow and the coarse run in parallel, as many at once as there are cores; the
+  // coarse run, the shortest, last (jobs 0 .. F-1 are the families, job F the coarse run).
+  const std::size_t jobs = 1 + opts.families.size();
+  const std::size_t coarse_job = opts.families.size();
+  r.fpga.resize(opts.families.size());
+  std::vector<std::string> done(jobs);
+  std::vector<char> finished(jobs, 0);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < jobs;) {
+      std::string line;
+      if (i == coarse_job) {
+        auto tc = std::chrono::steady_clock::now();
+        coarse(s, d, r);
+        line = r.error.empty() ? fmt::format("coarse synthesis: {} cells, {} flip-flop bits, {} memories ({:.1f} s)",
+                                             r.cells, r.ff_bits, r.memories, since(tc) / 1000)
+                               : "coarse synthesis failed: " + r.error;
+      } else {
+        r.fpga[i] = fpga(s, d, opts.families[i]);
+        const FpgaReport& f = r.fpga[i];
+        line = f.ran ? fmt::format("{}: {} LUTs, {} flip-flops, {} block RAMs, {} DSPs ({:.1f} s)",
+                                   flow_of(f.family).name, f.luts, f.ffs, f.brams, f.dsps, f.ms / 1000)
+                     : fmt::format("{}: not done: {}", flow_of(f.family).name, f.error);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      done[i] = line;
+      finished[i] = 1;
+      cv.notify_all();
+    }
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < std::min<std::size_t>(cores, jobs); ++t) pool.emplace_back(worker);
+  // Progress from this thread, in completion order.
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    std::vector<char> told(jobs, 0);
+    for (std::size_t reported = 0; reported < jobs;) {
+      cv.wait(lock, [&] {
+        for (std::size_t i = 0; i < jobs; ++i)
+          if (finished[i] && !told[i]) return true;
+        return false;
+      });
+      for (std::size_t i = 0; i < jobs; ++i)
+        if (finished[i] && !told[i]) {
+          told[i] = 1;
+          ++reported;
+          if (opts.progress) {
+            lock.unlock();
+            opts.progress(done[i]);
+            lock.lock();
+          }
+        }
+    }
   }
-  std::regex cells("Number of cells:\\s+(\\d+)");
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), cells); it != std::sregex_iterator(); ++it)
-    r.cells = std::stol((*it)[1]);
-  if (s.yosys(read + fmt::format("synth_ice40 -top {}\nstat\n", d.top), log) != 0) {
-    r.error = "yosys synth_ice40 failed:\n" + log;
-    return r;
-  }
-  r.luts = count(log, "SB_LUT4");
-  r.carries = count(log, "SB_CARRY");
-  r.brams = count(log, "SB_RAM40_4K");
-  r.ffs = count_ffs(log);
+  for (auto& t : pool) t.join();
+  if (!r.error.empty()) return r;
   r.ran = true;
   r.ms = since(t0);
   return r;
 }
 
-SynthReport synthesize(const Design& d, const hw::HwModel& hw) {
-  SynthReport r = synthesize(d);
+SynthReport synthesize(const Design& d, const hw::HwModel& hw, const SynthOptions& opts) {
+  SynthReport r = synthesize(d, opts);
   if (hw.is_npu() && !hw.npu.board.empty()) {
     auto t0 = std::chrono::steady_clock::now();
-    r.board = place_and_route(d, hw.npu.board, hw.npu.bus_data_bits, hw.npu.mmio_base);
+    Board b;
+    std::string why;
+    const FpgaReport* ice40 = r.family("ice40");
+    if (find_board(hw.npu.board, b, why) && b.family == "ice40" && ice40 && ice40->ran && ice40->brams > b.bram_cells) {
+      // The design alone needs more block RAM than the device has: placing it would only fail.
+      r.board.board = hw.npu.board;
+      r.board.top = b.top;
+      r.board.device = fmt::format("iCE40 {} ({})", b.device == "up5k" ? "UP5K" : b.device, b.package);
+      r.board.target_mhz = b.clock_mhz;
+      r.board.error = fmt::format("does not fit {}: the design alone needs {} of its {} block RAMs (iCE40 mapping)",
+                                  hw.npu.board, ice40->brams, b.bram_cells);
+    } else {
+      r.board = place_and_route(d, hw.npu.board, hw.npu.bus_data_bits, hw.npu.mmio_base);
+    }
     r.ms += since(t0);
   }
   return r;

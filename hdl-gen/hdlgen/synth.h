@@ -1,5 +1,8 @@
-// Synthesis figures of a generated design with Yosys: generic `synth` cell counts, and
-// `synth_ice40` (iCE40 UP5K family) LUT4, flip-flop and block-RAM counts for FPGA prototypes.
+// Synthesis figures of a generated design with Yosys: a per-module breakdown after coarse
+// synthesis (word-level cells, flip-flop bits, memories kept as memories: the scratchpad banks and
+// accumulator buffers are block RAM, never flattened into flip-flops), and the design mapped to
+// FPGA families (iCE40 `synth_ice40 -dsp`, ECP5 `synth_ecp5`, Xilinx 7-series `synth_xilinx`):
+// LUTs, flip-flops, block RAMs, DSPs. The flows run in parallel, one Yosys process each.
 //
 // When the hardware model names a board (npu.board, one of boards/<board>/ embedded in the
 // compiler), the design is also built for that board: Yosys synthesizes the board's top (its RTL
@@ -9,7 +12,9 @@
 // nextpnr failing) is a message in the report, never an exception.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "hdlgen/generate.h"
 #include "hw/hw_model.h"
@@ -45,21 +50,61 @@ struct BoardReport {
   std::string dsp_text() const;    // where the multipliers went
 };
 
+/// One module of the design after Yosys's coarse synthesis (`synth -run :fine`: word-level cells,
+/// memories kept as memories), its own contents and how often the design instantiates it.
+struct ModuleStats {
+  std::string name;          // the library or generated module, "dg_engine"; variants "dg_fifo#2"
+  long instances = 0;        // in the whole design
+  long cells = 0;            // its own word-level cells, submodule instances excluded
+  long ff_bits = 0;          // its own flip-flop bits
+  long memories = 0;         // its own memories ...
+  long memory_bits = 0;      // ... and their bits (words x width)
+  std::string memory_shape;  // "1024 x 128" when it holds one kind of memory
+};
+
+/// The design alone mapped to one FPGA family (the whole hierarchy, from Yosys's `stat`).
+struct FpgaReport {
+  std::string family;   // "ice40", "ecp5", "xilinx"
+  std::string flow;     // the Yosys command, "synth_ice40 -dsp"
+  bool ran = false;
+  std::string error;    // why not, when !ran
+  long luts = 0, ffs = 0, carries = 0;
+  long brams = 0;       // block RAMs of the family's primitive (SB_RAM40_4K, DP16KD, RAMB36E1 + RAMB18E1/2)
+  long lutrams = 0;     // memories in LUTs (ECP5 TRELLIS_DPR16X4, Xilinx RAM32M/RAM64M/...)
+  long dsps = 0;        // multipliers in DSP blocks (SB_MAC16, MULT18X18D, DSP48E1)
+  double ms = 0;
+  std::string text() const;  // one report line, ending in '\n'
+};
+
+/// The FPGA families `--fpga` may name, in report order.
+const std::vector<std::string>& fpga_families();
+
+struct SynthOptions {
+  std::vector<std::string> families = fpga_families();  // FPGA flows to run (may be empty)
+  /// Called from the calling thread as each flow ends, with a line such as "ECP5: ... (123.4 s)".
+  std::function<void(const std::string&)> progress;
+};
+
 struct SynthReport {
   bool ran = false;
   std::string error;
-  long cells = 0;                 // generic synth
-  long luts = 0, ffs = 0, brams = 0, carries = 0;  // synth_ice40
-  double ms = 0;
-  BoardReport board;              // place and route on the model's board, if it names one
-  std::string text() const;       // the module's Synth section and --verbose
+  long cells = 0, ff_bits = 0, memories = 0, memory_bits = 0;  // coarse, whole design
+  std::vector<ModuleStats> modules;  // coarse, per module (the top first)
+  std::vector<FpgaReport> fpga;      // in the order asked for
+  double ms = 0;                     // wall time of everything (the flows run in parallel)
+  BoardReport board;                 // place and route on the model's board, if it names one
+  const FpgaReport* family(const std::string& f) const;
+  std::string text() const;          // the module's Synth section and --verbose
+  std::string summary() const;       // one line for the progress output
 };
 
-/// The generic and iCE40 figures of `d` alone.
-SynthReport synthesize(const Design& d);
+/// The coarse figures and the FPGA flows of `d` alone.
+SynthReport synthesize(const Design& d, const SynthOptions& opts = {});
 
-/// The same, and the place-and-route report on the board `hw` names (npu.board), if any.
-SynthReport synthesize(const Design& d, const hw::HwModel& hw);
+/// The same, and the place-and-route report on the board `hw` names (npu.board), if any. A design
+/// whose iCE40 mapping already needs more block RAMs than the board has is not placed: the
+/// board report says it does not fit and by how much.
+SynthReport synthesize(const Design& d, const hw::HwModel& hw, const SynthOptions& opts = {});
 
 /// Place and route `d` on `board` (a board of boards/ embedded in the compiler), for a bus of
 /// `bus_bits` and the register base `mmio_base`. Never throws: failures are in `error`.

@@ -2,15 +2,85 @@
 // plan's ranges, the three AGUs and one burst splitter (DMA) per stream, and the cycle counter.
 #include <fmt/format.h>
 
+#include <deepgemm/npu_regs.h>
+
 #include <map>
+#include <string_view>
 
 #include "hdlgen/generate.h"
 #include "hdlgen/template.h"
 #include "hdlgen/top.h"
+#include "support/error.h"
 
 namespace dg::hdlgen {
 
 namespace {
+
+bool same_name(const char* a, const char* b) { return std::string_view(a) == b; }
+
+// What each register of <deepgemm/npu_regs.h> (or each field, as "REG.FIELD") is in the top's
+// RTL: the expression a read returns, and for the registers software configures, the statement a
+// write runs (only while no run is in progress). CTRL's START is the start_write strobe.
+struct RtlReg {
+  const char* read;   // nullptr: reads as zero (write-only)
+  const char* write;  // nullptr: writes are ignored here
+};
+
+const std::map<std::string, RtlReg>& rtl_regs() {
+  static const std::map<std::string, RtlReg> m = {
+      {"ID", {"Id", nullptr}},
+      {"CTRL.START", {nullptr, nullptr}},
+      {"STATUS.BUSY", {"running_q", nullptr}},
+      {"STATUS.DONE", {"done_q", nullptr}},
+      {"STATUS.ERROR", {"error_q != '0", nullptr}},
+      {"ERROR.CODE", {"error_q", nullptr}},
+      {"CYCLES", {"cycles_q", nullptr}},
+      {"A_BASE", {"a_base_q", "a_base_q <= reg_wdata_i"}},
+      {"B_BASE", {"b_base_q", "b_base_q <= reg_wdata_i"}},
+      {"C_BASE", {"c_base_q", "c_base_q <= reg_wdata_i"}},
+      {"M", {"32'(m_q)", "m_q <= @DW@'(reg_wdata_i)"}},
+      {"N", {"32'(n_q)", "n_q <= @DW@'(reg_wdata_i)"}},
+      {"K", {"32'(k_q)", "k_q <= @DW@'(reg_wdata_i)"}},
+      {"BOUND", {"CycleBound", nullptr}},
+  };
+  return m;
+}
+
+const RtlReg& rtl_of(const std::string& key) {
+  auto it = rtl_regs().find(key);
+  DG_INTERNAL_ASSERT(it != rtl_regs().end(), fmt::format("register {} has no RTL in the top", key));
+  return it->second;
+}
+
+// The case items of the register port: writes, then reads.
+std::pair<std::string, std::string> register_decode() {
+  std::string writes, reads;
+  for (const auto& r : npu_regs::kRegisters) {
+    const std::string at = fmt::format("12'h{:03x}", r.offset);
+    if (r.field_count == 0) {
+      const RtlReg& x = rtl_of(r.name);
+      if (x.write && (r.access & npu_regs::kWO)) writes += fmt::format("          {}: {};\n", at, x.write);
+      if (x.read && (r.access & npu_regs::kRO)) reads += fmt::format("      {}: rdata_d = {};\n", at, x.read);
+      continue;
+    }
+    // A register of fields: their values side by side from bit 31 down, unused bits zero.
+    std::vector<std::string> parts;
+    int top = 32;
+    for (int i = r.field_count - 1; i >= 0; --i) {
+      const auto& f = r.fields[i];
+      const RtlReg& x = rtl_of(fmt::format("{}.{}", r.name, f.name));
+      DG_INTERNAL_ASSERT(x.write == nullptr, "a field write needs a read-modify-write the top does not have");
+      if (!x.read) continue;
+      if (top > f.lsb + f.width) parts.push_back(fmt::format("{}'d0", top - f.lsb - f.width));
+      parts.push_back(fmt::format("{}'({})", f.width, x.read));
+      top = f.lsb;
+    }
+    if (parts.empty() || !(r.access & npu_regs::kRO)) continue;
+    if (top > 0) parts.push_back(fmt::format("{}'d0", top));
+    reads += fmt::format("      {}: rdata_d = {{{}}};\n", at, fmt::join(parts, ", "));
+  }
+  return {writes, reads};
+}
 
 constexpr const char* kTop = R"(// @HEADER@
 //
@@ -73,26 +143,26 @@ module @TOP@ (
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
   logic [@DW1@:0] m_q, n_q, k_q;
-  logic [3:0]  error_q;
+  logic [@ERRW1@:0]  error_q;
   logic        running_q, done_q, start;
   logic [31:0] rdata_d;
 
   // START is refused (ERROR set) unless the configuration is inside the plan's ranges and every
   // address and leading dimension is a whole number of @BEAT@-byte bus beats.
-  logic [3:0] check;
+  logic [@ERRW1@:0] check;
   always_comb begin
-    check = 4'd0;
-    if (m_q != @DW@'(@MMAX@)) check = 4'd1;
-    else if (n_q != @DW@'(@NMAX@)) check = 4'd2;
-    else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = 4'd3;
-    else if (((a_base_q | b_base_q | c_base_q) & 32'd@BEAT1@) != 32'd0) check = 4'd4;
-    else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = 4'd5;
+    check = @ERRW@'d@E_NONE@;
+    if (m_q != @DW@'(@MMAX@)) check = @ERRW@'d@E_M@;
+    else if (n_q != @DW@'(@NMAX@)) check = @ERRW@'d@E_N@;
+    else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
+    else if (((a_base_q | b_base_q | c_base_q) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
+    else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
   end
 
   logic reg_write, start_write;
   assign reg_write   = reg_req_i && reg_we_i;
-  assign start_write = reg_write && reg_addr_i == 12'h004 && reg_wdata_i[0];
-  assign start       = start_write && !running_q && check == 4'd0;
+  assign start_write = reg_write && reg_addr_i == 12'h@CTRL@ && reg_wdata_i[@START@];
+  assign start       = start_write && !running_q && check == @ERRW@'d@E_NONE@;
 
   logic a_busy, b_busy, c_busy, a_done, b_done, c_done;
   logic a_split_busy, b_split_busy, c_split_busy;
@@ -114,13 +184,7 @@ module @TOP@ (
     end else begin
       if (reg_write && !running_q) begin
         case (reg_addr_i)
-          12'h014: a_base_q <= reg_wdata_i;
-          12'h018: b_base_q <= reg_wdata_i;
-          12'h01c: c_base_q <= reg_wdata_i;
-          12'h020: m_q <= @DW@'(reg_wdata_i);
-          12'h024: n_q <= @DW@'(reg_wdata_i);
-          12'h028: k_q <= @DW@'(reg_wdata_i);
-          default: ;
+@REGWRITES@          default: ;
         endcase
       end
       if (start_write && !running_q) error_q <= check;
@@ -141,18 +205,7 @@ module @TOP@ (
 
   always_comb begin
     case (reg_addr_i)
-      12'h000: rdata_d = Id;
-      12'h008: rdata_d = {29'd0, error_q != 4'd0, done_q, running_q};
-      12'h00c: rdata_d = {28'd0, error_q};
-      12'h010: rdata_d = cycles_q;
-      12'h014: rdata_d = a_base_q;
-      12'h018: rdata_d = b_base_q;
-      12'h01c: rdata_d = c_base_q;
-      12'h020: rdata_d = 32'(m_q);
-      12'h024: rdata_d = 32'(n_q);
-      12'h028: rdata_d = 32'(k_q);
-      12'h02c: rdata_d = CycleBound;
-      default: rdata_d = '0;
+@REGREADS@      default: rdata_d = '0;
     endcase
   end
   assign irq_o = done_q;
@@ -437,7 +490,17 @@ std::string top_module(const TopParams& tp) {
   std::string doc;
   for (const auto& r : tp.registers) doc += fmt::format("//   0x{:03x} {:<7} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
   const EngineParams& e = tp.engine;
-  return subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams}}, false),
+  const auto [reg_writes, reg_reads] = register_decode();
+  constexpr auto err_field = npu_regs::field("ERROR", "CODE");
+  std::map<std::string, std::string> regs = {
+      {"CTRL", fmt::format("{:03x}", npu_regs::reg("CTRL").offset)},
+      {"START", std::to_string(npu_regs::field("CTRL", "START").lsb)},
+      {"ERRW", std::to_string(err_field.width)},
+      {"ERRW1", std::to_string(err_field.width - 1)}};
+  for (const auto& e : npu_regs::kErrorCodes) regs[fmt::format("E_{}", e.name)] = std::to_string(e.code);
+  return subst(subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams},
+                                  {"REGWRITES", reg_writes}, {"REGREADS", reg_reads}}, false),
+                     regs, false),
                {{"TOP", tp.top},
                 {"ID", fmt::format("{:08x}", tp.id)},
                 {"BOUND", std::to_string(tp.cycle_bound)},
@@ -487,20 +550,22 @@ std::string top_module(const TopParams& tp) {
 }
 
 std::vector<Register> top_registers() {
-  return {
-      {"ID", 0x000, "ro", "identifies the generated design (hash of the plan)"},
-      {"CTRL", 0x004, "wo", "bit 0: START (refused while running, or with ERROR set by the checks)"},
-      {"STATUS", 0x008, "ro", "bit 0 BUSY, bit 1 DONE, bit 2 ERROR"},
-      {"ERROR", 0x00c, "ro", "0 none, 1 M, 2 N not the plan's, 3 K outside its range, 4 base not beat-aligned, 5 row not whole beats"},
-      {"CYCLES", 0x010, "ro", "cycles of the last (or current) run"},
-      {"A_BASE", 0x014, "rw", "byte address of A (M×K, row-major)"},
-      {"B_BASE", 0x018, "rw", "byte address of B (K×N, row-major)"},
-      {"C_BASE", 0x01c, "rw", "byte address of C (M×N, row-major, int32)"},
-      {"M", 0x020, "rw", "rows of A and C"},
-      {"N", 0x024, "rw", "columns of B and C"},
-      {"K", 0x028, "rw", "columns of A, rows of B"},
-      {"BOUND", 0x02c, "ro", "the plan's estimate of a run's cycles at the largest K (not a proved bound)"},
-  };
+  std::vector<Register> out;
+  for (const auto& r : npu_regs::kRegisters) {
+    std::string meaning = r.desc;
+    for (std::uint8_t i = 0; i < r.field_count; ++i) {
+      const auto& f = r.fields[i];
+      meaning += fmt::format("{} {} {}", i == 0 ? ";" : ",", f.width == 1 ? fmt::format("bit {}", f.lsb)
+                                                                           : fmt::format("bits {}:{}", f.lsb + f.width - 1, f.lsb),
+                             f.name);
+    }
+    if (same_name(r.name, "ERROR")) {
+      meaning += ":";
+      for (const auto& e : npu_regs::kErrorCodes) meaning += fmt::format(" {} {}{}", e.code, e.name, e.code + 1 < npu_regs::kErrorCodeCount ? "," : "");
+    }
+    out.push_back({r.name, r.offset, r.access == npu_regs::kRO ? "ro" : r.access == npu_regs::kWO ? "wo" : "rw", meaning});
+  }
+  return out;
 }
 
 }  // namespace dg::hdlgen

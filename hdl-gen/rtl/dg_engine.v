@@ -355,9 +355,16 @@ module dg_engine #(
   assign acc_raddr_o = AccAW'(d_row);
   assign acc_we_o    = w_valid_q;
   assign acc_waddr_o = AccAW'(w_row);
+  // The shadow row being written, chosen by a Rows-way multiplexer (a part-select at a computed
+  // offset would be a barrel shifter over the whole array's sums).
+  logic [Cols*32-1:0] w_sums;
+  always_comb begin
+    w_sums = shadow[0 +: Cols*32];
+    for (int i = 1; i < Rows; i++)
+      if (w_i_q == RiW'(i)) w_sums = shadow[i*Cols*32 +: Cols*32];
+  end
   for (genvar j = 0; j < Cols; j++) begin : g_wdata
-    assign acc_wdata_o[j*32 +: 32] = (d_meta_q.first ? 32'd0 : acc_rdata_i[j*32 +: 32])
-                                   + shadow[(32'(w_i_q) * Cols + j) * 32 +: 32];
+    assign acc_wdata_o[j*32 +: 32] = (d_meta_q.first ? 32'd0 : acc_rdata_i[j*32 +: 32]) + w_sums[j*32 +: 32];
   end
   logic unused_drain;
   assign unused_drain = ^{d_meta_q.kv, d_meta_q.last_g, d_row[31:AccAW], w_row[31:AccAW]};

@@ -6,6 +6,7 @@
 #include <deepgemm/baremetal.h>
 #include <deepgemm/module_format.h>
 #include <deepgemm/npu_regmap.h>
+#include <deepgemm/npu_regs.h>
 #include <deepgemm/port.h>
 #if DG_BM_SIGNATURES
 #include <deepgemm/module_signature.h>
@@ -22,19 +23,21 @@ struct NpuRegInfo {
   const char* name;
   uint32_t access;  // what the runtime does with it (the table must allow at least that)
 };
+namespace regs = dg::npu_regs;
 constexpr NpuRegInfo kNpuRegInfo[kNpuRegs] = {
-    {"ID", dg::ko::regmap::kAccessRead},       {"CTRL", dg::ko::regmap::kAccessWrite},
-    {"STATUS", dg::ko::regmap::kAccessRead},   {"ERROR", dg::ko::regmap::kAccessRead},
-    {"CYCLES", dg::ko::regmap::kAccessRead},   {"A_BASE", dg::ko::regmap::kAccessWrite},
-    {"B_BASE", dg::ko::regmap::kAccessWrite},  {"C_BASE", dg::ko::regmap::kAccessWrite},
-    {"M", dg::ko::regmap::kAccessWrite},       {"N", dg::ko::regmap::kAccessWrite},
-    {"K", dg::ko::regmap::kAccessWrite},
+    {regs::reg("ID").name, dg::ko::regmap::kAccessRead},      {regs::reg("CTRL").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("STATUS").name, dg::ko::regmap::kAccessRead},  {regs::reg("ERROR").name, dg::ko::regmap::kAccessRead},
+    {regs::reg("CYCLES").name, dg::ko::regmap::kAccessRead},  {regs::reg("A_BASE").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("B_BASE").name, dg::ko::regmap::kAccessWrite}, {regs::reg("C_BASE").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("M").name, dg::ko::regmap::kAccessWrite},      {regs::reg("N").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("K").name, dg::ko::regmap::kAccessWrite},
 };
 
-constexpr uint32_t kCtrlStart = 1u << 0;
-constexpr uint32_t kStatusBusy = 1u << 0;
-constexpr uint32_t kStatusDone = 1u << 1;
-constexpr uint32_t kStatusError = 1u << 2;
+constexpr uint32_t kCtrlStart = regs::mask("CTRL", "START");
+constexpr uint32_t kStatusBusy = regs::mask("STATUS", "BUSY");
+constexpr uint32_t kStatusDone = regs::mask("STATUS", "DONE");
+constexpr uint32_t kStatusError = regs::mask("STATUS", "ERROR");
+constexpr uint32_t kErrorCode = regs::mask("ERROR", "CODE");
 
 }  // namespace
 
@@ -166,20 +169,8 @@ void npu_write(const dgmm_kernel* h, NpuReg r, uint32_t v) { port_mmio_write32(h
 
 /// What each value of the ERROR register means (the generated top's start checks).
 const char* npu_error_meaning(uint32_t code) {
-  switch (code) {
-    case 1:
-      return "M is not the plan's";
-    case 2:
-      return "N is not the plan's";
-    case 3:
-      return "K is outside the plan's range";
-    case 4:
-      return "an operand base address is not aligned to a bus beat";
-    case 5:
-      return "an operand row is not a whole number of bus beats";
-    default:
-      return "unknown error code";
-  }
+  const char* m = dg::npu_regs::error_meaning(code);
+  return m != nullptr ? m : "unknown error code";
 }
 
 constexpr uint32_t kErrorBitWithoutCode = 0xFFFFFFFFu;
@@ -257,7 +248,7 @@ void npu_poll(dgmm_kernel* h) {
   const uint32_t status = npu_read(h, kStatus);
   if ((status & kStatusError) != 0) {
     // Checked first: a refused START sets ERROR and leaves DONE as the previous run left it.
-    const uint32_t code = npu_read(h, kError);
+    const uint32_t code = (npu_read(h, kError) & kErrorCode) >> dg::npu_regs::field("ERROR", "CODE").lsb;
     h->npu_error = code != 0 ? code : kErrorBitWithoutCode;
     h->result = DGMM_ERROR_LAUNCH;
   } else if ((status & kStatusDone) != 0 && (status & kStatusBusy) == 0) {

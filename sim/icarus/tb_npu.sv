@@ -15,7 +15,8 @@
 //     left unfinished at DONE; DONE is set and ERROR is not;
 //   * every C word is written exactly once and equals the expected word.
 //
-// The top's module name is the macro DG_TOP (iverilog -DDG_TOP=npu_gemm_<name>); the shape, the
+// The register offsets and bits come from the design's generated <top>_regs.svh, given to iverilog
+// before this file. The top's module name is the macro DG_TOP (iverilog -DDG_TOP=npu_gemm_<name>); the shape, the
 // element container bytes, the bus width, the buffer bases and the DRAM knobs are parameters
 // (iverilog -Ptb_npu.M=20 ...). The word files come from sim/icarus/stimulus.cpp: +a=FILE,
 // +b=FILE, +c=FILE (default a.hex, b.hex, c.hex). Prints one line, "PASS: ... cycles N ..." or
@@ -23,6 +24,9 @@
 //
 // Cycles are counted as the Verilator harness counts them: from the clock edge that takes the
 // START write to the first edge after which irq_o is high.
+`ifndef DG_REG_CTRL
+  `error "tb_npu.sv needs the design's <top>_regs.svh before it on the iverilog command line"
+`endif
 module tb_npu #(
   parameter int          BusBits       = 128,
   parameter int          M             = 20,
@@ -321,24 +325,24 @@ module tb_npu #(
     repeat (3) @(negedge clk);
     rst_n = 1'b1;
     @(negedge clk);
-    reg_write(12'h014, ABase);
-    reg_write(12'h018, BBase);
-    reg_write(12'h01c, CBase);
-    reg_write(12'h020, 32'(M));
-    reg_write(12'h024, 32'(N));
-    reg_write(12'h028, 32'(K));
+    reg_write(`DG_REG_A_BASE, ABase);
+    reg_write(`DG_REG_B_BASE, BBase);
+    reg_write(`DG_REG_C_BASE, CBase);
+    reg_write(`DG_REG_M, 32'(M));
+    reg_write(`DG_REG_N, 32'(N));
+    reg_write(`DG_REG_K, 32'(K));
     start_cyc = cyc;
-    reg_write(12'h004, 32'd1);
+    reg_write(`DG_REG_CTRL, 32'd1 << `DG_CTRL_START_LSB);
     while (irq !== 1'b1 && cyc - start_cyc < Limit) @(negedge clk);
     run_cycles = cyc - start_cyc;
-    reg_read(12'h008, status);
-    reg_read(12'h00c, error);
-    reg_read(12'h010, hw_cycles);
-    reg_read(12'h02c, bound);
+    reg_read(`DG_REG_STATUS, status);
+    reg_read(`DG_REG_ERROR, error);
+    reg_read(`DG_REG_CYCLES, hw_cycles);
+    reg_read(`DG_REG_BOUND, bound);
 
     if (irq !== 1'b1) fail("the design did not finish", 32'd0, 0);
-    if (status[1] !== 1'b1) fail("STATUS.DONE is not set", status, 0);
-    if (status[2] !== 1'b0) fail("the design reported ERROR", error, 0);
+    if (status[`DG_STATUS_DONE_LSB] !== 1'b1) fail("STATUS.DONE is not set", status, 0);
+    if (status[`DG_STATUS_ERROR_LSB] !== 1'b0) fail("the design reported ERROR", error, 0);
     unfinished = 0;
     for (int s = 0; s < 3; s++) unfinished = unfinished + q_tail[s] - q_head[s];
     if (unfinished != 0 || wq_head != wq_tail) fail("bursts left unfinished at DONE", 32'd0, int'(unfinished));

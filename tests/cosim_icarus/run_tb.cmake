@@ -44,7 +44,8 @@ endforeach()
 execute_process(COMMAND ${IVERILOG} -g2012 -DDG_TOP=${TOP} -s tb_npu -o ${WORK}/tb.vvp
                         -Ptb_npu.BusBits=${BUS_BITS} -Ptb_npu.M=${M} -Ptb_npu.N=${N} -Ptb_npu.K=${K}
                         -Ptb_npu.AElemBytes=${A_BYTES} -Ptb_npu.BElemBytes=${B_BYTES} -Ptb_npu.Latency=${LATENCY}
-                        -Ptb_npu.StallPermille=${STALL} -Ptb_npu.Seed=${SEED} -Ptb_npu.MaxCycles=${MAX_CYCLES} ${TB} ${SOURCES}
+                        -Ptb_npu.StallPermille=${STALL} -Ptb_npu.Seed=${SEED} -Ptb_npu.MaxCycles=${MAX_CYCLES}
+                        ${DESIGN}/v/${TOP}_regs.svh ${TB} ${SOURCES}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "iverilog failed (${rc}):\n${out}${err}")

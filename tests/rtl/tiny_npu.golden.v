@@ -16,14 +16,14 @@
 // burst's last beat marked). 128-bit data.
 //
 // Registers (byte offsets from the model's MMIO base; 32 bits each):
-//   0x000 ID      ro  identifies the generated design (hash of the plan)
-//   0x004 CTRL    wo  bit 0: START (refused while running, or with ERROR set by the checks)
-//   0x008 STATUS  ro  bit 0 BUSY, bit 1 DONE, bit 2 ERROR
-//   0x00c ERROR   ro  0 none, 1 M, 2 N not the plan's, 3 K outside its range, 4 base not beat-aligned, 5 row not whole beats
+//   0x000 ID      ro  identifies the generated design (a hash of its plan)
+//   0x004 CTRL    wo  control; bit 0 START
+//   0x008 STATUS  ro  run state; bit 0 BUSY, bit 1 DONE, bit 2 ERROR
+//   0x00c ERROR   ro  the start checks' verdict; bits 3:0 CODE: 0 NONE, 1 M, 2 N, 3 K, 4 BASE_ALIGN, 5 ROW_BEATS
 //   0x010 CYCLES  ro  cycles of the last (or current) run
-//   0x014 A_BASE  rw  byte address of A (M×K, row-major)
-//   0x018 B_BASE  rw  byte address of B (K×N, row-major)
-//   0x01c C_BASE  rw  byte address of C (M×N, row-major, int32)
+//   0x014 A_BASE  rw  byte address of A (M x K, row-major)
+//   0x018 B_BASE  rw  byte address of B (K x N, row-major)
+//   0x01c C_BASE  rw  byte address of C (M x N, row-major, int32)
 //   0x020 M       rw  rows of A and C
 //   0x024 N       rw  columns of B and C
 //   0x028 K       rw  columns of A, rows of B
@@ -141,8 +141,8 @@ module npu_gemm_tiny_npu (
   always_comb begin
     case (reg_addr_i)
       12'h000: rdata_d = Id;
-      12'h008: rdata_d = {29'd0, error_q != 4'd0, done_q, running_q};
-      12'h00c: rdata_d = {28'd0, error_q};
+      12'h008: rdata_d = {29'd0, 1'(error_q != '0), 1'(done_q), 1'(running_q)};
+      12'h00c: rdata_d = {28'd0, 4'(error_q)};
       12'h010: rdata_d = cycles_q;
       12'h014: rdata_d = a_base_q;
       12'h018: rdata_d = b_base_q;
@@ -1585,9 +1585,16 @@ module dg_engine #(
   assign acc_raddr_o = AccAW'(d_row);
   assign acc_we_o    = w_valid_q;
   assign acc_waddr_o = AccAW'(w_row);
+  // The shadow row being written, chosen by a Rows-way multiplexer (a part-select at a computed
+  // offset would be a barrel shifter over the whole array's sums).
+  logic [Cols*32-1:0] w_sums;
+  always_comb begin
+    w_sums = shadow[0 +: Cols*32];
+    for (int i = 1; i < Rows; i++)
+      if (w_i_q == RiW'(i)) w_sums = shadow[i*Cols*32 +: Cols*32];
+  end
   for (genvar j = 0; j < Cols; j++) begin : g_wdata
-    assign acc_wdata_o[j*32 +: 32] = (d_meta_q.first ? 32'd0 : acc_rdata_i[j*32 +: 32])
-                                   + shadow[(32'(w_i_q) * Cols + j) * 32 +: 32];
+    assign acc_wdata_o[j*32 +: 32] = (d_meta_q.first ? 32'd0 : acc_rdata_i[j*32 +: 32]) + w_sums[j*32 +: 32];
   end
   logic unused_drain;
   assign unused_drain = ^{d_meta_q.kv, d_meta_q.last_g, d_row[31:AccAW], w_row[31:AccAW]};

@@ -55,3 +55,18 @@ foreach(field ${fields})
     message(FATAL_ERROR "the module's Synth section lacks '${field}':\n${report}")
   endif()
 endforeach()
+# The design alone: the coarse per-module breakdown with its memories kept as memories (the
+# scratchpad banks and accumulator buffers), and each FPGA family's figures.
+file(STRINGS ${WORK}/board.ko synth REGEX "^synthesis \\(|^  coarse|^    (module|dg_|npu_gemm)|^  (iCE40|ECP5|Xilinx)")
+string(JOIN "\n" synth ${synth})
+foreach(field "synthesis \\(Yosys; memories kept as memories; [0-9.]+ s\\):"
+              "coarse \\(synth -run :fine\\): [0-9]+ cells, [0-9]+ flip-flop bits, [0-9]+ memories of [0-9]+ bits"
+              "module +instances +cells +ff bits +memories +memory bits +words x bits"
+              "dg_ram_1r1w(#[0-9])? +4 +1 +0 +1 +8192 +256 x 32" "dg_mac_array +1 +[0-9]+ +[0-9]+ +0 +0"
+              "iCE40 \\(synth_ice40 -dsp\\): [0-9]+ LUTs, [0-9]+ flip-flops, [0-9]+ carry cells, [0-9]+ block RAMs \\(SB_RAM40_4K\\), [0-9]+ DSPs \\(SB_MAC16\\)"
+              "ECP5 \\(synth_ecp5\\): [0-9]+ LUTs, [0-9]+ flip-flops, [0-9]+ carry cells, [0-9]+ block RAMs \\(DP16KD\\), [0-9]+ DSPs \\(MULT18X18D\\)"
+              "Xilinx 7-series \\(synth_xilinx -family xc7 -noiopad\\): [0-9]+ LUTs, [0-9]+ flip-flops, [0-9]+ carry cells, [0-9]+ block RAMs \\(RAMB36E1\\), [0-9]+ DSPs \\(DSP48E1\\)")
+  if(NOT synth MATCHES "${field}")
+    message(FATAL_ERROR "the module's Synth section lacks '${field}':\n${synth}")
+  endif()
+endforeach()

@@ -1,0 +1,150 @@
+// The register block of the generated NPU top: the one description of its registers, their bit
+// fields, access, reset values and the ERROR register's codes.
+//
+// Everything that knows a register is generated from, or checked against, this table: the top's
+// register decode (hdl-gen/hdlgen/top.cpp), the module's register table (npu_regmap section), the
+// runtime's register lookup, STATUS bits and error strings (src/runtime.cpp), the Verilator
+// harness (sim/cosim_main.cpp), the Icarus testbench's constants, and, per design, a C header with
+// offsets, masks and error codes (`<top>_regs.h`) and a SystemRDL description (`<top>.rdl`) that
+// `deepgemm compile --emit=verilog -o DIR` writes beside the Verilog.
+//
+// Freestanding C++20 like <deepgemm/module_format.h>: constexpr data only, no library calls.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace dg::npu_regs {
+
+enum Access : uint8_t { kRO = 1, kWO = 2, kRW = 3 };  // bit 0 readable, bit 1 writable
+
+struct Field {
+  const char* name;
+  uint8_t lsb;
+  uint8_t width;
+  const char* desc;
+};
+
+struct Register {
+  const char* name;
+  uint32_t offset;      // from the design's MMIO base; a multiple of 4 below 4096
+  Access access;
+  uint32_t reset;       // value after reset (ID: the design ID, BOUND: the plan's estimate)
+  const char* desc;
+  const Field* fields;  // from bit 0 up; a register without fields is one field of 32 bits
+  uint8_t field_count;
+};
+
+struct ErrorCode {
+  uint32_t code;
+  const char* name;
+  const char* meaning;
+};
+
+inline constexpr uint32_t kPageBytes = 4096;  // the register block's address space
+
+inline constexpr Field kCtrlFields[] = {
+    {"START", 0, 1, "write 1 to start a run (refused while running, or with ERROR set by the start checks)"},
+};
+inline constexpr Field kStatusFields[] = {
+    {"BUSY", 0, 1, "a run is in progress"},
+    {"DONE", 1, 1, "the last run finished (also the interrupt line); cleared by the next START"},
+    {"ERROR", 2, 1, "the last START was refused: ERROR holds why"},
+};
+inline constexpr Field kErrorFields[] = {
+    {"CODE", 0, 4, "why the last START was refused (0: it was not); see the error codes"},
+};
+
+inline constexpr Register kRegisters[] = {
+    {"ID", 0x000, kRO, 0, "identifies the generated design (a hash of its plan)", nullptr, 0},
+    {"CTRL", 0x004, kWO, 0, "control", kCtrlFields, 1},
+    {"STATUS", 0x008, kRO, 0, "run state", kStatusFields, 3},
+    {"ERROR", 0x00c, kRO, 0, "the start checks' verdict", kErrorFields, 1},
+    {"CYCLES", 0x010, kRO, 0, "cycles of the last (or current) run", nullptr, 0},
+    {"A_BASE", 0x014, kRW, 0, "byte address of A (M x K, row-major)", nullptr, 0},
+    {"B_BASE", 0x018, kRW, 0, "byte address of B (K x N, row-major)", nullptr, 0},
+    {"C_BASE", 0x01c, kRW, 0, "byte address of C (M x N, row-major, int32)", nullptr, 0},
+    {"M", 0x020, kRW, 0, "rows of A and C", nullptr, 0},
+    {"N", 0x024, kRW, 0, "columns of B and C", nullptr, 0},
+    {"K", 0x028, kRW, 0, "columns of A, rows of B", nullptr, 0},
+    {"BOUND", 0x02c, kRO, 0, "the plan's estimate of a run's cycles at the largest K (not a proved bound)", nullptr, 0},
+};
+inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
+
+// The ERROR register's codes, in the order the start checks test them.
+inline constexpr ErrorCode kErrorCodes[] = {
+    {0, "NONE", "no error"},
+    {1, "M", "M is not the plan's"},
+    {2, "N", "N is not the plan's"},
+    {3, "K", "K is outside the plan's range"},
+    {4, "BASE_ALIGN", "an operand base address is not aligned to a bus beat"},
+    {5, "ROW_BEATS", "an operand row is not a whole number of bus beats"},
+};
+inline constexpr size_t kErrorCodeCount = sizeof(kErrorCodes) / sizeof(kErrorCodes[0]);
+
+// Lookups by name, evaluated while compiling: a name the table does not hold indexes past its
+// end, which is a compile error.
+constexpr bool same(const char* a, const char* b) {
+  for (; *a != 0 && *a == *b; ++a, ++b) {
+  }
+  return *a == *b;
+}
+
+consteval size_t reg_index(const char* name) {
+  size_t i = 0;
+  while (i < kRegisterCount && !same(kRegisters[i].name, name)) ++i;
+  return i;
+}
+
+consteval const Register& reg(const char* name) { return kRegisters[reg_index(name)]; }
+
+consteval const Field& field(const char* reg_name, const char* name) {
+  const Register& r = reg(reg_name);
+  uint8_t i = 0;
+  while (i < r.field_count && !same(r.fields[i].name, name)) ++i;
+  return r.fields[i < r.field_count ? i : kRegisterCount + 256];
+}
+
+constexpr uint32_t field_mask(const Field& f) {
+  return (f.width >= 32 ? 0xFFFFFFFFu : ((1u << f.width) - 1u)) << f.lsb;
+}
+
+consteval uint32_t mask(const char* reg_name, const char* name) { return field_mask(field(reg_name, name)); }
+
+consteval uint32_t error_code(const char* name) {
+  size_t i = 0;
+  while (i < kErrorCodeCount && !same(kErrorCodes[i].name, name)) ++i;
+  return kErrorCodes[i].code;
+}
+
+/// The meaning of an ERROR code, or nullptr for a code the table does not hold.
+constexpr const char* error_meaning(uint32_t code) {
+  for (const auto& e : kErrorCodes)
+    if (e.code == code) return e.meaning;
+  return nullptr;
+}
+
+// The table's own rules, checked where it is compiled.
+constexpr bool well_formed() {
+  for (size_t i = 0; i < kRegisterCount; ++i) {
+    const Register& r = kRegisters[i];
+    if (r.offset % 4 != 0 || r.offset >= kPageBytes) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (same(kRegisters[j].name, r.name) || kRegisters[j].offset == r.offset) return false;
+    uint32_t used = 0;
+    for (uint8_t k = 0; k < r.field_count; ++k) {
+      const Field& f = r.fields[k];
+      if (f.width == 0 || f.lsb + f.width > 32) return false;
+      uint32_t m = field_mask(f);
+      if ((used & m) != 0) return false;
+      used |= m;
+    }
+  }
+  for (size_t i = 0; i < kErrorCodeCount; ++i)
+    if (kErrorCodes[i].code != i) return false;
+  return true;
+}
+static_assert(well_formed(), "the NPU register description breaks its own rules");
+static_assert(kErrorCodeCount - 1 <= mask("ERROR", "CODE"), "the ERROR field cannot hold every code");
+
+}  // namespace dg::npu_regs
