@@ -534,7 +534,7 @@ int main(int argc, char** argv) {
     sim.reg_write(dg::npu_regs::reg("M").offset, static_cast<std::uint32_t>(m));
     sim.reg_write(dg::npu_regs::reg("N").offset, static_cast<std::uint32_t>(n));
     sim.reg_write(dg::npu_regs::reg("K").offset, static_cast<std::uint32_t>(k));
-    sim.reg_write(kCtrl, dg::npu_regs::mask("CTRL", "START"));
+    sim.reg_write(dg::npu_regs::reg("CTRL").offset, dg::npu_regs::mask("CTRL", "START"));
     sim.run(limit);
     finished = sim.irq();
     status = sim.reg_read(dg::npu_regs::reg("STATUS").offset);
