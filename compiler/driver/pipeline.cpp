@@ -39,12 +39,6 @@ namespace dg::driver {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string>& emit_stages() {
-  static const std::vector<std::string> stages = {"ast", "problem", "space", "plan", "proof",
-                                                  "llvm", "ptx", "verilog", "module"};
-  return stages;
-}
-
 namespace {
 
 
@@ -248,9 +242,393 @@ int write_bitstream(const CompileOptions& o, const std::vector<std::uint8_t>& mo
   return 0;
 }
 
+namespace {
+
+/// What the stages of one compile share: each stage fills its part, the ones after it read it.
+struct Run {
+  Run(const CompileOptions& opts, std::ostream& o, std::ostream& e, std::string stop)
+      : o(opts), out(o), err(e), emit(std::move(stop)), say(opts.verbose, e) {}
+  const CompileOptions& o;
+  std::ostream& out;
+  std::ostream& err;
+  const std::string emit;            // the stage after which to stop ("module": the whole pipeline)
+  std::vector<std::string> inputs;   // never overwritten by an output: spec, signing key, model
+  Narrator say;
+  std::string text;                  // the spec
+  DiagEngine diags;
+  ast::Spec spec;
+  std::optional<GemmProblem> problem;
+  ko::TargetKind target_kind = ko::TargetKind::Gpu;
+  std::string key, cdir;             // the module cache
+  bool use_cache = false;
+  solve::Options sopts;
+  solve::Result solved;
+  verify::Certificate cert;
+  std::optional<codegen::Artifacts> gpu;
+  std::optional<hdlgen::Design> hdl;
+  hdlgen::FormalReport formal;
+  hdlgen::SynthReport synth;
+};
+
+/// A stage's verdict: nothing to go on, or the exit code to stop with.
+using Verdict = std::optional<int>;
+
+/// The spec's text, parsed.
+Verdict parse_spec(Run& r) {
+  r.diags.add_source(r.o.input, r.text);
+  r.say.start();
+  r.say.info(fmt::format("Parsing {}...", r.o.input));
+  r.spec = dgml::parse(r.o.input, r.text, r.diags);
+  r.say.info(fmt::format("Parsed {} blocks ({:.2f} ms)", r.spec.blocks.size(), r.say.ms()));
+  if (r.diags.has_errors() || r.emit == "ast") {
+    r.diags.print(r.err);
+    if (r.diags.has_errors()) return kExitUserError;
+  }
+  return std::nullopt;
+}
+
+std::string dump_ast(const Run& r) {
+  std::ostringstream dump;
+  ast::dump(dump, r.spec);
+  return dump.str();
+}
+
+/// The spec checked against its hardware model: the problem.
+Verdict check_spec(Run& r) {
+  r.say.start();
+  r.say.info(fmt::format("Loading hardware model for {}...", r.spec.target.empty() ? "(none)" : r.spec.target));
+  r.problem = sema::check(r.spec, r.o.hw_dir, r.diags);
+  r.diags.print(r.err);
+  if (!r.problem) return kExitUserError;
+  r.inputs.push_back(r.problem->hw.file);
+  r.target_kind = r.problem->hw.is_gpu() ? ko::TargetKind::Gpu : ko::TargetKind::Npu;
+  r.say.info(fmt::format("Checked the spec against {} ({:.2f} ms)", r.problem->hw.name, r.say.ms()));
+  return std::nullopt;
+}
+
+std::string dump_problem(const Run& r) {
+  std::ostringstream dump;
+  dump << *r.problem;
+  return dump.str();
+}
+
+/// The module cache: a hit is the module, and skips the stages after.
+Verdict look_up_cache(Run& r) {
+  r.cdir = cache_dir();
+  r.use_cache = r.emit == "module" && !r.cdir.empty();
+  if (!r.use_cache) return std::nullopt;
+  std::string model_text, why;
+  read_file_bounded(r.problem->hw.file, kMaxHwModelBytes, model_text, why);
+  r.key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), r.text, model_text,
+                     r.o.synth ? fmt::format("synth {}", fmt::join(r.o.fpga, ",")) : ""});
+  if (r.o.force_rebuild) return std::nullopt;
+  auto hit = cache_lookup(r.cdir, r.key, r.target_kind, r.problem->hw.name, why);
+  if (!hit) {
+    if (why != "absent") r.say.info("Cache: " + why);
+    return std::nullopt;
+  }
+  r.say.info(fmt::format("Cache hit ({}/{}.ko)", r.cdir, r.key));
+  std::string path = module_path(r.o);
+  if (!r.o.sign_key.empty()) *hit = module::sign_bytes(*hit, r.o.sign_key);
+  if (!write_output_file(path, std::string(hit->begin(), hit->end()), r.inputs, why)) {
+    r.err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
+    return kExitUserError;
+  }
+  if (r.o.verbose) r.err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {}, cached)\n", path, size_text(hit->size()));
+  return r.o.bitstream.empty() ? 0 : write_bitstream(r.o, *hit, r.err, r.inputs);
+}
+
+/// The schedule space and the solver's answer in it.
+Verdict solve_schedule(Run& r) {
+  r.say.start();
+  r.say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
+  r.sopts.budget_s = r.o.solver_timeout_s;
+  try {
+    r.solved = solve::solve(*r.problem, r.sopts);
+  } catch (const solve::GaveUp& e) {
+    return gave_up(e, *r.problem, r.o, r.text, r.err);
+  }
+  r.say.info(fmt::format("Space: {} schedule variables, {} points, {} rules", r.solved.space.vars.size(),
+                         r.solved.space.size(), r.solved.rules.size()));
+  return std::nullopt;
+}
+
+std::string dump_space(const Run& r) {
+  std::ostringstream dump;
+  solve::dump_space(dump, r.solved);
+  return dump.str();
+}
+
+/// The plan the solver chose, or why there is none.
+Verdict choose_plan(Run& r) {
+  if (!r.solved.plan) {
+    DiagEngine why;  // the sema notes were printed already
+    why.add_source(r.o.input, r.text);
+    solve::explain(r.solved, *r.problem, why);
+    why.print(r.err);
+    return kExitUserError;
+  }
+  const Plan& plan = *r.solved.plan;
+  r.say.info(fmt::format("Found {} valid tile candidates (M×N×K); optimum {}×{}×{} ({} Z3 checks, {:.1f} ms)",
+                         r.solved.feasible_tiles, plan.tile_m, plan.tile_n, plan.tile_k, r.solved.checks, r.say.ms()));
+  if (r.solved.families.size() > 1) {
+    std::vector<std::string> parts;
+    for (const auto& f : r.solved.families)
+      parts.push_back(f.predicted_us ? fmt::format("{} {:.2f} us", f.family, *f.predicted_us)
+                                     : fmt::format("{} infeasible", f.family));
+    r.say.info(fmt::format("Instruction families: {}; {} chosen", fmt::join(parts, ", "), plan.family));
+  }
+  r.say.info(fmt::format("Predicted {:.2f} us ({:.1f} TFLOP/s, {}-bound, l2_hit_rate={:.3f})", plan.predicted_us,
+                         plan.predicted_tflops, plan.bound, plan.l2_hit_rate));
+  return std::nullopt;
+}
+
+std::string dump_chosen_plan(const Run& r) { return dump_plan(*r.solved.plan); }
+
+/// The plan's properties proved (coverage, bounds, banks, overflow). --emit=proof writes the
+/// certificate whatever it says, and exits 1 when a check failed.
+Verdict prove_plan(Run& r) {
+  r.say.start();
+  r.say.info("Verifying formal correctness via SMT solver...");
+  r.cert = verify::verify(*r.solved.plan);
+  r.say.info(fmt::format("{} of {} checks proved ({:.1f} ms)",
+                         std::count_if(r.cert.checks.begin(), r.cert.checks.end(), [](const auto& c) { return c.passed; }),
+                         r.cert.checks.size(), r.say.ms()));
+  if (r.emit == "proof") {
+    std::ostringstream dump;
+    verify::dump(dump, r.cert);
+    int rc = write_output(r.o, dump.str(), r.out, r.err, r.inputs);
+    return rc != 0 ? rc : r.cert.all_passed() ? 0 : kExitUserError;
+  }
+  if (!r.cert.all_passed()) {
+    for (const auto& c : r.cert.checks)
+      if (!c.passed)
+        r.err << fmt::format("{}: error: verification failed: {}: {}\n  counterexample: {}\n", r.o.input, c.name,
+                             c.statement, c.counterexample);
+    return kExitUserError;
+  }
+  return std::nullopt;
+}
+
+/// Codegen's feedback to the solver: the plan's kernel does not fit the register file, so the
+/// next-best plan of the same family is solved for and proved. False when there is none.
+bool next_plan(Run& r) {
+  r.sopts.exclude.push_back(r.solved.point);
+  r.sopts.family = r.solved.space.family;  // excluded points are points of this family's space
+  r.solved = solve::solve(*r.problem, r.sopts);  // solve::GaveUp reaches the caller
+  if (!r.solved.plan) return false;
+  r.cert = verify::verify(*r.solved.plan);
+  if (!r.cert.all_passed()) throw InternalError("the next-best plan failed verification");
+  return true;
+}
+
+/// The GPU backend: LLVM IR → PTX → ptxas. A kernel that spills, or needs more registers than
+/// its plan's occupancy allows, asks the solver for the next plan, a few times at most.
+Verdict generate_ptx(Run& r) {
+  const bool gpu_stage = r.emit == "llvm" || r.emit == "ptx";
+  if (!r.problem->hw.is_gpu()) {
+    if (gpu_stage) {
+      r.err << fmt::format("{}: error: --emit={} applies to GPU targets; {} is an NPU\n", r.o.input, r.emit,
+                           r.problem->hw.name);
+      return kExitUserError;
+    }
+    return std::nullopt;
+  }
+  if (r.emit == "verilog") {
+    r.err << fmt::format("{}: error: --emit=verilog applies to NPU targets; {} is a GPU\n", r.o.input, r.problem->hw.name);
+    return kExitUserError;
+  }
+  const std::string no_ptx = codegen::unsupported_reason(*r.solved.plan, r.problem->hw);
+  if (!no_ptx.empty()) {
+    // A module without the kernel it was asked for is no module: the spec is refused.
+    if (gpu_stage)
+      r.err << fmt::format("{}: error: cannot emit {}: {}\n", r.o.input, r.emit, no_ptx);
+    else
+      r.err << fmt::format("{}: error: no PTX can be generated for this spec: {}\n", r.o.input, no_ptx);
+    return kExitUserError;
+  }
+  for (int attempt = 0;; ++attempt) {
+    const Plan& cand = *r.solved.plan;
+    r.say.start();
+    r.say.info(fmt::format("Generating PTX for candidate {}×{}×{} ({})...", cand.tile_m, cand.tile_n, cand.tile_k,
+                           r.problem->hw.gpu.arch));
+    codegen::Artifacts art = codegen::make_ptx_backend(r.problem->hw)->generate(cand);
+    const auto& px = art.ptxas;
+    if (px.ran && px.cubin.empty()) throw InternalError("ptxas rejected the generated PTX:\n" + px.log);
+    r.say.info(px.ran ? fmt::format("ptxas: {} registers, {} B spill stores, {} B spill loads ({:.1f} ms)", px.registers,
+                                    px.spill_stores, px.spill_loads, r.say.ms())
+                      : px.not_run + ": the module carries PTX only (the driver JIT compiles it)");
+    // The plan's occupancy must survive register allocation.
+    bool over_budget = px.ran && static_cast<std::int64_t>(px.registers) * cand.threads * cand.blocks_per_sm >
+                                     r.problem->hw.gpu.regs_per_sm;
+    bool spills = px.ran && (px.spill_stores > 0 || px.spill_loads > 0);
+    if ((spills || over_budget) && attempt < 3) {
+      r.say.info(spills ? "The kernel spills registers: rejecting this plan and solving for the next best"
+                        : fmt::format("The kernel's {} registers do not fit {} blocks of {} threads per SM: "
+                                      "rejecting this plan and solving for the next best",
+                                      px.registers, cand.blocks_per_sm, cand.threads));
+      try {
+        if (!next_plan(r)) throw UserError("no plan left whose kernel fits the register file without spilling");
+      } catch (const solve::GaveUp& e) {
+        return gave_up(e, *r.problem, r.o, r.text, r.err);
+      }
+      continue;
+    }
+    // ptxas reports lost performance (wgmma serialized, for one) as info lines: pass them on.
+    for (std::size_t at = px.log.find("Potential Performance Loss"); at != std::string::npos;
+         at = px.log.find("Potential Performance Loss", at + 1))
+      r.err << fmt::format("{}: warning: ptxas: {}\n", r.o.input, px.log.substr(at, px.log.find('\n', at) - at));
+    if (spills || over_budget)
+      r.err << fmt::format("{}: warning: the kernel {} and no better plan was found in {} tries\n", r.o.input,
+                           spills ? fmt::format("spills registers ({} B stores, {} B loads)", px.spill_stores,
+                                                px.spill_loads)
+                                  : fmt::format("needs {} registers, more than its planned occupancy allows",
+                                                px.registers),
+                           attempt + 1);
+    r.gpu = std::move(art);
+    return std::nullopt;
+  }
+}
+
+std::string dump_llvm(const Run& r) { return r.gpu->llvm_ir; }
+std::string dump_ptx(const Run& r) { return r.gpu->ptx; }
+
+/// The NPU backend: Verilog from the plan, every property of it proved by k-induction. Hardware
+/// whose properties are not all proved is neither emitted nor put in a module.
+Verdict generate_verilog(Run& r) {
+  if (!r.problem->hw.is_npu()) return std::nullopt;
+  r.say.start();
+  r.say.info("Generating Verilog (AGUs, DMA, scratchpad, MAC array engine, accumulators, MMIO registers, top)...");
+  try {
+    r.hdl = hdlgen::generate(*r.solved.plan, r.problem->hw, design_name(r.o.input));
+  } catch (const UserError& e) {
+    r.err << fmt::format("{}: error: {}: {}\n", r.o.input,
+                         r.emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec", e.what());
+    return kExitUserError;
+  }
+  r.say.info(fmt::format("{}: {} files, {} modules with properties ({:.1f} ms)", r.hdl->top, r.hdl->files.size(),
+                         r.hdl->formal_tops.size(), r.say.ms()));
+  r.say.start();
+  r.say.info("Proving the AGU and DMA properties by k-induction (Yosys -> SMT-LIB2 -> Z3)...");
+  r.formal = hdlgen::prove(*r.hdl);
+  if (r.o.verbose) r.err << hdlgen::report_text(r.formal);
+  if (!r.formal.all_proved()) {
+    if (r.emit == "verilog")
+      r.err << fmt::format("{}: error: the generated Verilog is not emitted: not every property was proved\n{}", r.o.input,
+                           r.o.verbose ? "" : hdlgen::report_text(r.formal));
+    else
+      r.err << fmt::format("{}: error: no module written: not every property of the generated design was proved\n{}",
+                           r.o.input, r.o.verbose ? "" : hdlgen::report_text(r.formal));
+    return kExitUserError;
+  }
+  std::size_t props = 0;
+  for (const auto& m : r.formal.modules) props += m.result.properties.size();
+  r.say.info(fmt::format("{} properties of {} modules proved ({:.1f} ms)", props, r.formal.modules.size(), r.say.ms()));
+  if (r.emit == "verilog") return write_verilog(r.o, *r.hdl, r.out, r.err, r.inputs);
+  return std::nullopt;
+}
+
+/// --synth: the design through Yosys (and the model's board); minutes for a large array, so each
+/// flow says when it ends, verbose or not.
+Verdict synthesize_design(Run& r) {
+  if (!r.hdl || !r.o.synth) return std::nullopt;
+  r.say.start();
+  r.err << fmt::format("synthesizing with Yosys: coarse, {} ...\n",
+                       r.o.fpga.empty() ? std::string("no FPGA flow") : fmt::format("{}", fmt::join(r.o.fpga, ", ")));
+  hdlgen::SynthOptions sopt;
+  sopt.families = r.o.fpga;
+  sopt.progress = [&](const std::string& line) { r.err << "  synthesis: " << line << "\n" << std::flush; };
+  r.synth = hdlgen::synthesize(*r.hdl, r.problem->hw, sopt);
+  r.say.info(r.synth.summary());
+  if (!r.synth.board.board.empty()) r.say.info(r.synth.board.summary());
+  return std::nullopt;
+}
+
+/// The module: plan, proof, and the backend's artifacts; cached unsigned, signed if asked.
+Verdict write_module(Run& r) {
+  const Plan& final_plan = *r.solved.plan;
+  module::ModuleContents contents;
+  contents.target_kind = r.target_kind;
+  contents.target_name = r.problem->hw.name;
+  contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(final_plan)));
+  contents.sections.push_back(module::text_section(ko::SectionKind::Proof, verify::to_json_text(r.cert)));
+  if (r.hdl) {
+    contents.sections.push_back(
+        {static_cast<std::uint32_t>(ko::SectionKind::NpuRegmap), "npu_regmap", hdlgen::register_table(*r.hdl), 0});
+    contents.sections.push_back(module::text_section(ko::SectionKind::Verilog, hdlgen::bundle(*r.hdl)));
+    contents.sections.push_back(module::text_section(
+        ko::SectionKind::Synth,
+        hdlgen::report_text(r.formal) + (r.o.synth ? r.synth.text() : "synthesis: not run (compile --synth runs it)\n")));
+    if (!r.synth.board.bitstream.empty())
+      contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Bitstream), "bitstream",
+                                   std::vector<std::uint8_t>(r.synth.board.bitstream.begin(), r.synth.board.bitstream.end()),
+                                   ko::kSectionFlagOptional});
+  }
+  if (r.gpu) {
+    contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, r.gpu->ptx));
+    if (!r.gpu->ptxas.cubin.empty())
+      contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Cubin), "cubin", r.gpu->ptxas.cubin, 0});
+    contents.sections.push_back(
+        {static_cast<std::uint32_t>(ko::SectionKind::Launch), "launch", launch_record(final_plan, r.gpu->launch), 0});
+  }
+  std::vector<std::uint8_t> bytes = module::write(contents);
+  std::string why;
+  if (r.use_cache && !cache_store(r.cdir, r.key, r.target_kind, r.problem->hw.name, bytes, why))
+    r.say.info("Cache not written: " + why);
+  if (!r.o.sign_key.empty()) {
+    bytes = module::sign_bytes(bytes, r.o.sign_key);  // the cache holds the module unsigned
+    r.say.info("Signed the module (Ed25519)");
+  }
+  std::string path = module_path(r.o);
+  why.clear();
+  if (!write_output_file(path, std::string(bytes.begin(), bytes.end()), r.inputs, why)) {
+    r.err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
+    return kExitUserError;
+  }
+  if (r.o.verbose) {
+    if (r.hdl)
+      r.err << fmt::format("[SUCCESS] NPU design {} compiled to {} (size: {})\n", r.hdl->top, path, size_text(bytes.size()));
+    else
+      r.err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
+  }
+  return r.o.bitstream.empty() ? 0 : write_bitstream(r.o, bytes, r.err, r.inputs);
+}
+
+/// One stage of the pipeline: what it does, and the dump `--emit=NAME` writes after it.
+struct Stage {
+  const char* name;                   // its --emit name, or nullptr for a stage without a dump
+  Verdict (*run)(Run&);               // nullptr: the stage only dumps what an earlier one made
+  std::string (*dump)(const Run&);    // nullptr: the stage writes its own output when it is the last
+};
+
+// The pipeline, in order; emit_stages() lists the names.
+constexpr Stage kStages[] = {
+    {"ast", parse_spec, dump_ast},
+    {"problem", check_spec, dump_problem},
+    {nullptr, look_up_cache, nullptr},
+    {"space", solve_schedule, dump_space},
+    {"plan", choose_plan, dump_chosen_plan},
+    {"proof", prove_plan, nullptr},
+    {"llvm", generate_ptx, dump_llvm},
+    {"ptx", nullptr, dump_ptx},
+    {"verilog", generate_verilog, nullptr},
+    {nullptr, synthesize_design, nullptr},
+    {"module", write_module, nullptr},
+};
+
+}  // namespace
+
+const std::vector<std::string>& emit_stages() {
+  static const std::vector<std::string> stages = [] {
+    std::vector<std::string> v;
+    for (const auto& s : kStages)
+      if (s.name) v.push_back(s.name);
+    return v;
+  }();
+  return stages;
+}
+
 int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
-  // The run's inputs, never overwritten by an output: the spec, the signing key, later the model.
-  std::vector<std::string> inputs = {o.input};
   const auto& stages = emit_stages();
   std::string emit = o.emit.empty() ? "module" : o.emit;
   if (std::find(stages.begin(), stages.end(), emit) == stages.end()) {
@@ -258,313 +636,48 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
                        fmt::join(stages, ", "));
     return kExitUserError;
   }
+  Run r(o, out, err, emit);
+  r.inputs = {o.input};
   if (!o.sign_key.empty()) {
     if (emit != "module") {
       err << "deepgemm: error: --sign applies to a module (no --emit)\n";
       return kExitUserError;
     }
     module::check_secret_key(o.sign_key);
-    inputs.push_back(o.sign_key);
+    r.inputs.push_back(o.sign_key);
   }
   if (!o.bitstream.empty() && (!o.synth || emit != "module")) {
     err << "deepgemm: error: --bitstream needs --synth and a module (no --emit)\n";
     return kExitUserError;
   }
-  Narrator say(o.verbose, err);
-  std::string text, why;
-  if (!read_file_bounded(o.input, kMaxSpecBytes, text, why)) {
+  std::string why;
+  if (!read_file_bounded(o.input, kMaxSpecBytes, r.text, why)) {
     err << fmt::format("deepgemm: error: cannot read '{}': {}\n", o.input, why);
     return kExitUserError;
   }
   for (const std::string& target : {emit == "module" ? module_path(o) : o.output, o.bitstream})
-    if (!target.empty() && is_one_of(target, inputs)) {
+    if (!target.empty() && is_one_of(target, r.inputs)) {
       err << fmt::format("deepgemm: error: cannot write '{}': it is an input of this command (the spec or the "
                          "signing key); choose another output path\n",
                          target);
       return kExitUserError;
     }
-  DiagEngine diags;
-  diags.add_source(o.input, text);
-
-  say.start();
-  say.info(fmt::format("Parsing {}...", o.input));
-  ast::Spec spec = dgml::parse(o.input, text, diags);
-  say.info(fmt::format("Parsed {} blocks ({:.2f} ms)", spec.blocks.size(), say.ms()));
-  if (diags.has_errors() || emit == "ast") {
-    diags.print(err);
-    if (diags.has_errors()) return kExitUserError;
-    std::ostringstream dump;
-    ast::dump(dump, spec);
-    return write_output(o, dump.str(), out, err, inputs);
-  }
-
-  say.start();
-  say.info(fmt::format("Loading hardware model for {}...", spec.target.empty() ? "(none)" : spec.target));
-  std::optional<GemmProblem> problem = sema::check(spec, o.hw_dir, diags);
-  diags.print(err);
-  if (!problem) return kExitUserError;
-  inputs.push_back(problem->hw.file);
-  say.info(fmt::format("Checked the spec against {} ({:.2f} ms)", problem->hw.name, say.ms()));
-
-  if (emit == "problem") {
-    std::ostringstream dump;
-    dump << *problem;
-    return write_output(o, dump.str(), out, err, inputs);
-  }
-
-  // The module cache: a hit skips solving and proving.
-  const ko::TargetKind target_kind = problem->hw.is_gpu() ? ko::TargetKind::Gpu : ko::TargetKind::Npu;
-  std::string key, cdir = cache_dir();
-  bool use_cache = emit == "module" && !cdir.empty();
-  if (use_cache) {
-    std::string model_text, why;
-    read_file_bounded(problem->hw.file, kMaxHwModelBytes, model_text, why);
-    key = cache_key({DEEPGEMM_VERSION_STRING, compiler_build_id(), text, model_text,
-                     o.synth ? fmt::format("synth {}", fmt::join(o.fpga, ",")) : ""});
-    if (!o.force_rebuild) {
-      auto hit = cache_lookup(cdir, key, target_kind, problem->hw.name, why);
-      if (hit) {
-        say.info(fmt::format("Cache hit ({}/{}.ko)", cdir, key));
-        std::string path = module_path(o);
-        if (!o.sign_key.empty()) *hit = module::sign_bytes(*hit, o.sign_key);
-        if (!write_output_file(path, std::string(hit->begin(), hit->end()), inputs, why)) {
-          err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
-          return kExitUserError;
-        }
-        if (o.verbose) err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {}, cached)\n", path, size_text(hit->size()));
-        return o.bitstream.empty() ? 0 : write_bitstream(o, *hit, err, inputs);
-      }
-      if (why != "absent") say.info("Cache: " + why);
+  // Walk the stages; each may stop the run (an error, a cache hit, its own output), and the one
+  // --emit names writes its dump. DEEPGEMM_TIME_PASSES=1 prints each stage's wall time.
+  const bool time_passes = std::getenv("DEEPGEMM_TIME_PASSES") != nullptr;
+  for (const Stage& st : kStages) {
+    auto t0 = std::chrono::steady_clock::now();
+    Verdict v = st.run ? st.run(r) : std::nullopt;
+    if (time_passes && st.run)
+      err << fmt::format("[TIME] {}: {:.2f} ms\n", st.name ? st.name : "(no dump)",
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (v) return *v;
+    if (st.name && emit == st.name) {
+      DG_INTERNAL_ASSERT(st.dump != nullptr, fmt::format("stage {} ended without its output", st.name));
+      return write_output(o, st.dump(r), out, err, r.inputs);
     }
   }
-
-  say.start();
-  say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
-  solve::Options sopts;
-  sopts.budget_s = o.solver_timeout_s;
-  solve::Result solved;
-  try {
-    solved = solve::solve(*problem, sopts);
-  } catch (const solve::GaveUp& e) {
-    return gave_up(e, *problem, o, text, err);
-  }
-  say.info(fmt::format("Space: {} schedule variables, {} points, {} rules", solved.space.vars.size(),
-                       solved.space.size(), solved.rules.size()));
-  if (emit == "space") {
-    std::ostringstream dump;
-    solve::dump_space(dump, solved);
-    return write_output(o, dump.str(), out, err, inputs);
-  }
-  if (!solved.plan) {
-    DiagEngine why;  // the sema notes above were printed already
-    why.add_source(o.input, text);
-    solve::explain(solved, *problem, why);
-    why.print(err);
-    return kExitUserError;
-  }
-  const Plan& plan = *solved.plan;
-  say.info(fmt::format("Found {} valid tile candidates (M×N×K); optimum {}×{}×{} ({} Z3 checks, {:.1f} ms)",
-                       solved.feasible_tiles, plan.tile_m, plan.tile_n, plan.tile_k, solved.checks, say.ms()));
-  if (solved.families.size() > 1) {
-    std::vector<std::string> parts;
-    for (const auto& f : solved.families)
-      parts.push_back(f.predicted_us ? fmt::format("{} {:.2f} us", f.family, *f.predicted_us)
-                                     : fmt::format("{} infeasible", f.family));
-    say.info(fmt::format("Instruction families: {}; {} chosen", fmt::join(parts, ", "), plan.family));
-  }
-  say.info(fmt::format("Predicted {:.2f} us ({:.1f} TFLOP/s, {}-bound, l2_hit_rate={:.3f})", plan.predicted_us,
-                       plan.predicted_tflops, plan.bound, plan.l2_hit_rate));
-  if (emit == "plan") return write_output(o, dump_plan(plan), out, err, inputs);
-
-  say.start();
-  say.info("Verifying formal correctness via SMT solver...");
-  verify::Certificate cert = verify::verify(plan);  // re-proved below if the plan changes
-  say.info(fmt::format("{} of {} checks proved ({:.1f} ms)", std::count_if(cert.checks.begin(), cert.checks.end(),
-                                                                             [](const auto& c) { return c.passed; }),
-                       cert.checks.size(), say.ms()));
-  if (emit == "proof") {
-    std::ostringstream dump;
-    verify::dump(dump, cert);
-    int rc = write_output(o, dump.str(), out, err, inputs);
-    return rc != 0 ? rc : cert.all_passed() ? 0 : kExitUserError;
-  }
-  if (!cert.all_passed()) {
-    for (const auto& c : cert.checks)
-      if (!c.passed)
-        err << fmt::format("{}: error: verification failed: {}: {}\n  counterexample: {}\n", o.input, c.name,
-                           c.statement, c.counterexample);
-    return kExitUserError;
-  }
-
-  // The GPU backend: LLVM IR → PTX → ptxas. A kernel that spills is rejected and the next-best
-  // plan is solved for, up to a few times.
-  std::optional<codegen::Artifacts> gpu;
-  std::string no_ptx;
-  if (problem->hw.is_gpu()) {
-    no_ptx = codegen::unsupported_reason(plan, problem->hw);
-    if (no_ptx.empty()) {
-      for (int attempt = 0;; ++attempt) {
-        say.start();
-        say.info(fmt::format("Generating PTX for candidate {}×{}×{} ({})...", solved.plan->tile_m, solved.plan->tile_n,
-                             solved.plan->tile_k, problem->hw.gpu.arch));
-        codegen::Artifacts art = codegen::make_ptx_backend(problem->hw)->generate(*solved.plan);
-        const auto& px = art.ptxas;
-        if (px.ran && px.cubin.empty()) throw InternalError("ptxas rejected the generated PTX:\n" + px.log);
-        say.info(px.ran ? fmt::format("ptxas: {} registers, {} B spill stores, {} B spill loads ({:.1f} ms)",
-                                      px.registers, px.spill_stores, px.spill_loads, say.ms())
-                        : px.not_run + ": the module carries PTX only (the driver JIT compiles it)");
-        // The plan's occupancy must survive register allocation.
-        const Plan& cand = *solved.plan;
-        bool over_budget = px.ran && static_cast<std::int64_t>(px.registers) * cand.threads * cand.blocks_per_sm >
-                                         problem->hw.gpu.regs_per_sm;
-        bool spills = px.ran && (px.spill_stores > 0 || px.spill_loads > 0);
-        if ((spills || over_budget) && attempt < 3) {
-          say.info(spills ? "The kernel spills registers: rejecting this plan and solving for the next best"
-                          : fmt::format("The kernel's {} registers do not fit {} blocks of {} threads per SM: "
-                                        "rejecting this plan and solving for the next best",
-                                        px.registers, cand.blocks_per_sm, cand.threads));
-          sopts.exclude.push_back(solved.point);
-          sopts.family = solved.space.family;  // excluded points are points of this family's space
-          try {
-            solved = solve::solve(*problem, sopts);
-          } catch (const solve::GaveUp& e) {
-            return gave_up(e, *problem, o, text, err);
-          }
-          if (!solved.plan) throw UserError("no plan left whose kernel fits the register file without spilling");
-          cert = verify::verify(*solved.plan);
-          if (!cert.all_passed()) throw InternalError("the next-best plan failed verification");
-          continue;
-        }
-        // ptxas reports lost performance (wgmma serialized, for one) as info lines: pass them on.
-        for (std::size_t at = px.log.find("Potential Performance Loss"); at != std::string::npos;
-             at = px.log.find("Potential Performance Loss", at + 1))
-          err << fmt::format("{}: warning: ptxas: {}\n", o.input, px.log.substr(at, px.log.find('\n', at) - at));
-        if (spills || over_budget)
-          err << fmt::format("{}: warning: the kernel {} and no better plan was found in {} tries\n", o.input,
-                             spills ? fmt::format("spills registers ({} B stores, {} B loads)", px.spill_stores,
-                                                  px.spill_loads)
-                                    : fmt::format("needs {} registers, more than its planned occupancy allows",
-                                                  px.registers),
-                             attempt + 1);
-        gpu = std::move(art);
-        break;
-      }
-    } else if (emit == "llvm" || emit == "ptx") {
-      err << fmt::format("{}: error: cannot emit {}: {}\n", o.input, emit, no_ptx);
-      return kExitUserError;
-    } else {
-      // A module without the kernel it was asked for is no module: the spec is refused.
-      err << fmt::format("{}: error: no PTX can be generated for this spec: {}\n", o.input, no_ptx);
-      return kExitUserError;
-    }
-  } else if (emit == "llvm" || emit == "ptx") {
-    err << fmt::format("{}: error: --emit={} applies to GPU targets; {} is an NPU\n", o.input, emit, problem->hw.name);
-    return kExitUserError;
-  }
-  if (emit == "verilog" && !problem->hw.is_npu()) {
-    err << fmt::format("{}: error: --emit=verilog applies to NPU targets; {} is a GPU\n", o.input, problem->hw.name);
-    return kExitUserError;
-  }
-
-  // The NPU backend: Verilog from the plan, its properties proved by k-induction, synthesized.
-  std::optional<hdlgen::Design> hdl;
-  hdlgen::FormalReport formal;
-  hdlgen::SynthReport synth;
-  if (problem->hw.is_npu()) {
-    say.start();
-    say.info("Generating Verilog (AGUs, DMA, scratchpad, MAC array engine, accumulators, MMIO registers, top)...");
-    try {
-      hdl = hdlgen::generate(*solved.plan, problem->hw, design_name(o.input));
-    } catch (const UserError& e) {
-      err << fmt::format("{}: error: {}: {}\n", o.input,
-                         emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec", e.what());
-      return kExitUserError;
-    }
-  }
-  if (hdl) {
-    say.info(fmt::format("{}: {} files, {} modules with properties ({:.1f} ms)", hdl->top, hdl->files.size(),
-                         hdl->formal_tops.size(), say.ms()));
-    say.start();
-    say.info("Proving the AGU and DMA properties by k-induction (Yosys -> SMT-LIB2 -> Z3)...");
-    formal = hdlgen::prove(*hdl);
-    if (o.verbose) err << hdlgen::report_text(formal);
-    if (!formal.all_proved()) {
-      // Hardware whose properties are not all proved is not emitted.
-      if (emit == "verilog") {
-        err << fmt::format("{}: error: the generated Verilog is not emitted: not every property was proved\n{}", o.input,
-                           o.verbose ? "" : hdlgen::report_text(formal));
-        return kExitUserError;
-      }
-      err << fmt::format("{}: error: no module written: not every property of the generated design was proved\n{}",
-                         o.input, o.verbose ? "" : hdlgen::report_text(formal));
-      return kExitUserError;
-    }
-  }
-  if (hdl) {
-    std::size_t props = 0;
-    for (const auto& m : formal.modules) props += m.result.properties.size();
-    say.info(fmt::format("{} properties of {} modules proved ({:.1f} ms)", props, formal.modules.size(), say.ms()));
-    if (emit == "verilog") return write_verilog(o, *hdl, out, err, inputs);
-    if (o.synth) {
-      say.start();
-      // Minutes for a large array: each flow says when it ends, verbose or not.
-      err << fmt::format("synthesizing with Yosys: coarse, {} ...\n",
-                         o.fpga.empty() ? std::string("no FPGA flow") : fmt::format("{}", fmt::join(o.fpga, ", ")));
-      hdlgen::SynthOptions sopt;
-      sopt.families = o.fpga;
-      sopt.progress = [&](const std::string& line) { err << "  synthesis: " << line << "\n" << std::flush; };
-      synth = hdlgen::synthesize(*hdl, problem->hw, sopt);
-      say.info(synth.summary());
-      if (!synth.board.board.empty()) say.info(synth.board.summary());
-    }
-  }
-  if (emit == "llvm") return write_output(o, gpu->llvm_ir, out, err, inputs);
-  if (emit == "ptx") return write_output(o, gpu->ptx, out, err, inputs);
-  const Plan& final_plan = *solved.plan;
-
-  module::ModuleContents contents;
-  contents.target_kind = target_kind;
-  contents.target_name = problem->hw.name;
-  contents.sections.push_back(module::text_section(ko::SectionKind::Plan, dump_plan(final_plan)));
-  contents.sections.push_back(module::text_section(ko::SectionKind::Proof, verify::to_json_text(cert)));
-  if (hdl) {
-    contents.sections.push_back(
-        {static_cast<std::uint32_t>(ko::SectionKind::NpuRegmap), "npu_regmap", hdlgen::register_table(*hdl), 0});
-    contents.sections.push_back(module::text_section(ko::SectionKind::Verilog, hdlgen::bundle(*hdl)));
-    contents.sections.push_back(module::text_section(
-        ko::SectionKind::Synth,
-        hdlgen::report_text(formal) + (o.synth ? synth.text() : "synthesis: not run (compile --synth runs it)\n")));
-    if (!synth.board.bitstream.empty())
-      contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Bitstream), "bitstream",
-                                   std::vector<std::uint8_t>(synth.board.bitstream.begin(), synth.board.bitstream.end()),
-                                   ko::kSectionFlagOptional});
-  }
-  if (gpu) {
-    contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, gpu->ptx));
-    if (!gpu->ptxas.cubin.empty())
-      contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Cubin), "cubin", gpu->ptxas.cubin, 0});
-    contents.sections.push_back(
-        {static_cast<std::uint32_t>(ko::SectionKind::Launch), "launch", launch_record(final_plan, gpu->launch), 0});
-  }
-  std::vector<std::uint8_t> bytes = module::write(contents);
-  if (use_cache && !cache_store(cdir, key, target_kind, problem->hw.name, bytes, why)) say.info("Cache not written: " + why);
-  if (!o.sign_key.empty()) {
-    bytes = module::sign_bytes(bytes, o.sign_key);  // the cache holds the module unsigned
-    say.info("Signed the module (Ed25519)");
-  }
-  std::string path = module_path(o);
-  why.clear();
-  if (!write_output_file(path, std::string(bytes.begin(), bytes.end()), inputs, why)) {
-    err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
-    return kExitUserError;
-  }
-  if (o.verbose) {
-    if (hdl)
-      err << fmt::format("[SUCCESS] NPU design {} compiled to {} (size: {})\n", hdl->top, path, size_text(bytes.size()));
-    else
-      err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
-  }
-  return o.bitstream.empty() ? 0 : write_bitstream(o, bytes, err, inputs);
+  throw InternalError("the pipeline ended without a module");
 }
 
 }  // namespace dg::driver
