@@ -596,24 +596,25 @@ Verdict write_module(Run& r) {
 
 /// One stage of the pipeline: what it does, and the dump `--emit=NAME` writes after it.
 struct Stage {
-  const char* name;                   // its --emit name, or nullptr for a stage without a dump
+  const char* name;                   // for DEEPGEMM_TIME_PASSES, and its --emit name if it has one
+  bool emits;                         // --emit=NAME stops after it
   Verdict (*run)(Run&);               // nullptr: the stage only dumps what an earlier one made
   std::string (*dump)(const Run&);    // nullptr: the stage writes its own output when it is the last
 };
 
-// The pipeline, in order; emit_stages() lists the names.
+// The pipeline, in order; emit_stages() lists the names of those that emit.
 constexpr Stage kStages[] = {
-    {"ast", parse_spec, dump_ast},
-    {"problem", check_spec, dump_problem},
-    {nullptr, look_up_cache, nullptr},
-    {"space", solve_schedule, dump_space},
-    {"plan", choose_plan, dump_chosen_plan},
-    {"proof", prove_plan, nullptr},
-    {"llvm", generate_ptx, dump_llvm},
-    {"ptx", nullptr, dump_ptx},
-    {"verilog", generate_verilog, nullptr},
-    {nullptr, synthesize_design, nullptr},
-    {"module", write_module, nullptr},
+    {"ast", true, parse_spec, dump_ast},
+    {"problem", true, check_spec, dump_problem},
+    {"cache", false, look_up_cache, nullptr},
+    {"space", true, solve_schedule, dump_space},
+    {"plan", true, choose_plan, dump_chosen_plan},
+    {"proof", true, prove_plan, nullptr},
+    {"llvm", true, generate_ptx, dump_llvm},
+    {"ptx", true, nullptr, dump_ptx},
+    {"verilog", true, generate_verilog, nullptr},
+    {"synth", false, synthesize_design, nullptr},
+    {"module", true, write_module, nullptr},
 };
 
 }  // namespace
@@ -622,7 +623,7 @@ const std::vector<std::string>& emit_stages() {
   static const std::vector<std::string> stages = [] {
     std::vector<std::string> v;
     for (const auto& s : kStages)
-      if (s.name) v.push_back(s.name);
+      if (s.emits) v.push_back(s.name);
     return v;
   }();
   return stages;
@@ -669,10 +670,10 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
     auto t0 = std::chrono::steady_clock::now();
     Verdict v = st.run ? st.run(r) : std::nullopt;
     if (time_passes && st.run)
-      err << fmt::format("[TIME] {}: {:.2f} ms\n", st.name ? st.name : "(no dump)",
+      err << fmt::format("[TIME] {}: {:.2f} ms\n", st.name,
                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (v) return *v;
-    if (st.name && emit == st.name) {
+    if (st.emits && emit == st.name) {
       DG_INTERNAL_ASSERT(st.dump != nullptr, fmt::format("stage {} ended without its output", st.name));
       return write_output(o, st.dump(r), out, err, r.inputs);
     }
