@@ -1,12 +1,14 @@
 // gpu_bench MODULE.ko...: our kernels against cuBLAS on the same GPU in the same run.
 // For each module: random fp16/bf16 inputs, rotating input buffers when one set would fit in L2,
 // warm-up, then the median of per-launch CUDA-event timings for our kernel (through the dgmm
-// runtime) and for cublasGemmEx (same types, fp32 accumulation, same output type). Prints
-// TFLOP/s, GB/s (A + B + C bytes over time), the ratio to cuBLAS, and the geometric mean.
+// runtime) and for cublasGemmEx (same types, fp32 accumulation, same output type; int8 x int8 ->
+// int32 with CUBLAS_COMPUTE_32I and B in the module's layout). Prints TFLOP/s (TOP/s for int8),
+// GB/s (A + B + C bytes over time), the ratio to cuBLAS, and the geometric mean.
 #include <deepgemm/runtime.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "../tests/gpu/gemm_common.h"
 
@@ -50,19 +52,32 @@ int main(int argc, char** argv) {
     }
     const auto& L = mi.launch;
     const int M = int(L.M), N = int(L.N), K = int(L.K);
-    const bool bf16 = mi.a_type == "bf16";
-    size_t c_elem = mi.c_type == "fp32" ? 4 : 2;
-    size_t set_bytes = (size_t(M) * K + size_t(K) * N) * 2 + size_t(M) * N * c_elem;
+    const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8";
+    const size_t in_elem = int8 ? 1 : 2;
+    size_t c_elem = mi.c_type == "fp32" || mi.c_type == "int32" ? 4 : 2;
+    size_t set_bytes = (size_t(M) * K + size_t(K) * N) * in_elem + size_t(M) * N * c_elem;
     int sets = int(std::min<size_t>(16, std::max<size_t>(1, (size_t(prop.l2CacheSize) * 3) / set_bytes + 1)));
     std::vector<void*> A(sets), B(sets), C(sets);
-    auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, 1);
-    auto b = dg::gpu::random_matrix(size_t(K) * N, bf16, 2);
+    // The inputs' bytes: fp16/bf16 in [-1, 1), or int8 in [-127, 127].
+    auto bytes_of = [&](size_t n, uint32_t seed) {
+      std::vector<uint8_t> out(n * in_elem);
+      if (int8) {
+        auto v = dg::gpu::random_int8(n, seed);
+        std::memcpy(out.data(), v.data(), n);
+      } else {
+        auto v = dg::gpu::random_matrix(n, bf16, seed);
+        std::memcpy(out.data(), v.data(), n * 2);
+      }
+      return out;
+    };
+    auto a = bytes_of(size_t(M) * K, 1);
+    auto b = bytes_of(size_t(K) * N, 2);
     for (int s = 0; s < sets; ++s) {
-      DG_CUDA(cudaMalloc(&A[s], a.size() * 2));
-      DG_CUDA(cudaMalloc(&B[s], b.size() * 2));
+      DG_CUDA(cudaMalloc(&A[s], a.size()));
+      DG_CUDA(cudaMalloc(&B[s], b.size()));
       DG_CUDA(cudaMalloc(&C[s], size_t(M) * N * c_elem));
-      DG_CUDA(cudaMemcpy(A[s], a.data(), a.size() * 2, cudaMemcpyHostToDevice));
-      DG_CUDA(cudaMemcpy(B[s], b.data(), b.size() * 2, cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemcpy(A[s], a.data(), a.size(), cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemcpy(B[s], b.data(), b.size(), cudaMemcpyHostToDevice));
     }
     dgmm_handle h = dgmm_load_kernel(argv[i]);
     if (!h) {
@@ -91,7 +106,12 @@ int main(int argc, char** argv) {
       }
     };
     cudaDataType ct = mi.c_type == "fp32" ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    auto run_cublas = [&](int s) { dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K); };
+    auto run_cublas = [&](int s) {
+      if (int8)
+        dg::gpu::cublas_gemm_int8(cb, A[s], B[s], C[s], M, N, K, mi.b_row_major);
+      else
+        dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major);
+    };
     auto time = [&](cudaStream_t st, auto&& fn) {
       for (int w = 0; w < kWarmup; ++w) fn(w % sets);
       std::vector<float> ms;

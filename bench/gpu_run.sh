@@ -24,6 +24,10 @@ if ls "$mods"/epilogue_*.ko > /dev/null 2>&1; then
   echo "== fused epilogues at 4096^3 (kernel '+op'), beside the same GEMM without one"
   build/runtime-only/bench/gpu_bench "$mods"/epilogue_*.ko 2>&1 | tee "$logs/bench_epilogue.log"
 fi
+if ls "$mods"/int8_*.ko > /dev/null 2>&1; then
+  echo "== int8 x int8 -> int32 (B column-major) against cublasGemmEx CUBLAS_COMPUTE_32I (TOP/s)"
+  build/runtime-only/bench/gpu_bench "$mods"/int8_*.ko 2>&1 | tee "$logs/bench_int8.log"
+fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"
   build/runtime-only/bench/gpu_bench "$mods"/explore_*.ko 2>&1 | tee "$logs/bench_explore.log"

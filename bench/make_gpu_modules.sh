@@ -5,6 +5,7 @@
 #   family_mma_<type>_...ko      the mma.sync family on the large shapes (family comparison)
 #   explore_<n>_...ko            forced wgmma schedules of 4096^3 (schedule exploration)
 #   epilogue_<type>_..._<op>.ko  4096^3 with each fused epilogue (op_type) and without
+#   int8_MxNxK.ko             int8 x int8 -> int32 GEMMs (B column-major) for the int8 benchmark
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -97,6 +98,15 @@ for op in bias bias_relu bias_gelu bias_silu; do
   done
   spec_volta 1000 776 1008 "check_volta_fp32_${op}_1000x776x1008.ko" fp32 "" "op_type: $op;"
   spec bf16 4096 4096 4096 "epilogue_bf16_4096x4096x4096_${op}.ko" "op_type: $op;"
+done
+# int8 x int8 -> int32 (B column-major, as the tensor cores read it) against cuBLAS's int8 GEMM
+# (int8_*.ko): square sizes and the LLM layer shapes, decode to prefill.
+for s in 2048 4096 8192; do spec_b_col int8 $s $s $s "int8_${s}x${s}x${s}.ko"; done
+for m in 16 128 4096; do
+  for nk in "4096 4096" "14336 4096" "4096 14336"; do
+    set -- $nk
+    spec_b_col int8 $m $1 $2 "int8_${m}x${1}x${2}.ko"
+  done
 done
 # The mma.sync family on the large shapes, for the family comparison (family_*.ko).
 for t in fp16 bf16; do

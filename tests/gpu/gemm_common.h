@@ -43,6 +43,7 @@ struct ModuleInfo {
   std::string a_type, c_type;  // "fp16" | "bf16" | "int8" (A and B), output "fp16" | "bf16" | "fp32" | "int32"
   std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
   std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
+  bool b_row_major = true;     // B as K x N rows (else N x K: column-major, K-major)
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
   /// The activation after the bias ("none" for a plain bias).
   std::string activation() const {
@@ -98,6 +99,7 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
     auto k = plan.find(std::string("\"") + key + "\": ");
     return k == std::string::npos ? 0L : std::strtol(plan.c_str() + k + std::strlen(key) + 4, nullptr, 10);
   };
+  m.b_row_major = plan.find("\"b_row_major\": false") == std::string::npos;
   m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue);
   return true;
@@ -146,6 +148,16 @@ inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* 
   cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
   DG_CUBLAS(cublasGemmEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, t,
                          b_row_major ? N : K, A, t, K, &zero, C, c_type, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/// Row-major C[M×N] (int32) = A[M×K]·B (int8) with cuBLAS, exact 32-bit integer accumulation
+/// (CUBLAS_COMPUTE_32I); B row-major K×N, or with b_row_major false N×K (column-major K×N).
+inline void cublas_gemm_int8(cublasHandle_t h, const void* A, const void* B, void* C, int M, int N, int K,
+                             bool b_row_major) {
+  int32_t one = 1, zero = 0;
+  DG_CUBLAS(cublasGemmEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_8I,
+                         b_row_major ? N : K, A, CUDA_R_8I, K, &zero, C, CUDA_R_32I, N, CUBLAS_COMPUTE_32I,
+                         CUBLAS_GEMM_DEFAULT));
 }
 
 /// Uniform int8 values in [-127, 127], from a fixed seed.
