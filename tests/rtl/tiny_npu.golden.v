@@ -1518,6 +1518,22 @@ module dg_engine #(
     .shadow_o   (shadow)
   );
 
+  // The word each tile row of the capture reads: row t of the group sits in bank cap_off + t
+  // (below Banks: the offset is a multiple of Rows, or of G, and both divide Banks), chosen by a
+  // Banks-way multiplexer; the lane inside it is a shift by at most a word. (A part-select of the
+  // whole read data at a computed offset would be a barrel shifter over every bank's bits.)
+  localparam int CapRows = Rows > G ? Rows : G;
+  logic [WordBits-1:0] cap_word [CapRows];
+  for (genvar t = 0; t < CapRows; t++) begin : g_cap_word
+    logic [LgBanks-1:0] bank;
+    assign bank = cap_off_q + LgBanks'(t);
+    always_comb begin
+      cap_word[t] = rd_data_i[0 +: WordBits];
+      for (int k = 1; k < Banks; k++)
+        if (bank == LgBanks'(k)) cap_word[t] = rd_data_i[k*WordBits +: WordBits];
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       pf_valid_q <= 1'b0;
@@ -1536,14 +1552,13 @@ module dg_engine #(
       // Capture: A rows from their banks, or one word of each B row.
       if (cap_q) begin
         if (cap_ph_q == '0) begin
-          for (int i = 0; i < Rows; i++)
-            pf_a_q[i*GA +: GA] <= rd_data_i[(32'(cap_off_q) + i) * WordBits + 32'(cap_lane_q) +: GA];
+          for (int i = 0; i < Rows; i++) pf_a_q[i*GA +: GA] <= GA'(cap_word[i] >> cap_lane_q);
         end else begin
           for (int t = 0; t < G; t++) begin
             if (BSeg == 1)
-              pf_b_q[t*SegB +: SegB] <= rd_data_i[(32'(cap_off_q) + t) * WordBits + 32'(cap_lane_q) +: SegB];
+              pf_b_q[t*SegB +: SegB] <= SegB'(cap_word[t] >> cap_lane_q);
             else
-              pf_b_q[t*SegB + (32'(cap_ph_q) - 1) * WordBits +: WordBits] <= rd_data_i[(32'(cap_off_q) + t) * WordBits +: WordBits];
+              pf_b_q[t*SegB + (32'(cap_ph_q) - 1) * WordBits +: WordBits] <= cap_word[t];
           end
         end
       end
