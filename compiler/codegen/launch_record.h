@@ -1,0 +1,19 @@
+// The module's LAUNCH section for a GPU kernel: the launch facts codegen found (kernel name, grid,
+// block, shared memory, compute capability) and, from the plan, the problem's extents and each
+// operand's name, role, element width (sema/dtype.h), size, layout and leading dimension, in the
+// order the kernel takes its pointers (A, B, C, then bias for a bias epilogue). The format is
+// <deepgemm/launch_format.h>, shared with the CUDA runtime.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/ptx_backend.h"
+#include "plan/plan.h"
+
+namespace dg::codegen {
+
+/// The LAUNCH section's bytes for `p` and its kernel's `li`. Deterministic.
+std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li);
+
+}  // namespace dg::codegen
