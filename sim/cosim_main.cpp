@@ -5,15 +5,24 @@
 //                                                 its port layer, which is this simulation
 //   cosim --m M --n N --k K --a-type T --b-type T [options]
 //                                                 the harness programs the registers itself
-//   options: --latency C (DRAM read latency, cycles; default 100), --boundary BYTES and
-//            --max-burst BEATS (the bus rules bursts are checked against; default 4096 and 256:
-//            deepgemm sim passes the model's), --stall P (probability that the DRAM model holds
-//            back each ready/valid it drives in a cycle; default 0), --seed S, --max-cycles N,
-//            --trace FILE.vcd (when Verilated with --trace), --quiet
+//   options: --latency C (DRAM latency, cycles, of a read's first beat and of a write's response;
+//            default 100), --boundary BYTES and --max-burst BEATS (the bus rules bursts are checked
+//            against; default 4096 and 256: deepgemm sim passes the model's), --stall P
+//            (probability that the DRAM model holds back each ready it drives, and each valid it
+//            has not raised yet, in a cycle; default 0), --seed S, --max-cycles N, --inject KIND
+//            (read-error: the first A burst is answered SLVERR; write-error: the first C burst;
+//            no-rlast: the first A burst's last beat comes without RLAST; the run must then end
+//            with the matching ERROR code), --trace FILE.vcd (when Verilated with --trace), --quiet
 //
-// The DRAM model (sparse 4 KB pages) serves A and B read bursts after the latency, in order, and
-// takes C write bursts; it checks every burst (beat-aligned, 1..max beats, never across the boundary,
-// inside the buffer it belongs to) and that every byte of C is written exactly once. A and B are
+// The design is the generated AXI4 top, Verilated with DG_AXI4_CHECK: the AXI4 protocol checker
+// (dg_axi4_check) is bound to its register slave and its three masters, and a rule it finds
+// broken, by either side, fails the run. The registers are written and read over AXI4-Lite, one
+// transaction at a time. The DRAM model (sparse 4 KB pages) is an AXI4 slave: it serves the A and B
+// read bursts after the latency, in order per master (each master has one ID), with RLAST on each
+// burst's last beat, and takes the C write bursts, with their byte strobes, answering each after
+// the latency once its last beat is in; it checks every burst (beat-aligned, full-width, INCR,
+// 1..max beats, never across the boundary, inside the buffer it belongs to, the master's ID) and
+// that every byte of C is written exactly once. A and B are
 // random (element types sN/uN: stored in 1 byte up to 8 bits, else 2; the value is the low N
 // bits, sign- or zero-extended); C must equal the reference GEMM (int32, wrapping) bit for bit.
 // Ends with a report and a PASS or FAIL line; exit 0 on PASS, 1 on FAIL, 2 on bad arguments.
@@ -94,6 +103,20 @@ struct Burst {
   std::uint64_t addr;
   unsigned len, done;
   std::uint64_t ready_at;
+  unsigned id = 0;
+  unsigned resp = 0;     // the response: 0 OKAY, 2 SLVERR
+  bool no_last = false;  // its last beat comes without RLAST (--inject no-rlast)
+};
+
+enum class Inject { None, ReadError, WriteError, NoRlast };
+
+/// A register access over AXI4-Lite, carried out by Sim::step.
+struct RegOp {
+  bool write = false;
+  unsigned addr = 0;
+  std::uint32_t data = 0, rdata = 0;
+  unsigned resp = 0;
+  bool a_done = false, w_done = false, done = false;
 };
 
 struct Options {
@@ -104,12 +127,14 @@ struct Options {
   std::uint64_t seed = 1, max_cycles = 0;
   std::string trace;
   bool quiet = false;
+  Inject inject = Inject::None;
 };
 
 class Sim {
  public:
   explicit Sim(const Options& o) : opt_(o), rng_(o.seed ^ 0x9e3779b97f4a7c15ull) {
     ctx_ = std::make_unique<VerilatedContext>();
+    ctx_->errorLimit(1 << 30);  // a broken AXI4 rule ($error in the checker) is counted, the run goes on
     top_ = std::make_unique<Vtop>(ctx_.get());
 #if VM_TRACE
     if (!o.trace.empty()) {
@@ -121,7 +146,7 @@ class Sim {
 #else
     if (!o.trace.empty()) std::fprintf(stderr, "cosim: warning: --trace ignored (the model was Verilated without --trace)\n");
 #endif
-    beat_ = static_cast<unsigned>(sizeof(top_->a_r_data_i));  // the data ports are the bus's bytes wide
+    beat_ = static_cast<unsigned>(sizeof(top_->m_axi_a_rdata_i));  // the data ports are the bus's bytes wide
     rbeat_.resize(beat_);
     top_->rst_ni = 0;
     top_->clk_i = 0;
@@ -142,6 +167,8 @@ class Sim {
   std::uint64_t cycle() const { return cycle_; }
   bool irq() const { return top_->irq_o; }
   int errors() const { return errors_; }
+  /// Rules the bound AXI4 protocol checkers found broken (each reported on stdout by $error).
+  int protocol_errors() const { return ctx_->errorCount(); }
   std::uint64_t read_beats() const { return read_beats_; }
   std::uint64_t write_beats() const { return write_beats_; }
   std::uint64_t bursts(int p) const { return bursts_[p]; }
@@ -168,73 +195,126 @@ class Sim {
 
   static constexpr unsigned kCtrl = dg::npu_regs::reg("CTRL").offset;
 
-  // Register port: one access per cycle, read data the cycle after.
+  // The registers, over AXI4-Lite: one transaction at a time, each carried by step().
+  std::uint32_t reg_access(bool write, unsigned offset, std::uint32_t v) {
+    reg_ = RegOp{};
+    reg_.write = write;
+    reg_.addr = offset & 0xfffu;
+    reg_.data = v;
+    active_ = true;
+    for (int i = 0; i < 1000 && !reg_.done; ++i) step();
+    active_ = false;
+    if (!reg_.done) fail("the register slave did not answer within 1000 cycles", offset, 0);
+    else if (reg_.resp != 0) fail(write ? "a register write was answered with an error" : "a register read was answered with an error", offset, 0);
+    return reg_.rdata;
+  }
   void reg_write(unsigned offset, std::uint32_t v) {
-    if (offset == kCtrl && (v & dg::npu_regs::mask("CTRL", "START")) != 0) start_cycle_ = cycle_;
-    top_->reg_req_i = 1;
-    top_->reg_we_i = 1;
-    top_->reg_addr_i = offset & 0xfffu;
-    top_->reg_wdata_i = v;
-    step();
-    top_->reg_req_i = 0;
-    top_->reg_we_i = 0;
+    const bool start = offset == kCtrl && (v & dg::npu_regs::mask("CTRL", "START")) != 0;
+    reg_access(true, offset, v);
+    if (start) start_cycle_ = cycle_ - 1;  // the write took effect at the last edge
   }
-  std::uint32_t reg_read(unsigned offset) {
-    top_->reg_req_i = 1;
-    top_->reg_we_i = 0;
-    top_->reg_addr_i = offset & 0xfffu;
-    step();
-    top_->reg_req_i = 0;
-    top_->eval();
-    return static_cast<std::uint32_t>(top_->reg_rdata_o);
-  }
+  std::uint32_t reg_read(unsigned offset) { return reg_access(false, offset, 0); }
   /// Runs until the interrupt or for `cycles` cycles.
   void run(std::uint64_t cycles) {
     for (std::uint64_t i = 0; i < cycles && !top_->irq_o; ++i) step();
   }
   void progress_hook(std::uint64_t estimate) { estimate_ = estimate; }
 
-  /// One clock cycle: the DRAM model drives the design's inputs from its own state (never from
-  /// the design's outputs), handshakes are taken as the design sees them before the edge.
+  /// One clock cycle: the DRAM model and the register master drive the design's inputs from
+  /// their own state (never from the design's outputs), handshakes are taken as the design sees
+  /// them before the edge. A VALID the model has raised stays up until its handshake.
   void step() {
-    bool ar_ready[2], r_valid[2];
     std::vector<std::uint8_t>& bytes = rbeat_;
+    bool ar_ready[2], r_valid[2];
     for (int p = 0; p < 2; ++p) {
       ar_ready[p] = coin();
-      r_valid[p] = !ar_[p].empty() && cycle_ >= ar_[p].front().ready_at && coin();
+      r_valid[p] = r_held_[p] || (!ar_[p].empty() && cycle_ >= ar_[p].front().ready_at && coin());
       std::fill(bytes.begin(), bytes.end(), 0);
+      unsigned rid = 0, rresp = 0;
+      bool rlast = false;
       if (r_valid[p]) {
         const Burst& bu = ar_[p].front();
         for (unsigned i = 0; i < beat_; ++i) bytes[i] = *at(bu.addr + std::uint64_t{bu.done} * beat_ + i);
+        rid = bu.id;
+        rresp = bu.resp;
+        rlast = bu.done + 1 == bu.len && !bu.no_last;
       }
       if (p == 0) {
-        top_->a_ar_ready_i = ar_ready[0];
-        top_->a_r_valid_i = r_valid[0];
-        put(top_->a_r_data_i, bytes.data(), beat_);
+        top_->m_axi_a_arready_i = ar_ready[0];
+        top_->m_axi_a_rvalid_i = r_valid[0];
+        top_->m_axi_a_rid_i = rid;
+        top_->m_axi_a_rresp_i = rresp;
+        top_->m_axi_a_rlast_i = rlast;
+        put(top_->m_axi_a_rdata_i, bytes.data(), beat_);
       } else {
-        top_->b_ar_ready_i = ar_ready[1];
-        top_->b_r_valid_i = r_valid[1];
-        put(top_->b_r_data_i, bytes.data(), beat_);
+        top_->m_axi_b_arready_i = ar_ready[1];
+        top_->m_axi_b_rvalid_i = r_valid[1];
+        top_->m_axi_b_rid_i = rid;
+        top_->m_axi_b_rresp_i = rresp;
+        top_->m_axi_b_rlast_i = rlast;
+        put(top_->m_axi_b_rdata_i, bytes.data(), beat_);
       }
     }
     const bool aw_ready = coin(), w_ready = coin();
-    top_->c_aw_ready_i = aw_ready;
-    top_->c_w_ready_i = w_ready;
+    const bool b_valid = b_held_ || (!b_.empty() && cycle_ >= b_.front().ready_at && coin());
+    top_->m_axi_c_awready_i = aw_ready;
+    top_->m_axi_c_wready_i = w_ready;
+    top_->m_axi_c_bvalid_i = b_valid;
+    top_->m_axi_c_bid_i = b_valid ? b_.front().id : 0;
+    top_->m_axi_c_bresp_i = b_valid ? b_.front().resp : 0;
+    // The register master.
+    top_->s_axil_awvalid_i = active_ && reg_.write && !reg_.a_done;
+    top_->s_axil_awaddr_i = reg_.addr;
+    top_->s_axil_awprot_i = 0;
+    top_->s_axil_wvalid_i = active_ && reg_.write && !reg_.w_done;
+    top_->s_axil_wdata_i = reg_.data;
+    top_->s_axil_wstrb_i = 0xf;
+    top_->s_axil_bready_i = 1;
+    top_->s_axil_arvalid_i = active_ && !reg_.write && !reg_.a_done;
+    top_->s_axil_araddr_i = reg_.addr;
+    top_->s_axil_arprot_i = 0;
+    top_->s_axil_rready_i = 1;
     top_->clk_i = 0;
     top_->eval();
-    const bool ar_fire[2] = {top_->a_ar_valid_o && ar_ready[0], top_->b_ar_valid_o && ar_ready[1]};
-    const std::uint64_t ar_addr[2] = {top_->a_ar_addr_o, top_->b_ar_addr_o};
-    const unsigned ar_len[2] = {top_->a_ar_len_o, top_->b_ar_len_o};
-    const bool r_fire[2] = {r_valid[0] && top_->a_r_ready_o, r_valid[1] && top_->b_r_ready_o};
-    const bool aw_fire = top_->c_aw_valid_o && aw_ready;
-    const std::uint64_t aw_addr = top_->c_aw_addr_o;
-    const unsigned aw_len = top_->c_aw_len_o;
-    const bool w_fire = top_->c_w_valid_o && w_ready;
+    if (active_) {
+      if (reg_.write) {
+        reg_.a_done = reg_.a_done || top_->s_axil_awready_o;
+        reg_.w_done = reg_.w_done || top_->s_axil_wready_o;
+        if (top_->s_axil_bvalid_o) {
+          reg_.done = true;
+          reg_.resp = top_->s_axil_bresp_o;
+        }
+      } else {
+        reg_.a_done = reg_.a_done || top_->s_axil_arready_o;
+        if (top_->s_axil_rvalid_o) {
+          reg_.done = true;
+          reg_.resp = top_->s_axil_rresp_o;
+          reg_.rdata = static_cast<std::uint32_t>(top_->s_axil_rdata_o);
+        }
+      }
+    }
+    const bool ar_fire[2] = {top_->m_axi_a_arvalid_o && ar_ready[0], top_->m_axi_b_arvalid_o && ar_ready[1]};
+    const std::uint64_t ar_addr[2] = {top_->m_axi_a_araddr_o, top_->m_axi_b_araddr_o};
+    const unsigned ar_len[2] = {top_->m_axi_a_arlen_o + 1u, top_->m_axi_b_arlen_o + 1u};
+    const unsigned ar_size[2] = {top_->m_axi_a_arsize_o, top_->m_axi_b_arsize_o};
+    const unsigned ar_burst[2] = {top_->m_axi_a_arburst_o, top_->m_axi_b_arburst_o};
+    const unsigned ar_id[2] = {top_->m_axi_a_arid_o, top_->m_axi_b_arid_o};
+    const bool r_fire[2] = {r_valid[0] && top_->m_axi_a_rready_o, r_valid[1] && top_->m_axi_b_rready_o};
+    const bool aw_fire = top_->m_axi_c_awvalid_o && aw_ready;
+    const std::uint64_t aw_addr = top_->m_axi_c_awaddr_o;
+    const unsigned aw_len = top_->m_axi_c_awlen_o + 1u, aw_size = top_->m_axi_c_awsize_o,
+                   aw_burst = top_->m_axi_c_awburst_o, aw_id = top_->m_axi_c_awid_o;
+    const bool w_fire = top_->m_axi_c_wvalid_o && w_ready;
+    const bool b_fire = b_valid && top_->m_axi_c_bready_o;
     std::vector<std::uint8_t> wbeat;
     if (w_fire) {
-      wbeat.resize(beat_ + 1);
-      get(top_->c_w_data_o, wbeat.data(), beat_);
-      wbeat[beat_] = top_->c_w_last_o ? 1 : 0;
+      // The beat's bytes, then its strobes (one byte each), then its last flag.
+      wbeat.resize(2 * beat_ + 1);
+      get(top_->m_axi_c_wdata_o, wbeat.data(), beat_);
+      std::uint64_t strb = 0;
+      get(top_->m_axi_c_wstrb_o, reinterpret_cast<std::uint8_t*>(&strb), std::min<unsigned>(8, (beat_ + 7) / 8));
+      for (unsigned i = 0; i < beat_; ++i) wbeat[beat_ + i] = (strb >> i) & 1u;
+      wbeat[2 * beat_] = top_->m_axi_c_wlast_o ? 1 : 0;
     }
 #if VM_TRACE
     if (vcd_) vcd_->dump(2 * cycle_);
@@ -246,9 +326,13 @@ class Sim {
 #endif
     ++cycle_;
     for (int p = 0; p < 2; ++p) {
+      r_held_[p] = r_valid[p] && !r_fire[p];
       if (ar_fire[p]) {
-        check_burst(buf_[p], ar_addr[p], ar_len[p]);
-        ar_[p].push_back({ar_addr[p], ar_len[p], 0, cycle_ + opt_.latency});
+        check_burst(buf_[p], ar_addr[p], ar_len[p], ar_size[p], ar_burst[p], ar_id[p], p);
+        Burst bu{ar_addr[p], ar_len[p], 0, cycle_ + opt_.latency, ar_id[p]};
+        if (p == 0 && bursts_[0] == 0 && opt_.inject == Inject::ReadError) bu.resp = 2;
+        if (p == 0 && bursts_[0] == 0 && opt_.inject == Inject::NoRlast) bu.no_last = true;
+        ar_[p].push_back(bu);
         ++bursts_[p];
       }
       if (r_fire[p]) {
@@ -256,9 +340,11 @@ class Sim {
         if (++ar_[p].front().done == ar_[p].front().len) ar_[p].pop_front();
       }
     }
+    b_held_ = b_valid && !b_fire;
+    if (b_fire) b_.pop_front();
     if (aw_fire) {
-      check_burst(buf_[2], aw_addr, aw_len);
-      aw_.push_back({aw_addr, aw_len, 0, 0});
+      check_burst(buf_[2], aw_addr, aw_len, aw_size, aw_burst, aw_id, 2);
+      aw_.push_back({aw_addr, aw_len, 0, 0, aw_id, bursts_[2] == 0 && opt_.inject == Inject::WriteError ? 2u : 0u});
       ++bursts_[2];
     }
     if (w_fire) {
@@ -270,19 +356,24 @@ class Sim {
       const auto& wb = w_.front();
       const std::uint64_t a = bu.addr + std::uint64_t{bu.done} * beat_;
       for (unsigned i = 0; i < beat_; ++i) {
+        if (wb[beat_ + i] == 0) continue;  // strobe off: the byte is not written
         *at(a + i) = wb[i];
         // (A beat outside C is already reported by check_burst.)
         if (a + i >= buf_[2].base && a + i - buf_[2].base < written_.size() && written_[a + i - buf_[2].base] < 2)
           ++written_[a + i - buf_[2].base];
       }
-      if ((wb[beat_] != 0) != (bu.done + 1 == bu.len)) fail("write data: the last flag does not end its burst", bu.addr, bu.len);
+      if ((wb[2 * beat_] != 0) != (bu.done + 1 == bu.len)) fail("write data: WLAST does not end its burst", bu.addr, bu.len);
       w_.pop_front();
-      if (++bu.done == bu.len) aw_.pop_front();
+      if (++bu.done == bu.len) {
+        // The response, after the latency, once the burst's last beat is in.
+        b_.push_back({bu.addr, bu.len, 0, cycle_ + opt_.latency, bu.id, bu.resp});
+        aw_.pop_front();
+      }
     }
     if (!opt_.quiet && (cycle_ & 0xffff) == 0) progress();
   }
 
-  bool idle() const { return ar_[0].empty() && ar_[1].empty() && aw_.empty() && w_.empty(); }
+  bool idle() const { return ar_[0].empty() && ar_[1].empty() && aw_.empty() && w_.empty() && b_.empty(); }
   void end_progress() {
     if (progress_shown_ && tty_) std::fputc('\n', stderr);
   }
@@ -290,9 +381,12 @@ class Sim {
  private:
   bool coin() { return opt_.stall <= 0 || uni_(rng_) >= opt_.stall; }
 
-  void check_burst(const Buffer& buf, std::uint64_t addr, unsigned len) {
+  void check_burst(const Buffer& buf, std::uint64_t addr, unsigned len, unsigned size, unsigned burst, unsigned id, unsigned want_id) {
     const std::uint64_t end = addr + std::uint64_t{len} * beat_;
     if (addr % beat_ != 0) fail("burst not beat-aligned", addr, len);
+    if ((1u << size) != beat_) fail("burst of narrow transfers (AxSIZE is not the bus width)", addr, len);
+    if (burst != 1) fail("burst not INCR", addr, len);
+    if (id != want_id) fail("burst with another master's ID", addr, len);
     if (len < 1 || len > opt_.max_burst) fail("burst length outside 1..max burst", addr, len);
     if (addr % opt_.boundary + std::uint64_t{len} * beat_ > opt_.boundary) fail("burst crosses the bus boundary", addr, len);
     if (addr < buf.base || end > buf.base + (buf.bytes + beat_ - 1) / beat_ * beat_) {
@@ -328,7 +422,10 @@ class Sim {
   std::map<std::uint64_t, std::vector<std::uint8_t>> pages_;
   std::vector<std::uint8_t> written_;  // per byte of C
   std::vector<std::uint8_t> rbeat_;    // one read beat, reused every cycle
-  std::deque<Burst> ar_[2], aw_;
+  std::deque<Burst> ar_[2], aw_, b_;
+  bool r_held_[2] = {false, false}, b_held_ = false;  // a VALID raised and not yet taken
+  RegOp reg_;
+  bool active_ = false;  // a register access is in progress
   std::deque<std::vector<std::uint8_t>> w_;
   Buffer buf_[3];
   int errors_ = 0;
@@ -370,7 +467,7 @@ int usage(const std::string& why) {
                "usage: cosim --module FILE.ko [--k K] [options]\n"
                "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
-               "         --trace FILE.vcd --quiet\n",
+               "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n",
                why.c_str());
   return 2;
 }
@@ -416,6 +513,12 @@ int main(int argc, char** argv) {
     else if (key == "--seed") o.seed = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--max-cycles") o.max_cycles = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--trace") o.trace = v;
+    else if (key == "--inject") {
+      if (v == "read-error") o.inject = Inject::ReadError;
+      else if (v == "write-error") o.inject = Inject::WriteError;
+      else if (v == "no-rlast") o.inject = Inject::NoRlast;
+      else return usage("bad --inject " + v + " (read-error, write-error or no-rlast)");
+    }
     else if (key == "--a-type") {
       if (!parse_format(v, fa)) return usage("bad --a-type " + v + " (sN or uN, 2 <= N <= 16)");
       have_a = true;
@@ -544,10 +647,35 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const std::uint64_t sim_cycles = sim.cycle() - sim.last_start();
   sim.end_progress();
+  if (o.inject != Inject::None) {
+    // The injected bus problem must end the run (DONE, not BUSY) with its ERROR code; the checker
+    // must have seen the broken rule of a no-RLAST burst, and nothing broken otherwise.
+    const char* want = o.inject == Inject::ReadError ? "BUS_READ" : o.inject == Inject::WriteError ? "BUS_WRITE" : "BUS_PROTOCOL";
+    const std::uint32_t code = o.inject == Inject::ReadError    ? dg::npu_regs::error_code("BUS_READ")
+                               : o.inject == Inject::WriteError ? dg::npu_regs::error_code("BUS_WRITE")
+                                                                : dg::npu_regs::error_code("BUS_PROTOCOL");
+    const std::uint32_t got = (error & dg::npu_regs::mask("ERROR", "CODE")) >> dg::npu_regs::field("ERROR", "CODE").lsb;
+    const bool ended = (status & dg::npu_regs::mask("STATUS", "ERROR")) != 0 && (status & dg::npu_regs::mask("STATUS", "BUSY")) == 0;
+    const bool checker_ok = o.inject == Inject::NoRlast ? sim.protocol_errors() > 0 : sim.protocol_errors() == 0;
+    std::printf("co-simulation of %s (Verilator) with an injected bus problem (%s): STATUS 0x%x, ERROR %u%s\n", TOP_NAME,
+                o.inject == Inject::ReadError ? "SLVERR on A's first read" : o.inject == Inject::WriteError ? "SLVERR on C's first write" : "no RLAST on A's first read",
+                status, got, runtime_error.empty() ? "" : ("; runtime: " + runtime_error).c_str());
+    const bool pass = ended && got == code && checker_ok && sim.errors() == 0 && (h == nullptr || !runtime_error.empty());
+    if (pass)
+      std::printf("PASS: the run ended with ERROR %u (%s)%s\n", code, want,
+                  o.inject == Inject::NoRlast ? "; the protocol checker reported the broken rule" : "");
+    else
+      std::printf("FAIL: expected the run to end with ERROR %u (%s)%s; %d protocol rules broken, %d harness errors\n", code, want,
+                  h != nullptr && runtime_error.empty() ? " and the runtime to report it" : "", sim.protocol_errors(), sim.errors());
+    std::fflush(stdout);
+    if (h != nullptr) dgmm_unload(h);
+    return pass ? 0 : 1;
+  }
   if (!runtime_error.empty()) sim.fail(("runtime: " + runtime_error).c_str());
   if (!finished) sim.fail("the design did not finish");
   if ((status & 4u) != 0) sim.fail("the design reported ERROR", error, 0);
   if (finished && !sim.idle()) sim.fail("bursts left unfinished at DONE");
+  if (sim.protocol_errors() != 0) sim.fail("the AXI4 protocol checker found rules broken (see above)");
 
   // The reference, and the comparison.
   std::int64_t mismatches = 0, shown = 0;

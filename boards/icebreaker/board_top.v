@@ -1,7 +1,8 @@
 // board_top: a DeepGEMM NPU on the iCEBreaker (Lattice iCE40 UP5K, SG48).
 //
-// The generated NPU top (module `DG_NPU_TOP, npu_gemm_<name>: pass -DDG_NPU_TOP=npu_gemm_<name>)
-// reads A and B and writes C through board_mem, the UP5K's 128 KiB of SPRAM; the host programs
+// The generated NPU's core (module `DG_NPU_TOP, npu_gemm_<name>_core: pass
+// -DDG_NPU_TOP=npu_gemm_<name>_core; the design's AXI4 top is for SoCs) reads A and B and writes C
+// through board_mem, the UP5K's 128 KiB of SPRAM; the host programs
 // it over the FTDI UART through board_bridge (115200 baud, 8N1; protocol and memory map in
 // board_bridge.v and README.md): it writes A and B into memory, the NPU's registers at MmioBase,
 // START, polls STATUS (or watches the green LED) and reads C back.
@@ -55,9 +56,13 @@ module board_top #(
   logic [8:0]         c_aw_len;
   logic [BusBits-1:0] c_w_data;
 
+  logic       unused_run_start;
   `DG_NPU_TOP u_npu (
     .clk_i       (clk),
     .rst_ni      (rst_n),
+    .run_start_o (unused_run_start),
+    .bus_idle_i  (1'b1),     // board_mem answers every burst before the core counts it done
+    .bus_error_i ('0),       // and has no error responses
     .reg_req_i   (reg_req),
     .reg_we_i    (reg_we),
     .reg_addr_i  (reg_addr),

@@ -97,9 +97,11 @@ FormalReport prove(const Design& d, int max_k) {
           mp.params += fmt::format("{}{}={}", mp.params.empty() ? "" : ", ", name, value);
         }
       auto script = [&](const std::string& files) {
-        return fmt::format("read_verilog -sv -formal -DFORMAL {}\n{}prep -flatten -top {}\n"
+        // (A top with set parameters that instantiates others comes out of prep as a derived
+        // module, $paramod/...: renamed back, so that the proof finds it by its name.)
+        return fmt::format("read_verilog -sv -formal -DFORMAL {}\n{}prep -flatten -top {}\nrename -top {}\n"
                            "async2sync\ndffunmap\nwrite_smt2 -wires {}.smt2\n",
-                           files, chparam, top, top);
+                           files, chparam, top, top, top);
       };
       // One module per file: the module's own file is enough unless it instantiates others, and
       // Yosys reads one file in a fraction of the time it takes for all. Where that is refused

@@ -458,6 +458,13 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   // The datapath's geometry, and the conditions the generated engine relies on.
   const std::int64_t beat = n.bus_data_bits / 8, word = n.spad_width_bits / 8;
   auto refuse = [&](const std::string& why) { throw UserError(fmt::format("{}: {}", hw.name, why)); };
+  // The masters are AXI4: no burst may cross 4 KB or exceed 256 beats, and a beat is at most
+  // 128 bytes.
+  if (n.bus_boundary_bytes > 4096 || n.bus_max_burst_beats > 256 || beat > 128)
+    refuse(fmt::format("the generated DMA masters are AXI4, whose bursts stay inside 4 KB and 256 beats of at most "
+                       "128 bytes; the model has npu.bus_boundary_bytes {}, npu.bus_max_burst_beats {} and "
+                       "npu.bus_data_bits {}: set them to at most 4096, 256 and 1024",
+                       n.bus_boundary_bytes, n.bus_max_burst_beats, n.bus_data_bits));
   if (word != beat)
     refuse(fmt::format("npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
                        "beat; make them equal",
@@ -574,8 +581,13 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     // requests of a tile row each (and two more), from 4 to 32 entries; C's from 4 to 16.
     const std::int64_t row_beats = std::max<std::int64_t>(1, seg * s.ebits / (8 * tp.beat_bytes));
     ts.lg_queue = log2_exact(hw::npu_queue_entries(n, row_beats, s.id == "c"));
+    // Its AXI4 master keeps up to twice as many bursts outstanding as the queue holds rows of the
+    // A/B queue's size: enough for the latency of reads and of write responses alike.
+    ts.lg_out = log2_exact(hw::npu_queue_entries(n, row_beats, false)) + 1;
     tp.streams.push_back(ts);
   }
+  // A and B share one read-master configuration (and so one proof of it).
+  tp.streams[0].lg_out = tp.streams[1].lg_out = std::max(tp.streams[0].lg_out, tp.streams[1].lg_out);
   d.cycle_bound = predicted_cycles(p, hw, e);
   tp.cycle_bound = d.cycle_bound;
   d.registers = top_registers();
@@ -584,7 +596,9 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   std::uint32_t h = 2166136261u;
   for (unsigned char ch : header) h = (h ^ ch) * 16777619u;
   tp.id = h;
-  d.files.push_back({d.top + ".v", top_module(tp)});
+  d.id = h;
+  d.files.push_back({d.top + ".v", axi_top_module(tp)});
+  d.files.push_back({d.top + "_core.v", top_module(tp)});
   // The library modules with properties are proved as the top instantiates them.
   d.formal_params["dg_burst_split"] = {
       {"BeatBytes", beat}, {"MaxBurst", n.bus_max_burst_beats}, {"Boundary", n.bus_boundary_bytes}};
@@ -592,6 +606,13 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     d.formal_notes["dg_burst_split"] = fmt::format(
         "the number of bursts a request leaves in is not asserted: the maximum burst, {} beats, is not a power of two",
         n.bus_max_burst_beats);
+  for (const auto& [proof, stream] : {std::pair<const char*, int>{"dg_axi_rd_proof", 0}, {"dg_axi_wr_proof", 2}})
+    d.formal_params[proof] = {{"BeatBytes", beat},
+                              {"MaxBurst", n.bus_max_burst_beats},
+                              {"Boundary", n.bus_boundary_bytes},
+                              {"LgOut", tp.streams[stream].lg_out}};
+  d.formal_notes["dg_axi_wr_proof"] =
+      "the write data channel is idle in this proof: its rules are checked in co-simulation, not proved";
   d.formal_params["dg_spad_arbiter"] = {
       {"Banks", e.banks}, {"LgBanks", e.lg_banks}, {"WordBits", e.word_bits}, {"SpadAW", e.spad_aw}};
   for (auto& f : agus) d.files.push_back(std::move(f));

@@ -11,20 +11,7 @@ namespace dg::hdlgen {
 
 namespace rm = dg::ko::regmap;
 
-std::uint32_t design_id(const Design& d) {
-  static const std::string kKey = "localparam logic [31:0] Id = 32'h";
-  for (const auto& f : d.files) {
-    if (f.name != d.top + ".v") continue;
-    const std::size_t at = f.text.find(kKey);
-    DG_INTERNAL_ASSERT(at != std::string::npos, "hdlgen: the top " + d.top + " has no Id localparam");
-    const std::string hex = f.text.substr(at + kKey.size(), 8);
-    DG_INTERNAL_ASSERT(hex.size() == 8 && hex.find_first_not_of("0123456789abcdef") == std::string::npos,
-                       "hdlgen: the Id localparam of " + d.top + " is not 8 hex digits");
-    return static_cast<std::uint32_t>(std::stoul(hex, nullptr, 16));
-  }
-  DG_INTERNAL_ASSERT(false, "hdlgen: the design has no top file " + d.top + ".v");
-  return 0;
-}
+std::uint32_t design_id(const Design& d) { return d.id; }
 
 std::vector<std::uint8_t> register_table(const Design& d) {
   std::vector<rm::RegisterSpec> regs;

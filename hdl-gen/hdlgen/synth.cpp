@@ -658,7 +658,9 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   for (const BoardFile* f : b.files) std::ofstream(fs::path(s.dir()) / f->name) << f->text;
   for (const auto& f : b.rtl) board_list += " " + f;
 
-  // Synthesis of the board top with the design under it; the top's register base from the model.
+  // Synthesis of the board top with the design's core under it (the board's memory and host
+  // bridge speak the core's bus channels and register port, not AXI4); the top's register base
+  // from the model.
   // Multipliers go to the DSPs: first two PEs per SB_MAC16 in its dual 8x8 mode (the MAC array's
   // DG_ICE40_DSP path, inputs of at most 8 bits), else one per DSP (synth_ice40 -dsp), unless the
   // design needs more DSPs than the device has; then they stay in logic.
@@ -666,7 +668,7 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   auto synth = [&](bool pairs, bool dsp) {
     return s.yosys(fmt::format("read_verilog -sv -D{}={}{} {}{}\nchparam -set {} {} {}\nsynth_ice40 {}-top {} -json "
                                "board.json\nstat\n",
-                               b.npu_top_define, d.top, pairs ? " -DDG_ICE40_DSP" : "", s.file_list(), board_list,
+                               b.npu_top_define, d.top + "_core", pairs ? " -DDG_ICE40_DSP" : "", s.file_list(), board_list,
                                b.mmio_base_parameter, mmio_base, b.top, dsp ? "-dsp " : "", b.top),
                    log) == 0;
   };

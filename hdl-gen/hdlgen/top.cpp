@@ -84,25 +84,30 @@ std::pair<std::string, std::string> register_decode() {
 
 constexpr const char* kTop = R"(// @HEADER@
 //
-// The NPU for this plan. Software programs the registers below through a simple register port
-// (one access per cycle, read data the next cycle) and writes START. The A and B AGUs walk the
-// plan's tile loop nest and issue one request per tile row; a burst splitter per stream turns the
-// requests into read bursts (beat-aligned, at most @MAXB@ beats, never across @BOUNDARY@ bytes), and
-// the returning data is written into the scratchpad (@NB@ banks × @SPROWS@ words × @WBITS@ bits; tile
-// row r in bank r mod @NB@), double-buffered per K step. The compute engine reads each step's
-// tiles from the scratchpad into the @PR@×@PC@ MAC array and accumulates the C tile in one of two
-// accumulator buffers; the C AGU and its DMA write a finished tile out in write bursts while the
-// engine fills the other buffer. DONE (and irq_o) rise when the last C beat has been sent.
+// The core of the NPU for this plan: everything but the bus protocols (the top, @TOP@, puts it
+// behind AXI4 masters and an AXI4-Lite register slave; a board may use it directly). Software
+// programs the registers below through the register port (one access per cycle, read data the
+// next cycle) and writes START. The A and B AGUs walk the plan's tile loop nest and issue one
+// request per tile row; a burst splitter per stream turns the requests into read bursts
+// (beat-aligned, at most @MAXB@ beats, never across @BOUNDARY@ bytes), and the returning data is
+// written into the scratchpad (@NB@ banks × @SPROWS@ words × @WBITS@ bits; tile row r in bank r mod
+// @NB@), double-buffered per K step. The compute engine reads each step's tiles from the scratchpad
+// into the @PR@×@PC@ MAC array and accumulates the C tile in one of two accumulator buffers; the C
+// AGU and its DMA write a finished tile out in write bursts while the engine fills the other
+// buffer. DONE (and irq_o) rise when the last C beat has been sent and the bus has nothing
+// outstanding (bus_idle_i); a bus error (bus_error_i, an ERROR code) is kept in ERROR.
 //
-// Bus: A and B read bursts (address channel: byte address, length in beats 1..@MAXB@; data
-// channel: the beats in order), C write bursts (address channel, and data channel with the
+// Bus channels: A and B read bursts (address channel: byte address, length in beats 1..@MAXB@;
+// data channel: the beats in order), C write bursts (address channel, and data channel with the
 // burst's last beat marked). @WBITS@-bit data.
 //
 // Registers (byte offsets from the model's MMIO base; 32 bits each):
-@REGDOC@
-module @TOP@ (
+@REGDOC@module @TOP@_core (
   input  logic        clk_i,
   input  logic        rst_ni,
+  output logic        run_start_o,   // a run starts (the START write was taken)
+  input  logic        bus_idle_i,    // nothing outstanding on the bus
+  input  logic [@ERRW1@:0] bus_error_i,  // a bus error of this run: its ERROR code, or 0
   // register port
   input  logic        reg_req_i,
   input  logic        reg_we_i,
@@ -188,13 +193,14 @@ module @TOP@ (
         endcase
       end
       if (start_write && !running_q) error_q <= check;
+      else if (running_q && error_q == @ERRW@'d@E_NONE@) error_q <= bus_error_i;
       if (start) begin
         running_q <= 1'b1;
         done_q <= 1'b0;
         cycles_q <= '0;
       end else if (running_q) begin
         cycles_q <= cycles_q + 32'd1;
-        if (a_done && b_done && c_done && !a_split_busy && !b_split_busy && !c_split_busy && engine_idle && cout_idle) begin
+        if (a_done && b_done && c_done && !a_split_busy && !b_split_busy && !c_split_busy && engine_idle && cout_idle && bus_idle_i) begin
           running_q <= 1'b0;
           done_q <= 1'b1;
         end
@@ -209,6 +215,7 @@ module @TOP@ (
     endcase
   end
   assign irq_o = done_q;
+  assign run_start_o = start;
 
   // ---- scratchpad ------------------------------------------------------------------------------
   logic                      a_wreq, a_grant, b_wreq, b_grant;
@@ -466,6 +473,301 @@ constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------
   assign unused_c = ^{c_busy, c_last};
 )";
 
+// The top: the core behind AXI4 — an AXI4-Lite slave for the registers, and one AXI4 master per
+// stream (A and B read, C write), each with its own ID.
+constexpr const char* kShell = R"(// @HEADER@
+//
+// The NPU for this plan, on AXI4: registers on an AXI4-Lite slave (s_axil_*: the 4 KB register
+// page, 32-bit data), A and B read through read-only AXI4 masters (m_axi_a_*, m_axi_b_*) and C
+// written through a write-only AXI4 master (m_axi_c_*): INCR bursts of full @WBITS@-bit beats,
+// at most @MAXB@ beats, never across @BOUNDARY@ bytes, @ADDRW@-bit addresses, @IDW@-bit IDs (A @ID_A@,
+// B @ID_B@, C @ID_C@), all byte strobes set. Each master keeps its reads or writes in order; A's and B's
+// responses may come back in any order with respect to each other. Outstanding at most: A @OUT_A@
+// reads, B @OUT_B@ reads, C @OUT_C@ writes. An error response (SLVERR, DECERR) or a response that breaks
+// the protocol ends the run with ERROR set (BUS_READ, BUS_WRITE, BUS_PROTOCOL); DONE rises when
+// every write has had its response. The core (@TOP@_core) holds everything else; see its file.
+module @TOP@ (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  output logic        irq_o,
+  // AXI4-Lite register slave
+  input  logic        s_axil_awvalid_i,
+  output logic        s_axil_awready_o,
+  input  logic [11:0] s_axil_awaddr_i,
+  input  logic [2:0]  s_axil_awprot_i,
+  input  logic        s_axil_wvalid_i,
+  output logic        s_axil_wready_o,
+  input  logic [31:0] s_axil_wdata_i,
+  input  logic [3:0]  s_axil_wstrb_i,
+  output logic        s_axil_bvalid_o,
+  input  logic        s_axil_bready_i,
+  output logic [1:0]  s_axil_bresp_o,
+  input  logic        s_axil_arvalid_i,
+  output logic        s_axil_arready_o,
+  input  logic [11:0] s_axil_araddr_i,
+  input  logic [2:0]  s_axil_arprot_i,
+  output logic        s_axil_rvalid_o,
+  input  logic        s_axil_rready_i,
+  output logic [31:0] s_axil_rdata_o,
+  output logic [1:0]  s_axil_rresp_o,
+@PORTS@);
+  localparam int AddrW = @ADDRW@, IdW = @IDW@, BeatBytes = @BEAT@;
+
+  logic        reg_req, reg_we, run_start;
+  logic [11:0] reg_addr;
+  logic [31:0] reg_wdata, reg_rdata;
+  dg_axil_regs u_regs (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .awvalid_i  (s_axil_awvalid_i),
+    .awready_o  (s_axil_awready_o),
+    .awaddr_i   (s_axil_awaddr_i),
+    .awprot_i   (s_axil_awprot_i),
+    .wvalid_i   (s_axil_wvalid_i),
+    .wready_o   (s_axil_wready_o),
+    .wdata_i    (s_axil_wdata_i),
+    .wstrb_i    (s_axil_wstrb_i),
+    .bvalid_o   (s_axil_bvalid_o),
+    .bready_i   (s_axil_bready_i),
+    .bresp_o    (s_axil_bresp_o),
+    .arvalid_i  (s_axil_arvalid_i),
+    .arready_o  (s_axil_arready_o),
+    .araddr_i   (s_axil_araddr_i),
+    .arprot_i   (s_axil_arprot_i),
+    .rvalid_o   (s_axil_rvalid_o),
+    .rready_i   (s_axil_rready_i),
+    .rdata_o    (s_axil_rdata_o),
+    .rresp_o    (s_axil_rresp_o),
+    .reg_req_o  (reg_req),
+    .reg_we_o   (reg_we),
+    .reg_addr_o (reg_addr),
+    .reg_wdata_o(reg_wdata),
+    .reg_rdata_i(reg_rdata)
+  );
+
+@MASTERS@
+  // The run's first bus problem, as an ERROR code: a protocol break before an error response.
+  logic [@ERRW1@:0] bus_error;
+  always_comb begin
+    if (a_error == 2'd2 || b_error == 2'd2 || c_error == 2'd2) bus_error = @ERRW@'d@E_BUS_PROTOCOL@;
+    else if (a_error == 2'd1 || b_error == 2'd1) bus_error = @ERRW@'d@E_BUS_READ@;
+    else if (c_error == 2'd1) bus_error = @ERRW@'d@E_BUS_WRITE@;
+    else bus_error = @ERRW@'d@E_NONE@;
+  end
+
+  @TOP@_core u_core (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .run_start_o (run_start),
+    .bus_idle_i  (a_idle && b_idle && c_idle),
+    .bus_error_i (bus_error),
+    .reg_req_i   (reg_req),
+    .reg_we_i    (reg_we),
+    .reg_addr_i  (reg_addr),
+    .reg_wdata_i (reg_wdata),
+    .reg_rdata_o (reg_rdata),
+    .irq_o       (irq_o),
+    .a_ar_valid_o(a_ar_valid),
+    .a_ar_ready_i(a_ar_ready),
+    .a_ar_addr_o (a_ar_addr),
+    .a_ar_len_o  (a_ar_len),
+    .a_r_valid_i (a_r_valid),
+    .a_r_ready_o (a_r_ready),
+    .a_r_data_i  (a_r_data),
+    .b_ar_valid_o(b_ar_valid),
+    .b_ar_ready_i(b_ar_ready),
+    .b_ar_addr_o (b_ar_addr),
+    .b_ar_len_o  (b_ar_len),
+    .b_r_valid_i (b_r_valid),
+    .b_r_ready_o (b_r_ready),
+    .b_r_data_i  (b_r_data),
+    .c_aw_valid_o(c_aw_valid),
+    .c_aw_ready_i(c_aw_ready),
+    .c_aw_addr_o (c_aw_addr),
+    .c_aw_len_o  (c_aw_len),
+    .c_w_valid_o (c_w_valid),
+    .c_w_ready_i (c_w_ready),
+    .c_w_data_o  (c_w_data),
+    .c_w_last_o  (c_w_last)
+  );
+
+`ifdef DG_AXI4_CHECK
+  // Co-simulation (DG_AXI4_CHECK defined) binds the AXI4 protocol checker to every interface;
+  // at DONE no transaction may be outstanding.
+  logic [0:0] unused_check_regs_r, unused_check_regs_w;
+  dg_axi4_check #(.AddrW(12), .DataW(32), .IdW(1), .MaxReads(1), .MaxWrites(1)) u_check_regs (
+    .clk_i(clk_i), .rst_ni(rst_ni), .idle_i(1'b0),
+    .arvalid_i(s_axil_arvalid_i), .arready_i(s_axil_arready_o), .arid_i(1'b0), .araddr_i(s_axil_araddr_i),
+    .arlen_i(8'd0), .arsize_i(3'd2), .arburst_i(2'b01), .arcache_i(4'd0), .arprot_i(s_axil_arprot_i),
+    .rvalid_i(s_axil_rvalid_o), .rready_i(s_axil_rready_i), .rid_i(1'b0), .rdata_i(s_axil_rdata_o),
+    .rresp_i(s_axil_rresp_o), .rlast_i(1'b1),
+    .awvalid_i(s_axil_awvalid_i), .awready_i(s_axil_awready_o), .awid_i(1'b0), .awaddr_i(s_axil_awaddr_i),
+    .awlen_i(8'd0), .awsize_i(3'd2), .awburst_i(2'b01), .awcache_i(4'd0), .awprot_i(s_axil_awprot_i),
+    .wvalid_i(s_axil_wvalid_i), .wready_i(s_axil_wready_o), .wdata_i(s_axil_wdata_i), .wstrb_i(s_axil_wstrb_i),
+    .wlast_i(1'b1), .bvalid_i(s_axil_bvalid_o), .bready_i(s_axil_bready_i), .bid_i(1'b0), .bresp_i(s_axil_bresp_o),
+    .reads_o(unused_check_regs_r), .writes_o(unused_check_regs_w)
+  );
+@CHECKS@`endif
+endmodule
+)";
+
+constexpr const char* kReadCheck = R"(  logic [@LGOUT@:0] unused_check_@S@_r;
+  logic [0:0] unused_check_@S@_w;
+  dg_axi4_check #(.AddrW(AddrW), .DataW(BeatBytes * 8), .IdW(IdW), .MaxReads(@OUT@), .MaxWrites(1), .HasWrite(1'b0)) u_check_@S@ (
+    .clk_i(clk_i), .rst_ni(rst_ni), .idle_i(irq_o),
+    .arvalid_i(m_axi_@S@_arvalid_o), .arready_i(m_axi_@S@_arready_i), .arid_i(m_axi_@S@_arid_o),
+    .araddr_i(m_axi_@S@_araddr_o), .arlen_i(m_axi_@S@_arlen_o), .arsize_i(m_axi_@S@_arsize_o),
+    .arburst_i(m_axi_@S@_arburst_o), .arcache_i(m_axi_@S@_arcache_o), .arprot_i(m_axi_@S@_arprot_o),
+    .rvalid_i(m_axi_@S@_rvalid_i), .rready_i(m_axi_@S@_rready_o), .rid_i(m_axi_@S@_rid_i), .rdata_i(m_axi_@S@_rdata_i),
+    .rresp_i(m_axi_@S@_rresp_i), .rlast_i(m_axi_@S@_rlast_i),
+    .awvalid_i(1'b0), .awready_i(1'b0), .awid_i('0), .awaddr_i('0), .awlen_i(8'd0), .awsize_i(3'd0),
+    .awburst_i(2'd0), .awcache_i(4'd0), .awprot_i(3'd0), .wvalid_i(1'b0), .wready_i(1'b0), .wdata_i('0),
+    .wstrb_i('0), .wlast_i(1'b0), .bvalid_i(1'b0), .bready_i(1'b0), .bid_i('0), .bresp_i(2'd0),
+    .reads_o(unused_check_@S@_r), .writes_o(unused_check_@S@_w)
+  );
+)";
+
+constexpr const char* kWriteCheck = R"(  logic [0:0] unused_check_c_r;
+  logic [@LGOUT@:0] unused_check_c_w;
+  dg_axi4_check #(.AddrW(AddrW), .DataW(BeatBytes * 8), .IdW(IdW), .MaxReads(1), .MaxWrites(@OUT@), .HasRead(1'b0), .DataLeads(1'b0)) u_check_c (
+    .clk_i(clk_i), .rst_ni(rst_ni), .idle_i(irq_o),
+    .arvalid_i(1'b0), .arready_i(1'b0), .arid_i('0), .araddr_i('0), .arlen_i(8'd0), .arsize_i(3'd0),
+    .arburst_i(2'd0), .arcache_i(4'd0), .arprot_i(3'd0), .rvalid_i(1'b0), .rready_i(1'b0), .rid_i('0),
+    .rdata_i('0), .rresp_i(2'd0), .rlast_i(1'b0),
+    .awvalid_i(m_axi_c_awvalid_o), .awready_i(m_axi_c_awready_i), .awid_i(m_axi_c_awid_o),
+    .awaddr_i(m_axi_c_awaddr_o), .awlen_i(m_axi_c_awlen_o), .awsize_i(m_axi_c_awsize_o),
+    .awburst_i(m_axi_c_awburst_o), .awcache_i(m_axi_c_awcache_o), .awprot_i(m_axi_c_awprot_o),
+    .wvalid_i(m_axi_c_wvalid_o), .wready_i(m_axi_c_wready_i), .wdata_i(m_axi_c_wdata_o), .wstrb_i(m_axi_c_wstrb_o),
+    .wlast_i(m_axi_c_wlast_o), .bvalid_i(m_axi_c_bvalid_i), .bready_i(m_axi_c_bready_o), .bid_i(m_axi_c_bid_i),
+    .bresp_i(m_axi_c_bresp_i), .reads_o(unused_check_c_r), .writes_o(unused_check_c_w)
+  );
+)";
+
+constexpr const char* kReadPorts = R"(  // AXI4 master @S@: reads of @NAME@
+  output logic                 m_axi_@S@_arvalid_o,
+  input  logic                 m_axi_@S@_arready_i,
+  output logic [@IDW1@:0]         m_axi_@S@_arid_o,
+  output logic [@ADDRW1@:0]        m_axi_@S@_araddr_o,
+  output logic [7:0]           m_axi_@S@_arlen_o,
+  output logic [2:0]           m_axi_@S@_arsize_o,
+  output logic [1:0]           m_axi_@S@_arburst_o,
+  output logic [3:0]           m_axi_@S@_arcache_o,
+  output logic [2:0]           m_axi_@S@_arprot_o,
+  input  logic                 m_axi_@S@_rvalid_i,
+  output logic                 m_axi_@S@_rready_o,
+  input  logic [@IDW1@:0]         m_axi_@S@_rid_i,
+  input  logic [@WBITS1@:0]       m_axi_@S@_rdata_i,
+  input  logic [1:0]           m_axi_@S@_rresp_i,
+  input  logic                 m_axi_@S@_rlast_i@SEP@
+)";
+
+constexpr const char* kWritePorts = R"(  // AXI4 master c: writes of C
+  output logic                 m_axi_c_awvalid_o,
+  input  logic                 m_axi_c_awready_i,
+  output logic [@IDW1@:0]         m_axi_c_awid_o,
+  output logic [@ADDRW1@:0]        m_axi_c_awaddr_o,
+  output logic [7:0]           m_axi_c_awlen_o,
+  output logic [2:0]           m_axi_c_awsize_o,
+  output logic [1:0]           m_axi_c_awburst_o,
+  output logic [3:0]           m_axi_c_awcache_o,
+  output logic [2:0]           m_axi_c_awprot_o,
+  output logic                 m_axi_c_wvalid_o,
+  input  logic                 m_axi_c_wready_i,
+  output logic [@WBITS1@:0]       m_axi_c_wdata_o,
+  output logic [@STRB1@:0]        m_axi_c_wstrb_o,
+  output logic                 m_axi_c_wlast_o,
+  input  logic                 m_axi_c_bvalid_i,
+  output logic                 m_axi_c_bready_o,
+  input  logic [@IDW1@:0]         m_axi_c_bid_i,
+  input  logic [1:0]           m_axi_c_bresp_i@SEP@
+)";
+
+constexpr const char* kReadMaster = R"(  // ---- AXI4 master @S@ ----------------------------------------------------------------------
+  logic                 @S@_ar_valid, @S@_ar_ready, @S@_r_valid, @S@_r_ready, @S@_idle;
+  logic [31:0]          @S@_ar_addr;
+  logic [8:0]           @S@_ar_len;
+  logic [@WBITS1@:0]       @S@_r_data;
+  logic [1:0]           @S@_error;
+  logic [@LGOUT@:0]           @S@_outstanding;
+  dg_axi_rd #(.AddrW(AddrW), .IdW(IdW), .Id(2'd@ID@), .BeatBytes(BeatBytes), .LgOut(@LGOUT@)) u_axi_@S@ (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .start_i   (run_start),
+    .ar_valid_i(@S@_ar_valid),
+    .ar_ready_o(@S@_ar_ready),
+    .ar_addr_i (@S@_ar_addr),
+    .ar_len_i  (@S@_ar_len),
+    .r_valid_o (@S@_r_valid),
+    .r_ready_i (@S@_r_ready),
+    .r_data_o  (@S@_r_data),
+    .arvalid_o (m_axi_@S@_arvalid_o),
+    .arready_i (m_axi_@S@_arready_i),
+    .arid_o    (m_axi_@S@_arid_o),
+    .araddr_o  (m_axi_@S@_araddr_o),
+    .arlen_o   (m_axi_@S@_arlen_o),
+    .arsize_o  (m_axi_@S@_arsize_o),
+    .arburst_o (m_axi_@S@_arburst_o),
+    .arcache_o (m_axi_@S@_arcache_o),
+    .arprot_o  (m_axi_@S@_arprot_o),
+    .rvalid_i  (m_axi_@S@_rvalid_i),
+    .rready_o  (m_axi_@S@_rready_o),
+    .rid_i     (m_axi_@S@_rid_i),
+    .rdata_i   (m_axi_@S@_rdata_i),
+    .rresp_i   (m_axi_@S@_rresp_i),
+    .rlast_i   (m_axi_@S@_rlast_i),
+    .error_o   (@S@_error),
+    .idle_o    (@S@_idle),
+    .outstanding_o(@S@_outstanding)
+  );
+  logic unused_@S@_outstanding;
+  assign unused_@S@_outstanding = ^@S@_outstanding;
+)";
+
+constexpr const char* kWriteMaster = R"(  // ---- AXI4 master c ----------------------------------------------------------------------
+  logic                 c_aw_valid, c_aw_ready, c_w_valid, c_w_ready, c_w_last, c_idle;
+  logic [31:0]          c_aw_addr;
+  logic [8:0]           c_aw_len;
+  logic [@WBITS1@:0]       c_w_data;
+  logic [1:0]           c_error;
+  logic [@LGOUT@:0]           c_outstanding;
+  dg_axi_wr #(.AddrW(AddrW), .IdW(IdW), .Id(2'd@ID@), .BeatBytes(BeatBytes), .LgOut(@LGOUT@)) u_axi_c (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .start_i   (run_start),
+    .aw_valid_i(c_aw_valid),
+    .aw_ready_o(c_aw_ready),
+    .aw_addr_i (c_aw_addr),
+    .aw_len_i  (c_aw_len),
+    .w_valid_i (c_w_valid),
+    .w_ready_o (c_w_ready),
+    .w_data_i  (c_w_data),
+    .w_last_i  (c_w_last),
+    .awvalid_o (m_axi_c_awvalid_o),
+    .awready_i (m_axi_c_awready_i),
+    .awid_o    (m_axi_c_awid_o),
+    .awaddr_o  (m_axi_c_awaddr_o),
+    .awlen_o   (m_axi_c_awlen_o),
+    .awsize_o  (m_axi_c_awsize_o),
+    .awburst_o (m_axi_c_awburst_o),
+    .awcache_o (m_axi_c_awcache_o),
+    .awprot_o  (m_axi_c_awprot_o),
+    .wvalid_o  (m_axi_c_wvalid_o),
+    .wready_i  (m_axi_c_wready_i),
+    .wdata_o   (m_axi_c_wdata_o),
+    .wstrb_o   (m_axi_c_wstrb_o),
+    .wlast_o   (m_axi_c_wlast_o),
+    .bvalid_i  (m_axi_c_bvalid_i),
+    .bready_o  (m_axi_c_bready_o),
+    .bid_i     (m_axi_c_bid_i),
+    .bresp_i   (m_axi_c_bresp_i),
+    .error_o   (c_error),
+    .idle_o    (c_idle),
+    .outstanding_o(c_outstanding)
+  );
+  logic unused_c_outstanding;
+  assign unused_c_outstanding = ^c_outstanding;
+)";
+
 }  // namespace
 
 std::string top_module(const TopParams& tp) {
@@ -547,6 +849,45 @@ std::string top_module(const TopParams& tp) {
                 {"SHADOW", e.shadow ? "1" : "0"},
                 {"BPA", std::to_string(e.beats_per_acc_row)},
                 {"NNJ", std::to_string(e.tile_n / e.cols)}});
+}
+
+std::string axi_top_module(const TopParams& tp) {
+  std::string ports, masters, checks;
+  const char* names[] = {"A", "B"};
+  for (std::size_t i = 0; i < tp.streams.size(); ++i) {
+    const TopStream& s = tp.streams[i];
+    const bool write = s.id == "c";
+    std::map<std::string, std::string> v = {{"S", s.id},
+                                            {"NAME", write ? "C" : names[i]},
+                                            {"ID", std::to_string(i)},
+                                            {"LGOUT", std::to_string(s.lg_out)},
+                                            {"SEP", i + 1 < tp.streams.size() ? "," : ""}};
+    ports += subst(write ? kWritePorts : kReadPorts, v, false);
+    masters += subst(write ? kWriteMaster : kReadMaster, v, false);
+    v["OUT"] = std::to_string(1 << s.lg_out);
+    checks += subst(write ? kWriteCheck : kReadCheck, v, false);
+  }
+  std::map<std::string, std::string> regs = {{"ERRW", std::to_string(npu_regs::field("ERROR", "CODE").width)},
+                                             {"ERRW1", std::to_string(npu_regs::field("ERROR", "CODE").width - 1)}};
+  for (const auto& e : npu_regs::kErrorCodes) regs[fmt::format("E_{}", e.name)] = std::to_string(e.code);
+  std::map<std::string, std::string> v = {{"HEADER", tp.header},
+                                          {"TOP", tp.top},
+                                          {"ADDRW", "32"},
+                                          {"ADDRW1", "31"},
+                                          {"IDW", "2"},
+                                          {"IDW1", "1"},
+                                          {"ID_A", "0"},
+                                          {"ID_B", "1"},
+                                          {"ID_C", "2"},
+                                          {"BEAT", std::to_string(tp.beat_bytes)},
+                                          {"STRB1", std::to_string(tp.beat_bytes - 1)},
+                                          {"WBITS", std::to_string(tp.engine.word_bits)},
+                                          {"WBITS1", std::to_string(tp.engine.word_bits - 1)},
+                                          {"MAXB", std::to_string(tp.max_burst)},
+                                          {"BOUNDARY", std::to_string(tp.boundary)}};
+  for (std::size_t i = 0; i < tp.streams.size(); ++i)
+    v[fmt::format("OUT_{}", i == 0 ? "A" : i == 1 ? "B" : "C")] = std::to_string(1 << tp.streams[i].lg_out);
+  return subst(subst(subst(kShell, {{"PORTS", ports}, {"MASTERS", masters}, {"CHECKS", checks}}, false), regs, false), v, false);
 }
 
 std::vector<Register> top_registers() {

@@ -15,6 +15,7 @@ struct TopStream {
   int row_bits = 1;    // width of the AGU's tile-row output
   std::int64_t row_words = 0, base0 = 0, base1 = 0;  // A, B: scratchpad words per tile row, buffer bases
   int lg_queue = 4;    // log2 of the DMA's request queue: the requests in flight it can track
+  int lg_out = 3;      // log2 of the bursts its AXI4 master may have outstanding
 };
 
 /// The compute side: MAC array, scratchpad and accumulator geometry, element formats, tiles.
@@ -42,7 +43,12 @@ struct TopParams {
   int lg_bits[3] = {3, 3, 5};  // log2 bits per element of A, B, C in memory
 };
 
+/// The core (module <top>_core): registers on a simple register port, the AGUs, DMA, scratchpad,
+/// engine and C write-out on simple valid/ready bus channels.
 std::string top_module(const TopParams& tp);
+/// The top (module <top>): the core behind an AXI4-Lite register slave and one AXI4 master per
+/// stream.
+std::string axi_top_module(const TopParams& tp);
 std::vector<Register> top_registers();
 
 }  // namespace dg::hdlgen

@@ -177,7 +177,7 @@ constexpr uint32_t kErrorBitWithoutCode = 0xFFFFFFFFu;
 
 ErrorDetail& npu_error_text(ErrorDetail& d, uint32_t code) {
   if (code == kErrorBitWithoutCode) return d.str("the NPU's STATUS reports ERROR but its ERROR register reads 0");
-  return d.str("the NPU refused the run: ERROR ").num(code).str(" (").str(npu_error_meaning(code)).chr(')');
+  return d.str("the NPU reported ERROR ").num(code).str(" (").str(npu_error_meaning(code)).chr(')');
 }
 
 /// Resolves the registers the runtime needs from the module's table into the handle.
@@ -246,8 +246,9 @@ dgmm_status npu_start(dgmm_kernel* h) {
 void npu_poll(dgmm_kernel* h) {
   if (!h->npu_running) return;
   const uint32_t status = npu_read(h, kStatus);
-  if ((status & kStatusError) != 0) {
-    // Checked first: a refused START sets ERROR and leaves DONE as the previous run left it.
+  if ((status & kStatusError) != 0 && (status & kStatusBusy) == 0) {
+    // Checked first: a refused START sets ERROR and leaves DONE as the previous run left it; a
+    // bus error sets ERROR during the run, which still runs to its end.
     const uint32_t code = (npu_read(h, kError) & kErrorCode) >> dg::npu_regs::field("ERROR", "CODE").lsb;
     h->npu_error = code != 0 ? code : kErrorBitWithoutCode;
     h->result = DGMM_ERROR_LAUNCH;

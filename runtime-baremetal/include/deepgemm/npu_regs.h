@@ -49,17 +49,17 @@ inline constexpr Field kCtrlFields[] = {
 inline constexpr Field kStatusFields[] = {
     {"BUSY", 0, 1, "a run is in progress"},
     {"DONE", 1, 1, "the last run finished (also the interrupt line); cleared by the next START"},
-    {"ERROR", 2, 1, "the last START was refused: ERROR holds why"},
+    {"ERROR", 2, 1, "the last START was refused, or its run met a bus error: ERROR holds why"},
 };
 inline constexpr Field kErrorFields[] = {
-    {"CODE", 0, 4, "why the last START was refused (0: it was not); see the error codes"},
+    {"CODE", 0, 4, "why the last START was refused or its run failed (0: neither); see the error codes"},
 };
 
 inline constexpr Register kRegisters[] = {
     {"ID", 0x000, kRO, 0, "identifies the generated design (a hash of its plan)", nullptr, 0},
     {"CTRL", 0x004, kWO, 0, "control", kCtrlFields, 1},
     {"STATUS", 0x008, kRO, 0, "run state", kStatusFields, 3},
-    {"ERROR", 0x00c, kRO, 0, "the start checks' verdict", kErrorFields, 1},
+    {"ERROR", 0x00c, kRO, 0, "the start checks' verdict, or the run's bus error", kErrorFields, 1},
     {"CYCLES", 0x010, kRO, 0, "cycles of the last (or current) run", nullptr, 0},
     {"A_BASE", 0x014, kRW, 0, "byte address of A (M x K, row-major)", nullptr, 0},
     {"B_BASE", 0x018, kRW, 0, "byte address of B (K x N, row-major)", nullptr, 0},
@@ -71,7 +71,7 @@ inline constexpr Register kRegisters[] = {
 };
 inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
 
-// The ERROR register's codes, in the order the start checks test them.
+// The ERROR register's codes: the start checks' in the order they are tested, then the run's bus errors.
 inline constexpr ErrorCode kErrorCodes[] = {
     {0, "NONE", "no error"},
     {1, "M", "M is not the plan's"},
@@ -79,6 +79,9 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {3, "K", "K is outside the plan's range"},
     {4, "BASE_ALIGN", "an operand base address is not aligned to a bus beat"},
     {5, "ROW_BEATS", "an operand row is not a whole number of bus beats"},
+    {6, "BUS_READ", "a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid"},
+    {7, "BUS_WRITE", "a write of C had an error response (BRESP SLVERR or DECERR); C is not valid"},
+    {8, "BUS_PROTOCOL", "the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid"},
 };
 inline constexpr size_t kErrorCodeCount = sizeof(kErrorCodes) / sizeof(kErrorCodes[0]);
 
