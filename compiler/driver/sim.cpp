@@ -192,10 +192,11 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     }
     at = next;
   }
+  // The top is the first file; the PE array's size is in the core's (the second).
   std::smatch mt, mr, mc;
-  if (files.empty() || !std::regex_search(files[0].second, mt, std::regex("\nmodule (npu_gemm_[A-Za-z0-9_]+) \\(")) ||
-      !std::regex_search(files[0].second, mr, std::regex("\\.Rows\\(([0-9]+)\\)")) ||
-      !std::regex_search(files[0].second, mc, std::regex("\\.Cols\\(([0-9]+)\\)"))) {
+  if (files.size() < 2 || !std::regex_search(files[0].second, mt, std::regex("\nmodule (npu_gemm_[A-Za-z0-9_]+) \\(")) ||
+      !std::regex_search(files[1].second, mr, std::regex("\\.Rows\\(([0-9]+)\\)")) ||
+      !std::regex_search(files[1].second, mc, std::regex("\\.Cols\\(([0-9]+)\\)"))) {
     err << fmt::format("{}: error: the Verilog section does not hold a generated NPU top\n", o.module);
     return kExitUserError;
   }
@@ -265,7 +266,8 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     }
     std::string cflags = fmt::format("-std=c++20 -O1 -I{} -DTOP_NAME=\\\"{}\\\" -DPE_ROWS={} -DPE_COLS={}",
                                      (fs::path(src) / "runtime-baremetal" / "include").string(), top, mr[1].str(), mc[1].str());
-    std::string cmd = fmt::format("{} --cc --exe --build -j 2 --prefix Vtop --top-module {} -Wno-fatal {} -CFLAGS {} -Mdir {} -o cosim{} > {} 2>&1",
+    // DG_AXI4_CHECK: the top binds the AXI4 protocol checker to each of its interfaces.
+    std::string cmd = fmt::format("{} --cc --exe --build -j 2 --prefix Vtop --top-module {} -DDG_AXI4_CHECK -Wno-fatal {} -CFLAGS {} -Mdir {} -o cosim{} > {} 2>&1",
                                   quote(verilator), top, o.trace.empty() ? "" : "--trace", quote(cflags),
                                   quote((tmp / "obj").string()), list, quote((tmp / "build.log").string()));
     err << fmt::format("deepgemm sim: Verilating {} with the harness and the runtime (once per design; a minute or two "

@@ -39,7 +39,9 @@ module dg_axi4_check #(
   parameter bit HasRead     = 1'b1,
   parameter bit HasWrite    = 1'b1,
   parameter bit DataLeads   = 1'b1,  // the master may send a burst's write data before its address
-  parameter bit SlaveAssumed = 1'b0
+  /* verilator lint_off UNUSEDPARAM */
+  parameter bit SlaveAssumed = 1'b0   // (formal only)
+  /* verilator lint_on UNUSEDPARAM */
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -143,6 +145,7 @@ module dg_axi4_check #(
 
   // ---- a burst's own rules ------------------------------------------------------------------
   // An INCR burst's bytes, from its address aligned to the transfer size, stay in one 4 KB page.
+  /* verilator lint_off UNUSEDSIGNAL */
   function automatic logic burst_in_page(input logic [AddrW-1:0] addr, input logic [7:0] len,
                                          input logic [2:0] size);
     logic [13:0] first, span;
@@ -154,6 +157,7 @@ module dg_axi4_check #(
     wrap_ok = (len == 8'd1 || len == 8'd3 || len == 8'd7 || len == 8'd15) &&
               (12'(addr[11:0]) & 12'((12'd1 << size) - 12'd1)) == 12'd0;
   endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---- outstanding reads, per ID: their lengths in order, and beats taken of the oldest ------
   logic [LgR:0]         rd_count_q [NumIds];
@@ -182,7 +186,7 @@ module dg_axi4_check #(
       end
     end else begin
       if (ar_hs && rd_count_q[arid_i] != (LgR+1)'(MaxReads))
-        rd_len_q[arid_i][32'(rd_head_q[arid_i] + LgR'(rd_count_q[arid_i])) * 8 +: 8] <= arlen_i;
+        rd_len_q[arid_i][32'(LgR'(rd_head_q[arid_i] + LgR'(rd_count_q[arid_i]))) * 8 +: 8] <= arlen_i;
       if (r_hs && r_known) begin
         if (r_end) begin
           rd_beat_q[rid_i] <= '0;
@@ -211,11 +215,13 @@ module dg_axi4_check #(
   logic                   aw_pairs;                 // this address pairs with data that came first
   logic                   w_pairs;                  // the current beat belongs to an address already taken
   logic [IdW-1:0]         w_id;                     // its ID
-  assign w_len       = wa_len_q[32'(wa_head_q) * 8 +: 8];
-  assign w_id        = wa_id_q[32'(wa_head_q) * IdW +: IdW];
-  assign wd_head_len = wd_len_q[32'(wd_head_q) * 8 +: 8];
+  // A beat belongs to an address already taken, or to one taken in this very cycle (when no
+  // data that came first claims it).
   assign aw_pairs    = wd_count_q != '0;
-  assign w_pairs     = wa_count_q != '0;
+  assign w_pairs     = wa_count_q != '0 || (aw_hs && !aw_pairs);
+  assign w_len       = wa_count_q != '0 ? wa_len_q[32'(wa_head_q) * 8 +: 8] : awlen_i;
+  assign w_id        = wa_count_q != '0 ? wa_id_q[32'(wa_head_q) * IdW +: IdW] : awid_i;
+  assign wd_head_len = wd_len_q[32'(wd_head_q) * 8 +: 8];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -242,20 +248,20 @@ module dg_axi4_check #(
           wd_count = wd_count - (LgW+1)'(1);
           b_due[32'(awid_i) * (LgW+1) +: LgW+1] = b_due[32'(awid_i) * (LgW+1) +: LgW+1] + (LgW+1)'(1);
         end else if (wa_count != (LgW+1)'(MaxWrites)) begin
-          wa_len_q[32'(wa_head_q + LgW'(wa_count)) * 8 +: 8] <= awlen_i;
-          wa_id_q[32'(wa_head_q + LgW'(wa_count)) * IdW +: IdW] <= awid_i;
+          wa_len_q[32'(LgW'(wa_head_q + LgW'(wa_count))) * 8 +: 8] <= awlen_i;
+          wa_id_q[32'(LgW'(wa_head_q + LgW'(wa_count))) * IdW +: IdW] <= awid_i;
           wa_count = wa_count + (LgW+1)'(1);
         end
       end
       if (w_hs) begin
         if (wlast_i) begin
           w_beat_q <= '0;
-          if (w_pairs) begin
+          if (wa_count != '0) begin  // (w_pairs, with this cycle's address counted)
             wa_head_q <= wa_head_q + LgW'(1);
             wa_count = wa_count - (LgW+1)'(1);
             b_due[32'(w_id) * (LgW+1) +: LgW+1] = b_due[32'(w_id) * (LgW+1) +: LgW+1] + (LgW+1)'(1);
           end else if (wd_count != (LgW+1)'(MaxWrites)) begin
-            wd_len_q[32'(wd_head_q + LgW'(wd_count)) * 8 +: 8] <= w_beat_q;
+            wd_len_q[32'(LgW'(wd_head_q + LgW'(wd_count))) * 8 +: 8] <= w_beat_q;
             wd_count = wd_count + (LgW+1)'(1);
           end
         end else begin
@@ -334,7 +340,7 @@ module dg_axi4_check #(
   assign writes_o = aw_out_q[$clog2(MaxWrites):0];
 
   logic unused;
-  assign unused = ^{arcache_i, arprot_i, awcache_i, awprot_i, rdata_i};
+  assign unused = ^{arcache_i, arprot_i, awcache_i, awprot_i, rdata_i, CHECK_COUNTS};
 
 `ifdef FORMAL
   // Checks only: a protocol checker holds no design (see the file's head).
@@ -404,6 +410,7 @@ module dg_axi4_check #(
 `elsif SYNTHESIS
 `else
   // Simulation: each broken rule is reported (the first ten) and counted.
+  /* verilator lint_off BLKSEQ */
   int errors_q = 0;
   task automatic rule(input logic holds, input string name);
     if (!holds) begin
@@ -411,7 +418,7 @@ module dg_axi4_check #(
       errors_q = errors_q + 1;
     end
   endtask
-  always @(posedge clk_i) begin
+  always @(posedge clk_i or negedge rst_ni) begin
     if (rst_ni) begin
       rule(ERRM_ARVALID_RESET, "ERRM_ARVALID_RESET");
       rule(ERRM_ARVALID_STABLE, "ERRM_ARVALID_STABLE (ARVALID dropped before ARREADY)");
@@ -451,5 +458,6 @@ module dg_axi4_check #(
       rule(ERRS_BRESP, "ERRS_BRESP (EXOKAY without an exclusive access)");
     end
   end
+  /* verilator lint_on BLKSEQ */
 `endif
 endmodule

@@ -46,7 +46,7 @@ module dg_axi_rd #(
   input  logic [1:0]             rresp_i,
   input  logic                   rlast_i,
   output logic [1:0]             error_o,      // the run's first bus problem: 0 none, 1 response, 2 protocol
-  output logic                   idle_o,       // no read outstanding
+  output logic                   idle_o,       // every read's beats have come
   output logic [LgOut:0]         outstanding_o // reads outstanding
 );
   localparam int Out = 1 << LgOut;
@@ -84,7 +84,9 @@ module dg_axi_rd #(
   assign expect_last  = beat_q == len_head;
   assign last_hs      = r_hs && rlast_i;
   assign outstanding_o = out_q;
-  assign idle_o       = out_q == '0 && lens_empty;
+  // Idle when every burst's beats have come, by the master's own count: a slave that drops RLAST
+  // cannot hold the run (its error is reported).
+  assign idle_o       = lens_empty;
 
   logic [1:0] problem;
   always_comb begin
@@ -108,4 +110,6 @@ module dg_axi_rd #(
       if (error_o == 2'd0) error_o <= problem;
     end
   end
+  logic unused;
+  assign unused = rresp_i[0];  // OKAY and EXOKAY alike: no exclusive accesses are made
 endmodule

@@ -69,11 +69,11 @@ module dg_axi_rd_proof #(
 `ifdef FORMAL
   // A run starts only when the master is idle (the top starts one when its DONE is set).
   // (The adapter clears its counts at a start, so no address may go out in that cycle either.)
-  always @(*) if (start_i) assume (idle && !arvalid);
+  always @(*) if (start_i) assume (idle && outstanding == '0 && !arvalid);
   // The master counts its reads as the bus does.
   always @(*) if (rst_ni) assert (outstanding == f_reads);
 `endif
 
   logic unused;
-  assign unused = ^{req_ready, split_last, r_valid, r_data, error};
+  assign unused = ^{req_ready, split_last, r_valid, r_data, error, idle, outstanding, f_reads};  // (used under FORMAL)
 endmodule

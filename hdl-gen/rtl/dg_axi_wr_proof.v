@@ -74,5 +74,5 @@ module dg_axi_wr_proof #(
 `endif
 
   logic unused;
-  assign unused = ^{req_ready, split_last, w_ready, error};
+  assign unused = ^{req_ready, split_last, w_ready, error, idle, outstanding, f_writes};  // (used under FORMAL)
 endmodule

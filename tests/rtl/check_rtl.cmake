@@ -13,8 +13,8 @@ if(NOT rc EQUAL 0)
 endif()
 file(GLOB files ${WORK}/v/*.v)
 list(LENGTH files n)
-if(NOT n EQUAL 12)
-  message(FATAL_ERROR "expected 12 Verilog files, got ${n}: ${files}")
+if(NOT n EQUAL 19)
+  message(FATAL_ERROR "expected 19 Verilog files, got ${n}: ${files}")
 endif()
 # 2. Deterministic: the bundle equals the golden.
 if(DEFINED ENV{DEEPGEMM_UPDATE_GOLDEN})
@@ -28,16 +28,20 @@ else()
     message(FATAL_ERROR "the Verilog differs from ${GOLDEN}:\n${d}")
   endif()
 endif()
-# 3. Lint-clean under verilator -Wall (the top and every module it instantiates).
+# 3. Lint-clean under verilator -Wall (the top and every module it instantiates), also with the
+# AXI4 protocol checkers bound (DG_AXI4_CHECK, as co-simulation builds it), and the proofs' tops.
 find_program(VERILATOR verilator REQUIRED)
-execute_process(COMMAND ${VERILATOR} --lint-only -Wall --top-module npu_gemm_tiny_npu ${files}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE lout ERROR_VARIABLE lerr)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "verilator --lint-only -Wall:\n${lout}${lerr}")
-endif()
+foreach(lint "--top-module;npu_gemm_tiny_npu" "--top-module;npu_gemm_tiny_npu;-DDG_AXI4_CHECK"
+             "--top-module;dg_axi_rd_proof" "--top-module;dg_axi_wr_proof")
+  execute_process(COMMAND ${VERILATOR} --lint-only -Wall ${lint} ${files}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE lout ERROR_VARIABLE lerr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "verilator --lint-only -Wall ${lint}:\n${lout}${lerr}")
+  endif()
+endforeach()
 # 4. The module holds the Verilog, the register map and the proof report (synthesis: compile --synth).
 execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/tiny.ko --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT err MATCHES "properties of 5 modules proved")
+if(NOT rc EQUAL 0 OR NOT err MATCHES "properties of 7 modules proved")
   message(FATAL_ERROR "compile to a module (${rc}):\n${err}")
 endif()
 execute_process(COMMAND ${CMD} inspect ${WORK}/tiny.ko OUTPUT_VARIABLE ins)
