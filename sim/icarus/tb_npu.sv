@@ -2,17 +2,21 @@
 // the co-simulation, beside the Verilator harness sim/cosim_main.cpp. It drives the same top
 // with the same stimulus and checks the same things:
 //
-//   * a DRAM model with a fixed read latency (Latency cycles from a read burst's address
-//     handshake to its first beat) and a deterministic pseudo-random back-pressure: each ready
-//     and valid it drives (A/B address ready, A/B read data valid, C address ready, C write data
-//     ready) is held low in StallPermille of the cycles, from a xorshift32 per signal seeded by
-//     Seed; a read data beat, once valid, stays valid until it is taken;
-//   * the host programs A_BASE, B_BASE, C_BASE, M, N, K and CTRL.START through the register
-//     port (one access per cycle, read data the cycle after), waits for irq_o (at most MaxCycles
-//     cycles), then reads STATUS, ERROR, CYCLES and BOUND;
-//   * every burst is beat-aligned, 1..256 beats, inside its buffer and never across a 4 KB
-//     boundary; every write burst's last beat, and only that one, carries w_last; no burst is
-//     left unfinished at DONE; DONE is set and ERROR is not;
+//   * an AXI4 DRAM model with a fixed latency (Latency cycles from a read burst's address
+//     handshake to its first beat, and from a write burst's last beat to its response) and a
+//     deterministic pseudo-random back-pressure: each ready and valid it drives (A/B address
+//     ready, A/B read data valid, C address ready, C write data ready, C response valid) is held
+//     low in StallPermille of the cycles, from a xorshift32 per signal seeded by Seed; a valid,
+//     once raised, stays until it is taken; RLAST marks each read burst's last beat;
+//   * the host programs A_BASE, B_BASE, C_BASE, M, N, K and CTRL.START over AXI4-Lite (one
+//     transaction at a time), waits for irq_o (at most MaxCycles cycles), then reads STATUS,
+//     ERROR, CYCLES and BOUND;
+//   * every burst is INCR, full-width, beat-aligned, 1..256 beats, with its master's ID, inside
+//     its buffer and never across a 4 KB boundary; every write burst's last beat, and only that
+//     one, carries WLAST, with every strobe set; no burst is left unfinished at DONE; DONE is set
+//     and ERROR is not;
+//   * the design is compiled with DG_AXI4_CHECK: the AXI4 protocol checker bound to each of its
+//     interfaces must find no rule broken;
 //   * every C word is written exactly once and equals the expected word.
 //
 // The register offsets and bits come from the design's generated <top>_regs.svh, given to iverilog
@@ -53,53 +57,103 @@ module tb_npu #(
   always #5 clk = ~clk;
 
   // ---- the design ------------------------------------------------------------------------------
-  logic               reg_req = 1'b0, reg_we = 1'b0;
-  logic [11:0]        reg_addr = 12'd0;
-  logic [31:0]        reg_wdata = 32'd0;
-  wire  [31:0]        reg_rdata;
   wire                irq;
+  logic               s_awvalid = 1'b0, s_wvalid = 1'b0, s_arvalid = 1'b0;
+  logic [11:0]        s_awaddr = 12'd0, s_araddr = 12'd0;
+  logic [31:0]        s_wdata = 32'd0;
+  wire                s_awready, s_wready, s_bvalid, s_arready, s_rvalid;
+  wire  [1:0]         s_bresp, s_rresp;
+  wire  [31:0]        s_rdata;
   wire                a_ar_valid, b_ar_valid, a_r_ready, b_r_ready;
+  wire  [1:0]         a_ar_id, b_ar_id, a_ar_burst, b_ar_burst;
   wire  [31:0]        a_ar_addr, b_ar_addr;
-  wire  [8:0]         a_ar_len, b_ar_len;
+  wire  [7:0]         a_ar_len, b_ar_len;
+  wire  [2:0]         a_ar_size, b_ar_size, a_ar_prot, b_ar_prot;
+  wire  [3:0]         a_ar_cache, b_ar_cache;
   logic               a_ar_ready = 1'b0, b_ar_ready = 1'b0, a_r_valid = 1'b0, b_r_valid = 1'b0;
+  logic               a_r_last = 1'b0, b_r_last = 1'b0;
   logic [BusBits-1:0] a_r_data = '0, b_r_data = '0;
-  wire                c_aw_valid, c_w_valid, c_w_last;
+  wire                c_aw_valid, c_w_valid, c_w_last, c_b_ready;
+  wire  [1:0]         c_aw_id, c_aw_burst;
   wire  [31:0]        c_aw_addr;
-  wire  [8:0]         c_aw_len;
+  wire  [7:0]         c_aw_len;
+  wire  [2:0]         c_aw_size, c_aw_prot;
+  wire  [3:0]         c_aw_cache;
   wire  [BusBits-1:0] c_w_data;
-  logic               c_aw_ready = 1'b0, c_w_ready = 1'b0;
+  wire  [BusBits/8-1:0] c_w_strb;
+  logic               c_aw_ready = 1'b0, c_w_ready = 1'b0, c_b_valid = 1'b0;
 
   `DG_TOP u_dut (
-    .clk_i       (clk),
-    .rst_ni      (rst_n),
-    .reg_req_i   (reg_req),
-    .reg_we_i    (reg_we),
-    .reg_addr_i  (reg_addr),
-    .reg_wdata_i (reg_wdata),
-    .reg_rdata_o (reg_rdata),
-    .irq_o       (irq),
-    .a_ar_valid_o(a_ar_valid),
-    .a_ar_ready_i(a_ar_ready),
-    .a_ar_addr_o (a_ar_addr),
-    .a_ar_len_o  (a_ar_len),
-    .a_r_valid_i (a_r_valid),
-    .a_r_ready_o (a_r_ready),
-    .a_r_data_i  (a_r_data),
-    .b_ar_valid_o(b_ar_valid),
-    .b_ar_ready_i(b_ar_ready),
-    .b_ar_addr_o (b_ar_addr),
-    .b_ar_len_o  (b_ar_len),
-    .b_r_valid_i (b_r_valid),
-    .b_r_ready_o (b_r_ready),
-    .b_r_data_i  (b_r_data),
-    .c_aw_valid_o(c_aw_valid),
-    .c_aw_ready_i(c_aw_ready),
-    .c_aw_addr_o (c_aw_addr),
-    .c_aw_len_o  (c_aw_len),
-    .c_w_valid_o (c_w_valid),
-    .c_w_ready_i (c_w_ready),
-    .c_w_data_o  (c_w_data),
-    .c_w_last_o  (c_w_last)
+    .clk_i              (clk),
+    .rst_ni             (rst_n),
+    .irq_o              (irq),
+    .s_axil_awvalid_i   (s_awvalid),
+    .s_axil_awready_o   (s_awready),
+    .s_axil_awaddr_i    (s_awaddr),
+    .s_axil_awprot_i    (3'd0),
+    .s_axil_wvalid_i    (s_wvalid),
+    .s_axil_wready_o    (s_wready),
+    .s_axil_wdata_i     (s_wdata),
+    .s_axil_wstrb_i     (4'hf),
+    .s_axil_bvalid_o    (s_bvalid),
+    .s_axil_bready_i    (1'b1),
+    .s_axil_bresp_o     (s_bresp),
+    .s_axil_arvalid_i   (s_arvalid),
+    .s_axil_arready_o   (s_arready),
+    .s_axil_araddr_i    (s_araddr),
+    .s_axil_arprot_i    (3'd0),
+    .s_axil_rvalid_o    (s_rvalid),
+    .s_axil_rready_i    (1'b1),
+    .s_axil_rdata_o     (s_rdata),
+    .s_axil_rresp_o     (s_rresp),
+    .m_axi_a_arvalid_o  (a_ar_valid),
+    .m_axi_a_arready_i  (a_ar_ready),
+    .m_axi_a_arid_o     (a_ar_id),
+    .m_axi_a_araddr_o   (a_ar_addr),
+    .m_axi_a_arlen_o    (a_ar_len),
+    .m_axi_a_arsize_o   (a_ar_size),
+    .m_axi_a_arburst_o  (a_ar_burst),
+    .m_axi_a_arcache_o  (a_ar_cache),
+    .m_axi_a_arprot_o   (a_ar_prot),
+    .m_axi_a_rvalid_i   (a_r_valid),
+    .m_axi_a_rready_o   (a_r_ready),
+    .m_axi_a_rid_i      (2'd0),
+    .m_axi_a_rdata_i    (a_r_data),
+    .m_axi_a_rresp_i    (2'd0),
+    .m_axi_a_rlast_i    (a_r_last),
+    .m_axi_b_arvalid_o  (b_ar_valid),
+    .m_axi_b_arready_i  (b_ar_ready),
+    .m_axi_b_arid_o     (b_ar_id),
+    .m_axi_b_araddr_o   (b_ar_addr),
+    .m_axi_b_arlen_o    (b_ar_len),
+    .m_axi_b_arsize_o   (b_ar_size),
+    .m_axi_b_arburst_o  (b_ar_burst),
+    .m_axi_b_arcache_o  (b_ar_cache),
+    .m_axi_b_arprot_o   (b_ar_prot),
+    .m_axi_b_rvalid_i   (b_r_valid),
+    .m_axi_b_rready_o   (b_r_ready),
+    .m_axi_b_rid_i      (2'd1),
+    .m_axi_b_rdata_i    (b_r_data),
+    .m_axi_b_rresp_i    (2'd0),
+    .m_axi_b_rlast_i    (b_r_last),
+    .m_axi_c_awvalid_o  (c_aw_valid),
+    .m_axi_c_awready_i  (c_aw_ready),
+    .m_axi_c_awid_o     (c_aw_id),
+    .m_axi_c_awaddr_o   (c_aw_addr),
+    .m_axi_c_awlen_o    (c_aw_len),
+    .m_axi_c_awsize_o   (c_aw_size),
+    .m_axi_c_awburst_o  (c_aw_burst),
+    .m_axi_c_awcache_o  (c_aw_cache),
+    .m_axi_c_awprot_o   (c_aw_prot),
+    .m_axi_c_wvalid_o   (c_w_valid),
+    .m_axi_c_wready_i   (c_w_ready),
+    .m_axi_c_wdata_o    (c_w_data),
+    .m_axi_c_wstrb_o    (c_w_strb),
+    .m_axi_c_wlast_o    (c_w_last),
+    .m_axi_c_bvalid_i   (c_b_valid),
+    .m_axi_c_bready_o   (c_b_ready),
+    .m_axi_c_bid_i      (2'd2),
+    .m_axi_c_bresp_i    (2'd0)
   );
 
   // ---- memory and checks -----------------------------------------------------------------------
@@ -119,13 +173,17 @@ module tb_npu #(
   endtask
 
   // buf: 0 A, 1 B, 2 C.
-  task automatic check_burst(input int buf_i, input logic [31:0] addr, input logic [8:0] len);
+  task automatic check_burst(input int buf_i, input logic [31:0] addr, input logic [8:0] len, input logic [2:0] size,
+                             input logic [1:0] burst, input logic [1:0] id);
     longint base, words, a, bytes;
     base  = buf_i == 0 ? ABase : buf_i == 1 ? BBase : CBase;
     words = buf_i == 0 ? AWords : buf_i == 1 ? BWords : CWords;
     a     = longint'(addr);
     bytes = longint'(len) * BeatBytes;
     if (a % BeatBytes != 0) fail("burst not beat-aligned", addr, int'(len));
+    if ((1 << size) != BeatBytes) fail("burst of narrow transfers (AxSIZE is not the bus width)", addr, int'(len));
+    if (burst != 2'b01) fail("burst not INCR", addr, int'(len));
+    if (int'(id) != buf_i) fail("burst with another master's ID", addr, int'(len));
     if (len < 9'd1 || len > 9'd256) fail("burst length outside 1..256", addr, int'(len));
     if ((a % 4096) + bytes > 4096) fail("burst crosses a 4 KB boundary", addr, int'(len));
     if (a < base || a + bytes > base + words * BeatBytes)
@@ -155,12 +213,16 @@ module tb_npu #(
   int          q_len [0:3*QDepth-1];
   longint      q_ready_at [0:3*QDepth-1];
   int          q_head [0:2], q_tail [0:2], q_done [0:2];
+  // Write responses due: the cycle each may be given.
+  longint      b_ready_at [0:QDepth-1];
+  int          b_head = 0, b_tail = 0;
   // Write beats that came before their burst's address.
   logic [BusBits-1:0] wq_data [0:QDepth-1];
   logic               wq_last [0:QDepth-1];
+  logic [BusBits/8-1:0] wq_strb [0:QDepth-1];
   int                 wq_head = 0, wq_tail = 0;
-  logic [31:0]        lfsr [0:5];
-  bit                 stall [0:5];
+  logic [31:0]        lfsr [0:6];
+  bit                 stall [0:6];
 
   initial begin
     for (int s = 0; s < 3; s++) begin
@@ -168,7 +230,7 @@ module tb_npu #(
       q_tail[s] = 0;
       q_done[s] = 0;
     end
-    for (int i = 0; i < 6; i++) begin
+    for (int i = 0; i < 7; i++) begin
       lfsr[i] = 32'(Seed) * 32'h9e37_79b9 ^ 32'(i + 1) * 32'h85eb_ca6b;
       if (lfsr[i] == 32'd0) lfsr[i] = 32'd1;
     end
@@ -219,16 +281,17 @@ module tb_npu #(
     bit     last_expected;
     // Handshakes, as the design saw them before this edge.
     if (rst_n) begin
-      if ((^{a_ar_valid, b_ar_valid, a_r_ready, b_r_ready, c_aw_valid, c_w_valid, irq}) === 1'bx)
+      if ((^{a_ar_valid, b_ar_valid, a_r_ready, b_r_ready, c_aw_valid, c_w_valid, c_b_ready, irq}) === 1'bx)
         fail("a valid, ready or irq output is unknown", 32'd0, 0);
       if (a_ar_valid && a_ar_ready) begin
-        check_burst(0, a_ar_addr, a_ar_len);
-        push(0, a_ar_addr, a_ar_len, cyc + 1 + Latency);
+        check_burst(0, a_ar_addr, {1'b0, a_ar_len} + 9'd1, a_ar_size, a_ar_burst, a_ar_id);
+        push(0, a_ar_addr, {1'b0, a_ar_len} + 9'd1, cyc + 1 + Latency);
       end
       if (b_ar_valid && b_ar_ready) begin
-        check_burst(1, b_ar_addr, b_ar_len);
-        push(1, b_ar_addr, b_ar_len, cyc + 1 + Latency);
+        check_burst(1, b_ar_addr, {1'b0, b_ar_len} + 9'd1, b_ar_size, b_ar_burst, b_ar_id);
+        push(1, b_ar_addr, {1'b0, b_ar_len} + 9'd1, cyc + 1 + Latency);
       end
+      if (c_b_valid && c_b_ready) b_head = b_head + 1;
       if (a_r_valid && a_r_ready) begin
         at = take_beat(0);
         read_beats = read_beats + 1;
@@ -238,8 +301,8 @@ module tb_npu #(
         read_beats = read_beats + 1;
       end
       if (c_aw_valid && c_aw_ready) begin
-        check_burst(2, c_aw_addr, c_aw_len);
-        push(2, c_aw_addr, c_aw_len, 0);
+        check_burst(2, c_aw_addr, {1'b0, c_aw_len} + 9'd1, c_aw_size, c_aw_burst, c_aw_id);
+        push(2, c_aw_addr, {1'b0, c_aw_len} + 9'd1, 0);
       end
       if (c_w_valid && c_w_ready) begin
         write_beats = write_beats + 1;
@@ -248,6 +311,7 @@ module tb_npu #(
         end else begin
           wq_data[wq_tail % QDepth] = c_w_data;
           wq_last[wq_tail % QDepth] = c_w_last;
+          wq_strb[wq_tail % QDepth] = c_w_strb;
           wq_tail = wq_tail + 1;
         end
       end
@@ -257,6 +321,11 @@ module tb_npu #(
         if (wq_last[wq_head % QDepth] !== last_expected)
           fail("write data last flag does not end its burst", q_addr[2 * QDepth + q_head[2] % QDepth],
                q_len[2 * QDepth + q_head[2] % QDepth]);
+        if (wq_strb[wq_head % QDepth] !== '1) fail("write beat without every byte strobe", 32'd0, 0);
+        if (last_expected) begin  // the burst's response, after the latency
+          b_ready_at[b_tail % QDepth] = cyc + 1 + Latency;
+          b_tail = b_tail + 1;
+        end
         at = take_beat(2);
         w = word_of(2, at);
         if (w >= 0) begin
@@ -267,7 +336,7 @@ module tb_npu #(
       end
     end
     // What the model drives in the next cycle (cycle cyc + 1).
-    for (int i = 0; i < 6; i++) begin
+    for (int i = 0; i < 7; i++) begin
       lfsr[i] = xorshift32(lfsr[i]);
       stall[i] = 32'(lfsr[i] % 32'd1000) < 32'(StallPermille);
     end
@@ -279,33 +348,57 @@ module tb_npu #(
       a_r_valid <= rst_n && beat_ready(0, cyc + 1) && !stall[2];
       a_r_data  <= rst_n && beat_ready(0, cyc + 1) && !stall[2]
                    ? read_word(0, longint'(q_addr[q_head[0] % QDepth]) + longint'(q_done[0]) * BeatBytes) : '0;
+      a_r_last  <= rst_n && beat_ready(0, cyc + 1) && !stall[2] && q_done[0] + 1 == q_len[q_head[0] % QDepth];
     end
     if (!(b_r_valid && !b_r_ready)) begin
       b_r_valid <= rst_n && beat_ready(1, cyc + 1) && !stall[3];
       b_r_data  <= rst_n && beat_ready(1, cyc + 1) && !stall[3]
                    ? read_word(1, longint'(q_addr[QDepth + q_head[1] % QDepth]) + longint'(q_done[1]) * BeatBytes) : '0;
+      b_r_last  <= rst_n && beat_ready(1, cyc + 1) && !stall[3] && q_done[1] + 1 == q_len[QDepth + q_head[1] % QDepth];
     end
+    if (!(c_b_valid && !c_b_ready))          // a response not taken stays
+      c_b_valid <= rst_n && b_head != b_tail && cyc + 1 >= b_ready_at[b_head % QDepth] && !stall[6];
     cyc <= cyc + 1;
   end
 
-  // ---- the host: drives the register port between clock edges ---------------------------------
+  // ---- the host: AXI4-Lite transactions, driven between clock edges ----------------------------
+  int reg_errors = 0;   // register accesses answered with an error
   task automatic reg_write(input logic [11:0] off, input logic [31:0] v);
-    reg_req = 1'b1;
-    reg_we = 1'b1;
-    reg_addr = off;
-    reg_wdata = v;
-    @(negedge clk);
-    reg_req = 1'b0;
-    reg_we = 1'b0;
+    bit aw_done, w_done;
+    aw_done = 1'b0;
+    w_done = 1'b0;
+    s_awaddr = off;
+    s_wdata = v;
+    s_awvalid = 1'b1;
+    s_wvalid = 1'b1;
+    while (!(aw_done && w_done)) begin
+      @(posedge clk);
+      if (s_awvalid && s_awready) aw_done = 1'b1;
+      if (s_wvalid && s_wready) w_done = 1'b1;
+      @(negedge clk);
+      s_awvalid = !aw_done;
+      s_wvalid = !w_done;
+    end
+    while (!s_bvalid) @(negedge clk);
+    if (s_bresp != 2'b00) reg_errors = reg_errors + 1;
+    @(negedge clk);   // the response is taken at this edge (BREADY is high)
   endtask
 
   task automatic reg_read(input logic [11:0] off, output logic [31:0] v);
-    reg_req = 1'b1;
-    reg_we = 1'b0;
-    reg_addr = off;
+    bit ar_done;
+    ar_done = 1'b0;
+    s_araddr = off;
+    s_arvalid = 1'b1;
+    while (!ar_done) begin
+      @(posedge clk);
+      if (s_arready) ar_done = 1'b1;
+      @(negedge clk);
+      s_arvalid = !ar_done;
+    end
+    while (!s_rvalid) @(negedge clk);
+    v = s_rdata;
+    if (s_rresp != 2'b00) reg_errors = reg_errors + 1;
     @(negedge clk);
-    reg_req = 1'b0;
-    v = reg_rdata;
   endtask
 
   reg [8*512-1:0] a_file, b_file, c_file;
@@ -331,8 +424,8 @@ module tb_npu #(
     reg_write(`DG_REG_M, 32'(M));
     reg_write(`DG_REG_N, 32'(N));
     reg_write(`DG_REG_K, 32'(K));
-    start_cyc = cyc;
     reg_write(`DG_REG_CTRL, 32'd1 << `DG_CTRL_START_LSB);
+    start_cyc = cyc - 1;   // START took effect at the edge that raised the write response, one before this
     while (irq !== 1'b1 && cyc - start_cyc < Limit) @(negedge clk);
     run_cycles = cyc - start_cyc;
     reg_read(`DG_REG_STATUS, status);
@@ -345,7 +438,12 @@ module tb_npu #(
     if (status[`DG_STATUS_ERROR_LSB] !== 1'b0) fail("the design reported ERROR", error, 0);
     unfinished = 0;
     for (int s = 0; s < 3; s++) unfinished = unfinished + q_tail[s] - q_head[s];
-    if (unfinished != 0 || wq_head != wq_tail) fail("bursts left unfinished at DONE", 32'd0, int'(unfinished));
+    if (unfinished != 0 || wq_head != wq_tail || b_head != b_tail) fail("bursts left unfinished at DONE", 32'd0, int'(unfinished));
+    if (reg_errors != 0) fail("register accesses answered with an error", 32'd0, reg_errors);
+    // The bound protocol checkers.
+    if (u_dut.u_check_regs.errors_q + u_dut.u_check_a.errors_q + u_dut.u_check_b.errors_q + u_dut.u_check_c.errors_q != 0)
+      fail("the AXI4 protocol checker found rules broken", 32'd0,
+           u_dut.u_check_regs.errors_q + u_dut.u_check_a.errors_q + u_dut.u_check_b.errors_q + u_dut.u_check_c.errors_q);
 
     mismatches = 0;
     missing = 0;

@@ -1,6 +1,6 @@
 # cmake -DCMD=deepgemm -DSPEC=x.dgml -DWORK=dir -P compile_design.cmake
 # Compiles the spec's NPU design (--emit=verilog: after its proofs) into WORK/v and writes
-# WORK/design.cmake: the top's name, its bus width (from the a_r_data_i port) and the sources
+# WORK/design.cmake: the top's name, its bus width (from the m_axi_a_rdata_i port) and the sources
 # for Icarus (the generated files in WORK/v).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -10,15 +10,15 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "deepgemm compile --emit=verilog failed (${rc}):\n${err}")
 endif()
 file(GLOB tops RELATIVE ${WORK}/v ${WORK}/v/npu_gemm_*.v)
-list(FILTER tops EXCLUDE REGEX "_agu_")
+list(FILTER tops EXCLUDE REGEX "_agu_|_core")
 list(LENGTH tops n)
 if(NOT n EQUAL 1)
   message(FATAL_ERROR "expected one top, got: ${tops}")
 endif()
 string(REPLACE ".v" "" top ${tops})
 file(READ ${WORK}/v/${tops} text)
-if(NOT text MATCHES "\\[([0-9]+):0\\] +a_r_data_i")
-  message(FATAL_ERROR "no a_r_data_i port in ${tops}")
+if(NOT text MATCHES "\\[([0-9]+):0\\] +m_axi_a_rdata_i")
+  message(FATAL_ERROR "no m_axi_a_rdata_i port in ${tops}")
 endif()
 math(EXPR bus_bits "${CMAKE_MATCH_1} + 1")
 # The generated files as they are: Icarus Verilog 11 parses everything the generator emits.

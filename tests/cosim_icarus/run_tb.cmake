@@ -41,7 +41,7 @@ foreach(t A B)
     set(${t}_BYTES 1)
   endif()
 endforeach()
-execute_process(COMMAND ${IVERILOG} -g2012 -DDG_TOP=${TOP} -s tb_npu -o ${WORK}/tb.vvp
+execute_process(COMMAND ${IVERILOG} -g2012 -DDG_TOP=${TOP} -DDG_AXI4_CHECK -s tb_npu -o ${WORK}/tb.vvp
                         -Ptb_npu.BusBits=${BUS_BITS} -Ptb_npu.M=${M} -Ptb_npu.N=${N} -Ptb_npu.K=${K}
                         -Ptb_npu.AElemBytes=${A_BYTES} -Ptb_npu.BElemBytes=${B_BYTES} -Ptb_npu.Latency=${LATENCY}
                         -Ptb_npu.StallPermille=${STALL} -Ptb_npu.Seed=${SEED} -Ptb_npu.MaxCycles=${MAX_CYCLES}
