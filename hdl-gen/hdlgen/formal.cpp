@@ -14,14 +14,22 @@ namespace dg::hdlgen {
 
 namespace {
 
+/// The assertion's own place in Yosys's location: in a flattened hierarchy the location lists the
+/// instance's place, then the assertion's, "top.v:57.3-67.4|checker.v:337.22-338.34".
+std::string innermost(const std::string& location) { return location.substr(location.rfind('|') + 1); }
+
 /// The assertion's line in Yosys's location "file.v:L1.C1-L2.C2": L2, where the statement ends
 /// (L1.C1 is where the statement before it ended). 0 when there is none.
 int end_line(const std::string& location) {
-  auto dash = location.rfind('-');
-  return dash == std::string::npos ? 0 : std::atoi(location.c_str() + dash + 1);
+  const std::string l = innermost(location);
+  auto dash = l.rfind('-');
+  return dash == std::string::npos ? 0 : std::atoi(l.c_str() + dash + 1);
 }
 
-std::string file_of(const std::string& location) { return location.substr(0, location.find(':')); }
+std::string file_of(const std::string& location) {
+  const std::string l = innermost(location);
+  return l.substr(0, l.find(':'));
+}
 
 /// Each file of the design as lines, to quote assert statements from.
 using Lines = std::map<std::string, std::vector<std::string>>;

@@ -539,6 +539,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
 
   Design d;
   d.top = "npu_gemm_" + name;
+  d.core = d.top + "_core";
   d.mmio_base = n.mmio_base;
   const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
   const int dw = bits_for(std::max({p.M, p.N, kmax}) + std::max({p.tile_m, p.tile_n, p.tile_k}));

@@ -39,7 +39,8 @@ struct Register {
 };
 
 struct Design {
-  std::string top;                       // npu_gemm_<name>
+  std::string top;                       // npu_gemm_<name>: the core behind AXI4
+  std::string core;                      // npu_gemm_<name>_core, what a board with its own memory holds ("": the top)
   std::vector<VerilogFile> files;        // generated modules, then the library modules they use
   std::vector<std::string> formal_tops;  // modules carrying properties, each proved on its own
   /// Parameters a library module is proved with: those the top instantiates it with (every

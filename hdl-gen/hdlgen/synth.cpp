@@ -668,7 +668,7 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   auto synth = [&](bool pairs, bool dsp) {
     return s.yosys(fmt::format("read_verilog -sv -D{}={}{} {}{}\nchparam -set {} {} {}\nsynth_ice40 {}-top {} -json "
                                "board.json\nstat\n",
-                               b.npu_top_define, d.top + "_core", pairs ? " -DDG_ICE40_DSP" : "", s.file_list(), board_list,
+                               b.npu_top_define, d.core.empty() ? d.top : d.core, pairs ? " -DDG_ICE40_DSP" : "", s.file_list(), board_list,
                                b.mmio_base_parameter, mmio_base, b.top, dsp ? "-dsp " : "", b.top),
                    log) == 0;
   };

@@ -2,7 +2,8 @@
 # Compiles the spec into WORK/design.ko (its design proved), writes its Verilog (--emit=verilog),
 # and Verilates it with the co-simulation harness and the freestanding runtime (RTLIB, built with
 # its freestanding flags) into
-# WORK/obj/cosim (what `deepgemm sim` builds, here in the test's own directory).
+# WORK/obj/cosim (what `deepgemm sim` builds, here in the test's own directory). With
+# -DMUTATE="file.v%%from%%to" the Verilog is altered first (a seeded bug; the text must be there).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
@@ -13,6 +14,19 @@ endif()
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "deepgemm compile --emit=verilog failed (${rc}):\n${err}")
+endif()
+if(DEFINED MUTATE)
+  string(REPLACE "%%" ";" m "${MUTATE}")
+  list(GET m 0 mfile)
+  list(GET m 1 mfrom)
+  list(GET m 2 mto)
+  file(READ ${WORK}/v/${mfile} mtext)
+  string(FIND "${mtext}" "${mfrom}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the mutation's text is not in ${mfile}: ${mfrom}")
+  endif()
+  string(REPLACE "${mfrom}" "${mto}" mtext "${mtext}")
+  file(WRITE ${WORK}/v/${mfile} "${mtext}")
 endif()
 file(GLOB tops RELATIVE ${WORK}/v ${WORK}/v/npu_gemm_*.v)
 list(FILTER tops EXCLUDE REGEX "_agu_|_core")

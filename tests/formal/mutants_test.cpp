@@ -1,7 +1,9 @@
 // The generated NPU design of small plans (a fixed K, and K chosen at run time): every property
 // proved by k-induction; and each seeded bug — an off-by-one in the AGU's row loop, a wrong row
 // stride, a burst allowed across the 4 KB boundary, a burst length one beat off, bursts cut
-// shorter than they may be, a loop that ends a tile early — makes a proof fail.
+// shorter than they may be, a loop that ends a tile early, an AXI4 master that drops ARVALID or
+// AWVALID before its READY, issues more reads than it declares, or a read burst across 4 KB —
+// makes a proof fail, and the AXI4 protocol checker names the rule broken.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -82,11 +84,13 @@ std::vector<std::string> failing_lines(const hdlgen::ModuleProof& m, const hdlge
     if (p.proved || p.detail.find("another assertion") != std::string::npos ||
         p.detail.find("an unproved assertion") != std::string::npos)
       continue;
-    // Yosys's location, file.v:LINE.COL-LINE.COL, ends on the assertion's line.
-    auto colon = p.location.find(':'), dash = p.location.find('-');
+    // Yosys's location, file.v:LINE.COL-LINE.COL, ends on the assertion's line (in a flattened
+    // hierarchy, the last of the places it lists, "top.v:...|checker.v:...", is the assertion's).
+    const std::string loc = p.location.substr(p.location.rfind('|') + 1);
+    auto colon = loc.find(':'), dash = loc.find('-');
     if (colon == std::string::npos || dash == std::string::npos) continue;
-    const std::string file = p.location.substr(0, colon);
-    const int line = std::atoi(p.location.c_str() + dash + 1);
+    const std::string file = loc.substr(0, colon);
+    const int line = std::atoi(loc.c_str() + dash + 1);
     for (const auto& v : d.files)
       if (v.name == file) {
         std::istringstream in(v.text);
@@ -123,7 +127,9 @@ TEST_CASE("formal: every property of the generated design is proved by k-inducti
   hdlgen::FormalReport r = hdlgen::prove(d);
   INFO(hdlgen::report_text(r));
   REQUIRE(r.error.empty());
-  CHECK(r.modules.size() == 5);  // three AGUs, the burst splitter, the scratchpad write arbiter
+  // Three AGUs, the read master and the write master's address side against the AXI4 protocol
+  // checker, the burst splitter, the scratchpad write arbiter.
+  CHECK(r.modules.size() == 7);
   CHECK(r.all_proved());
   for (const auto& m : r.modules)
     for (const auto& p : m.result.properties) CHECK(p.detail.find("k-induction") == 0);
@@ -267,4 +273,44 @@ endmodule
   CHECK(m.result.error.empty());
   CHECK(m.result.properties.size() >= 4);
   CHECK(m.result.all_proved());
+}
+
+/// Some assertion that fails by itself names `rule` (the AXI4 checker's rules are named wires).
+void check_breaks_rule(const hdlgen::ModuleProof& m, const hdlgen::Design& d, const std::string& rule) {
+  CHECK(!m.result.all_proved());
+  bool found = false;
+  for (const auto& l : failing_lines(m, d)) found = found || l.find(rule) != std::string::npos;
+  CHECK_MESSAGE(found, rule);
+}
+
+TEST_CASE("formal: an AXI4 read master that drops ARVALID before ARREADY is caught by the protocol checker") {
+  hdlgen::Design d = mutate("dg_axi_rd.v", "assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out);",
+                            "assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out) && !rvalid_i;");
+  auto m = prove_one(d, "dg_axi_rd_proof");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_breaks_rule(m, d, "ERRM_ARVALID_STABLE");
+}
+
+TEST_CASE("formal: an AXI4 read master that issues more reads than it declares is caught") {
+  // The address goes out whatever the count; the splitter still waits for the room.
+  hdlgen::Design d = mutate("dg_axi_rd.v", "assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out);",
+                            "assign arvalid_o = ar_valid_i;");
+  auto m = prove_one(d, "dg_axi_rd_proof");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_breaks_rule(m, d, "ERRM_AR_OUTSTANDING");
+}
+
+TEST_CASE("formal: an AXI4 read burst across 4 KB is caught by the protocol checker") {
+  hdlgen::Design d = mutate("dg_burst_split.v", "if (take > (LenW+1)'(to_edge)) take = (LenW+1)'(to_edge);", "");
+  auto m = prove_one(d, "dg_axi_rd_proof");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_breaks_rule(m, d, "ERRM_AR_BOUNDARY");
+}
+
+TEST_CASE("formal: an AXI4 write master that drops AWVALID before AWREADY is caught by the protocol checker") {
+  hdlgen::Design d = mutate("dg_axi_wr.v", "assign awvalid_o  = aw_valid_i && room;",
+                            "assign awvalid_o  = aw_valid_i && room && !wready_i;");
+  auto m = prove_one(d, "dg_axi_wr_proof");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_breaks_rule(m, d, "ERRM_AWVALID_STABLE");
 }

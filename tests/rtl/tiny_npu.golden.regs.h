@@ -33,14 +33,14 @@
 #define NPU_GEMM_TINY_NPU_STATUS_DONE_SHIFT 1u
 #define NPU_GEMM_TINY_NPU_STATUS_DONE_MASK 0x00000002u /* the last run finished (also the interrupt line); cleared by the next START */
 #define NPU_GEMM_TINY_NPU_STATUS_ERROR_SHIFT 2u
-#define NPU_GEMM_TINY_NPU_STATUS_ERROR_MASK 0x00000004u /* the last START was refused: ERROR holds why */
+#define NPU_GEMM_TINY_NPU_STATUS_ERROR_MASK 0x00000004u /* the last START was refused, or its run met a bus error: ERROR holds why */
 
-/* ERROR: the start checks' verdict (read-only) */
+/* ERROR: the start checks' verdict, or the run's bus error (read-only) */
 #define NPU_GEMM_TINY_NPU_ERROR_OFFSET 0x00Cu
 #define NPU_GEMM_TINY_NPU_ERROR_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_ERROR_OFFSET)
 #define NPU_GEMM_TINY_NPU_ERROR_RESET 0x00000000u
 #define NPU_GEMM_TINY_NPU_ERROR_CODE_SHIFT 0u
-#define NPU_GEMM_TINY_NPU_ERROR_CODE_MASK 0x0000000Fu /* why the last START was refused (0: it was not); see the error codes */
+#define NPU_GEMM_TINY_NPU_ERROR_CODE_MASK 0x0000000Fu /* why the last START was refused or its run failed (0: neither); see the error codes */
 
 /* CYCLES: cycles of the last (or current) run (read-only) */
 #define NPU_GEMM_TINY_NPU_CYCLES_OFFSET 0x010u
@@ -89,5 +89,8 @@
 #define NPU_GEMM_TINY_NPU_ERROR_K 3u /* K is outside the plan's range */
 #define NPU_GEMM_TINY_NPU_ERROR_BASE_ALIGN 4u /* an operand base address is not aligned to a bus beat */
 #define NPU_GEMM_TINY_NPU_ERROR_ROW_BEATS 5u /* an operand row is not a whole number of bus beats */
+#define NPU_GEMM_TINY_NPU_ERROR_BUS_READ 6u /* a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid */
+#define NPU_GEMM_TINY_NPU_ERROR_BUS_WRITE 7u /* a write of C had an error response (BRESP SLVERR or DECERR); C is not valid */
+#define NPU_GEMM_TINY_NPU_ERROR_BUS_PROTOCOL 8u /* the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid */
 
 #endif /* NPU_GEMM_TINY_NPU_REGS_H */

@@ -56,18 +56,31 @@ TEST_CASE("hdlgen: the same plan gives byte-identical files") {
   hdlgen::Design b = hdlgen::generate(*s.plan, s.problem->hw, "tiny");
   CHECK(hdlgen::bundle(a) == hdlgen::bundle(b));
   CHECK(a.top == "npu_gemm_tiny");
-  CHECK(a.files.size() == 12);  // top, three AGUs, eight library modules
+  CHECK(a.core == "npu_gemm_tiny_core");
+  // The AXI4 top, the core, three AGUs, fourteen library modules (with the AXI4 masters, the
+  // register slave, the protocol checker and the proofs' tops).
+  CHECK(a.files.size() == 19);
 }
 
 TEST_CASE("hdlgen: the top instantiates the library with the plan's and the model's geometry") {
   Solved s = solve_spec(kTiny);
   hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "tiny");
-  const std::string& top = d.files.front().text;
+  const std::string& top = d.files.at(1).text;  // the core
+  CHECK(d.files.at(1).name == "npu_gemm_tiny_core.v");
   CHECK(top.find(".Rows(16), .Cols(16)") != std::string::npos);                 // npu16's PE array
   CHECK(top.find(".TileM(16), .TileN(32), .TileK(64)") != std::string::npos);   // the plan's tiles
   CHECK(top.find(".G(16)") != std::string::npos);                               // 16 int8 per 128-bit word
   CHECK(top.find("localparam int Banks = 16") != std::string::npos);
   CHECK(d.cycle_bound > 0);
+  // The AXI4 top: one master per stream with its ID, the register slave, the checkers for
+  // co-simulation only.
+  const std::string& axi = d.files.front().text;
+  CHECK(d.files.front().name == "npu_gemm_tiny.v");
+  CHECK(axi.find("dg_axi_rd #(.AddrW(AddrW), .IdW(IdW), .Id(2'd0)") != std::string::npos);
+  CHECK(axi.find("dg_axi_rd #(.AddrW(AddrW), .IdW(IdW), .Id(2'd1)") != std::string::npos);
+  CHECK(axi.find("dg_axi_wr #(.AddrW(AddrW), .IdW(IdW), .Id(2'd2)") != std::string::npos);
+  CHECK(axi.find("dg_axil_regs u_regs") != std::string::npos);
+  CHECK(axi.find("`ifdef DG_AXI4_CHECK") < axi.find("dg_axi4_check #"));
 }
 
 TEST_CASE("hdlgen: plans the hardware cannot run are refused with the reason") {
@@ -100,7 +113,7 @@ shape { M: 40; N: 64; K: 96; }
 constraints { tile_m == 32; tile_n == 32; tile_k == 64; }
 )");
   hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "i4");
-  const std::string& top = d.files.front().text;
+  const std::string& top = d.files.at(1).text;  // the core
   CHECK(top.find(".EABits(4), .EBBits(4), .AW(4), .BW(4), .ASigned(1'b1), .BSigned(1'b0)") != std::string::npos);
   CHECK(top.find(".AWords(2), .BWords(1)") != std::string::npos);  // 64 and 32 nibbles per 128-bit word
   CHECK(top.find(".G(16)") != std::string::npos);                  // k per group: the 16 banks
