@@ -325,6 +325,7 @@ class Sim {
     if (vcd_) vcd_->dump(2 * cycle_ + 1);
 #endif
     ++cycle_;
+    ctx_->time(cycle_);  // $error messages of the protocol checker carry the cycle
     for (int p = 0; p < 2; ++p) {
       r_held_[p] = r_valid[p] && !r_fire[p];
       if (ar_fire[p]) {

@@ -137,8 +137,11 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     err << fmt::format("deepgemm: error: cannot read '{}': {}\n", o.module, why);
     return kExitUserError;
   }
-  if (!o.trace.empty() && is_one_of(o.trace, {o.module})) {
-    err << fmt::format("deepgemm: error: cannot write the trace to '{}': it is the module being simulated\n", o.trace);
+  // The simulator writes the trace itself: the path is checked by the rules of every output first
+  // (a block device, a directory or the module itself is refused).
+  if (std::string why; !o.trace.empty() && !output_path_ok(o.trace, {o.module}, why)) {
+    err << fmt::format("deepgemm: error: cannot write the trace to '{}': {}\n", o.trace,
+                       is_one_of(o.trace, {o.module}) ? "it is the module being simulated" : why);
     return kExitUserError;
   }
   ko::ModuleView mv;

@@ -165,37 +165,67 @@ bool is_one_of(const std::string& path, const std::vector<std::string>& inputs) 
   return false;
 }
 
+namespace {
+
+/// How `path` would be written: where it leads (links followed), and whether it is a new or
+/// regular file (atomically), a character device or FIFO (in place), or refused (with `why`).
+enum class OutputKind { New, Regular, InPlace, Refused };
+
+OutputKind output_kind(std::string& path, const std::vector<std::string>& inputs, mode_t& mode, std::string& why) {
+  for (int depth = 0;; ++depth) {
+    if (path.empty()) {
+      why = "empty path";
+      return OutputKind::Refused;
+    }
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno != ENOENT) {
+        why = std::strerror(errno);
+        return OutputKind::Refused;
+      }
+      return OutputKind::New;
+    }
+    if (S_ISLNK(st.st_mode) && depth < 40) {
+      std::error_code ec;
+      fs::path target = fs::canonical(path, ec);
+      if (ec) {
+        std::error_code ec2;
+        why = fmt::format("is a symbolic link to '{}', which does not exist", fs::read_symlink(path, ec2).string());
+        return OutputKind::Refused;
+      }
+      path = target.string();
+      continue;
+    }
+    if (is_one_of(path, inputs)) {
+      why = "is an input of this command; choose another output path";
+      return OutputKind::Refused;
+    }
+    mode = st.st_mode;
+    if (S_ISREG(st.st_mode)) return OutputKind::Regular;
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return OutputKind::InPlace;
+    why = kind_of(st.st_mode);
+    return OutputKind::Refused;
+  }
+}
+
+}  // namespace
+
+bool output_path_ok(const std::string& path, const std::vector<std::string>& inputs, std::string& why) {
+  std::string target = path;
+  mode_t mode = 0;
+  return output_kind(target, inputs, mode, why) != OutputKind::Refused;
+}
+
 bool write_output_file(const std::string& path, const std::string& bytes, const std::vector<std::string>& inputs,
                        std::string& why) {
-  if (path.empty()) {
-    why = "empty path";
-    return false;
+  std::string target = path;
+  mode_t mode = 0;
+  switch (output_kind(target, inputs, mode, why)) {
+    case OutputKind::New: return write_atomic(target, bytes, 0, why);
+    case OutputKind::Regular: return write_atomic(target, bytes, mode, why);
+    case OutputKind::InPlace: return write_in_place(target, bytes, why);
+    case OutputKind::Refused: return false;
   }
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
-    if (errno != ENOENT) {
-      why = std::strerror(errno);
-      return false;
-    }
-    return write_atomic(path, bytes, 0, why);
-  }
-  if (S_ISLNK(st.st_mode)) {
-    std::error_code ec;
-    fs::path target = fs::canonical(path, ec);
-    if (ec) {
-      std::error_code ec2;
-      why = fmt::format("is a symbolic link to '{}', which does not exist", fs::read_symlink(path, ec2).string());
-      return false;
-    }
-    return write_output_file(target.string(), bytes, inputs, why);
-  }
-  if (is_one_of(path, inputs)) {
-    why = "is an input of this command; choose another output path";
-    return false;
-  }
-  if (S_ISREG(st.st_mode)) return write_atomic(path, bytes, st.st_mode, why);
-  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_in_place(path, bytes, why);
-  why = kind_of(st.st_mode);
   return false;
 }
 

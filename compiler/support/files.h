@@ -37,6 +37,10 @@ bool read_file_bounded(const std::string& path, std::uint64_t max_bytes, std::ve
 bool write_output_file(const std::string& path, const std::string& bytes, const std::vector<std::string>& inputs,
                        std::string& why);
 
+/// False with `why` when `path` would be refused as an output by the rules above (a directory, a
+/// block device, a socket, a dangling link, one of `inputs`); for outputs another program writes.
+bool output_path_ok(const std::string& path, const std::vector<std::string>& inputs, std::string& why);
+
 /// True when `path` names the same file as one of `inputs` (device and inode, links followed).
 bool is_one_of(const std::string& path, const std::vector<std::string>& inputs);
 

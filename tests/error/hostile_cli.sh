@@ -157,6 +157,11 @@ expect 1 "module is not signed" "$D" inspect npu.ko --trusted-key key.pub
 expect 0 "signature: module is not signed" "$D" inspect npu.ko
 expect 1 "untrusted module: module is not signed" "$D" sim npu.ko --trusted-key key.pub
 expect 1 "untrusted module: module is signed by a key that is not the trusted one" "$D" sim signed.ko --trusted-key other.pub
+# sim's trace is written by the simulator: its path obeys the rules of every output, checked first.
+ln -sf missing-target dangling.vcd
+expect 1 "cannot write the trace to 'dir': is a directory" "$D" sim npu.ko --trace dir
+expect 1 "cannot write the trace to 'dangling.vcd': is a symbolic link to 'missing-target', which does not exist" "$D" sim npu.ko --trace dangling.vcd
+expect 1 "cannot write the trace to 'npu.ko': it is the module being simulated" "$D" sim npu.ko --trace npu.ko
 expect 1 "is not a secret key file" "$D" compile "$SPEC" -o x.ko --sign key.pub
 expect 1 "--sign applies to a module" "$D" compile "$SPEC" --emit=plan --sign key
 cp key key.orig
