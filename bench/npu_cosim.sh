@@ -16,7 +16,7 @@ for spec in "$here"/npu/*.dgml; do
   "$cmd" compile "$spec" -o "$work/$name.ko" 2>"$work/$name.compile.log" || { echo "| $name | compile failed | | | | | | | |"; continue; }
   "$cmd" sim "$work/$name.ko" --latency "$lat" >"$work/$name.out" 2>"$work/$name.err" || true
   o="$work/$name.out"
-  problem=$(sed -n 's/^  problem *\(C.*\), int32$/\1/p' "$o")
+  problem=$(sed -n 's/^  problem *\(C.*\), int[0-9]* (.*$/\1/p' "$o")
   cycles=$(sed -n 's/^  cycles *\([0-9]*\) (CYCLES register; plan estimate \([0-9]*\).*/\1/p' "$o")
   est=$(sed -n 's/^  cycles *[0-9]* (CYCLES register; plan estimate \([0-9]*\).*/\1/p' "$o")
   util=$(sed -n 's/^  MAC array .*: \([0-9.]*%\) utilization$/\1/p' "$o")

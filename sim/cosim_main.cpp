@@ -31,6 +31,7 @@
 
 #include <chrono>
 #include <cinttypes>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -488,6 +489,7 @@ int main(int argc, char** argv) {
   Options o;
   std::string module_path;
   std::int64_t m = 0, n = 0, k = 0, k_max = 0;  // k_max: the plan's largest K (0: not known)
+  int acc_bits = 32, c_bits = 32;                // the accumulator's and C's widths (the plan's acc_type, c_type)
   Format fa, fb;
   bool have_a = false, have_b = false;
   for (int i = 1; i < argc; ++i) {
@@ -514,6 +516,8 @@ int main(int argc, char** argv) {
     else if (key == "--seed") o.seed = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--max-cycles") o.max_cycles = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--trace") o.trace = v;
+    else if (key == "--acc-bits") acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
+    else if (key == "--c-bits") c_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
     else if (key == "--inject") {
       if (v == "read-error") o.inject = Inject::ReadError;
       else if (v == "write-error") o.inject = Inject::WriteError;
@@ -567,6 +571,10 @@ int main(int argc, char** argv) {
     if (!parse_format(plan_string(plan_text, "a_type"), fa) || !parse_format(plan_string(plan_text, "b_type"), fb))
       return usage(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" + plan_string(plan_text, "b_type") +
                    " are not simulated (sN/uN up to 16 bits)");
+    // int32, int48, int64: the width after "int".
+    const std::string acc_type = plan_string(plan_text, "acc_type"), c_type = plan_string(plan_text, "c_type");
+    acc_bits = acc_type.rfind("int", 0) == 0 ? std::atoi(acc_type.c_str() + 3) : 0;
+    c_bits = c_type.rfind("int", 0) == 0 ? std::atoi(c_type.c_str() + 3) : 0;
     const std::size_t need = dgmm_arena_size(image.data(), image.size());
     if (need == 0) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
     arena.resize(need + DGMM_ARENA_ALIGN);  // the runtime aligns the arena itself
@@ -585,6 +593,8 @@ int main(int argc, char** argv) {
     return usage("give --module, or --m, --n, --k, --a-type and --b-type");
   }
   if (k_max == 0) k_max = k;
+  if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) || (c_bits != 32 && c_bits != 64))
+    return usage("the accumulator must be 32, 48 or 64 bits and C 32 or 64 (--acc-bits, --c-bits, or the plan's types)");
   if (o.boundary == 0 || o.max_burst == 0) return usage("--boundary and --max-burst must be positive");
 
   Sim sim(o);
@@ -592,7 +602,8 @@ int main(int argc, char** argv) {
   const unsigned beat = sim.beat();
   const Buffer A{"A", 0x10000000u, fa.size(m * k)};
   const Buffer B{"B", 0x20000000u, fb.size(k * n)};
-  const Buffer C{"C", 0x30000000u, static_cast<std::uint64_t>(m * n * 4)};
+  const unsigned c_bytes = static_cast<unsigned>(c_bits / 8);
+  const Buffer C{"C", 0x30000000u, static_cast<std::uint64_t>(m * n) * c_bytes};
   sim.set_buffers(A, B, C);
   std::mt19937_64 rng(o.seed);
   auto fill = [&](const Buffer& buf, const std::vector<std::uint8_t>& bytes) {
@@ -679,7 +690,7 @@ int main(int argc, char** argv) {
   if (sim.protocol_errors() != 0) sim.fail("the AXI4 protocol checker found rules broken (see above)");
 
   // The reference, and the comparison.
-  std::int64_t mismatches = 0, shown = 0;
+  std::int64_t mismatches = 0, shown = 0, saturated = 0;
   if (finished) {
     // A and B as the DRAM model holds them (its pages are sparse), contiguous.
     std::vector<std::uint8_t> a_bytes(A.bytes), b_bytes(B.bytes);
@@ -687,18 +698,27 @@ int main(int argc, char** argv) {
     for (std::uint64_t i = 0; i < B.bytes; ++i) b_bytes[i] = *sim.at(B.base + i);
     const std::uint8_t* a_mem = a_bytes.data();
     const std::uint8_t* b_mem = b_bytes.data();
+    // The exact sum, wrapped to the accumulator's width (two's complement), then C: sign-extended,
+    // or saturated to int32 from a wider accumulator.
+    auto expected = [&](std::int64_t i, std::int64_t j) {
+      std::uint64_t sum = 0;
+      for (std::int64_t kk = 0; kk < k; ++kk)
+        sum += static_cast<std::uint64_t>(decode(fa, a_mem, i * k + kk) * decode(fb, b_mem, kk * n + j));
+      return dg::sim::c_element(sum, acc_bits, c_bits);
+    };
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
-        std::uint32_t acc = 0;
-        for (std::int64_t kk = 0; kk < k; ++kk)
-          acc += static_cast<std::uint32_t>(decode(fa, a_mem, i * k + kk) * decode(fb, b_mem, kk * n + j));
-        std::uint32_t got = 0;
-        for (int byte = 0; byte < 4; ++byte) got |= static_cast<std::uint32_t>(*sim.at(C.base + (i * n + j) * 4 + byte)) << (8 * byte);
-        if (got != acc && shown++ < 8)
-          std::fprintf(stderr, "cosim: C[%" PRId64 "][%" PRId64 "] = %d, expected %d\n", i, j, static_cast<std::int32_t>(got),
-                       static_cast<std::int32_t>(acc));
-        mismatches += got != acc;
+        const std::int64_t want = expected(i, j);
+        std::uint64_t raw = 0;
+        for (unsigned byte = 0; byte < c_bytes; ++byte)
+          raw |= static_cast<std::uint64_t>(*sim.at(C.base + static_cast<std::uint64_t>(i * n + j) * c_bytes + byte)) << (8 * byte);
+        const std::int64_t got = c_bytes == 4 ? static_cast<std::int32_t>(raw) : static_cast<std::int64_t>(raw);
+        if (got != want && shown++ < 8)
+          std::fprintf(stderr, "cosim: C[%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n", i, j, got, want);
+        mismatches += got != want;
+        saturated += c_bits < acc_bits && (want == INT32_MIN || want == INT32_MAX);
       }
+
     std::int64_t twice = 0, missing = 0;
     for (std::uint8_t times : sim.written()) {
       missing += times == 0;
@@ -716,8 +736,11 @@ int main(int argc, char** argv) {
   std::printf("co-simulation of %s (Verilator), %s; seed %" PRIu64 ", DRAM latency %u cycles, back-pressure %.0f%%\n",
               TOP_NAME, h != nullptr ? "programmed by the freestanding runtime" : "registers programmed by the harness", o.seed,
               o.latency, 100 * o.stall);
-  std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64 "] %s x B %s, int32\n", m, n, m, k,
-              fa.name().c_str(), fb.name().c_str());
+  std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64 "] %s x B %s, int%d (%d-bit accumulators)\n", m, n,
+              m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
+  if (finished && c_bits < acc_bits)
+    std::printf("  saturation   %" PRId64 " of %" PRId64 " elements of C saturated to int32 (the reference's count)\n", saturated,
+                m * n);
   if (!finished || (status & 4u) != 0) {
     // No run to measure: the design refused the configuration or never signalled DONE.
     std::printf("  cycles       none measured: the run did not finish%s\n",

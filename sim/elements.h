@@ -7,6 +7,7 @@
 // nibble. An element's value is its low N bits, sign- or zero-extended.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -69,6 +70,16 @@ inline std::vector<std::uint8_t> draw(std::mt19937_64& rng, const Format& f, std
   std::vector<std::uint8_t> out(static_cast<std::size_t>(f.size(count)));
   for (std::int64_t i = 0; i < count; ++i) encode(f, out.data(), i, static_cast<std::uint32_t>(d(rng)));
   return out;
+}
+
+/// An element of C from the exact sum of its products (modulo 2^64): the sum as the accumulator
+/// holds it (acc_bits, two's complement, wrapping), then sign-extended into a C as wide or wider,
+/// or saturated into an int32 C of wider accumulators.
+inline std::int64_t c_element(std::uint64_t sum, int acc_bits, int c_bits) {
+  const int drop = 64 - acc_bits;
+  std::int64_t v = static_cast<std::int64_t>(sum << drop) >> drop;
+  if (c_bits < acc_bits) v = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
+  return v;
 }
 
 }  // namespace dg::sim

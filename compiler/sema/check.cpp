@@ -641,10 +641,23 @@ class Checker {
 
   void resolve_output(bool tensor) {
     if (p_.cast_output.user && p_.c.user && p_.cast_output.value && !(*p_.cast_output.value == p_.c.value)) {
-      d_.error(p_.cast_output.loc, fmt::format("'cast_output: {}' contradicts 'output: {}'", p_.cast_output.value->name,
-                                               p_.c.value.name));
-      d_.note(p_.c.loc, "output declared here");
-      return;
+      // 'output: fp32; cast_output: fp16': the output names the accumulation, stored cast to the
+      // narrower float. A cast to a wider type, between integers and floats, or from an output
+      // that is not the accumulation contradicts it.
+      const DType& cast = *p_.cast_output.value;
+      const DType& out = p_.c.value;
+      const bool narrows = out.is_float() && cast.is_float() && cast.bits < out.bits;
+      if (!narrows || !(out == p_.acc.value)) {
+        d_.error(p_.cast_output.loc,
+                 fmt::format("'cast_output: {}' contradicts 'output: {}': {}", cast.name, out.name,
+                             !narrows ? fmt::format("a cast stores the {} accumulation as a narrower float ('output: fp32; "
+                                                    "cast_output: fp16'), and {} is not one",
+                                                    p_.acc.value.name, cast.name)
+                                      : fmt::format("the accumulation is {}, not {}", p_.acc.value.name, out.name)));
+        d_.note(p_.c.loc, "output declared here");
+        return;
+      }
+      p_.c = {cast, p_.cast_output.loc, true};
     }
     if (!p_.c.user) {
       if (p_.cast_output.user && p_.cast_output.value)
@@ -700,7 +713,12 @@ class Checker {
                                        p_.acc.value.name, p_.hw.name, n.acc_width));
       return;
     }
-    if (!p_.c.user) p_.c = {p_.acc.value, {}, false};
+    // The output: the accumulator's sum as int32 or int64 (by default the narrower that holds the
+    // accumulator); an int32 output of wider accumulators saturates.
+    if (!p_.c.user) {
+      const bool wide = p_.acc.value.bits > 32;
+      p_.c = {DType{DType::Kind::Int, wide ? 64 : 32, true, wide ? "int64" : "int32"}, {}, false};
+    }
     if (p_.c.value.is_float()) {
       d_.error(p_.c.loc, fmt::format("output {} is not supported by {}: outputs are integers", p_.c.value.name, p_.hw.name));
       return;

@@ -7,7 +7,7 @@ namespace dg {
 
 const std::vector<std::string>& dtype_names() {
   static const std::vector<std::string> names = {"fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2",
-                                                 "int8", "int4", "int4_e2m1", "int16", "int32"};
+                                                 "int8", "int4", "int4_e2m1", "int16", "int32", "int64"};
   return names;
 }
 
@@ -38,6 +38,7 @@ std::optional<DType> parse_dtype(std::string_view n) {
   if (n == "bf16") return f(16);
   if (n == "fp8_e4m3" || n == "fp8_e5m2") return f(8);
   if (n == "int4_e2m1") return f(4);
+  if (n == "int64") return i(64, true);
   if (n == "int32") return i(32, true);
   if (n == "int16") return i(16, true);
   if (n == "int8") return i(8, true);

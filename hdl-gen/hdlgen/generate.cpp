@@ -37,6 +37,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// per byte, the even index of a row in the low nibble); 0 for a type the MAC array does not take.
 std::int64_t element_bits(const std::string& type) {
   if (type == "int32" || type == "fp32") return 32;
+  if (type == "int64") return 64;
   int w = 0;
   if (type == "int4" || type == "int8" || type == "int16") w = std::atoi(type.c_str() + 3);
   else if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) w = std::atoi(type.c_str() + 1);
@@ -429,7 +430,7 @@ std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const Engine
       total += em.count * ceil_div(p.N, p.tile_n) * ek.count * std::max(t_compute, dma(em.size, ek.size));
     }
   const std::int64_t first = dma(std::min(p.M, p.tile_m), std::min(kmax, p.tile_k));
-  const std::int64_t c_beats = p.tile_m * p.tile_n * 4 / beat;
+  const std::int64_t c_beats = p.tile_m * p.tile_n * (e.c_bits / 8) / beat;
   return total + n.dram_latency_cycles + first + e.rows + 2 + c_beats + 8;
 }
 
@@ -442,10 +443,13 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   if (ea == 0 || eb == 0 || p.a_type == "fp32" || p.b_type == "fp32")
     throw UserError(fmt::format("{}×{} inputs are not generated: the MAC array takes integers of 2 to 16 bits",
                                 p.a_type, p.b_type));
-  if (ec != 32 || p.c_type == "fp32") throw UserError(fmt::format("a {} output is not generated yet (32-bit accumulator rows only)", p.c_type));
-  if (n.acc_width != 32)
-    throw UserError(fmt::format("{}: npu.acc_width is {}, and only 32-bit accumulators are generated yet; set "
-                                "npu.acc_width to 32 (and acc_width_bits to 32 per PE column)",
+  if ((ec != 32 && ec != 64) || p.c_type == "fp32")
+    throw UserError(fmt::format("a {} output is not generated yet for NPUs: declare output int32 (saturated from wider "
+                                "accumulators) or int64",
+                                p.c_type));
+  if (n.acc_width != 32 && n.acc_width != 48 && n.acc_width != 64)
+    throw UserError(fmt::format("{}: npu.acc_width is {}: the generated accumulators are 32, 48 or 64 bits; set "
+                                "npu.acc_width to one of them",
                                 hw.file.empty() ? hw.name : hw.file, n.acc_width));
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
@@ -531,10 +535,15 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                        n.spad_rows));
   const std::int64_t acc_rows = p.tile_m * (p.tile_n / n.pe_cols);
   e.acc_aw = std::max(1, log2_exact(acc_rows));
-  if (2 * p.tile_m * p.tile_n * 32 > static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits)
-    refuse(fmt::format("two {}×{} int32 accumulator buffers do not fit the accumulator memory", p.tile_m, p.tile_n));
-  if ((n.pe_cols * 4) % beat != 0) refuse("an accumulator row must be whole bus beats");
-  e.beats_per_acc_row = n.pe_cols * 4 / beat;
+  // Accumulators of the model's width; C elements of the output's (an int32 C of wider
+  // accumulators is saturated as it is written out).
+  e.acc_bits = n.acc_width;
+  e.c_bits = static_cast<int>(ec);
+  if (2 * p.tile_m * p.tile_n * e.acc_bits > static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits)
+    refuse(fmt::format("two {}×{} buffers of {}-bit accumulators do not fit the accumulator memory", p.tile_m, p.tile_n,
+                       e.acc_bits));
+  if ((n.pe_cols * ec / 8) % beat != 0) refuse("a row of C from the accumulators must be whole bus beats");
+  e.beats_per_acc_row = n.pe_cols * ec / 8 / beat;
   e.shadow = n.drain_shadow;
 
   Design d;
@@ -552,7 +561,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   const std::vector<Stream> streams = {
       {"a", "A (activations, M×K, row-major): tile_m rows of tile_k elements", 'm', 'k', true, ea},
       {"b", "B (weights, K×N, row-major): tile_k rows of tile_n elements", 'k', 'n', true, eb},
-      {"c", "C (outputs, M×N, row-major, int32): tile_m rows of tile_n elements", 'm', 'n', false, ec},
+      {"c", fmt::format("C (outputs, M×N, row-major, {}): tile_m rows of tile_n elements", p.c_type), 'm', 'n', false, ec},
   };
   TopParams tp;
   tp.top = d.top;

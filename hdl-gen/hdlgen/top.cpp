@@ -144,7 +144,7 @@ constexpr const char* kTop = R"(// @HEADER@
   localparam logic [31:0] Id = 32'h@ID@;
   localparam logic [31:0] CycleBound = 32'd@BOUND@;
   localparam int Banks = @NB@, LgBanks = @LGNB@, WordBits = @WBITS@, SpadAW = @SPAW@;
-  localparam int AccBits = @PC@ * 32, AccAW = @ACCAW@;
+  localparam int AccBits = @PC@ * @ACCW@, AccAW = @ACCAW@;
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
   logic [@DW1@:0] m_q, n_q, k_q;
@@ -301,7 +301,7 @@ constexpr const char* kTop = R"(// @HEADER@
     .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),
     .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),
     .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW),
-    .Shadow(1'b@SHADOW@)
+    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)
   ) u_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -443,7 +443,7 @@ constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------
   assign c_aw_valid_o = c_burst_valid && !c_lens_full;
   assign c_split_busy = c_burst_valid;
   dg_cout #(
-    .Cols(@PC@), .BusBits(WordBits), .BeatsPerRow(@BPA@), .NNj(@NNJ@), .AccAW(AccAW), .RowW(@TRW@),
+    .Cols(@PC@), .AccW(@ACCW@), .CW(@CW@), .BusBits(WordBits), .BeatsPerRow(@BPA@), .NNj(@NNJ@), .AccAW(AccAW), .RowW(@TRW@),
     .BeatsW(@LW@), .LgQueue(@LGQ@), .LgOut(@LGOUT@), .LgLens(@LGLENS@)
   ) u_cout (
     .clk_i        (clk_i),
@@ -848,6 +848,8 @@ std::string top_module(const TopParams& tp) {
                 {"BSEG", std::to_string(e.b_seg)},
                 {"SHADOW", e.shadow ? "1" : "0"},
                 {"BPA", std::to_string(e.beats_per_acc_row)},
+                {"ACCW", std::to_string(e.acc_bits)},
+                {"CW", std::to_string(e.c_bits)},
                 {"NNJ", std::to_string(e.tile_n / e.cols)}});
 }
 

@@ -26,7 +26,9 @@ struct EngineParams {
   bool a_signed = true, b_signed = true;
   std::int64_t g = 16, tile_m = 16, tile_n = 16, tile_k = 16;
   std::int64_t a_words = 1, b_words = 1, a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0, b_seg = 1;
-  std::int64_t beats_per_acc_row = 4;
+  std::int64_t beats_per_acc_row = 4;  // bus beats per row of C from an accumulator row
+  int acc_bits = 32;                    // accumulator width (the model's acc_width)
+  int c_bits = 32;                      // C element width: 32 or 64 (a narrower C saturates)
   bool shadow = true;  // the MAC array's shadow registers (the model's drain_shadow)
 };
 

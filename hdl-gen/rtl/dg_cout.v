@@ -4,9 +4,12 @@
 // row r is lane j mod BeatsPerRow of accumulator row r * NNj + j / BeatsPerRow) once the engine
 // has filled it, and sends the beats on the write data channel, marking each burst's last beat.
 // The buffer is handed back to the engine when the tile's last beat has been read. Two buffers
-// alternate per C tile. Part of the fixed DeepGEMM RTL library.
+// alternate per C tile. Each AccW-bit accumulator becomes a CW-bit element of C: sign-extended when
+// CW is wider, saturated to CW's range when it is narrower. Part of the fixed DeepGEMM RTL library.
 module dg_cout #(
   parameter int Cols        = 16,
+  parameter int AccW        = 32,   // accumulator bits: 32, 48 or 64
+  parameter int CW          = 32,   // C element bits: 32 or 64
   parameter int BusBits     = 128,
   parameter int BeatsPerRow = 4,    // bus beats per accumulator row
   parameter int NNj         = 2,    // accumulator rows per C tile row
@@ -31,7 +34,7 @@ module dg_cout #(
   output logic                acc_buf_o,
   output logic                re_o,
   output logic [AccAW-1:0]    raddr_o,
-  input  logic [Cols*32-1:0]  rdata_i,
+  input  logic [Cols*AccW-1:0] rdata_i,
   // write bursts issued (their lengths frame the data)
   input  logic                aw_i,
   input  logic [8:0]          aw_len_i,
@@ -95,7 +98,21 @@ module dg_cout #(
   assign q_pop     = re_o && last_beat;
   assign acc_release_o = q_pop && head_last;
 
-  assign lane_data = rdata_i[32'(rd_lane_q) * BusBits +: BusBits];
+  // The accumulator row as a row of C.
+  logic [Cols*CW-1:0] c_row;
+  for (genvar j = 0; j < Cols; j++) begin : g_c
+    logic [AccW-1:0] acc;
+    assign acc = rdata_i[j*AccW +: AccW];
+    if (CW >= AccW) begin : g_extend
+      assign c_row[j*CW +: CW] = CW'($signed(acc));
+    end else begin : g_saturate
+      // It fits when the bits above C's sign bit all equal the sign.
+      logic fits;
+      assign fits = acc[AccW-1:CW-1] == '0 || acc[AccW-1:CW-1] == '1;
+      assign c_row[j*CW +: CW] = fits ? acc[CW-1:0] : {acc[AccW-1], {(CW-1){!acc[AccW-1]}}};
+    end
+  end
+  assign lane_data = c_row[32'(rd_lane_q) * BusBits +: BusBits];
   assign out_push  = rd_q;
 
   assign w_valid_o = !out_empty && !lens_empty;

@@ -42,7 +42,8 @@ module dg_engine #(
   parameter int BBase1   = 16,
   parameter int BSeg     = 1,     // scratchpad words per B row segment of a sub-block
   parameter int AccAW    = 5,
-  parameter bit Shadow   = 1'b1   // the MAC array has shadow registers (else it waits while draining)
+  parameter bit Shadow   = 1'b1,  // the MAC array has shadow registers (else it waits while draining)
+  parameter int AccW     = 32     // accumulator bits: 32, 48 or 64
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -65,10 +66,10 @@ module dg_engine #(
   output logic                       acc_buf_o,
   output logic                       acc_re_o,
   output logic [AccAW-1:0]           acc_raddr_o,
-  input  logic [Cols*32-1:0]         acc_rdata_i,
+  input  logic [Cols*AccW-1:0]       acc_rdata_i,
   output logic                       acc_we_o,
   output logic [AccAW-1:0]           acc_waddr_o,
-  output logic [Cols*32-1:0]         acc_wdata_o
+  output logic [Cols*AccW-1:0]       acc_wdata_o
 );
   localparam int NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
   localparam int MiW = NMi > 1 ? $clog2(NMi) : 1;
@@ -276,8 +277,9 @@ module dg_engine #(
     assign b_vec[j*BW +: BW] = cm_b_q[j*EBBits +: BW];
   end
 
-  logic [Rows*Cols*32-1:0] shadow;
-  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .Shadow(Shadow)) u_array (
+  logic [Rows*Cols*AccW-1:0] shadow;
+  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .Shadow(Shadow),
+                 .AccW(AccW)) u_array (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .step_i     (step),
@@ -372,14 +374,14 @@ module dg_engine #(
   assign acc_waddr_o = AccAW'(w_row);
   // The shadow row being written, chosen by a Rows-way multiplexer (a part-select at a computed
   // offset would be a barrel shifter over the whole array's sums).
-  logic [Cols*32-1:0] w_sums;
+  logic [Cols*AccW-1:0] w_sums;
   always_comb begin
-    w_sums = shadow[0 +: Cols*32];
+    w_sums = shadow[0 +: Cols*AccW];
     for (int i = 1; i < Rows; i++)
-      if (w_i_q == RiW'(i)) w_sums = shadow[i*Cols*32 +: Cols*32];
+      if (w_i_q == RiW'(i)) w_sums = shadow[i*Cols*AccW +: Cols*AccW];
   end
   for (genvar j = 0; j < Cols; j++) begin : g_wdata
-    assign acc_wdata_o[j*32 +: 32] = (d_meta_q.first ? 32'd0 : acc_rdata_i[j*32 +: 32]) + w_sums[j*32 +: 32];
+    assign acc_wdata_o[j*AccW +: AccW] = (d_meta_q.first ? AccW'(0) : acc_rdata_i[j*AccW +: AccW]) + w_sums[j*AccW +: AccW];
   end
   logic unused_drain;
   assign unused_drain = ^{d_meta_q.kv, d_meta_q.last_g, d_row[31:AccAW], w_row[31:AccAW]};

@@ -1,5 +1,5 @@
 // dg_mac_array: Rows x Cols processing elements, output stationary: in a step PE (i, j) adds
-// a_i * b_j to its 32-bit accumulator (two's complement, wrapping), where a_i is the A element
+// a_i * b_j to its AccW-bit accumulator (two's complement, wrapping), where a_i is the A element
 // of row i and b_j the B element of column j at the current k. Inputs are AW-bit (BW-bit) lanes,
 // signed when ASigned (BSigned), extended exactly into the product. At the end of a sub-block
 // (to_shadow_i with a step) every accumulator moves, with that step's product, into its shadow
@@ -14,7 +14,8 @@ module dg_mac_array #(
   parameter int BW      = 8,
   parameter bit ASigned = 1'b1,
   parameter bit BSigned = 1'b1,
-  parameter bit Shadow  = 1'b1
+  parameter bit Shadow  = 1'b1,
+  parameter int AccW    = 32     // accumulator bits: 32, 48 or 64
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -23,7 +24,7 @@ module dg_mac_array #(
   input  logic                   to_shadow_i,  // ... and it is the sub-block's last
   input  logic [Rows*AW-1:0]     a_i,
   input  logic [Cols*BW-1:0]     b_i,
-  output logic [Rows*Cols*32-1:0] shadow_o
+  output logic [Rows*Cols*AccW-1:0] shadow_o
 );
   localparam int PA = ASigned ? AW : AW + 1;  // the multiplier's signed operand widths
   localparam int PB = BSigned ? BW : BW + 1;
@@ -76,11 +77,11 @@ module dg_mac_array #(
     end
 `endif
     for (genvar j = 0; j < Cols; j++) begin : g_col
-      // The product a_i * b_j, extended to 32 bits.
-      logic [31:0] p32;
+      // The product a_i * b_j, extended to the accumulator's width.
+      logic [AccW-1:0] p32;
       if (UseDsp) begin : g_dsp_p
 `ifdef DG_ICE40_DSP
-        assign p32 = ASigned || BSigned ? {{16{dsp_p[j*16+15]}}, dsp_p[j*16 +: 16]} : {16'd0, dsp_p[j*16 +: 16]};
+        assign p32 = ASigned || BSigned ? {{(AccW-16){dsp_p[j*16+15]}}, dsp_p[j*16 +: 16]} : {{(AccW-16){1'b0}}, dsp_p[j*16 +: 16]};
 `endif
       end else begin : g_mul
         // A signed input is multiplied as it is, an unsigned one with a zero bit above it.
@@ -98,12 +99,12 @@ module dg_mac_array #(
           assign b = {1'b0, b_i[j*BW +: BW]};
         end
         assign p = a * b;
-        assign p32 = 32'(p);
+        assign p32 = AccW'(p);
       end
-      logic [31:0] acc_q, sum;
-      assign sum = (fresh_q ? 32'd0 : acc_q) + (mask_i ? p32 : 32'd0);
+      logic [AccW-1:0] acc_q, sum;
+      assign sum = (fresh_q ? '0 : acc_q) + (mask_i ? p32 : '0);
       if (Shadow) begin : g_shadow
-        logic [31:0] shadow_q;
+        logic [AccW-1:0] shadow_q;
         always_ff @(posedge clk_i or negedge rst_ni) begin
           if (!rst_ni) begin
             acc_q <= '0;
@@ -117,13 +118,13 @@ module dg_mac_array #(
             end
           end
         end
-        assign shadow_o[(i*Cols+j)*32 +: 32] = shadow_q;
+        assign shadow_o[(i*Cols+j)*AccW +: AccW] = shadow_q;
       end else begin : g_direct
         always_ff @(posedge clk_i or negedge rst_ni) begin
           if (!rst_ni) acc_q <= '0;
           else if (step_i) acc_q <= sum;
         end
-        assign shadow_o[(i*Cols+j)*32 +: 32] = acc_q;
+        assign shadow_o[(i*Cols+j)*AccW +: AccW] = acc_q;
       end
     end
   end

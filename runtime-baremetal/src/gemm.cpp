@@ -15,7 +15,8 @@ struct Elem {
 };
 
 /// int4 / int8 / int16 / int32 / int64 (signed, the whole container), or sN / uN with 2 <= N <= 16
-/// (4 bits: a nibble, two elements per byte, as int4; else one byte up to 8 bits, two above).
+/// (4 bits: a nibble, two elements per byte, as int4; else one byte up to 8 bits, two above); an
+/// accumulator may also be int48 (held in an int64).
 bool parse_dtype(const char* s, Elem* out) {
   const bool is_int = s[0] == 'i' && s[1] == 'n' && s[2] == 't';
   if (!is_int && s[0] != 's' && s[0] != 'u') return false;
@@ -24,7 +25,7 @@ bool parse_dtype(const char* s, Elem* out) {
   const char* q = d;
   for (; *q >= '0' && *q <= '9' && q - d < 3; ++q) n = n * 10 + static_cast<uint32_t>(*q - '0');
   if (q == d || *q != '\0' || *d == '0') return false;
-  if (is_int ? (n != 4 && n != 8 && n != 16 && n != 32 && n != 64) : (n < 2 || n > 16)) return false;
+  if (is_int ? (n != 4 && n != 8 && n != 16 && n != 32 && n != 48 && n != 64) : (n < 2 || n > 16)) return false;
   out->type = n == 4    ? DType::Int4
               : n <= 8  ? DType::Int8
               : n <= 16 ? DType::Int16
@@ -146,6 +147,13 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     return r.status;
   }
   p.acc = acc.type;
+  p.acc_bits = acc.bits;
+  for (const Elem& x : e) {
+    if (x.bits == 48) {
+      err->str("int48 is an accumulator type only; A, B and C are int4 to int64");
+      return PlanStatus::Unsupported;
+    }
+  }
   if (e[kA].type == DType::Int64 || e[kB].type == DType::Int64) {
     err->str("A and B must be int4, int8, int16 or int32");
     return PlanStatus::Unsupported;
@@ -155,9 +163,8 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     return PlanStatus::Unsupported;
   }
   const DType c = e[kC].type;
-  if (bits(c) < bits(p.acc)) {
-    err->str("C (").num(bits(c)).str(" bits) is narrower than the accumulator (").num(bits(p.acc));
-    err->str(" bits); narrowing epilogues are not supported");
+  if (c != DType::Int32 && c != DType::Int64) {
+    err->str("C must be int32 or int64");
     return PlanStatus::Unsupported;
   }
   p.M = static_cast<uint32_t>(M);
@@ -286,9 +293,10 @@ int64_t load(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col)
 void store(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col, int64_t v) {
   const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col
                                  : static_cast<size_t>(col) * o.ld + row;
-  // C is int32 or int64: read_plan refuses a C narrower than the accumulator.
+  // C is int32 or int64 (read_plan refuses others); an int32 C of wider accumulators saturates.
   if (o.type == DType::Int32) {
-    reinterpret_cast<int32_t*>(base)[idx] = static_cast<int32_t>(v);
+    const int64_t lo = -2147483647 - 1, hi = 2147483647;
+    reinterpret_cast<int32_t*>(base)[idx] = static_cast<int32_t>(v < lo ? lo : v > hi ? hi : v);
   } else {
     reinterpret_cast<int64_t*>(base)[idx] = v;
   }
@@ -298,7 +306,9 @@ void store(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col, i
 
 bool execute(const GemmPlan& p, const uintptr_t addr[kOperands], int64_t* acc,
              ko::ErrorDetail* err) {
-  const bool acc32 = p.acc == DType::Int32;
+  // The accumulator's range: sums outside it are an error (the solver proves they do not occur).
+  const int64_t acc_max = p.acc_bits >= 64 ? int64_t{0x7FFFFFFFFFFFFFFF} : (int64_t{1} << (p.acc_bits - 1)) - 1;
+  const int64_t acc_min = -acc_max - 1;
   for (uint32_t m0 = 0; m0 < p.M; m0 += p.tile_m) {
     const uint32_t mt = min_u32(p.tile_m, p.M - m0);
     for (uint32_t n0 = 0; n0 < p.N; n0 += p.tile_n) {
@@ -314,11 +324,10 @@ bool execute(const GemmPlan& p, const uintptr_t addr[kOperands], int64_t* acc,
               const int64_t y = load(p.op[kB], addr[kB], k0 + kk, n0 + j);
               // |x|, |y| <= 2^31 (inputs are at most 32 bits): the product fits int64; the sum is
               // checked.
-              const bool over = __builtin_add_overflow(s, x * y, &s) ||
-                                (acc32 && (s < -2147483647 - 1 || s > 2147483647));
+              const bool over = __builtin_add_overflow(s, x * y, &s) || s < acc_min || s > acc_max;
               if (over) {
-                err->str("accumulator overflow (")
-                    .str(acc32 ? "int32" : "int64")
+                err->str("accumulator overflow (int")
+                    .num(p.acc_bits)
                     .str(") at C[")
                     .num(m0 + i)
                     .str("][")

@@ -38,6 +38,7 @@ struct GemmPlan {
   uint32_t K_min, K_max;
   uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max
   DType acc;
+  uint8_t acc_bits = 32;  // the accumulator's width: 32, 48 (in an int64) or 64; a narrower C saturates
   OperandLayout op[kOperands];
   size_t acc_tile_bytes;  // scratch the executor needs for one tile_m x tile_n accumulator
 };

@@ -5,7 +5,7 @@
 //   stimulus --m M --n N --k K --a-type sN|uN --b-type sN|uN --bus-bits W [--seed S] [--out DIR]
 //
 // Element types: sN / uN (signed / unsigned N-bit, 2 <= N <= 16), stored as sim/elements.h says
-// (a 1- or 2-byte container, 4-bit elements packed two per byte); A is M×K and B K×N, row-major. C is int32, row-major, wrapping two's complement like the accumulators.
+// (a 1- or 2-byte container, 4-bit elements packed two per byte); A is M×K and B K×N, row-major. C is int32 or int64 (--c-bits), row-major, from accumulators of --acc-bits (32: wrapping two's complement).
 // The operands are drawn exactly as the Verilator harness (sim/cosim_main.cpp) draws them for the
 // same seed: std::mt19937_64(seed), uniform over the type's range, all of A and then all of B.
 //
@@ -62,6 +62,7 @@ int usage(const char* why) {
 
 int main(int argc, char** argv) {
   std::int64_t m = 0, n = 0, k = 0, bus_bits = 0;
+  int acc_bits = 32, c_bits = 32;
   std::uint64_t seed = 1;
   Format fa, fb;
   bool have_a = false, have_b = false;
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
     else if (key == "--bus-bits") bus_bits = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--seed") seed = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--out") out = v;
+    else if (key == "--acc-bits") acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
+    else if (key == "--c-bits") c_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
     else if (key == "--a-type") {
       if (!parse_format(v, fa)) return usage(("bad --a-type " + v).c_str());
       have_a = true;
@@ -91,22 +94,28 @@ int main(int argc, char** argv) {
   if (m <= 0 || n <= 0 || k <= 0 || !have_a || !have_b) return usage("--m, --n, --k, --a-type and --b-type are required");
   if (m > 65536 || n > 65536 || k > 65536 || m * n * k > (std::int64_t{1} << 34)) return usage("M, N, K too large");
   if (bus_bits < 8 || bus_bits > 4096 || bus_bits % 8 != 0) return usage("--bus-bits must be a multiple of 8 in 8..4096");
+  if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) || (c_bits != 32 && c_bits != 64))
+    return usage("--acc-bits must be 32, 48 or 64 and --c-bits 32 or 64");
   const auto beat = static_cast<unsigned>(bus_bits / 8);
+  const auto c_bytes = static_cast<std::size_t>(c_bits / 8);
 
   std::mt19937_64 rng(seed);
   const std::vector<std::uint8_t> a = draw(rng, fa, m * k);
   const std::vector<std::uint8_t> b = draw(rng, fb, k * n);
 
-  // The reference GEMM: exact products, summed modulo 2^32.
-  std::vector<std::uint8_t> c(static_cast<std::size_t>(m * n * 4));
+  // The reference GEMM: exact products, summed as the accumulators hold them, then C's elements
+  // (dg::sim::c_element: sign-extended, or saturated into an int32 C of wider accumulators).
+  std::vector<std::uint8_t> c(static_cast<std::size_t>(m * n) * c_bytes);
   std::uint32_t checksum = 0;
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
-      std::uint32_t acc = 0;
+      std::uint64_t sum = 0;
       for (std::int64_t kk = 0; kk < k; ++kk)
-        acc += static_cast<std::uint32_t>(decode(fa, a.data(), i * k + kk) * decode(fb, b.data(), kk * n + j));
-      for (int byte = 0; byte < 4; ++byte) c[static_cast<std::size_t>((i * n + j) * 4 + byte)] = static_cast<std::uint8_t>(acc >> (8 * byte));
-      checksum = checksum * 31u + acc;
+        sum += static_cast<std::uint64_t>(decode(fa, a.data(), i * k + kk) * decode(fb, b.data(), kk * n + j));
+      const auto v = static_cast<std::uint64_t>(dg::sim::c_element(sum, acc_bits, c_bits));
+      for (std::size_t byte = 0; byte < c_bytes; ++byte)
+        c[static_cast<std::size_t>(i * n + j) * c_bytes + byte] = static_cast<std::uint8_t>(v >> (8 * byte));
+      checksum = checksum * 31u + static_cast<std::uint32_t>(v);
     }
 
   char shape[160];

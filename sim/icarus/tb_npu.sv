@@ -38,6 +38,7 @@ module tb_npu #(
   parameter int          K             = 128,
   parameter int          AElemBytes    = 1,
   parameter int          BElemBytes    = 1,
+  parameter int          CElemBytes    = 4,     // int32 or int64
   parameter logic [31:0] ABase         = 32'h1000_0000,
   parameter logic [31:0] BBase         = 32'h2000_0000,
   parameter logic [31:0] CBase         = 32'h3000_0000,
@@ -49,7 +50,7 @@ module tb_npu #(
   localparam int BeatBytes = BusBits / 8;
   localparam int AWords    = (M * K * AElemBytes + BeatBytes - 1) / BeatBytes;
   localparam int BWords    = (K * N * BElemBytes + BeatBytes - 1) / BeatBytes;
-  localparam int CWords    = (M * N * 4 + BeatBytes - 1) / BeatBytes;
+  localparam int CWords    = (M * N * CElemBytes + BeatBytes - 1) / BeatBytes;
   localparam int QDepth    = 1024;   // outstanding bursts per stream, and early write beats
   localparam longint Limit = MaxCycles > 0 ? longint'(MaxCycles) : 64'd2000000 + longint'(M) * N * K;
 

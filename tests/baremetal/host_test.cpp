@@ -735,7 +735,7 @@ void test_custom_widths() {
   CHECK(all);
   CHECK(contains(dgmm_last_error(),
                  "is not supported (int4, int8, int16, int32, int64, or sN/uN with 2 <= N <= 16)"));
-  // The accumulator and C stay int32 / int64.
+  // The accumulator stays int32, int48 or int64, C int32 or int64; int48 is an accumulator only.
   PlanArgs q;
   q.acc = "s16", q.c = "s16";
   CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
@@ -743,7 +743,11 @@ void test_custom_widths() {
   q = PlanArgs{};
   q.c = "u16";
   CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
-  CHECK(contains(dgmm_last_error(), "C (16 bits) is narrower than the accumulator (32 bits)"));
+  CHECK(contains(dgmm_last_error(), "C must be int32 or int64"));
+  q = PlanArgs{};
+  q.c = "int48";
+  CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "int48 is an accumulator type only"));
 
   // The executor against a host GEMM of the decoded values (random container bits).
   struct Case {
@@ -804,6 +808,30 @@ void test_custom_widths() {
   CHECK(contains(dgmm_last_error(), "k = 1"));
   x[1] = 0x7FFF;  // 2^30 + 32767 * 32767 fits
   CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == (1 << 30) + 32767 * 32767);
+  x[0] = x[1] = 0xFFFF;
+  // A 48-bit accumulator holds that sum, and an int32 C saturates it; an int64 C keeps it.
+  for (const char* c : {"int32", "int64"}) {
+    big.acc = "int48", big.c = c;
+    h = load(make_module(plan_json(big)));
+    CHECK(h != nullptr);
+    if (h == nullptr) return;
+    int64_t c64[1] = {0};
+    int32_t c32[1] = {0};
+    CHECK(std::string(c) == "int32" ? bind_fake_real(h, x, x, c32) : bind_fake_real(h, x, x, c64));
+    CHECK(dgmm_launch(h) == DGMM_OK);
+    CHECK(std::string(c) == "int32" ? c32[0] == 2147483647 : c64[0] == 2 * int64_t{65535} * 65535);
+  }
+  // Its own range stays checked: 2^47 does not fit.
+  big.acc = "int48", big.c = "int64", big.a = "int32", big.b = "int32";
+  h = load(make_module(plan_json(big)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  int32_t x32[2] = {1 << 30, 1 << 30};
+  int32_t y32[2] = {1 << 17, 0};
+  int64_t c48[1] = {0};
+  CHECK(bind_fake_real(h, x32, y32, c48));
+  CHECK(dgmm_launch(h) == DGMM_ERROR_LAUNCH);
+  CHECK(contains(dgmm_last_error(), "accumulator overflow (int48) at C[0][0], k = 0"));
 }
 
 // ---- Packed 4-bit elements -------------------------------------------------------------------------
@@ -859,7 +887,7 @@ void test_int4() {
   CHECK(with([](PlanArgs& q) { q.a = "s3", q.K = 9; }) == DGMM_OK);  // 3 bits: a byte each
   // Never C or the accumulator.
   CHECK(with([](PlanArgs& q) { q.c = "int4"; }) == DGMM_ERROR_UNSUPPORTED);
-  CHECK(contains(dgmm_last_error(), "C (4 bits) is narrower than the accumulator (32 bits)"));
+  CHECK(contains(dgmm_last_error(), "C must be int32 or int64"));
   CHECK(with([](PlanArgs& q) { q.acc = "int4", q.c = "int4"; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(contains(dgmm_last_error(), "the accumulator must be int32 or int64"));
 

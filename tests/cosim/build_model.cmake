@@ -4,14 +4,21 @@
 # its freestanding flags) into
 # WORK/obj/cosim (what `deepgemm sim` builds, here in the test's own directory). With
 # -DMUTATE="file.v%%from%%to" the Verilog is altered first (a seeded bug; the text must be there).
+# With -DMODEL=x.json the spec's target is that hardware model (beside the project's own).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
-execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/design.ko RESULT_VARIABLE rc ERROR_VARIABLE err)
+set(models "")
+if(DEFINED MODEL)
+  file(GLOB own ${SRC}/hw-models/*.json)
+  file(COPY ${own} ${MODEL} DESTINATION ${WORK}/models)
+  set(models --hw-models ${WORK}/models)
+endif()
+execute_process(COMMAND ${CMD} ${models} compile ${SPEC} -o ${WORK}/design.ko RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR err MATCHES "warning")
   message(FATAL_ERROR "deepgemm compile failed (${rc}):\n${err}")
 endif()
-execute_process(COMMAND ${CMD} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
+execute_process(COMMAND ${CMD} ${models} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "deepgemm compile --emit=verilog failed (${rc}):\n${err}")
 endif()

@@ -6,10 +6,11 @@
 # PASS or FAIL line (the test's verdict). With WRONG_C the expected C's last word is altered
 # first, and the run must fail on exactly that word: the check itself is checked.
 include(${DESIGN}/design.cmake)
+math(EXPR C_BYTES "${C_BITS} / 8")
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 execute_process(COMMAND ${STIMULUS} --m ${M} --n ${N} --k ${K} --a-type ${A_TYPE} --b-type ${B_TYPE}
-                        --bus-bits ${BUS_BITS} --seed ${SEED} --out ${WORK}
+                        --bus-bits ${BUS_BITS} --acc-bits ${ACC_BITS} --c-bits ${C_BITS} --seed ${SEED} --out ${WORK}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "stimulus failed (${rc}):\n${out}${err}")
@@ -43,7 +44,7 @@ foreach(t A B)
 endforeach()
 execute_process(COMMAND ${IVERILOG} -g2012 -DDG_TOP=${TOP} -DDG_AXI4_CHECK -s tb_npu -o ${WORK}/tb.vvp
                         -Ptb_npu.BusBits=${BUS_BITS} -Ptb_npu.M=${M} -Ptb_npu.N=${N} -Ptb_npu.K=${K}
-                        -Ptb_npu.AElemBytes=${A_BYTES} -Ptb_npu.BElemBytes=${B_BYTES} -Ptb_npu.Latency=${LATENCY}
+                        -Ptb_npu.AElemBytes=${A_BYTES} -Ptb_npu.BElemBytes=${B_BYTES} -Ptb_npu.CElemBytes=${C_BYTES} -Ptb_npu.Latency=${LATENCY}
                         -Ptb_npu.StallPermille=${STALL} -Ptb_npu.Seed=${SEED} -Ptb_npu.MaxCycles=${MAX_CYCLES}
                         ${DESIGN}/v/${TOP}_regs.svh ${TB} ${SOURCES}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

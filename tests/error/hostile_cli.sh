@@ -135,16 +135,16 @@ expect 1 "npu.dataflows is \[input_stationary\]; the generated compute engine is
 python3 - "$SRC/hw-models/npu16.json" models <<'PY' || bad "could not make the models"
 import json, sys
 base = json.load(open(sys.argv[1]))
-for name, edit in (("npu_acc48", {"acc_width": 48, "acc_width_bits": 768}), ("npu_rows6", {"pe_rows": 6})):
+for name, edit in (("npu_acc40", {"acc_width": 40, "acc_width_bits": 640}), ("npu_rows6", {"pe_rows": 6})):
     m = json.loads(json.dumps(base))
     m["name"] = name
     m["npu"].update(edit)
     json.dump(m, open(sys.argv[2] + "/" + name + ".json", "w"), indent=1)
 PY
-for m in npu_acc48 npu_rows6; do sed "s/^target npu16;/target $m;/" "$SRC/examples/npu_int8.dgml" > $m.dgml; done
-expect 1 "npu.acc_width is 48, and only 32-bit accumulators are generated yet" "$D" --hw-models models compile npu_acc48.dgml -o acc48.ko
+for m in npu_acc40 npu_rows6; do sed "s/^target npu16;/target $m;/" "$SRC/examples/npu_int8.dgml" > $m.dgml; done
+expect 1 "npu.acc_width is 40: the generated accumulators are 32, 48 or 64 bits" "$D" --hw-models models compile npu_acc40.dgml -o acc40.ko
 expect 1 "npu.pe_rows is 6: .* must be a power of two \\(the nearest are 4 and 8\\)" "$D" --hw-models models compile npu_rows6.dgml -o rows6.ko
-[ ! -e acc48.ko ] && [ ! -e rows6.ko ] || bad "a module was written for a model that cannot be built"
+[ ! -e acc40.ko ] && [ ! -e rows6.ko ] || bad "a module was written for a model that cannot be built"
 
 # Signed modules: keygen, compile --sign, inspect and sim with a trusted key.
 expect 0 "public key: key.pub" "$D" keygen key

@@ -57,7 +57,7 @@
 #define NPU_GEMM_TINY_NPU_B_BASE_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_B_BASE_OFFSET)
 #define NPU_GEMM_TINY_NPU_B_BASE_RESET 0x00000000u
 
-/* C_BASE: byte address of C (M x N, row-major, int32) (read-write) */
+/* C_BASE: byte address of C (M x N, row-major; int32 or int64, the plan's output) (read-write) */
 #define NPU_GEMM_TINY_NPU_C_BASE_OFFSET 0x01Cu
 #define NPU_GEMM_TINY_NPU_C_BASE_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_C_BASE_OFFSET)
 #define NPU_GEMM_TINY_NPU_C_BASE_RESET 0x00000000u

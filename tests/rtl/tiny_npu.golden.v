@@ -375,7 +375,7 @@ endmodule
 //   0x010 CYCLES  ro  cycles of the last (or current) run
 //   0x014 A_BASE  rw  byte address of A (M x K, row-major)
 //   0x018 B_BASE  rw  byte address of B (K x N, row-major)
-//   0x01c C_BASE  rw  byte address of C (M x N, row-major, int32)
+//   0x01c C_BASE  rw  byte address of C (M x N, row-major; int32 or int64, the plan's output)
 //   0x020 M       rw  rows of A and C
 //   0x024 N       rw  columns of B and C
 //   0x028 K       rw  columns of A, rows of B
@@ -596,7 +596,7 @@ module npu_gemm_tiny_npu_core (
     .EABits(8), .EBBits(8), .AW(8), .BW(8), .ASigned(1'b1), .BSigned(1'b1), .G(16),
     .TileM(16), .TileN(32), .TileK(64), .DW(8), .AWords(4), .BWords(2),
     .ABase0(0), .ABase1(4), .BBase0(8), .BBase1(16), .BSeg(1), .AccAW(AccAW),
-    .Shadow(1'b1)
+    .Shadow(1'b1), .AccW(32)
   ) u_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -799,7 +799,7 @@ module npu_gemm_tiny_npu_core (
   assign c_aw_valid_o = c_burst_valid && !c_lens_full;
   assign c_split_busy = c_burst_valid;
   dg_cout #(
-    .Cols(16), .BusBits(WordBits), .BeatsPerRow(4), .NNj(2), .AccAW(AccAW), .RowW(4),
+    .Cols(16), .AccW(32), .CW(32), .BusBits(WordBits), .BeatsPerRow(4), .NNj(2), .AccAW(AccAW), .RowW(4),
     .BeatsW(4), .LgQueue(4), .LgOut(2), .LgLens(3)
   ) u_cout (
     .clk_i        (clk_i),
@@ -2407,9 +2407,12 @@ endmodule
 // row r is lane j mod BeatsPerRow of accumulator row r * NNj + j / BeatsPerRow) once the engine
 // has filled it, and sends the beats on the write data channel, marking each burst's last beat.
 // The buffer is handed back to the engine when the tile's last beat has been read. Two buffers
-// alternate per C tile. Part of the fixed DeepGEMM RTL library.
+// alternate per C tile. Each AccW-bit accumulator becomes a CW-bit element of C: sign-extended when
+// CW is wider, saturated to CW's range when it is narrower. Part of the fixed DeepGEMM RTL library.
 module dg_cout #(
   parameter int Cols        = 16,
+  parameter int AccW        = 32,   // accumulator bits: 32, 48 or 64
+  parameter int CW          = 32,   // C element bits: 32 or 64
   parameter int BusBits     = 128,
   parameter int BeatsPerRow = 4,    // bus beats per accumulator row
   parameter int NNj         = 2,    // accumulator rows per C tile row
@@ -2434,7 +2437,7 @@ module dg_cout #(
   output logic                acc_buf_o,
   output logic                re_o,
   output logic [AccAW-1:0]    raddr_o,
-  input  logic [Cols*32-1:0]  rdata_i,
+  input  logic [Cols*AccW-1:0] rdata_i,
   // write bursts issued (their lengths frame the data)
   input  logic                aw_i,
   input  logic [8:0]          aw_len_i,
@@ -2498,7 +2501,21 @@ module dg_cout #(
   assign q_pop     = re_o && last_beat;
   assign acc_release_o = q_pop && head_last;
 
-  assign lane_data = rdata_i[32'(rd_lane_q) * BusBits +: BusBits];
+  // The accumulator row as a row of C.
+  logic [Cols*CW-1:0] c_row;
+  for (genvar j = 0; j < Cols; j++) begin : g_c
+    logic [AccW-1:0] acc;
+    assign acc = rdata_i[j*AccW +: AccW];
+    if (CW >= AccW) begin : g_extend
+      assign c_row[j*CW +: CW] = CW'($signed(acc));
+    end else begin : g_saturate
+      // It fits when the bits above C's sign bit all equal the sign.
+      logic fits;
+      assign fits = acc[AccW-1:CW-1] == '0 || acc[AccW-1:CW-1] == '1;
+      assign c_row[j*CW +: CW] = fits ? acc[CW-1:0] : {acc[AccW-1], {(CW-1){!acc[AccW-1]}}};
+    end
+  end
+  assign lane_data = c_row[32'(rd_lane_q) * BusBits +: BusBits];
   assign out_push  = rd_q;
 
   assign w_valid_o = !out_empty && !lens_empty;
@@ -2577,7 +2594,8 @@ module dg_engine #(
   parameter int BBase1   = 16,
   parameter int BSeg     = 1,     // scratchpad words per B row segment of a sub-block
   parameter int AccAW    = 5,
-  parameter bit Shadow   = 1'b1   // the MAC array has shadow registers (else it waits while draining)
+  parameter bit Shadow   = 1'b1,  // the MAC array has shadow registers (else it waits while draining)
+  parameter int AccW     = 32     // accumulator bits: 32, 48 or 64
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -2600,10 +2618,10 @@ module dg_engine #(
   output logic                       acc_buf_o,
   output logic                       acc_re_o,
   output logic [AccAW-1:0]           acc_raddr_o,
-  input  logic [Cols*32-1:0]         acc_rdata_i,
+  input  logic [Cols*AccW-1:0]       acc_rdata_i,
   output logic                       acc_we_o,
   output logic [AccAW-1:0]           acc_waddr_o,
-  output logic [Cols*32-1:0]         acc_wdata_o
+  output logic [Cols*AccW-1:0]       acc_wdata_o
 );
   localparam int NMi = TileM / Rows, NNj = TileN / Cols, NG = TileK / G;
   localparam int MiW = NMi > 1 ? $clog2(NMi) : 1;
@@ -2811,8 +2829,9 @@ module dg_engine #(
     assign b_vec[j*BW +: BW] = cm_b_q[j*EBBits +: BW];
   end
 
-  logic [Rows*Cols*32-1:0] shadow;
-  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .Shadow(Shadow)) u_array (
+  logic [Rows*Cols*AccW-1:0] shadow;
+  dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .Shadow(Shadow),
+                 .AccW(AccW)) u_array (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .step_i     (step),
@@ -2907,14 +2926,14 @@ module dg_engine #(
   assign acc_waddr_o = AccAW'(w_row);
   // The shadow row being written, chosen by a Rows-way multiplexer (a part-select at a computed
   // offset would be a barrel shifter over the whole array's sums).
-  logic [Cols*32-1:0] w_sums;
+  logic [Cols*AccW-1:0] w_sums;
   always_comb begin
-    w_sums = shadow[0 +: Cols*32];
+    w_sums = shadow[0 +: Cols*AccW];
     for (int i = 1; i < Rows; i++)
-      if (w_i_q == RiW'(i)) w_sums = shadow[i*Cols*32 +: Cols*32];
+      if (w_i_q == RiW'(i)) w_sums = shadow[i*Cols*AccW +: Cols*AccW];
   end
   for (genvar j = 0; j < Cols; j++) begin : g_wdata
-    assign acc_wdata_o[j*32 +: 32] = (d_meta_q.first ? 32'd0 : acc_rdata_i[j*32 +: 32]) + w_sums[j*32 +: 32];
+    assign acc_wdata_o[j*AccW +: AccW] = (d_meta_q.first ? AccW'(0) : acc_rdata_i[j*AccW +: AccW]) + w_sums[j*AccW +: AccW];
   end
   logic unused_drain;
   assign unused_drain = ^{d_meta_q.kv, d_meta_q.last_g, d_row[31:AccAW], w_row[31:AccAW]};
@@ -3010,7 +3029,7 @@ module dg_fifo #(
 endmodule
 // ---- file: dg_mac_array.v
 // dg_mac_array: Rows x Cols processing elements, output stationary: in a step PE (i, j) adds
-// a_i * b_j to its 32-bit accumulator (two's complement, wrapping), where a_i is the A element
+// a_i * b_j to its AccW-bit accumulator (two's complement, wrapping), where a_i is the A element
 // of row i and b_j the B element of column j at the current k. Inputs are AW-bit (BW-bit) lanes,
 // signed when ASigned (BSigned), extended exactly into the product. At the end of a sub-block
 // (to_shadow_i with a step) every accumulator moves, with that step's product, into its shadow
@@ -3025,7 +3044,8 @@ module dg_mac_array #(
   parameter int BW      = 8,
   parameter bit ASigned = 1'b1,
   parameter bit BSigned = 1'b1,
-  parameter bit Shadow  = 1'b1
+  parameter bit Shadow  = 1'b1,
+  parameter int AccW    = 32     // accumulator bits: 32, 48 or 64
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -3034,7 +3054,7 @@ module dg_mac_array #(
   input  logic                   to_shadow_i,  // ... and it is the sub-block's last
   input  logic [Rows*AW-1:0]     a_i,
   input  logic [Cols*BW-1:0]     b_i,
-  output logic [Rows*Cols*32-1:0] shadow_o
+  output logic [Rows*Cols*AccW-1:0] shadow_o
 );
   localparam int PA = ASigned ? AW : AW + 1;  // the multiplier's signed operand widths
   localparam int PB = BSigned ? BW : BW + 1;
@@ -3087,11 +3107,11 @@ module dg_mac_array #(
     end
 `endif
     for (genvar j = 0; j < Cols; j++) begin : g_col
-      // The product a_i * b_j, extended to 32 bits.
-      logic [31:0] p32;
+      // The product a_i * b_j, extended to the accumulator's width.
+      logic [AccW-1:0] p32;
       if (UseDsp) begin : g_dsp_p
 `ifdef DG_ICE40_DSP
-        assign p32 = ASigned || BSigned ? {{16{dsp_p[j*16+15]}}, dsp_p[j*16 +: 16]} : {16'd0, dsp_p[j*16 +: 16]};
+        assign p32 = ASigned || BSigned ? {{(AccW-16){dsp_p[j*16+15]}}, dsp_p[j*16 +: 16]} : {{(AccW-16){1'b0}}, dsp_p[j*16 +: 16]};
 `endif
       end else begin : g_mul
         // A signed input is multiplied as it is, an unsigned one with a zero bit above it.
@@ -3109,12 +3129,12 @@ module dg_mac_array #(
           assign b = {1'b0, b_i[j*BW +: BW]};
         end
         assign p = a * b;
-        assign p32 = 32'(p);
+        assign p32 = AccW'(p);
       end
-      logic [31:0] acc_q, sum;
-      assign sum = (fresh_q ? 32'd0 : acc_q) + (mask_i ? p32 : 32'd0);
+      logic [AccW-1:0] acc_q, sum;
+      assign sum = (fresh_q ? '0 : acc_q) + (mask_i ? p32 : '0);
       if (Shadow) begin : g_shadow
-        logic [31:0] shadow_q;
+        logic [AccW-1:0] shadow_q;
         always_ff @(posedge clk_i or negedge rst_ni) begin
           if (!rst_ni) begin
             acc_q <= '0;
@@ -3128,13 +3148,13 @@ module dg_mac_array #(
             end
           end
         end
-        assign shadow_o[(i*Cols+j)*32 +: 32] = shadow_q;
+        assign shadow_o[(i*Cols+j)*AccW +: AccW] = shadow_q;
       end else begin : g_direct
         always_ff @(posedge clk_i or negedge rst_ni) begin
           if (!rst_ni) acc_q <= '0;
           else if (step_i) acc_q <= sum;
         end
-        assign shadow_o[(i*Cols+j)*32 +: 32] = acc_q;
+        assign shadow_o[(i*Cols+j)*AccW +: AccW] = acc_q;
       end
     end
   end

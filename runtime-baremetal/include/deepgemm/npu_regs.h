@@ -63,7 +63,7 @@ inline constexpr Register kRegisters[] = {
     {"CYCLES", 0x010, kRO, 0, "cycles of the last (or current) run", nullptr, 0},
     {"A_BASE", 0x014, kRW, 0, "byte address of A (M x K, row-major)", nullptr, 0},
     {"B_BASE", 0x018, kRW, 0, "byte address of B (K x N, row-major)", nullptr, 0},
-    {"C_BASE", 0x01c, kRW, 0, "byte address of C (M x N, row-major, int32)", nullptr, 0},
+    {"C_BASE", 0x01c, kRW, 0, "byte address of C (M x N, row-major; int32 or int64, the plan's output)", nullptr, 0},
     {"M", 0x020, kRW, 0, "rows of A and C", nullptr, 0},
     {"N", 0x024, kRW, 0, "columns of B and C", nullptr, 0},
     {"K", 0x028, kRW, 0, "columns of A, rows of B", nullptr, 0},
