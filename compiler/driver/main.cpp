@@ -81,6 +81,11 @@ int run(int argc, char** argv) {
   compile->add_option("--sign", copts.sign_key,
                       "Sign the module with this secret key (from 'deepgemm keygen'): an Ed25519 signature over its "
                       "contents that runtimes given the public key check");
+  compile->add_option("--from-plan", copts.from_plan,
+                      "Use the schedule of this saved plan (the JSON of --emit=plan, possibly edited) instead of the "
+                      "solver's choice: it must be a plan of the spec (target, family, precisions, shape), and every "
+                      "rule the solver applies is checked against it; a plan that breaks one is explained like an "
+                      "infeasible spec");
   compile->add_option("--bitstream", copts.bitstream,
                       "With --synth, for a model that names an FPGA board: also write the board's bitstream "
                       "(icepack .bin, kept in the module too) to this file");

@@ -272,7 +272,7 @@ std::string dump_problem(const Run& r) {
 /// The module cache: a hit is the module, and skips the stages after.
 Verdict look_up_cache(Run& r) {
   r.cdir = cache_dir();
-  r.use_cache = r.emit == "module" && !r.cdir.empty();
+  r.use_cache = r.emit == "module" && !r.cdir.empty() && r.o.from_plan.empty();
   if (!r.use_cache) return std::nullopt;
   std::string model_text, why;
   read_file_bounded(r.problem->hw.file, kMaxHwModelBytes, model_text, why);
@@ -296,7 +296,39 @@ Verdict look_up_cache(Run& r) {
 }
 
 /// The schedule space and the solver's answer in it.
+/// --from-plan: the saved plan, read and checked to be a plan of the spec; its schedule becomes the
+/// solver's only candidate (each value a rule of its own, so a plan breaking a rule is explained).
+Verdict hold_to_saved_plan(Run& r) {
+  std::string text, why;
+  if (!read_file_bounded(r.o.from_plan, kMaxPlanBytes, text, why)) {
+    r.err << fmt::format("deepgemm: error: cannot read '{}': {}\n", r.o.from_plan, why);
+    return kExitUserError;
+  }
+  Plan saved;
+  try {
+    saved = plan_from_json(nlohmann::json::parse(text));
+  } catch (const nlohmann::json::exception& e) {
+    r.err << fmt::format("{}: error: not a plan (JSON): {}\n", r.o.from_plan, e.what());
+    return kExitUserError;
+  } catch (const UserError& e) {
+    r.err << fmt::format("{}: error: not a plan: {}\n", r.o.from_plan, e.what());
+    return kExitUserError;
+  }
+  if (std::string diff = solve::plan_mismatch(saved, *r.problem); !diff.empty()) {
+    r.err << fmt::format("{}: error: not a plan of {}: {}\n", r.o.from_plan, r.o.input, diff);
+    return kExitUserError;
+  }
+  r.sopts.fixed = solve::schedule_of(saved);
+  r.sopts.fixed_from = fmt::format("the plan of {}", r.o.from_plan);
+  r.sopts.family = saved.family;
+  r.say.info(fmt::format("Holding the schedule to the plan of {} ({}×{}×{}, {})", r.o.from_plan, saved.tile_m, saved.tile_n,
+                         saved.tile_k, saved.family));
+  return std::nullopt;
+}
+
 Verdict solve_schedule(Run& r) {
+  if (!r.o.from_plan.empty())
+    if (Verdict v = hold_to_saved_plan(r)) return v;
   r.say.start();
   r.say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
   r.sopts.budget_s = r.o.solver_timeout_s;
@@ -596,6 +628,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   Run r(o, out, err, emit);
   r.inputs = {o.input};
+  if (!o.from_plan.empty()) r.inputs.push_back(o.from_plan);
   if (!o.sign_key.empty()) {
     if (emit != "module") {
       err << "deepgemm: error: --sign applies to a module (no --emit)\n";
@@ -615,8 +648,8 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   for (const std::string& target : {emit == "module" ? module_path(o) : o.output, o.bitstream})
     if (!target.empty() && is_one_of(target, r.inputs)) {
-      err << fmt::format("deepgemm: error: cannot write '{}': it is an input of this command (the spec or the "
-                         "signing key); choose another output path\n",
+      err << fmt::format("deepgemm: error: cannot write '{}': it is an input of this command (the spec, the "
+                         "signing key or the saved plan); choose another output path\n",
                          target);
       return kExitUserError;
     }

@@ -20,6 +20,7 @@ struct CompileOptions {
   std::string bitstream;  // with synth: also write the module's FPGA bitstream to this file
   std::vector<std::string> fpga = {"ice40", "ecp5", "xilinx"};  // with synth: the FPGA flows to run
   std::string sign_key;   // a secret key file: sign the module
+  std::string from_plan;  // a saved plan (--emit=plan): its schedule, checked against every rule, is the one used
 };
 
 /// Stage names accepted by --emit, in pipeline order.

@@ -617,6 +617,21 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
   Model m;
   Encoder enc(s, z, q, m);
   enc.encode();
+  for (const auto& v : s.vars) {
+    if (opts.fixed.empty()) break;
+    auto it = std::find_if(opts.fixed.begin(), opts.fixed.end(), [&](const auto& f) { return f.first == v.name; });
+    DG_INTERNAL_ASSERT(it != opts.fixed.end(), "a fixed schedule without " + v.name);
+    const std::string value = v.name == "smem"       ? smem_layout_name(it->second)
+                              : v.name == "dataflow" ? (it->second == 0 ? "weight_stationary" : "output_stationary")
+                                                     : std::to_string(it->second);
+    const bool in_domain = std::find(v.values.begin(), v.values.end(), it->second) != v.values.end();
+    const std::string text = fmt::format("{}: {} = {}{}", opts.fixed_from, v.name, value,
+                                         in_domain ? "" : fmt::format(", which is not one of its values {{{}}}",
+                                                                      fmt::join(v.values, ", ")));
+    m.rules.push_back({"plan." + v.name, text, {}, "plan", text});
+    m.rule_expr.emplace("plan." + v.name, q.is_value(v.name, it->second));
+    z.track(q.is_value(v.name, it->second), "plan." + v.name);
+  }
   r.rules = m.rules;
   for (const Point& x : opts.exclude) {
     std::vector<Expr> same;
@@ -795,6 +810,50 @@ Result solve(const GemmProblem& p, const Options& opts) {
   out.checks = checks;
   out.families = std::move(tried);
   return out;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> schedule_of(const Plan& pl) {
+  std::int64_t smem = kNone;
+  for (std::int64_t v = kNone; v <= kBanked; ++v)
+    if (pl.smem_layout == smem_layout_name(v)) smem = v;
+  return {{"tile_m", pl.tile_m},
+          {"tile_n", pl.tile_n},
+          {"tile_k", pl.tile_k},
+          {"warp_m", pl.warp_m},
+          {"warp_n", pl.warp_n},
+          {"stages", pl.stages},
+          {"split_k", pl.split_k},
+          {"raster_group", pl.raster_group},
+          {"smem", smem},
+          {"blocks_per_sm", pl.blocks_per_sm},
+          {"cluster_m", pl.cluster_m},
+          {"cluster_n", pl.cluster_n},
+          {"dataflow", pl.dataflow == "weight_stationary" ? 0 : 1}};
+}
+
+std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
+  auto differs = [](const char* field, const auto& in_plan, const auto& in_spec) {
+    return fmt::format("{} is {} in the plan, {} for the spec", field, in_plan, in_spec);
+  };
+  if (pl.target != p.hw.name) return differs("target", pl.target, p.hw.name);
+  const std::vector<std::string> fams = families(p);
+  if (std::find(fams.begin(), fams.end(), pl.family) == fams.end())
+    return fmt::format("family is {} in the plan; the spec runs on {}", pl.family, fmt::join(fams, ", "));
+  if (pl.a_type != p.a.value.name) return differs("a_type", pl.a_type, p.a.value.name);
+  if (pl.b_type != p.b.value.name) return differs("b_type", pl.b_type, p.b.value.name);
+  if (pl.c_type != p.c.value.name) return differs("c_type", pl.c_type, p.c.value.name);
+  if (pl.acc_type != p.acc.value.name) return differs("acc_type", pl.acc_type, p.acc.value.name);
+  if (pl.M != p.M.value) return differs("M", pl.M, p.M.value);
+  if (pl.N != p.N.value) return differs("N", pl.N, p.N.value);
+  if (pl.K != p.K.value) return differs("K", pl.K, p.K.value);
+  if (pl.k_dynamic != p.k_dynamic) return differs("k_dynamic", pl.k_dynamic, p.k_dynamic);
+  if (pl.K_min != p.K_min.value) return differs("K_min", pl.K_min, p.K_min.value);
+  if (pl.K_max != p.K_max.value) return differs("K_max", pl.K_max, p.K_max.value);
+  if (pl.batch != p.batch.value) return differs("batch", pl.batch, p.batch.value);
+  if (pl.pad_k != p.pad_k.value) return differs("pad_k", pl.pad_k, p.pad_k.value);
+  const std::string epi = p.epilogue.user ? p.epilogue.value.front() : "none";
+  if (pl.epilogue != epi) return differs("epilogue", pl.epilogue, epi);
+  return "";
 }
 
 void explain(const Result& r, const GemmProblem& p, DiagEngine& diags) {

@@ -32,6 +32,10 @@ struct Options {
   std::vector<Point> exclude;  // points a backend rejected: the next-best plan is wanted
   std::string family;          // solve this instruction family only ("" = every one the problem allows)
   double budget_s = 60;        // wall-clock seconds for all of one solve's queries
+  /// A saved plan's schedule (compile --from-plan): each variable held to its value by a rule of
+  /// its own ("plan.tile_m"), so that a plan breaking a rule is explained like an infeasible spec.
+  std::vector<std::pair<std::string, std::int64_t>> fixed;
+  std::string fixed_from;      // where the fixed values come from, for the rules' text
 };
 
 /// The solver ran out of its budget (or Z3 gave up) before it could answer: a user error, since
@@ -69,6 +73,14 @@ Result solve(const GemmProblem& p, const Options& opts = {});
 /// Report an infeasible result as diagnostics ("No valid candidate found after pruning", then
 /// each conflicting rule at its location, then hints).
 void explain(const Result& r, const GemmProblem& p, DiagEngine& diags);
+
+/// The schedule variables' values of a plan (smem and dataflow as their codes): what
+/// Options::fixed takes to solve for exactly that plan.
+std::vector<std::pair<std::string, std::int64_t>> schedule_of(const Plan& plan);
+
+/// "" when `plan` is a plan of problem `p` (target, family, precisions, shape, epilogue); else
+/// the first difference, naming the plan's field ("M is 1024 in the plan, 2048 in the spec").
+std::string plan_mismatch(const Plan& plan, const GemmProblem& p);
 
 /// --emit=space: variables, domains, rules.
 void dump_space(std::ostream& os, const Result& r);
