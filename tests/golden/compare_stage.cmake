@@ -1,0 +1,27 @@
+# cmake -DCMD=deepgemm -DSPEC=x.dgml [-DSTAGE=plan] -DGOLDEN=x.plan.json -DOUT=tmp -P compare_stage.cmake
+# The --emit=STAGE dump of SPEC must equal GOLDEN. The spec is named relative to its own folder, so
+# that dumps which quote its path are the same wherever the tree is.
+if(NOT DEFINED STAGE)
+  set(STAGE plan)
+endif()
+get_filename_component(dir ${SPEC} DIRECTORY)
+get_filename_component(name ${SPEC} NAME)
+execute_process(COMMAND ${CMD} compile ${name} --emit=${STAGE} -o ${OUT} WORKING_DIRECTORY ${dir}
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compile --emit=${STAGE} failed (${rc}):\n${err}")
+endif()
+if(DEFINED ENV{DEEPGEMM_UPDATE_GOLDEN})
+  file(COPY_FILE ${OUT} ${GOLDEN})
+  message(STATUS "updated ${GOLDEN}")
+  return()
+endif()
+if(NOT EXISTS ${GOLDEN})
+  message(FATAL_ERROR "no golden ${GOLDEN}; run with DEEPGEMM_UPDATE_GOLDEN=1 and review it")
+endif()
+file(READ ${OUT} got)
+file(READ ${GOLDEN} want)
+if(NOT got STREQUAL want)
+  execute_process(COMMAND diff -u ${GOLDEN} ${OUT} OUTPUT_VARIABLE d)
+  message(FATAL_ERROR "the ${STAGE} dump differs from ${GOLDEN}:\n${d}")
+endif()
