@@ -69,6 +69,7 @@ struct Plan {
   std::string weight_conversion;  // "" or the type weights are converted to in registers
   std::int64_t M = 0, N = 0, K = 0, K_min = 0, K_max = 0, batch = 1;
   bool k_dynamic = false;
+  std::int64_t k_align = 1;  // a run-time K must be a multiple of this (NPU: A's rows whole bus beats)
   bool pad_k = false;
   std::string epilogue = "none";
 

@@ -1,6 +1,7 @@
 #include "solve/solve.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <fmt/format.h>
 #include <cstdlib>
@@ -521,6 +522,9 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.predicted_us = ns / 1000.0;
   } else {
     pl.dataflow = v("dataflow") == 0 ? "weight_stationary" : "output_stationary";
+    // The DMA moves whole bus beats: a run-time K keeps A's rows (K elements) whole beats.
+    const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
+    if (p.k_dynamic) pl.k_align = beat_bits / std::gcd(beat_bits, static_cast<std::int64_t>(s.a_bits));
     pl.smem_bytes = npu_spad_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k);
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;

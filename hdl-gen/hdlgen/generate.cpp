@@ -495,7 +495,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                          what, dim, elems, fmt::format("{}{}", elems * bits / 8, elems * bits % 8 ? ".5" : ""), beat, dim,
                          8 * beat / std::gcd(8 * beat, bits)));
   };
+  // A run-time K is checked by the runtime against the plan's k_align; the largest K of the range
+  // (the K a module starts with) must itself be one.
   if (!p.k_dynamic) beats_of("A", "K", p.K, ea);
+  else beats_of("A", "K_max", p.K_max, ea);
   beats_of("B", "N", p.N, eb);
   beats_of("C", "N", p.N, ec);
   const ElemFormat fa = elem_format(p.a_type), fb = elem_format(p.b_type);

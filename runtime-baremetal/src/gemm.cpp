@@ -132,9 +132,11 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   bool k_dynamic = false;
   int64_t k_min = K;
   r.boolean(r.root, "k_dynamic", &k_dynamic);
+  int64_t k_align = 1;
   if (k_dynamic) {
     int64_t k_max;
     if (r.integer(r.root, "K_min", 1, K, &k_min)) r.integer(r.root, "K_max", K, K, &k_max);
+    r.integer(r.root, "k_align", 1, 1 << 16, &k_align, true);
   }
   if (r.status != PlanStatus::Ok) return r.status;
   if (batch != 1) {
@@ -170,6 +172,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   p.M = static_cast<uint32_t>(M);
   p.N = static_cast<uint32_t>(N);
   p.K_min = static_cast<uint32_t>(k_min);
+  p.k_align = static_cast<uint32_t>(k_align);
   p.K_max = static_cast<uint32_t>(K);
   p.tile_m = min_u32(static_cast<uint32_t>(tm), p.M);
   p.tile_n = min_u32(static_cast<uint32_t>(tn), p.N);

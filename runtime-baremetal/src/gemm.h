@@ -36,6 +36,7 @@ struct OperandLayout {
 struct GemmPlan {
   uint32_t M, N, K;
   uint32_t K_min, K_max;
+  uint32_t k_align = 1;  // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
   uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max
   DType acc;
   uint8_t acc_bits = 32;  // the accumulator's width: 32, 48 (in an int64) or 64; a narrower C saturates

@@ -393,10 +393,13 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
     if ((k & 1) != 0 && o.ld_is_k && o.type == dg::bm::DType::Int4) odd = i;
   }
   const bool outside = k < lo || k > hi;
-  if (outside || odd != dg::bm::kOperands) {
+  const uint32_t align = h->plan.k_align;
+  if (outside || odd != dg::bm::kOperands || k % align != 0) {
     ErrorDetail d;
     d.str("K ").num(k);
-    if (!outside) {
+    if (!outside && k % align != 0) {
+      d.str(" is not a multiple of ").num(align).str(": the plan's DMA moves A's rows of K elements in whole bus beats");
+    } else if (!outside) {
       d.str(" is odd: operand '").chr(static_cast<char>('A' + odd));
       d.str("' has 4-bit elements packed two per byte along K, and each of its ")
           .str(odd == dg::bm::kA ? "rows" : "columns")

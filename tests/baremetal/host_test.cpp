@@ -44,6 +44,7 @@ struct PlanArgs {
   int batch = 1;
   std::string target_kind = "npu";
   bool k_dynamic = false;  // K is chosen at run time, in [k_min, K]
+  int k_align = 0;         // the plan's "k_align" when > 0 (absent otherwise, as older modules)
   int k_min = 0;
   int k_max = -1;  // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
 };
@@ -61,7 +62,9 @@ std::string plan_json(const PlanArgs& p) {
     << ", \"c_row_major\": " << (p.c_row ? "true" : "false") << ", \"lda\": " << p.lda
     << ", \"ldb\": " << p.ldb << ", \"ldc\": " << p.ldc
     << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"k_dynamic\": "
-    << (p.k_dynamic ? "true" : "false") << ",\n  \"notes\": [\"tile_m: 1\"],\n"
+    << (p.k_dynamic ? "true" : "false")
+    << (p.k_align > 0 ? ",\n  \"k_align\": " + std::to_string(p.k_align) : std::string())
+    << ",\n  \"notes\": [\"tile_m: 1\"],\n"
     << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \"" << p.target_kind
     << "\",\n  \"tile_k\": " << p.tk << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn
     << "\n}\n";
@@ -649,6 +652,19 @@ void test_k_range() {
   a = operand(h, "A"), b = operand(h, "B");
   CHECK(a.rows == 256 && a.cols == 96 && a.ld == 96 && a.bytes == 256 * 96);
   CHECK(b.rows == 96 && b.cols == 256 && b.ld == 256 && b.bytes == 96 * 256);
+  // With the plan's k_align, a K inside the range that is not a multiple is refused at the call.
+  {  // (a handle of its own in the shared arena: h is not used after this)
+    PlanArgs q = k_range_plan();
+    q.k_align = 4;
+    dgmm_handle g = load(make_module(plan_json(q)));
+    CHECK(g != nullptr);
+    if (g != nullptr) {
+      CHECK(dgmm_set_k(g, 6) == DGMM_ERROR_INVALID_ARGUMENT);
+      CHECK(contains(dgmm_last_error(), "K 6 is not a multiple of 4: the plan's DMA moves A's rows"));
+      CHECK(dgmm_set_k(g, 8) == DGMM_OK && current_k(g) == 8);
+      dgmm_unload(g);
+    }
+  }
 }
 
 void test_k_range_gemm() {
