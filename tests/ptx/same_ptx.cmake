@@ -1,0 +1,15 @@
+# cmake -DCMD=deepgemm -DA=a.dgml -DB=b.dgml -DWORK=dir -P same_ptx.cmake: two specs that mean the
+# same GEMM give byte-identical PTX.
+file(MAKE_DIRECTORY ${WORK})
+foreach(s A B)
+  execute_process(COMMAND ${CMD} compile ${${s}} --emit=ptx -o ${WORK}/${s}.ptx RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "compile --emit=ptx ${${s}} failed (${rc}):\n${err}")
+  endif()
+endforeach()
+file(READ ${WORK}/A.ptx a)
+file(READ ${WORK}/B.ptx b)
+if(NOT a STREQUAL b)
+  execute_process(COMMAND diff ${WORK}/A.ptx ${WORK}/B.ptx OUTPUT_VARIABLE d)
+  message(FATAL_ERROR "${A} and ${B} give different PTX:\n${d}")
+endif()
