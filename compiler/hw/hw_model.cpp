@@ -851,6 +851,40 @@ double npu_stream_cycles(const NpuModel& n, std::int64_t rows, std::int64_t row_
   return std::max(beats + 4.0 * bursts, latency_bound);
 }
 
+std::string npu_unbuildable(const NpuModel& n) {
+  const std::int64_t beat = n.bus_data_bits / 8;
+  if (n.acc_width != 32 && n.acc_width != 48 && n.acc_width != 64)
+    return fmt::format("npu.acc_width is {}: the generated accumulators are 32, 48 or 64 bits; set npu.acc_width to one "
+                       "of them",
+                       n.acc_width);
+  // The masters are AXI4: no burst may cross 4 KB or exceed 256 beats, and a beat is at most
+  // 128 bytes.
+  if (n.bus_boundary_bytes > 4096 || n.bus_max_burst_beats > 256 || beat > 128)
+    return fmt::format("the generated DMA masters are AXI4, whose bursts stay inside 4 KB and 256 beats of at most "
+                       "128 bytes; the model has npu.bus_boundary_bytes {}, npu.bus_max_burst_beats {} and "
+                       "npu.bus_data_bits {}: set them to at most 4096, 256 and 1024",
+                       n.bus_boundary_bytes, n.bus_max_burst_beats, n.bus_data_bits);
+  if (n.spad_width_bits != n.bus_data_bits)
+    return fmt::format("npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
+                       "beat; make them equal",
+                       n.spad_width_bits, n.bus_data_bits);
+  for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"pe_rows", n.pe_rows}, {"pe_cols", n.pe_cols},
+                                 {"spad_banks", n.spad_banks}, {"spad_rows", n.spad_rows},
+                                 {"bus_data_bits", n.bus_data_bits}})
+    if (v <= 0 || (v & (v - 1)) != 0) {
+      int lg = 0;
+      while ((std::int64_t{1} << (lg + 1)) <= v) ++lg;
+      return fmt::format("npu.{} is {}: the generated AGUs, banks and bus adapters index with shifts, so it must be a "
+                         "power of two (the nearest are {} and {})",
+                         field, v, std::int64_t{1} << lg, std::int64_t{1} << (lg + 1));
+    }
+  if (n.pe_rows > n.spad_banks)
+    return fmt::format("npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "
+                       "cycle; give the scratchpad at least {} banks",
+                       n.pe_rows, n.spad_banks, n.pe_rows);
+  return "";
+}
+
 int npu_element_bits(int value_bits) {
   return value_bits == 4 ? 4 : value_bits <= 8 ? 8 : value_bits <= 16 ? 16 : value_bits;
 }

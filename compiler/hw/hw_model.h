@@ -106,6 +106,11 @@ struct NpuModel {
 /// cost model and the cycle estimate count with it.
 int npu_queue_entries(const NpuModel& n, std::int64_t row_beats, bool c_stream);
 
+/// Why the generated NPU (hdl-gen) cannot be built for this model, naming the field and the fix;
+/// "" when it can. The spec check refuses such a model before anything is planned; the generator
+/// relies on it.
+std::string npu_unbuildable(const NpuModel& n);
+
 /// Cycles one DMA read port takes to fetch `rows` requests of `row_beats` beats each: the beats
 /// and a few cycles of address phase per maximum-length burst, or, when the request queue cannot
 /// cover the DRAM latency, a queue's worth of requests per latency, whichever is longer.

@@ -680,6 +680,12 @@ class Checker {
 
   void check_npu_rules() {
     const hw::NpuModel& n = p_.hw.npu;
+    // A model that asks for hardware the generator does not build is refused here, naming the
+    // field, before anything is planned.
+    if (std::string why = hw::npu_unbuildable(n); !why.empty()) {
+      d_.error(p_.target_loc, fmt::format("{}: {}, so this model cannot be built", p_.hw.file, why));
+      return;
+    }
     // The generator builds an output-stationary engine: a model that does not offer that dataflow
     // cannot be built (never planned as another dataflow).
     if (std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") == n.dataflows.end()) {

@@ -447,10 +447,6 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     throw UserError(fmt::format("a {} output is not generated yet for NPUs: declare output int32 (saturated from wider "
                                 "accumulators) or int64",
                                 p.c_type));
-  if (n.acc_width != 32 && n.acc_width != 48 && n.acc_width != 64)
-    throw UserError(fmt::format("{}: npu.acc_width is {}: the generated accumulators are 32, 48 or 64 bits; set "
-                                "npu.acc_width to one of them",
-                                hw.file.empty() ? hw.name : hw.file, n.acc_width));
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
   if (p.batch != 1) throw UserError("batched GEMM is not generated yet for NPUs");
@@ -462,28 +458,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   // The datapath's geometry, and the conditions the generated engine relies on.
   const std::int64_t beat = n.bus_data_bits / 8, word = n.spad_width_bits / 8;
   auto refuse = [&](const std::string& why) { throw UserError(fmt::format("{}: {}", hw.name, why)); };
-  // The masters are AXI4: no burst may cross 4 KB or exceed 256 beats, and a beat is at most
-  // 128 bytes.
-  if (n.bus_boundary_bytes > 4096 || n.bus_max_burst_beats > 256 || beat > 128)
-    refuse(fmt::format("the generated DMA masters are AXI4, whose bursts stay inside 4 KB and 256 beats of at most "
-                       "128 bytes; the model has npu.bus_boundary_bytes {}, npu.bus_max_burst_beats {} and "
-                       "npu.bus_data_bits {}: set them to at most 4096, 256 and 1024",
-                       n.bus_boundary_bytes, n.bus_max_burst_beats, n.bus_data_bits));
-  if (word != beat)
-    refuse(fmt::format("npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
-                       "beat; make them equal",
-                       n.spad_width_bits, n.bus_data_bits));
-  for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"pe_rows", n.pe_rows}, {"pe_cols", n.pe_cols},
-                                 {"spad_banks", n.spad_banks}, {"spad_rows", n.spad_rows},
-                                 {"bus_data_bits", n.bus_data_bits}})
-    if (!pow2(v))
-      refuse(fmt::format("npu.{} is {}: the generated AGUs, banks and bus adapters index with shifts, so it must be a "
-                         "power of two (the nearest are {} and {})",
-                         field, v, std::int64_t{1} << (log2_exact(v) - 1), std::int64_t{1} << log2_exact(v)));
-  if (n.pe_rows > n.spad_banks)
-    refuse(fmt::format("npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "
-                       "cycle; give the scratchpad at least {} banks",
-                       n.pe_rows, n.spad_banks, n.pe_rows));
+  // What the model asks that the generator does not build (the spec check refused it already).
+  if (std::string why = hw::npu_unbuildable(n); !why.empty()) refuse(why);
   if (p.tile_m % n.pe_rows != 0 || p.tile_n % n.pe_cols != 0) refuse("tiles must be multiples of the PE array");
   for (std::int64_t t : {p.tile_m, p.tile_n, p.tile_k})
     if (!pow2(t)) throw UserError(fmt::format("NPU tiles must be powers of two; the plan's are {}×{}×{}", p.tile_m, p.tile_n, p.tile_k));
