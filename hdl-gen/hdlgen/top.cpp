@@ -770,6 +770,19 @@ constexpr const char* kWriteMaster = R"(  // ---- AXI4 master c ----------------
 
 }  // namespace
 
+namespace {
+
+// The ERROR field's width (ERRW, ERRW1) and each code (E_<NAME>), from the register description.
+std::map<std::string, std::string> error_code_values() {
+  constexpr auto err_field = npu_regs::field("ERROR", "CODE");
+  std::map<std::string, std::string> v = {{"ERRW", std::to_string(err_field.width)},
+                                          {"ERRW1", std::to_string(err_field.width - 1)}};
+  for (const auto& e : npu_regs::kErrorCodes) v[fmt::format("E_{}", e.name)] = std::to_string(e.code);
+  return v;
+}
+
+}  // namespace
+
 std::string top_module(const TopParams& tp) {
   std::string streams;
   for (const auto& s : tp.streams) {
@@ -793,13 +806,11 @@ std::string top_module(const TopParams& tp) {
   for (const auto& r : tp.registers) doc += fmt::format("//   0x{:03x} {:<7} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
   const EngineParams& e = tp.engine;
   const auto [reg_writes, reg_reads] = register_decode();
-  constexpr auto err_field = npu_regs::field("ERROR", "CODE");
   std::map<std::string, std::string> regs = {
       {"CTRL", fmt::format("{:03x}", npu_regs::reg("CTRL").offset)},
       {"START", std::to_string(npu_regs::field("CTRL", "START").lsb)},
-      {"ERRW", std::to_string(err_field.width)},
-      {"ERRW1", std::to_string(err_field.width - 1)}};
-  for (const auto& e : npu_regs::kErrorCodes) regs[fmt::format("E_{}", e.name)] = std::to_string(e.code);
+};
+  regs.merge(error_code_values());
   return subst(subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams},
                                   {"REGWRITES", reg_writes}, {"REGREADS", reg_reads}}, false),
                      regs, false),
@@ -869,9 +880,7 @@ std::string axi_top_module(const TopParams& tp) {
     v["OUT"] = std::to_string(1 << s.lg_out);
     checks += subst(write ? kWriteCheck : kReadCheck, v, false);
   }
-  std::map<std::string, std::string> regs = {{"ERRW", std::to_string(npu_regs::field("ERROR", "CODE").width)},
-                                             {"ERRW1", std::to_string(npu_regs::field("ERROR", "CODE").width - 1)}};
-  for (const auto& e : npu_regs::kErrorCodes) regs[fmt::format("E_{}", e.name)] = std::to_string(e.code);
+  const std::map<std::string, std::string> regs = error_code_values();
   std::map<std::string, std::string> v = {{"HEADER", tp.header},
                                           {"TOP", tp.top},
                                           {"ADDRW", "32"},

@@ -161,7 +161,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     return PlanStatus::Unsupported;
   }
   if (p.acc != DType::Int32 && p.acc != DType::Int64) {
-    err->str("the accumulator must be int32 or int64");
+    err->str("the accumulator must be int32, int48 or int64");
     return PlanStatus::Unsupported;
   }
   const DType c = e[kC].type;

@@ -755,7 +755,7 @@ void test_custom_widths() {
   PlanArgs q;
   q.acc = "s16", q.c = "s16";
   CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
-  CHECK(contains(dgmm_last_error(), "the accumulator must be int32 or int64"));
+  CHECK(contains(dgmm_last_error(), "the accumulator must be int32, int48 or int64"));
   q = PlanArgs{};
   q.c = "u16";
   CHECK(load_status(make_module(plan_json(q))) == DGMM_ERROR_UNSUPPORTED);
@@ -905,7 +905,7 @@ void test_int4() {
   CHECK(with([](PlanArgs& q) { q.c = "int4"; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(contains(dgmm_last_error(), "C must be int32 or int64"));
   CHECK(with([](PlanArgs& q) { q.acc = "int4", q.c = "int4"; }) == DGMM_ERROR_UNSUPPORTED);
-  CHECK(contains(dgmm_last_error(), "the accumulator must be int32 or int64"));
+  CHECK(contains(dgmm_last_error(), "the accumulator must be int32, int48 or int64"));
 
   // Values by hand: the even index in the low nibble; int4 / s4 sign-extend, u4 does not.
   PlanArgs one;
