@@ -2,13 +2,15 @@
 // For each module: random fp16/bf16 inputs, rotating input buffers when one set would fit in L2,
 // warm-up, then the median of per-launch CUDA-event timings for our kernel (through the dgmm
 // runtime) and for cublasGemmEx (same types, fp32 accumulation, same output type; int8 x int8 ->
-// int32 with CUBLAS_COMPUTE_32I and B in the module's layout). Prints TFLOP/s (TOP/s for int8),
+// int32 with CUBLAS_COMPUTE_32I and B in the module's layout; fp8 through cuBLASLt's fp8 GEMM with
+// unit scales, the same output type). Prints TFLOP/s (TOP/s for int8),
 // GB/s (A + B + C bytes over time), the ratio to cuBLAS, and the geometric mean.
 #include <deepgemm/runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "../tests/gpu/gemm_common.h"
 
@@ -52,16 +54,18 @@ int main(int argc, char** argv) {
     }
     const auto& L = mi.launch;
     const int M = int(L.M), N = int(L.N), K = int(L.K);
-    const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8";
-    const size_t in_elem = int8 ? 1 : 2;
+    const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8", fp8 = dg::gpu::is_fp8(mi.a_type);
+    const size_t in_elem = int8 || fp8 ? 1 : 2;
     size_t c_elem = mi.c_type == "fp32" || mi.c_type == "int32" ? 4 : 2;
     size_t set_bytes = (size_t(M) * K + size_t(K) * N) * in_elem + size_t(M) * N * c_elem;
     int sets = int(std::min<size_t>(16, std::max<size_t>(1, (size_t(prop.l2CacheSize) * 3) / set_bytes + 1)));
     std::vector<void*> A(sets), B(sets), C(sets);
-    // The inputs' bytes: fp16/bf16 in [-1, 1), or int8 in [-127, 127].
-    auto bytes_of = [&](size_t n, uint32_t seed) {
+    // The inputs' bytes: fp16/bf16 in [-1, 1), int8 in [-127, 127], fp8 magnitudes in [1/8, 2).
+    auto bytes_of = [&](size_t n, uint32_t seed, const std::string& type) {
       std::vector<uint8_t> out(n * in_elem);
-      if (int8) {
+      if (fp8) {
+        out = dg::gpu::random_fp8(n, type == "fp8_e5m2", seed);
+      } else if (int8) {
         auto v = dg::gpu::random_int8(n, seed);
         std::memcpy(out.data(), v.data(), n);
       } else {
@@ -70,8 +74,8 @@ int main(int argc, char** argv) {
       }
       return out;
     };
-    auto a = bytes_of(size_t(M) * K, 1);
-    auto b = bytes_of(size_t(K) * N, 2);
+    auto a = bytes_of(size_t(M) * K, 1, mi.a_type);
+    auto b = bytes_of(size_t(K) * N, 2, mi.b_type);
     for (int s = 0; s < sets; ++s) {
       DG_CUDA(cudaMalloc(&A[s], a.size()));
       DG_CUDA(cudaMalloc(&B[s], b.size()));
@@ -105,9 +109,13 @@ int main(int argc, char** argv) {
         std::exit(1);
       }
     };
-    cudaDataType ct = mi.c_type == "fp32" ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    cudaDataType ct = mi.c_type == "fp32" ? CUDA_R_32F : mi.c_type == "bf16" ? CUDA_R_16BF : CUDA_R_16F;
+    std::unique_ptr<dg::gpu::LtFp8Gemm> lt;
+    if (fp8) lt = std::make_unique<dg::gpu::LtFp8Gemm>(mi.a_type == "fp8_e5m2", mi.b_type == "fp8_e5m2", ct, M, N, K);
     auto run_cublas = [&](int s) {
-      if (int8)
+      if (fp8)
+        lt->run(A[s], B[s], C[s], cstream);
+      else if (int8)
         dg::gpu::cublas_gemm_int8(cb, A[s], B[s], C[s], M, N, K, mi.b_row_major);
       else
         dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major);
@@ -135,7 +143,9 @@ int main(int argc, char** argv) {
     double ratio = tf_ours / tf_cublas;
     log_sum += std::log(ratio);
     ++count;
-    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s\n", mi.a_type.c_str(), M, N, K, tf_ours,
+    const std::string type = fp8 ? mi.a_type.substr(4) + (mi.b_type != mi.a_type ? "x" + mi.b_type.substr(5) : "")
+                                 : mi.a_type;  // e4m3, e4m3xm2
+    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s\n", type.c_str(), M, N, K, tf_ours,
                 tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str());
     std::fflush(stdout);
     dgmm_unload_kernel(h);

@@ -12,10 +12,12 @@ cmake --preset runtime-only -DDEEPGEMM_GPU_MODULES="$mods" > "$logs/configure.lo
 cmake --build --preset runtime-only -j "$(nproc)" > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
 (cd build/runtime-only && ctest -V -j 4 > "$logs/ctest.log" 2>&1)
 grep -E "tests passed|Failed|\*\*\*" "$logs/ctest.log" | tail -20
-grep -E "^[0-9]+: .*(\.ko: M=|relative Frobenius|exact int64)" "$logs/ctest.log" | sed 's/^[0-9]*: //' > "$logs/checks.txt"
-echo "$(grep -c "relative Frobenius\|exact int64" "$logs/checks.txt") GEMM checks; worst relative error: \
+grep -E "^[0-9]+: .*(\.ko: M=|relative Frobenius|exact int64|exact small-integer)" "$logs/ctest.log" | sed 's/^[0-9]*: //' > "$logs/checks.txt"
+echo "$(grep -c "relative Frobenius\|exact int64\|exact small-integer" "$logs/checks.txt") GEMM checks; worst relative error: \
 $(grep -o "relative Frobenius error [0-9.e+-]*" "$logs/checks.txt" | awk '{print $4}' | sort -g | tail -1)"
-build/runtime-only/bench/gpu_bench "$mods"/bench_*.ko 2>&1 | tee "$logs/bench.log"
+if ls "$mods"/bench_*.ko > /dev/null 2>&1; then
+  build/runtime-only/bench/gpu_bench "$mods"/bench_*.ko 2>&1 | tee "$logs/bench.log"
+fi
 if ls "$mods"/family_*.ko > /dev/null 2>&1; then
   echo "== the mma.sync family on the large shapes"
   build/runtime-only/bench/gpu_bench "$mods"/family_*.ko 2>&1 | tee "$logs/bench_family.log"
@@ -27,6 +29,10 @@ fi
 if ls "$mods"/int8_*.ko > /dev/null 2>&1; then
   echo "== int8 x int8 -> int32 (B column-major) against cublasGemmEx CUBLAS_COMPUTE_32I (TOP/s)"
   build/runtime-only/bench/gpu_bench "$mods"/int8_*.ko 2>&1 | tee "$logs/bench_int8.log"
+fi
+if ls "$mods"/fp8_*.ko > /dev/null 2>&1; then
+  echo "== fp8 x fp8 (B column-major) against cuBLASLt's fp8 GEMM, unit scales (TFLOP/s)"
+  build/runtime-only/bench/gpu_bench "$mods"/fp8_*.ko 2>&1 | tee "$logs/bench_fp8.log"
 fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"

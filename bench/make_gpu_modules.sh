@@ -6,11 +6,49 @@
 #   explore_<n>_...ko            forced wgmma schedules of 4096^3 (schedule exploration)
 #   epilogue_<type>_..._<op>.ko  4096^3 with each fused epilogue (op_type) and without
 #   int8_MxNxK.ko             int8 x int8 -> int32 GEMMs (B column-major) for the int8 benchmark
+#   fp8_<a>_<c>_MxNxK.ko      fp8 x fp8 GEMMs (B column-major) for the fp8 benchmark
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8]   (fp8: the fp8 checks and benchmark only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
 dir=${1:-carry/modules}
+what=${2:-all}
 mkdir -p "$dir"
+spec_fp8() {  # A-type B-type C-type M N K out [extra constraints]: fp8 on wgmma, B column-major
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $2; output: $3; }
+shape { M: $4; N: $5; K: $6; }
+layout { B: col_major; }
+constraints { cast_output: $3; ${8:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+# fp8 (e4m3, e5m2, mixed) x fp8 -> fp32 accumulation on wgmma m64nNk32: odd shapes and tails for
+# the checks, each output type, a fused epilogue, the tile variants.
+spec_fp8 fp8_e4m3 fp8_e4m3 fp16 1000 776 1024 "check_fp8_e4m3_fp16_1000x776x1024.ko"
+spec_fp8 fp8_e4m3 fp8_e5m2 bf16 333 520 4112 "check_fp8_e4m3xe5m2_bf16_333x520x4112.ko" "pad_k: true;"
+spec_fp8 fp8_e5m2 fp8_e4m3 fp32 129 264 224 "check_fp8_e5m2xe4m3_fp32_129x264x224.ko"
+spec_fp8 fp8_e5m2 fp8_e5m2 bf16 1000 776 1024 "check_fp8_e5m2_bf16_1000x776x1024.ko"
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 4096 4096 4096 "check_fp8_e4m3_bf16_4096x4096x4096.ko"
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_fp8_e4m3_bf16_bias_gelu_1000x776x1024.ko" "op_type: bias_gelu;"
+spec_fp8 fp8_e4m3 fp8_e4m3 fp16 200 136 256 "check_fp8_wgmma64x64_e4m3_fp16_200x136x256.ko" "tile_m == 64; tile_n == 64;"
+spec_fp8 fp8_e4m3 fp8_e4m3 fp16 1000 776 1024 "check_fp8_wgmma128x128_e4m3_fp16_1000x776x1024.ko" "tile_m == 128; tile_n == 128; warps == 4;"
+# The fp8 benchmark against cuBLASLt fp8 (bf16 output, the common serving choice): square sizes
+# and LLM layer shapes from decode to prefill.
+for s in 2048 4096 8192; do spec_fp8 fp8_e4m3 fp8_e4m3 bf16 $s $s $s "fp8_e4m3_bf16_${s}x${s}x${s}.ko"; done
+for m in 16 128 4096; do
+  for nk in "4096 4096" "14336 4096" "4096 14336" "7168 2048"; do
+    set -- $nk
+    spec_fp8 fp8_e4m3 fp8_e4m3 bf16 $m $1 $2 "fp8_e4m3_bf16_${m}x${1}x${2}.ko"
+  done
+done
+spec_fp8 fp8_e4m3 fp8_e5m2 bf16 4096 4096 4096 "fp8_e4m3xe5m2_bf16_4096x4096x4096.ko"
+if [ "$what" = fp8 ]; then
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 spec() {  # type M N K out [extra constraints]
   cat > "$dir/.spec.dgml" <<SPEC
 target hopper;

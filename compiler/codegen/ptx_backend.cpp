@@ -49,24 +49,32 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
     return fmt::format("the '{}' family has no PTX generator yet (mma.sync and wgmma only)", p.family);
   if (!p.weight_conversion.empty())
     return fmt::format("in-register conversion of {} weights is not generated yet", p.b_type);
-  const bool half = (p.a_type == "fp16" || p.a_type == "bf16") && p.acc_type == "fp32";
-  const bool int8 = p.a_type == "int8" && p.acc_type == "int32";
-  if (p.a_type != p.b_type || (!half && !int8))
-    return fmt::format("the {} generator handles fp16 and bf16 inputs with fp32 accumulation, and int8 with int32, only",
+  const bool half = (p.a_type == "fp16" || p.a_type == "bf16") && p.a_type == p.b_type && p.acc_type == "fp32";
+  const bool int8 = p.a_type == "int8" && p.b_type == "int8" && p.acc_type == "int32";
+  auto is_fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
+  const bool fp8 = is_fp8(p.a_type) && is_fp8(p.b_type) && p.acc_type == "fp32";
+  if (!half && !int8 && !fp8)
+    return fmt::format("the {} generator handles fp16 and bf16 inputs with fp32 accumulation, fp8 (e4m3, e5m2) with "
+                       "fp32 on wgmma, and int8 with int32, only",
                        p.family);
-  if (half && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32") return "outputs are fp16, bf16 or fp32";
+  if (fp8 && p.family != "wgmma") return "fp8 inputs are generated on the wgmma family only";
+  if ((half || fp8) && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32")
+    return "outputs are fp16, bf16 or fp32";
   if (int8 && p.c_type != "int32") return "int8 GEMMs write int32 outputs only";
   if (!p.index.a_row_major || !p.index.c_row_major)
     return fmt::format("the {} generator handles row-major A and C only (B may be either)", p.family);
   if (p.split_k != 1) return "split-K reduction is not generated yet";
   if (p.batch != 1) return "batched GEMM is not generated yet";
   if (p.k_dynamic) return "a run-time K range is not generated yet for GPUs";
+  if (fp8 && p.index.b_row_major)
+    return "fp8 B must be K-major for wgmma m64nNk32, which transposes 16-bit elements only; declare 'B: col_major;' "
+           "in the layout block";
   if (int8 && p.index.b_row_major)
     return fmt::format("int8 B must be K-major for {}: {} transposes 16-bit elements only; declare 'B: col_major;' "
                        "in the layout block",
                        p.family == "wgmma" ? "wgmma m64nNk32" : "mma.sync m16n8k32",
                        p.family == "wgmma" ? "wgmma" : "ldmatrix");
-  const std::int64_t per_chunk = int8 ? 16 : 8;  // elements per 16-byte load
+  const std::int64_t per_chunk = int8 || fp8 ? 16 : 8;  // elements per 16-byte load
   if (!is_m8n8k4(p) &&  // (the register-staged Volta loads fall back to 2-byte loads)
       (p.K % per_chunk != 0 || (p.index.b_row_major && p.N % per_chunk != 0) || p.N % 8 != 0))
     return fmt::format("16-byte loads need K{} to be a multiple of {} (K = {}, N = {})",

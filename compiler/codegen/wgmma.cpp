@@ -1,5 +1,6 @@
 // The wgmma kernel family (sm_90a): one or two warpgroups per block, each issuing
-// wgmma.mma_async m64nNk16 (fp16/bf16 → fp32) or m64nNk32 (int8 → int32) over its rows of the
+// wgmma.mma_async m64nNk16 (fp16/bf16 → fp32) or m64nNk32 (int8 → int32; fp8 e4m3/e5m2 → fp32,
+// the two operands' formats may differ) over its rows of the
 // tile, with A and B read by the tensor cores straight from shared memory through matrix
 // descriptors. Operand tiles arrive by a multi-stage cp.async pipeline into the 128-byte-swizzled
 // layout wgmma reads: A K-major (one 128-byte row per tile row); B K-major the same way, or
@@ -13,6 +14,7 @@
 #include "codegen/families.h"
 #include "codegen/inline_ptx.h"
 #include "codegen/kernel_builder.h"
+#include "sema/dtype.h"
 #include "support/error.h"
 
 namespace dg::codegen {
@@ -20,6 +22,18 @@ namespace dg::codegen {
 namespace {
 
 using llvm::Value;
+
+/// An element's bytes (sema/dtype.h holds the widths; a plan holds only types sema parsed).
+std::int64_t bytes_of(const std::string& t) {
+  const std::optional<DType> d = parse_dtype(t);
+  DG_INTERNAL_ASSERT(d.has_value(), "a plan type sema does not know: " + t);
+  return d->bits / 8;
+}
+
+bool is_8bit(const std::string& t) { return bytes_of(t) == 1; }
+
+/// The PTX name of an fp8 format: fp8_e4m3 → e4m3.
+const char* fp8_name(const std::string& t) { return t == "fp8_e5m2" ? "e5m2" : "e4m3"; }
 
 /// Matrix-descriptor bits (PTX ISA, "Matrix Descriptor Format" of wgmma): start address >> 4 in
 /// bits 0-13, leading-dimension byte offset >> 4 in 16-29, stride-dimension byte offset >> 4 in
@@ -45,8 +59,8 @@ class WgmmaKernel : KernelBuilder {
     stages_ = p_.stages;
     a_stage_ = d.a_smem_rows * d.a_smem_row_bytes;
     b_stage_ = d.b_smem_rows * d.b_smem_row_bytes;
-    elem_bytes_ = p_.a_type == "int8" ? 1 : 2;
-    int8_ = elem_bytes_ == 1;
+    elem_bytes_ = bytes_of(p_.a_type);
+    int8_ = p_.a_type == "int8";
     acc_per_frag_ = bn_ / 2;                        // m64nNk*: N/2 accumulators per thread
     begin_kernel(name, 128 * groups_, p_.blocks_per_sm, 1024);
     body();
@@ -103,6 +117,10 @@ class WgmmaKernel : KernelBuilder {
     std::string shape_types, tail;
     if (int8_) {
       shape_types = fmt::format("m64n{}k32.s32.s8.s8", bn_);  // integer wgmma: no scales, no transposes
+    } else if (elem_bytes_ == 1) {
+      // fp8: both operands K-major, so no transpose operands; the input scales are +1.
+      shape_types = fmt::format("m64n{}k32.f32.{}.{}", bn_, fp8_name(p_.a_type), fp8_name(p_.b_type));
+      tail = ", 1, 1";
     } else {
       const char* t = p_.a_type == "bf16" ? "bf16" : "f16";
       shape_types = fmt::format("m64n{}k16.f32.{}.{}", bn_, t, t);
@@ -129,7 +147,7 @@ class WgmmaKernel : KernelBuilder {
     for (std::int64_t kk = 0; kk < bk_ / p_.instr_k; ++kk)
       for (std::int64_t f = 0; f < fm_; ++f) {
         // A: the fragment's 64 rows start f·64 rows in; step kk is 32 bytes along K inside the
-        // swizzle atom (16 fp16/bf16 or 32 int8 elements). B: N-major, step kk is 16 k rows (two
+        // swizzle atom (16 fp16/bf16 or 32 int8/fp8 elements). B: N-major, step kk is 16 k rows (two
         // 8-row atoms) further; K-major, 32 bytes along K as for A.
         Value* a = descriptor(b_.CreateAdd(a_base, c32(f * 64 * 128 + kk * 32)), a_high);
         Value* bd = descriptor(b_.CreateAdd(b_base, c32(b_n_major ? kk * 16 * 128 : kk * 32)), b_high);
@@ -222,7 +240,7 @@ LaunchInfo build_wgmma(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m
 std::string wgmma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (hw.gpu.arch != "sm_90a") return fmt::format("wgmma needs the sm_90a target ({} is {})", hw.name, hw.gpu.arch);
   if (!hw.gpu.has_cp_async) return fmt::format("{} has no cp.async", hw.name);
-  const std::int64_t ik = p.a_type == "int8" ? 32 : 16;
+  const std::int64_t ik = is_8bit(p.a_type) ? 32 : 16;
   if (p.instr_m != 64 || p.instr_k != ik) return fmt::format("only the m64nNk{} instruction is generated", ik);
   if (p.smem_layout != "swizzle_128b" || p.index.swizzle_bits != 3) return "wgmma reads 128-byte-swizzled tiles only";
   if (p.index.a_smem_row_bytes != 128 || p.index.b_smem_row_bytes != 128)

@@ -369,6 +369,7 @@ GpuModel read_gpu(const Reader& g, const Reporter& r) {
     s.a_type = e.string("a_type");
     s.b_type = e.string("b_type");
     s.acc_type = e.string("acc_type");
+    s.b_k_major_only = e.has("b_k_major_only") && e.boolean("b_k_major_only");
     gpu.mma.push_back(s);
   }
   gpu.simt_types = g.strings("simt_types");
@@ -716,6 +717,7 @@ json to_json(const HwModel& m) {
                 {"b_type", x.b_type},
                 {"acc_type", x.acc_type}};
       if (x.n_step > 0) e["n_step"] = x.n_step;
+      if (x.b_k_major_only) e["b_k_major_only"] = true;
       mma.push_back(e);
     }
     s["mma"] = mma;
@@ -799,9 +801,9 @@ std::ostream& operator<<(std::ostream& os, const HwModel& m) {
        << fmt::format("  DRAM: {} GiB, {} GB/s, {} ns latency; L2: {} GB/s\n", g.dram_bytes_gib,
                       g.dram_bandwidth_gbps, g.dram_latency_ns, g.l2_bandwidth_gbps);
     for (const MmaShape& s : g.mma)
-      os << fmt::format("  mma: {} m{}n{}{}k{} {} x {} -> {}\n", s.instr, s.m, s.n,
+      os << fmt::format("  mma: {} m{}n{}{}k{} {} x {} -> {}{}\n", s.instr, s.m, s.n,
                         s.n_step > 0 ? fmt::format("(step {})", s.n_step) : "", s.k, s.a_type,
-                        s.b_type, s.acc_type);
+                        s.b_type, s.acc_type, s.b_k_major_only ? " (B K-major only)" : "");
     os << fmt::format("  simt: {}\n", fmt::join(g.simt_types, ", "));
     for (const auto& c : g.conversions)
       os << fmt::format("  convert in registers: {} -> {}\n", c.from,

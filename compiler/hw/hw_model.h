@@ -27,6 +27,7 @@ struct MmaShape {
   std::string b_type;
   std::string acc_type;  // fp32, fp16, int32
   int n_step = 0;        // > 0: n may be any multiple of n_step up to n (wgmma m64nNk*); 0: n fixed
+  bool b_k_major_only = false;  // B must be K-major (column-major): the instruction cannot transpose it
 };
 
 /// A weight precision that the target cannot multiply natively but can unpack in registers

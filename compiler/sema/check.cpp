@@ -554,17 +554,20 @@ class Checker {
     bool simt_ok = a == b && std::find(g.simt_types.begin(), g.simt_types.end(), a.name) != g.simt_types.end() &&
                    (p_.acc.value.name == "fp32" || (p_.acc.value.name == "fp16" && a.name == "fp16"));
     bool want_tc = p_.use_hmma.user ? p_.use_hmma.value : !fp16_fma;
-    // wgmma reads an N-major (row-major) B through its transpose flag, which exists for 16-bit
-    // types only (PTX ISA, wgmma.mma_async, imm-trans-b): such a B leaves wgmma out.
-    if (want_tc && p_.b_layout.value == Layout::RowMajor && b.bits != 16) {
-      const bool had_wgmma = std::any_of(direct.begin(), direct.end(), [](const auto* s) { return s->instr == "wgmma"; });
-      direct.erase(std::remove_if(direct.begin(), direct.end(), [](const auto* s) { return s->instr == "wgmma"; }),
+    // A row-major (N-major) B leaves out the instructions that read B K-major only (the model's
+    // b_k_major_only: wgmma transposes 16-bit elements only, integer mma.sync takes .row.col).
+    if (want_tc && p_.b_layout.value == Layout::RowMajor) {
+      std::set<std::string> k_major_only;
+      for (const auto* s : direct)
+        if (s->b_k_major_only) k_major_only.insert(s->instr);
+      direct.erase(std::remove_if(direct.begin(), direct.end(), [](const auto* s) { return s->b_k_major_only; }),
                    direct.end());
-      if (had_wgmma && direct.empty()) {
+      if (!k_major_only.empty() && direct.empty()) {
         const Loc& at = p_.b_layout.user ? p_.b_layout.loc : p_.b.loc;
-        d_.error(at, fmt::format("{} runs activation {} × weight {} on wgmma only, and wgmma reads a row-major "
-                                 "(N-major) B for 16-bit types only",
-                                 p_.hw.name, a.name, b.name));
+        d_.error(at, fmt::format("{} runs activation {} × weight {} on {} only, which read{} B K-major (column-major) "
+                                 "only",
+                                 p_.hw.name, a.name, b.name, join_words(std::vector<std::string>(k_major_only.begin(), k_major_only.end()), " and "),
+                                 k_major_only.size() == 1 ? "s" : ""));
         d_.note(at, "store B column-major (K-major): add 'B: col_major;' to the layout block");
         return;
       }

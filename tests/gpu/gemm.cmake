@@ -3,7 +3,7 @@
 find_package(CUDAToolkit QUIET)
 if(CUDAToolkit_FOUND AND TARGET CUDA::cublas AND TARGET deepgemm_runtime)
   add_executable(gemm_check ${CMAKE_CURRENT_LIST_DIR}/gemm_check.cpp)
-  target_link_libraries(gemm_check PRIVATE deepgemm_runtime CUDA::cudart CUDA::cublas)
+  target_link_libraries(gemm_check PRIVATE deepgemm_runtime CUDA::cudart CUDA::cublas CUDA::cublasLt)
   target_include_directories(gemm_check PRIVATE ${PROJECT_SOURCE_DIR}/runtime-baremetal/include)
   set(DEEPGEMM_GPU_MODULES "" CACHE PATH "Directory of compiled .ko modules for the GPU checks")
   if(DEEPGEMM_GPU_MODULES)

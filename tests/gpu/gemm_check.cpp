@@ -4,7 +4,10 @@
 // when the relative error is below 1e-2 and every element is finite, 1 otherwise, 77 (skip) on a
 // machine without a GPU. int8 modules are compared exactly with an int64 reference on the host
 // (every row, or 256 rows spread over M when the problem has more than 2^31 multiply-adds), and no
-// element may keep the poison.
+// element may keep the poison. fp8 modules (cuBLAS has no fp8 GEMM with this interface) run twice:
+// random fp8 values against a float64 host reference on the same rows (relative Frobenius error
+// below 1e-2), and small integers in [-2, 2], whose products and fp32 sums are exact, so that every
+// output must equal the exact result rounded once to C's type, bit for bit.
 #include <deepgemm/runtime.h>
 
 #include <cmath>
@@ -95,6 +98,137 @@ int main(int argc, char** argv) {
     dgmm_unload_kernel(h);
     std::printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);
     return ok ? 0 : 1;
+  }
+
+  if (dg::gpu::is_fp8(mi.a_type)) {
+    const bool a_e5m2 = mi.a_type == "fp8_e5m2", b_e5m2 = mi.b_type == "fp8_e5m2";
+    const size_t c_bytes = mi.c_type == "fp32" ? 4 : 2;
+    void *dA, *dB, *dC;
+    DG_CUDA(cudaMalloc(&dA, size_t(M) * K));
+    DG_CUDA(cudaMalloc(&dB, size_t(K) * N));
+    DG_CUDA(cudaMalloc(&dC, size_t(M) * N * c_bytes));
+    void* dBiasFp8 = nullptr;
+    std::vector<float> bias8;
+    if (mi.has_bias()) {  // bias values in C's type, as for the 16-bit modules
+      std::mt19937 rng(seed + 2);
+      std::uniform_real_distribution<float> d(-2.f, 2.f);
+      std::vector<uint16_t> raw(N);
+      bias8.resize(N);
+      for (int j = 0; j < N; ++j) {
+        bias8[j] = d(rng);
+        raw[j] = dg::gpu::to_half_bits(bias8[j], mi.c_type == "bf16");
+        if (c_bytes == 2) bias8[j] = dg::gpu::from_half_bits(raw[j], mi.c_type == "bf16");
+      }
+      DG_CUDA(cudaMalloc(&dBiasFp8, size_t(N) * c_bytes));
+      DG_CUDA(cudaMemcpy(dBiasFp8, c_bytes == 4 ? static_cast<const void*>(bias8.data()) : raw.data(),
+                         size_t(N) * c_bytes, cudaMemcpyHostToDevice));
+      dBias = dBiasFp8;
+    }
+    // Rows checked: every row when the host reference is cheap, else 256 spread over M.
+    const bool all = double(M) * N * K <= 2147483648.0;
+    const int rows = all ? M : std::min(M, 256);
+    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (M - 1) / (rows - 1)); };
+    // Run the module on A and B's codes; returns C as raw bits (one uint32 per element).
+    auto run_codes = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+      DG_CUDA(cudaMemcpy(dA, a.data(), a.size(), cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemcpy(dB, b.data(), b.size(), cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_bytes));  // poison: NaN in every format
+      run(dA, dB, dC);
+      dgmm_unload_kernel(h);
+      std::vector<uint32_t> bits(size_t(M) * N);
+      if (c_bytes == 4) {
+        DG_CUDA(cudaMemcpy(bits.data(), dC, bits.size() * 4, cudaMemcpyDeviceToHost));
+      } else {
+        std::vector<uint16_t> raw(bits.size());
+        DG_CUDA(cudaMemcpy(raw.data(), dC, raw.size() * 2, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < raw.size(); ++i) bits[i] = raw[i];
+      }
+      return bits;
+    };
+    auto value = [&](uint32_t bits) {
+      if (c_bytes == 2) return dg::gpu::from_half_bits(uint16_t(bits), mi.c_type == "bf16");
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    };
+    auto b_at = [&](const std::vector<uint8_t>& b, int k, int n) {
+      return b_row_major ? b[size_t(k) * N + n] : b[size_t(n) * K + k];
+    };
+    int failed = 0;
+    {  // random fp8 values against a float64 reference
+      auto a = dg::gpu::random_fp8(size_t(M) * K, a_e5m2, seed);
+      auto b = dg::gpu::random_fp8(size_t(K) * N, b_e5m2, seed + 1);
+      auto got = run_codes(a, b);
+      std::vector<double> av(256), bv(256);
+      for (int c = 0; c < 256; ++c) {
+        av[c] = dg::gpu::fp8_value(uint8_t(c), a_e5m2);
+        bv[c] = dg::gpu::fp8_value(uint8_t(c), b_e5m2);
+      }
+      double num = 0, den = 0, max_abs = 0;
+      size_t bad = 0;
+      std::vector<double> row(N);
+      for (int r = 0; r < rows; ++r) {
+        const int m = row_of(r);
+        std::fill(row.begin(), row.end(), 0.0);
+        for (int k = 0; k < K; ++k) {
+          const double x = av[a[size_t(m) * K + k]];
+          for (int n = 0; n < N; ++n) row[n] += x * bv[b_at(b, k, n)];
+        }
+        for (int n = 0; n < N; ++n) {
+          double ref = row[n];
+          if (mi.has_bias()) ref += bias8[n];
+          ref = dg::gpu::epilogue_ref(mi.activation(), ref);
+          const double g = value(got[size_t(m) * N + n]);
+          if (!std::isfinite(g)) {
+            ++bad;
+            continue;
+          }
+          num += (g - ref) * (g - ref);
+          den += ref * ref;
+          max_abs = std::max(max_abs, std::fabs(g - ref));
+        }
+      }
+      const double rel = std::sqrt(num / (den > 0 ? den : 1));
+      const bool ok = bad == 0 && rel < 1e-2 && den > 0;
+      failed += !ok;
+      std::printf("relative Frobenius error %.3e, max abs error %.3e, non-finite %zu (float64 reference on %d of %d "
+                  "rows)%s\n",
+                  rel, max_abs, bad, rows, M, ok ? "" : "  FAILED");
+    }
+    if (mi.epilogue.empty() || mi.epilogue == "none") {  // small integers: exact
+      std::mt19937 rng(seed + 3);
+      std::uniform_int_distribution<int> d(-2, 2);
+      std::vector<int8_t> ai(size_t(M) * K), bi(size_t(K) * N);
+      std::vector<uint8_t> a(ai.size()), b(bi.size());
+      for (size_t i = 0; i < ai.size(); ++i) a[i] = dg::gpu::fp8_small_int(ai[i] = int8_t(d(rng)), a_e5m2);
+      for (size_t i = 0; i < bi.size(); ++i) b[i] = dg::gpu::fp8_small_int(bi[i] = int8_t(d(rng)), b_e5m2);
+      auto got = run_codes(a, b);
+      size_t wrong = 0, first = SIZE_MAX;
+      std::vector<int64_t> row(N);
+      for (int r = 0; r < rows; ++r) {
+        const int m = row_of(r);
+        std::fill(row.begin(), row.end(), 0);
+        for (int k = 0; k < K; ++k) {
+          const int64_t x = ai[size_t(m) * K + k];
+          for (int n = 0; n < N; ++n) row[n] += x * (b_row_major ? bi[size_t(k) * N + n] : bi[size_t(n) * K + k]);
+        }
+        for (int n = 0; n < N; ++n) {
+          const float exact = float(row[n]);  // |sum| <= 4K: exact in fp32
+          uint32_t want;
+          if (c_bytes == 4)
+            std::memcpy(&want, &exact, 4);
+          else
+            want = dg::gpu::to_half_bits(exact, mi.c_type == "bf16");
+          if (got[size_t(m) * N + n] != want && wrong++ == 0) first = size_t(m) * N + n;
+        }
+      }
+      failed += wrong != 0;
+      std::printf("exact small-integer check on %d of %d rows: %zu elements differ%s\n", rows, M, wrong,
+                  wrong ? "  FAILED" : "");
+      if (wrong) std::printf("first difference at row %zu col %zu\n", first / N, first % N);
+    }
+    std::printf("%d passed, %d failed\n", failed ? 0 : 1, failed ? 1 : 0);
+    return failed ? 1 : 0;
   }
 
   auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);

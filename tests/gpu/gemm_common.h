@@ -2,11 +2,13 @@
 // record, make fp16/bf16 data, and run cuBLAS as the reference on the same device buffers.
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <deepgemm/launch_format.h>
 #include <deepgemm/module_format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -40,7 +42,8 @@ namespace dg::gpu {
 struct ModuleInfo {
   std::vector<uint8_t> bytes;
   ko::launch::Launch launch{};
-  std::string a_type, c_type;  // "fp16" | "bf16" | "int8" (A and B), output "fp16" | "bf16" | "fp32" | "int32"
+  std::string a_type, b_type;  // "fp16" | "bf16" | "int8" | "fp8_e4m3" | "fp8_e5m2"
+  std::string c_type;          // "fp16" | "bf16" | "fp32" | "int32"
   std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
   std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
   bool b_row_major = true;     // B as K x N rows (else N x K: column-major, K-major)
@@ -93,6 +96,7 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
     return plan.substr(k, plan.find('"', k) - k);
   };
   m.a_type = field("a_type");
+  m.b_type = field("b_type");
   m.c_type = field("c_type");
   m.epilogue = field("epilogue");
   auto number = [&](const char* key) {
@@ -159,6 +163,90 @@ inline void cublas_gemm_int8(cublasHandle_t h, const void* A, const void* B, voi
                          b_row_major ? N : K, A, CUDA_R_8I, K, &zero, C, CUDA_R_32I, N, CUBLAS_COMPUTE_32I,
                          CUBLAS_GEMM_DEFAULT));
 }
+
+inline bool is_fp8(const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; }
+
+/// The value of an fp8 code: e4m3 (bias 7, no infinities, S.1111.111 is NaN) or e5m2 (bias 15,
+/// IEEE-style infinities and NaNs).
+inline double fp8_value(uint8_t code, bool e5m2) {
+  const int man_bits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const int e = (code & 0x7F) >> man_bits, m = code & ((1 << man_bits) - 1);
+  const double sign = code & 0x80 ? -1.0 : 1.0;
+  if (e5m2 && e == 31) return m ? NAN : sign * INFINITY;
+  if (!e5m2 && (code & 0x7F) == 0x7F) return NAN;
+  if (e == 0) return sign * std::ldexp(m, 1 - bias - man_bits);
+  return sign * std::ldexp((1 << man_bits) + m, e - bias - man_bits);
+}
+
+/// Random fp8 codes with magnitudes in [1/8, 2) (exponents -3..0, any mantissa, either sign):
+/// finite, never zero, so that sums over K stay well inside fp16's range.
+inline std::vector<uint8_t> random_fp8(size_t n, bool e5m2, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int man_bits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  std::uniform_int_distribution<int> exp(bias - 3, bias), man(0, (1 << man_bits) - 1), sign(0, 1);
+  std::vector<uint8_t> v(n);
+  for (auto& x : v) x = uint8_t(sign(rng) << 7 | exp(rng) << man_bits | man(rng));
+  return v;
+}
+
+/// The fp8 code of a small integer in [-2, 2] (exact in both formats).
+inline uint8_t fp8_small_int(int v, bool e5m2) {
+  if (v == 0) return 0;
+  const int man_bits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const int mag = v < 0 ? -v : v;  // 1 = 2^0, 2 = 2^1
+  return uint8_t((v < 0 ? 0x80 : 0) | (bias + (mag == 2 ? 1 : 0)) << man_bits);
+}
+
+/// Row-major C[M×N] = A[M×K]·B with cuBLASLt's fp8 GEMM (fp32 accumulation, unit scales), the
+/// peer of the fp8 modules. cuBLASLt takes fp8 in its "TN" form only, which is ours with B K-major
+/// (N rows of K): in column-major terms Cᵀ (N×M) = op(B)·A with op(B) the transpose of the stored
+/// K×N matrix. The descriptors and the algorithm are chosen once, so that timing sees the GEMM alone.
+struct LtFp8Gemm {
+  cublasLtHandle_t lt = nullptr;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  void* workspace = nullptr;
+  size_t workspace_bytes = size_t(32) << 20;
+
+  LtFp8Gemm(bool a_e5m2, bool b_e5m2, cudaDataType c_type, int M, int N, int K) {
+    DG_CUBLAS(cublasLtCreate(&lt));
+    DG_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
+    const cudaDataType fa = a_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3, fb = b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
+    DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, fb, K, N, K));  // cuBLAS's A: our B, stored K×N column-major
+    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lb, fa, K, M, K));  // cuBLAS's B: our A, stored K×M column-major
+    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lc, c_type, N, M, N));
+    DG_CUDA(cudaMalloc(&workspace, workspace_bytes));
+    cublasLtMatmulPreference_t pref;
+    DG_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    DG_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                                   sizeof workspace_bytes));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    DG_CUBLAS(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &result, &found));
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (found == 0) {
+      std::fprintf(stderr, "cuBLASLt has no fp8 algorithm for %dx%dx%d\n", M, N, K);
+      std::exit(1);
+    }
+    algo = result.algo;
+  }
+  ~LtFp8Gemm() {
+    cudaFree(workspace);
+    cublasLtMatrixLayoutDestroy(la);
+    cublasLtMatrixLayoutDestroy(lb);
+    cublasLtMatrixLayoutDestroy(lc);
+    cublasLtMatmulDescDestroy(op);
+    cublasLtDestroy(lt);
+  }
+  void run(const void* A, const void* B, void* C, cudaStream_t stream) {
+    float one = 1.f, zero = 0.f;
+    DG_CUBLAS(cublasLtMatmul(lt, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &algo, workspace, workspace_bytes, stream));
+  }
+};
 
 /// Uniform int8 values in [-127, 127], from a fixed seed.
 inline std::vector<int8_t> random_int8(size_t n, uint32_t seed) {

@@ -39,9 +39,10 @@ TEST_CASE("sema: defaults on a GPU") {
 }
 
 TEST_CASE("sema: int8 steps K by 32; pad_k lifts the alignment rule") {
-  auto bad = check(spec("ampere", "int8", "int8", "M: 128; N: 128; K: 80;"));
+  auto bad = check(spec("ampere", "int8", "int8", "M: 128; N: 128; K: 80;", "layout { B: col_major; }"));
   CHECK(!bad.problem);
-  auto ok = check(spec("ampere", "int8", "int8", "M: 128; N: 128; K: 80;", "constraints { pad_k: true; }"));
+  auto ok = check(
+      spec("ampere", "int8", "int8", "M: 128; N: 128; K: 80;", "layout { B: col_major; }\nconstraints { pad_k: true; }"));
   REQUIRE(ok.problem);
   CHECK(ok.problem->k_step == 32);
   CHECK(ok.problem->acc.value.name == "int32");

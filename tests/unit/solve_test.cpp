@@ -187,9 +187,11 @@ std::string random_spec(std::mt19937& rng, bool small) {
   if (rng() % 2) extra += fmt::format("sm_mem_limit: {};\n", 32 + rng() % 160);
   if (t != "npu16" && rng() % 3 == 0) extra += fmt::format("l2_hit_rate_min: 0.{};\n", 5 + rng() % 4);
   if (t != "npu16" && rng() % 3 == 0) extra += "stages >= 2;\n";
+  // 8-bit integer tensor-core shapes read B K-major only (the models' b_k_major_only).
+  const char* layout = t != "npu16" && a == "int8" ? "layout { B: col_major; }\n" : "";
   return fmt::format("target {};\nprecision {{ activation: {}; weight: {}; }}\nshape {{ M: {}; N: {}; K: {}; }}\n"
-                     "constraints {{\n{}}}\n",
-                     t, a, b, M, N, K, extra);
+                     "{}constraints {{\n{}}}\n",
+                     t, a, b, M, N, K, layout, extra);
 }
 
 }  // namespace
