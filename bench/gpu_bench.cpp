@@ -99,7 +99,17 @@ int main(int argc, char** argv) {
       DG_CUDA(cudaMalloc(&bias, size_t(N) * c_elem));
       DG_CUDA(cudaMemcpy(bias, raw.data(), size_t(N) * c_elem, cudaMemcpyHostToDevice));
     }
+    void* scales = nullptr;  // per-tensor scales: two fp32 ones (scale_a, scale_b), for us and for cuBLASLt
+    if (mi.scale_a || mi.scale_b) {
+      const float ones[2] = {1.f, 1.f};
+      DG_CUDA(cudaMalloc(&scales, sizeof ones));
+      DG_CUDA(cudaMemcpy(scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+    }
+    float* scale_a = mi.scale_a ? static_cast<float*>(scales) : nullptr;
+    float* scale_b = mi.scale_b ? static_cast<float*>(scales) + 1 : nullptr;
     auto run_ours = [&](int s) {
+      if (scale_a != nullptr) dgmm_bind_device(h, "scale_a", (unsigned long long)(uintptr_t)scale_a);
+      if (scale_b != nullptr) dgmm_bind_device(h, "scale_b", (unsigned long long)(uintptr_t)scale_b);
       if (bias != nullptr) dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)bias);
       dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)A[s]);
       dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)B[s]);
@@ -111,7 +121,9 @@ int main(int argc, char** argv) {
     };
     cudaDataType ct = mi.c_type == "fp32" ? CUDA_R_32F : mi.c_type == "bf16" ? CUDA_R_16BF : CUDA_R_16F;
     std::unique_ptr<dg::gpu::LtFp8Gemm> lt;
-    if (fp8) lt = std::make_unique<dg::gpu::LtFp8Gemm>(mi.a_type == "fp8_e5m2", mi.b_type == "fp8_e5m2", ct, M, N, K);
+    if (fp8)
+      lt = std::make_unique<dg::gpu::LtFp8Gemm>(mi.a_type == "fp8_e5m2", mi.b_type == "fp8_e5m2", ct, M, N, K, scale_a,
+                                                scale_b);
     auto run_cublas = [&](int s) {
       if (fp8)
         lt->run(A[s], B[s], C[s], cstream);
@@ -149,6 +161,8 @@ int main(int argc, char** argv) {
                 tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str());
     std::fflush(stdout);
     dgmm_unload_kernel(h);
+    cudaFree(scales);
+    cudaFree(bias);
     for (int s = 0; s < sets; ++s) {
       cudaFree(A[s]);
       cudaFree(B[s]);

@@ -14,12 +14,23 @@ bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
 dir=${1:-carry/modules}
 what=${2:-all}
 mkdir -p "$dir"
-spec_fp8() {  # A-type B-type C-type M N K out [extra constraints]: fp8 on wgmma, B column-major
+spec() {  # type M N K out [extra constraints] [scales]
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $1; }
+shape { M: $2; N: $3; K: $4; }
+scales { ${7:-} }
+constraints { cast_output: $1; ${6:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+spec_fp8() {  # A-type B-type C-type M N K out [extra constraints] [scales]: fp8 on wgmma, B column-major
   cat > "$dir/.spec.dgml" <<SPEC
 target hopper;
 precision { activation: $1; weight: $2; output: $3; }
 shape { M: $4; N: $5; K: $6; }
 layout { B: col_major; }
+scales { ${9:-} }
 constraints { cast_output: $3; ${8:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
@@ -34,6 +45,13 @@ spec_fp8 fp8_e4m3 fp8_e4m3 bf16 4096 4096 4096 "check_fp8_e4m3_bf16_4096x4096x40
 spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_fp8_e4m3_bf16_bias_gelu_1000x776x1024.ko" "op_type: bias_gelu;"
 spec_fp8 fp8_e4m3 fp8_e4m3 fp16 200 136 256 "check_fp8_wgmma64x64_e4m3_fp16_200x136x256.ko" "tile_m == 64; tile_n == 64;"
 spec_fp8 fp8_e4m3 fp8_e4m3 fp16 1000 776 1024 "check_fp8_wgmma128x128_e4m3_fp16_1000x776x1024.ko" "tile_m == 128; tile_n == 128; warps == 4;"
+# Per-tensor scales (scale_a, scale_b): fp8 and 16-bit, each family, with and without an epilogue.
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_fp8_scales_e4m3_bf16_1000x776x1024.ko" "" "A: per_tensor; B: per_tensor;"
+spec_fp8 fp8_e4m3 fp8_e4m3 fp16 333 520 4112 "check_fp8_scale_b_relu_e4m3_fp16_333x520x4112.ko" "op_type: bias_relu; pad_k: true;" "B: per_tensor;"
+for f in mma_sync wgmma; do
+  spec fp16 1000 776 1008 "check_${f}_fp16_scales_1000x776x1008.ko" "family: $f;" "A: per_tensor; B: per_tensor;"
+  spec bf16 333 520 72 "check_${f}_bf16_scale_a_gelu_333x520x72.ko" "family: $f; op_type: gelu; pad_k: true;" "A: per_tensor;"
+done
 # The fp8 benchmark against cuBLASLt fp8 (bf16 output, the common serving choice): square sizes
 # and LLM layer shapes from decode to prefill.
 for s in 2048 4096 8192; do spec_fp8 fp8_e4m3 fp8_e4m3 bf16 $s $s $s "fp8_e4m3_bf16_${s}x${s}x${s}.ko"; done
@@ -44,20 +62,13 @@ for m in 16 128 4096; do
   done
 done
 spec_fp8 fp8_e4m3 fp8_e5m2 bf16 4096 4096 4096 "fp8_e4m3xe5m2_bf16_4096x4096x4096.ko"
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 4096 4096 4096 "fp8_scales_e4m3_bf16_4096x4096x4096.ko" "" "A: per_tensor; B: per_tensor;"
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 8192 8192 8192 "fp8_scales_e4m3_bf16_8192x8192x8192.ko" "" "A: per_tensor; B: per_tensor;"
 if [ "$what" = fp8 ]; then
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
   exit 0
 fi
-spec() {  # type M N K out [extra constraints]
-  cat > "$dir/.spec.dgml" <<SPEC
-target hopper;
-precision { activation: $1; weight: $1; output: $1; }
-shape { M: $2; N: $3; K: $4; }
-constraints { cast_output: $1; ${6:-} }
-SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
-}
 for t in fp16 bf16; do
   for s in 2048 4096 8192; do spec $t $s $s $s "bench_${t}_${s}x${s}x${s}.ko"; done
   for m in 1 16 64 128 4096; do

@@ -26,15 +26,18 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   auto* i32 = b_.getInt32Ty();
   auto* gptr = llvm::PointerType::get(ctx_, 1);
   // Parameters: the operands' pointers in the launch record's order (A, B, C, then bias with a bias
-  // epilogue), then M, N and K; the runtime passes them so.
-  pointers_ = has_bias() ? 4 : 3;
+  // epilogue, then scale_a and scale_b with per-tensor scales), then M, N and K; the runtime passes
+  // them so.
+  std::vector<const char*> names = {"A", "B", "C"};
+  if (has_bias()) names.push_back("bias");
+  if (p_.scale_a == "per_tensor") names.push_back("scale_a");
+  if (p_.scale_b == "per_tensor") names.push_back("scale_b");
+  pointers_ = static_cast<unsigned>(names.size());
   std::vector<llvm::Type*> params(pointers_, gptr);
   params.insert(params.end(), {i32, i32, i32});
   kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false), llvm::Function::ExternalLinkage,
                                name, m_);
   kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  std::vector<const char*> names = {"A", "B", "C"};
-  if (has_bias()) names.push_back("bias");
   names.insert(names.end(), {"M", "N", "K"});
   for (unsigned i = 0; i < names.size(); ++i) kernel_->getArg(i)->setName(names[i]);
   for (unsigned i = 0; i < pointers_; ++i) kernel_->addParamAttr(i, llvm::Attribute::NoAlias);
@@ -52,6 +55,14 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   smem_->setAlignment(llvm::Align(smem_align));
   auto* entry = llvm::BasicBlock::Create(ctx_, "entry", kernel_);
   b_.SetInsertPoint(entry);
+  // The per-tensor scales' product, read once in the entry block (which dominates every store).
+  scale_ = nullptr;
+  unsigned next = has_bias() ? 4 : 3;
+  for (const std::string* kind : {&p_.scale_a, &p_.scale_b}) {
+    if (*kind != "per_tensor") continue;
+    Value* v = b_.CreateAlignedLoad(b_.getFloatTy(), arg(next++), llvm::Align(4));
+    scale_ = scale_ ? b_.CreateFMul(scale_, v) : v;
+  }
 }
 
 void KernelBuilder::block_origin() {
@@ -173,11 +184,16 @@ llvm::Value* KernelBuilder::activate(llvm::Value* x) {
 
 void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
   auto* f32 = b_.getFloatTy();
-  // The fused epilogue, in fp32 before the cast (float accumulators only): the bias of the two
+  // The fused epilogue, in fp32 before the cast (float accumulators only): the per-tensor scales,
+  // the bias of the two
   // columns (C's type; N is even, so both lie inside when the first does), then the activation.
   // It is computed outside the guard, on a column clamped into [0, N - 2] for the tail, so only
   // the store is guarded and ptxas can predicate it.
   auto epilogue = [&] {
+    if (scale_) {
+      v0 = b_.CreateFMul(v0, scale_);
+      v1 = b_.CreateFMul(v1, scale_);
+    }
     if (has_bias()) {
       Value* in = b_.CreateICmpULT(gn, arg_n());
       Value* col = b_.CreateZExt(b_.CreateSelect(in, gn, b_.CreateSub(arg_n(), c32(2))), b_.getInt64Ty());

@@ -50,6 +50,9 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   if (p.epilogue.rfind("bias", 0) == 0)
     l.operands[l.operand_count++] =
         op("bias", ko::launch::Role::Input, 1, l.N, p.c_type, true, static_cast<std::int64_t>(l.N));
+  // Per-tensor scales: one fp32 value each, after the bias.
+  if (p.scale_a == "per_tensor") l.operands[l.operand_count++] = op("scale_a", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
+  if (p.scale_b == "per_tensor") l.operands[l.operand_count++] = op("scale_b", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
   std::vector<std::uint8_t> bytes(ko::launch::size_for(l.operand_count));
   ko::launch::write(l, bytes.data());
   return bytes;

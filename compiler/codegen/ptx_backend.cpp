@@ -79,6 +79,8 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
       (p.K % per_chunk != 0 || (p.index.b_row_major && p.N % per_chunk != 0) || p.N % 8 != 0))
     return fmt::format("16-byte loads need K{} to be a multiple of {} (K = {}, N = {})",
                        p.index.b_row_major ? " and N" : "", per_chunk, p.K, p.N);
+  if ((p.scale_a != "none" || p.scale_b != "none") && (int8 || p.acc_type != "fp32"))
+    return "per-tensor scales multiply an fp32 accumulation only";
   if (p.epilogue != "none" && int8)
     return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)", p.epilogue);
   if (p.family == "wgmma") return wgmma_unsupported(p, hw);

@@ -15,7 +15,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexDesc, out_vars, k_vars, c_row, c_col, k_
                                    a_row_major, b_row_major, c_row_major, a_smem_rows, a_smem_row_bytes, b_smem_rows,
                                    b_smem_row_bytes, smem_row_pad_bytes, swizzle_bits)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, target, target_kind, family, a_type, b_type, c_type, acc_type,
-                                   weight_conversion, M, N, K, K_min, K_max, batch, k_dynamic, k_align, pad_k, epilogue, tile_m,
+                                   weight_conversion, M, N, K, K_min, K_max, batch, k_dynamic, k_align, pad_k, epilogue, scale_a,
+                                   scale_b, tile_m,
                                    tile_n, tile_k, warp_m, warp_n, stages, split_k, raster_group, cluster_m, cluster_n,
                                    blocks_per_sm, smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
                                    regs_per_thread, grid_m, grid_n, k_iters, predicted_us, predicted_tflops,

@@ -72,6 +72,7 @@ struct Plan {
   std::int64_t k_align = 1;  // a run-time K must be a multiple of this (NPU: A's rows whole bus beats)
   bool pad_k = false;
   std::string epilogue = "none";
+  std::string scale_a = "none", scale_b = "none";  // "per_tensor": one fp32 operand multiplies the accumulation
 
   // The schedule (GPU: block/warp tiling; NPU: array tiling)
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;

@@ -21,6 +21,7 @@ const std::map<std::string, std::vector<std::string>>& block_keys() {
       {"precision", {"weight", "activation", "output", "accumulate"}},
       {"shape", {"M", "N", "K", "K_min", "K_max", "batch"}},
       {"layout", {"A", "B", "C", "smem"}},
+      {"scales", {"A", "B"}},
       {"constraints",
        {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync",
         "family", "op_type", "sparse_pattern", "custom_bitwidth"}},
@@ -57,8 +58,10 @@ class Checker {
       check_precision();
       check_shape();
       check_layout();
+      check_scales();
       check_constraints();
       if (!d_.has_errors()) check_rules();
+      if (!d_.has_errors()) check_scaled_accumulation();
     }
     if (d_.has_errors()) return std::nullopt;
     return std::move(p_);
@@ -343,6 +346,39 @@ class Checker {
     if (const auto* e = get("layout", "smem")) {
       std::string v;
       if (want_ident(*e, smem_layouts(), v)) p_.smem_layout = {v, e->loc, true};
+    }
+  }
+
+  // scales { A: per_tensor; B: per_tensor; }: C = epilogue(scale_a · scale_b · (A·B) + bias), one
+  // fp32 value per tensor bound at run time by name (scale_a, scale_b), applied to the float
+  // accumulation before the fused epilogue and the store.
+  void check_scales() {
+    p_.scale_a = {"none", {}, false};
+    p_.scale_b = {"none", {}, false};
+    static const std::vector<std::string> kinds = {"none", "per_tensor"};
+    auto one = [&](const char* key, Declared<std::string>& out) {
+      const auto* e = get("scales", key);
+      if (!e) return;
+      std::string v;
+      if (!want_ident(*e, kinds, v)) return;
+      if (!p_.hw.is_gpu()) {
+        d_.error(e->loc, fmt::format("scales apply to GPU targets; '{}' is an NPU, whose outputs are integers", p_.hw.name));
+        return;
+      }
+      out = {v, e->loc, true};
+    };
+    one("A", p_.scale_a);
+    one("B", p_.scale_b);
+  }
+
+  // Once the accumulation is resolved: a scale multiplies an fp32 accumulation.
+  void check_scaled_accumulation() {
+    for (const Declared<std::string>* s : {&p_.scale_a, &p_.scale_b}) {
+      if (s->value == "none" || p_.acc.value.name == "fp32") continue;
+      d_.error(s->loc, fmt::format("a {} scale multiplies an fp32 accumulation; this spec accumulates in {}", s->value,
+                                   p_.acc.value.name));
+      d_.note(p_.a.loc, "scales are generated for float inputs (fp16, bf16, fp8) accumulated in fp32");
+      return;
     }
   }
 

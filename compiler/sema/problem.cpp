@@ -40,6 +40,7 @@ nlohmann::json to_json(const GemmProblem& p) {
                  {"B", layout_name(p.b_layout.value)},
                  {"C", layout_name(p.c_layout.value)},
                  {"smem", p.smem_layout.value.empty() ? "solver" : p.smem_layout.value}};
+  if (p.scale_a.user || p.scale_b.user) j["scales"] = {{"A", p.scale_a.value}, {"B", p.scale_b.value}};
   nlohmann::json c;
   c["use_hmma"] = p.use_hmma.value;
   c["fp16_fma"] = p.fp16_fma.value;
@@ -92,6 +93,8 @@ std::ostream& operator<<(std::ostream& os, const GemmProblem& p) {
   if (p.cast_output.user && p.cast_output.value)
     os << "  cast_output " << p.cast_output.value->name << src(p.cast_output) << "\n";
   if (p.epilogue.user) os << "  epilogue    " << p.epilogue.value.front() << src(p.epilogue) << "\n";
+  if (p.scale_a.user) os << "  scale A     " << p.scale_a.value << src(p.scale_a) << "\n";
+  if (p.scale_b.user) os << "  scale B     " << p.scale_b.value << src(p.scale_b) << "\n";
   for (const auto& u : p.user_constraints) os << "  constraint  " << u.text << "  (" << u.loc.str() << ")\n";
   return os;
 }

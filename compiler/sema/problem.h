@@ -59,6 +59,9 @@ struct GemmProblem {
   Declared<Layout> a_layout, b_layout, c_layout;
   Declared<std::string> smem_layout;    // "" = solver's choice
 
+  // scales: "none" | "per_tensor" (one fp32 operand, scale_a / scale_b, multiplies the accumulation)
+  Declared<std::string> scale_a, scale_b;
+
   // constraints
   Declared<bool> use_hmma;        // tensor cores (GPU)
   Declared<bool> fp16_fma;        // fp16 accumulation on CUDA cores

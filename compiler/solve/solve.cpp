@@ -488,6 +488,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   pl.k_dynamic = p.k_dynamic;
   pl.pad_k = p.pad_k.value;
   if (p.epilogue.user) pl.epilogue = p.epilogue.value.front();
+  pl.scale_a = p.scale_a.value.empty() ? "none" : p.scale_a.value;
+  pl.scale_b = p.scale_b.value.empty() ? "none" : p.scale_b.value;
   pl.tile_m = v("tile_m");
   pl.tile_n = v("tile_n");
   pl.tile_k = v("tile_k");
@@ -857,6 +859,10 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   if (pl.pad_k != p.pad_k.value) return differs("pad_k", pl.pad_k, p.pad_k.value);
   const std::string epi = p.epilogue.user ? p.epilogue.value.front() : "none";
   if (pl.epilogue != epi) return differs("epilogue", pl.epilogue, epi);
+  const std::string sa = p.scale_a.value.empty() ? "none" : p.scale_a.value;
+  const std::string sb = p.scale_b.value.empty() ? "none" : p.scale_b.value;
+  if (pl.scale_a != sa) return differs("scale_a", pl.scale_a, sa);
+  if (pl.scale_b != sb) return differs("scale_b", pl.scale_b, sb);
   return "";
 }
 

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "gemm_common.h"
 
@@ -41,13 +42,28 @@ int main(int argc, char** argv) {
   const bool b_row_major = L.operands[1].row_major;
   dgmm_handle h = nullptr;
   void* dBias = nullptr;  // a bias epilogue's per-column operand, in C's type
+  // Per-tensor scales (fp32 operands scale_a, scale_b): set_scales picks their values, and the
+  // reference multiplies by their product (scale_product).
+  void *dScaleA = nullptr, *dScaleB = nullptr;
+  double scale_product = 1.0;
+  auto set_scales = [&](float sa, float sb) {
+    for (auto [on, v, d] : {std::tuple{mi.scale_a, sa, &dScaleA}, std::tuple{mi.scale_b, sb, &dScaleB}}) {
+      if (!on) continue;
+      if (*d == nullptr) DG_CUDA(cudaMalloc(d, 4));
+      DG_CUDA(cudaMemcpy(*d, &v, 4, cudaMemcpyHostToDevice));
+    }
+    // The kernel multiplies the two scales in fp32 first, then the accumulation by their product.
+    scale_product = double(float(mi.scale_a ? sa : 1.f) * float(mi.scale_b ? sb : 1.f));
+  };
   auto run = [&](void* dA, void* dB, void* dC) {
     h = dgmm_load_kernel(argv[1]);
     if (!h) {
       std::fprintf(stderr, "load: %s\n", dgmm_last_error());
       std::exit(1);
     }
-    if ((dBias != nullptr && dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)dBias) != DGMM_OK) ||
+    if ((dScaleA != nullptr && dgmm_bind_device(h, "scale_a", (unsigned long long)(uintptr_t)dScaleA) != DGMM_OK) ||
+        (dScaleB != nullptr && dgmm_bind_device(h, "scale_b", (unsigned long long)(uintptr_t)dScaleB) != DGMM_OK) ||
+        (dBias != nullptr && dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)dBias) != DGMM_OK) ||
         dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
         dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||
         dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK || dgmm_launch_kernel_only(h) != DGMM_OK) {
@@ -156,6 +172,7 @@ int main(int argc, char** argv) {
     };
     int failed = 0;
     {  // random fp8 values against a float64 reference
+      set_scales(0.75f, 1.25f);
       auto a = dg::gpu::random_fp8(size_t(M) * K, a_e5m2, seed);
       auto b = dg::gpu::random_fp8(size_t(K) * N, b_e5m2, seed + 1);
       auto got = run_codes(a, b);
@@ -175,7 +192,7 @@ int main(int argc, char** argv) {
           for (int n = 0; n < N; ++n) row[n] += x * bv[b_at(b, k, n)];
         }
         for (int n = 0; n < N; ++n) {
-          double ref = row[n];
+          double ref = row[n] * scale_product;
           if (mi.has_bias()) ref += bias8[n];
           ref = dg::gpu::epilogue_ref(mi.activation(), ref);
           const double g = value(got[size_t(m) * N + n]);
@@ -196,6 +213,7 @@ int main(int argc, char** argv) {
                   rel, max_abs, bad, rows, M, ok ? "" : "  FAILED");
     }
     if (mi.epilogue.empty() || mi.epilogue == "none") {  // small integers: exact
+      set_scales(0.5f, 4.f);  // a product of 2: scaling stays exact
       std::mt19937 rng(seed + 3);
       std::uniform_int_distribution<int> d(-2, 2);
       std::vector<int8_t> ai(size_t(M) * K), bi(size_t(K) * N);
@@ -213,7 +231,7 @@ int main(int argc, char** argv) {
           for (int n = 0; n < N; ++n) row[n] += x * (b_row_major ? bi[size_t(k) * N + n] : bi[size_t(n) * K + k]);
         }
         for (int n = 0; n < N; ++n) {
-          const float exact = float(row[n]);  // |sum| <= 4K: exact in fp32
+          const float exact = float(double(row[n]) * scale_product);  // |sum| <= 4K, a power-of-two scale: exact
           uint32_t want;
           if (c_bytes == 4)
             std::memcpy(&want, &exact, 4);
@@ -261,6 +279,7 @@ int main(int argc, char** argv) {
       DG_CUDA(cudaMemcpy(dBias, raw.data(), size_t(N) * 2, cudaMemcpyHostToDevice));
   }
 
+  set_scales(0.75f, 1.25f);
   run(dA, dB, dC);
   cublasHandle_t cb;
   DG_CUBLAS(cublasCreate(&cb));
@@ -269,7 +288,9 @@ int main(int argc, char** argv) {
 
   std::vector<float> ref(size_t(M) * N), got(size_t(M) * N);
   DG_CUDA(cudaMemcpy(ref.data(), dRef, ref.size() * 4, cudaMemcpyDeviceToHost));
-  // The fused epilogue, applied to cuBLAS's fp32 result in double.
+  // The scales and the fused epilogue, applied to cuBLAS's fp32 result in double.
+  if (mi.scale_a || mi.scale_b)
+    for (float& r : ref) r = static_cast<float>(double(r) * scale_product);
   if (!mi.epilogue.empty() && mi.epilogue != "none") {
     for (size_t i = 0; i < ref.size(); ++i) {
       double r = ref[i];

@@ -47,6 +47,7 @@ struct ModuleInfo {
   std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
   std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
   bool b_row_major = true;     // B as K x N rows (else N x K: column-major, K-major)
+  bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as scale_a, scale_b
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
   /// The activation after the bias ("none" for a plain bias).
   std::string activation() const {
@@ -104,8 +105,11 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
     return k == std::string::npos ? 0L : std::strtol(plan.c_str() + k + std::strlen(key) + 4, nullptr, 10);
   };
   m.b_row_major = plan.find("\"b_row_major\": false") == std::string::npos;
+  m.scale_a = field("scale_a") == "per_tensor";
+  m.scale_b = field("scale_b") == "per_tensor";
   m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
-             std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue);
+             std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
+             (m.scale_a || m.scale_b ? " +scales" : "");
   return true;
 }
 
@@ -209,9 +213,16 @@ struct LtFp8Gemm {
   void* workspace = nullptr;
   size_t workspace_bytes = size_t(32) << 20;
 
-  LtFp8Gemm(bool a_e5m2, bool b_e5m2, cudaDataType c_type, int M, int N, int K) {
+  /// `scale_a`, `scale_b`: device pointers to our A's and B's fp32 scales, or null for none.
+  LtFp8Gemm(bool a_e5m2, bool b_e5m2, cudaDataType c_type, int M, int N, int K, const void* scale_a = nullptr,
+            const void* scale_b = nullptr) {
     DG_CUBLAS(cublasLtCreate(&lt));
     DG_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    // cuBLAS's A is our B and the other way round.
+    if (scale_b)
+      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b, sizeof scale_b));
+    if (scale_a)
+      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a, sizeof scale_a));
     cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
     DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
     DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
