@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
       DG_CUDA(cudaMalloc(&bias, size_t(N) * c_elem));
       DG_CUDA(cudaMemcpy(bias, raw.data(), size_t(N) * c_elem, cudaMemcpyHostToDevice));
     }
-    void* scales = nullptr;  // per-tensor scales: two fp32 ones (scale_a, scale_b), for us and for cuBLASLt
+    void* scales = nullptr;  // per-tensor scales: two fp32 ones (sc_a, sc_b), for us and for cuBLASLt
     if (mi.scale_a || mi.scale_b) {
       const float ones[2] = {1.f, 1.f};
       DG_CUDA(cudaMalloc(&scales, sizeof ones));
@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
     float* scale_a = mi.scale_a ? static_cast<float*>(scales) : nullptr;
     float* scale_b = mi.scale_b ? static_cast<float*>(scales) + 1 : nullptr;
     auto run_ours = [&](int s) {
-      if (scale_a != nullptr) dgmm_bind_device(h, "scale_a", (unsigned long long)(uintptr_t)scale_a);
-      if (scale_b != nullptr) dgmm_bind_device(h, "scale_b", (unsigned long long)(uintptr_t)scale_b);
+      if (scale_a != nullptr) dgmm_bind_device(h, "sc_a", (unsigned long long)(uintptr_t)scale_a);
+      if (scale_b != nullptr) dgmm_bind_device(h, "sc_b", (unsigned long long)(uintptr_t)scale_b);
       if (bias != nullptr) dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)bias);
       dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)A[s]);
       dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)B[s]);

@@ -45,7 +45,7 @@ spec_fp8 fp8_e4m3 fp8_e4m3 bf16 4096 4096 4096 "check_fp8_e4m3_bf16_4096x4096x40
 spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_fp8_e4m3_bf16_bias_gelu_1000x776x1024.ko" "op_type: bias_gelu;"
 spec_fp8 fp8_e4m3 fp8_e4m3 fp16 200 136 256 "check_fp8_wgmma64x64_e4m3_fp16_200x136x256.ko" "tile_m == 64; tile_n == 64;"
 spec_fp8 fp8_e4m3 fp8_e4m3 fp16 1000 776 1024 "check_fp8_wgmma128x128_e4m3_fp16_1000x776x1024.ko" "tile_m == 128; tile_n == 128; warps == 4;"
-# Per-tensor scales (scale_a, scale_b): fp8 and 16-bit, each family, with and without an epilogue.
+# Per-tensor scales (operands sc_a, sc_b): fp8 and 16-bit, each family, with and without an epilogue.
 spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_fp8_scales_e4m3_bf16_1000x776x1024.ko" "" "A: per_tensor; B: per_tensor;"
 spec_fp8 fp8_e4m3 fp8_e4m3 fp16 333 520 4112 "check_fp8_scale_b_relu_e4m3_fp16_333x520x4112.ko" "op_type: bias_relu; pad_k: true;" "B: per_tensor;"
 for f in mma_sync wgmma; do

@@ -26,12 +26,12 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   auto* i32 = b_.getInt32Ty();
   auto* gptr = llvm::PointerType::get(ctx_, 1);
   // Parameters: the operands' pointers in the launch record's order (A, B, C, then bias with a bias
-  // epilogue, then scale_a and scale_b with per-tensor scales), then M, N and K; the runtime passes
+  // epilogue, then sc_a and sc_b with per-tensor scales), then M, N and K; the runtime passes
   // them so.
   std::vector<const char*> names = {"A", "B", "C"};
   if (has_bias()) names.push_back("bias");
-  if (p_.scale_a == "per_tensor") names.push_back("scale_a");
-  if (p_.scale_b == "per_tensor") names.push_back("scale_b");
+  if (p_.scale_a == "per_tensor") names.push_back("sc_a");
+  if (p_.scale_b == "per_tensor") names.push_back("sc_b");
   pointers_ = static_cast<unsigned>(names.size());
   std::vector<llvm::Type*> params(pointers_, gptr);
   params.insert(params.end(), {i32, i32, i32});

@@ -94,7 +94,7 @@ class KernelBuilder {
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1);
   /// The plan's elementwise epilogue on an fp32 accumulator: relu, gelu (erf), gelu_tanh, silu.
   Value* activate(Value* x);
-  unsigned pointers_ = 3;  // operand pointer parameters: A, B, C (and bias, scale_a, scale_b)
+  unsigned pointers_ = 3;  // operand pointer parameters: A, B, C (and bias, sc_a, sc_b)
   Value* scale_ = nullptr;  // scale_a · scale_b (fp32) with per-tensor scales, else null
 
   const Plan& p_;

@@ -1,8 +1,10 @@
 #include "codegen/launch_record.h"
 
 #include <deepgemm/launch_format.h>
+#include <fmt/format.h>
 
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -34,6 +36,7 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   auto op = [&](const char* name, ko::launch::Role role, std::uint64_t rows, std::uint64_t cols, const std::string& t,
                 bool rm, std::int64_t ld) {
     ko::launch::Operand o{};
+    DG_INTERNAL_ASSERT(std::strlen(name) < sizeof o.name, fmt::format("operand name '{}' over the format's 4 bytes", name));
     std::snprintf(o.name, sizeof o.name, "%s", name);
     o.role = role;
     o.element_bits = bits(t);
@@ -50,9 +53,9 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   if (p.epilogue.rfind("bias", 0) == 0)
     l.operands[l.operand_count++] =
         op("bias", ko::launch::Role::Input, 1, l.N, p.c_type, true, static_cast<std::int64_t>(l.N));
-  // Per-tensor scales: one fp32 value each, after the bias.
-  if (p.scale_a == "per_tensor") l.operands[l.operand_count++] = op("scale_a", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
-  if (p.scale_b == "per_tensor") l.operands[l.operand_count++] = op("scale_b", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
+  // Per-tensor scales: one fp32 value each, after the bias, bound as sc_a and sc_b.
+  if (p.scale_a == "per_tensor") l.operands[l.operand_count++] = op("sc_a", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
+  if (p.scale_b == "per_tensor") l.operands[l.operand_count++] = op("sc_b", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
   std::vector<std::uint8_t> bytes(ko::launch::size_for(l.operand_count));
   ko::launch::write(l, bytes.data());
   return bytes;

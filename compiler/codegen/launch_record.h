@@ -1,8 +1,8 @@
 // The module's LAUNCH section for a GPU kernel: the launch facts codegen found (kernel name, grid,
 // block, shared memory, compute capability) and, from the plan, the problem's extents and each
 // operand's name, role, element width (sema/dtype.h), size, layout and leading dimension, in the
-// order the kernel takes its pointers (A, B, C, then bias for a bias epilogue, then scale_a and
-// scale_b for per-tensor scales). The format is
+// order the kernel takes its pointers (A, B, C, then bias for a bias epilogue, then sc_a and
+// sc_b for per-tensor scales). The format is
 // <deepgemm/launch_format.h>, shared with the CUDA runtime.
 #pragma once
 

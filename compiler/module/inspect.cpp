@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include <deepgemm/launch_format.h>
 #include <deepgemm/module_format.h>
 #include <deepgemm/module_signature.h>
 #include <deepgemm/npu_regmap.h>
@@ -108,6 +109,25 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
                            : ko::sig::check_message(verdict));
   } else {
     out << fmt::format("signature: {}\n", ko::sig::check_message(present));
+  }
+  // A GPU kernel's launch record: the operands the runtime binds by name, in parameter order.
+  if (const ko::Payload launch = view.find(ko::SectionKind::Launch)) {
+    ko::launch::Launch l{};
+    if (const char* why = ko::launch::parse(launch.data, launch.size, &l)) {
+      err << file << ": error: " << why << "\n";
+      return 1;
+    }
+    out << fmt::format("launch: kernel {}, grid {}x{}x{}, block {}x{}x{}, {} B shared memory, sm_{}\n", l.kernel,
+                       l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.smem_bytes,
+                       l.compute_capability);
+    out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}\n", "#", "name", "role", "bits", "layout", "ld",
+                       "bytes");
+    for (uint32_t i = 0; i < l.operand_count; ++i) {
+      const ko::launch::Operand& o = l.operands[i];
+      out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}\n", i, o.name,
+                         o.role == ko::launch::Role::Output ? "output" : "input", o.element_bits,
+                         o.row_major ? "row-major" : "col-major", o.ld, o.bytes);
+    }
   }
   if (const ko::Payload table = view.find(ko::SectionKind::NpuRegmap)) {
     std::string why;

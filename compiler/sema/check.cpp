@@ -350,7 +350,7 @@ class Checker {
   }
 
   // scales { A: per_tensor; B: per_tensor; }: C = epilogue(scale_a · scale_b · (A·B) + bias), one
-  // fp32 value per tensor bound at run time by name (scale_a, scale_b), applied to the float
+  // fp32 value per tensor bound at run time by name (sc_a, sc_b), applied to the float
   // accumulation before the fused epilogue and the store.
   void check_scales() {
     p_.scale_a = {"none", {}, false};

@@ -59,7 +59,7 @@ struct GemmProblem {
   Declared<Layout> a_layout, b_layout, c_layout;
   Declared<std::string> smem_layout;    // "" = solver's choice
 
-  // scales: "none" | "per_tensor" (one fp32 operand, scale_a / scale_b, multiplies the accumulation)
+  // scales: "none" | "per_tensor" (one fp32 operand, sc_a / sc_b, multiplies the accumulation)
   Declared<std::string> scale_a, scale_b;
 
   // constraints

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   const bool b_row_major = L.operands[1].row_major;
   dgmm_handle h = nullptr;
   void* dBias = nullptr;  // a bias epilogue's per-column operand, in C's type
-  // Per-tensor scales (fp32 operands scale_a, scale_b): set_scales picks their values, and the
+  // Per-tensor scales (fp32 operands sc_a, sc_b): set_scales picks their values, and the
   // reference multiplies by their product (scale_product).
   void *dScaleA = nullptr, *dScaleB = nullptr;
   double scale_product = 1.0;
@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "load: %s\n", dgmm_last_error());
       std::exit(1);
     }
-    if ((dScaleA != nullptr && dgmm_bind_device(h, "scale_a", (unsigned long long)(uintptr_t)dScaleA) != DGMM_OK) ||
-        (dScaleB != nullptr && dgmm_bind_device(h, "scale_b", (unsigned long long)(uintptr_t)dScaleB) != DGMM_OK) ||
+    if ((dScaleA != nullptr && dgmm_bind_device(h, "sc_a", (unsigned long long)(uintptr_t)dScaleA) != DGMM_OK) ||
+        (dScaleB != nullptr && dgmm_bind_device(h, "sc_b", (unsigned long long)(uintptr_t)dScaleB) != DGMM_OK) ||
         (dBias != nullptr && dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)dBias) != DGMM_OK) ||
         dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
         dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||

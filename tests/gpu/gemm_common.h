@@ -47,7 +47,7 @@ struct ModuleInfo {
   std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
   std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
   bool b_row_major = true;     // B as K x N rows (else N x K: column-major, K-major)
-  bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as scale_a, scale_b
+  bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as sc_a, sc_b
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
   /// The activation after the bias ("none" for a plain bias).
   std::string activation() const {
