@@ -99,17 +99,24 @@ int main(int argc, char** argv) {
       DG_CUDA(cudaMalloc(&bias, size_t(N) * c_elem));
       DG_CUDA(cudaMemcpy(bias, raw.data(), size_t(N) * c_elem, cudaMemcpyHostToDevice));
     }
-    void* scales = nullptr;  // per-tensor scales: two fp32 ones (sc_a, sc_b), for us and for cuBLASLt
-    if (mi.scale_a || mi.scale_b) {
-      const float ones[2] = {1.f, 1.f};
-      DG_CUDA(cudaMalloc(&scales, sizeof ones));
-      DG_CUDA(cudaMemcpy(scales, ones, sizeof ones, cudaMemcpyHostToDevice));
-    }
-    float* scale_a = mi.scale_a ? static_cast<float*>(scales) : nullptr;
-    float* scale_b = mi.scale_b ? static_cast<float*>(scales) + 1 : nullptr;
+    // Per-tensor scales: fp32 ones (sc_a, sc_b), for us and for cuBLASLt; each its own allocation,
+    // since the runtime takes 16-byte-aligned buffers only.
+    auto one_scale = [](bool on) {
+      void* p = nullptr;
+      if (!on) return p;
+      const float one = 1.f;
+      DG_CUDA(cudaMalloc(&p, sizeof one));
+      DG_CUDA(cudaMemcpy(p, &one, sizeof one, cudaMemcpyHostToDevice));
+      return p;
+    };
+    void* scale_a = one_scale(mi.scale_a);
+    void* scale_b = one_scale(mi.scale_b);
     auto run_ours = [&](int s) {
-      if (scale_a != nullptr) dgmm_bind_device(h, "sc_a", (unsigned long long)(uintptr_t)scale_a);
-      if (scale_b != nullptr) dgmm_bind_device(h, "sc_b", (unsigned long long)(uintptr_t)scale_b);
+      if ((scale_a != nullptr && dgmm_bind_device(h, "sc_a", (unsigned long long)(uintptr_t)scale_a) != DGMM_OK) ||
+          (scale_b != nullptr && dgmm_bind_device(h, "sc_b", (unsigned long long)(uintptr_t)scale_b) != DGMM_OK)) {
+        std::fprintf(stderr, "bind: %s\n", dgmm_last_error());
+        std::exit(1);
+      }
       if (bias != nullptr) dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)bias);
       dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)A[s]);
       dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)B[s]);
@@ -161,7 +168,8 @@ int main(int argc, char** argv) {
                 tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str());
     std::fflush(stdout);
     dgmm_unload_kernel(h);
-    cudaFree(scales);
+    cudaFree(scale_a);
+    cudaFree(scale_b);
     cudaFree(bias);
     for (int s = 0; s < sets; ++s) {
       cudaFree(A[s]);
