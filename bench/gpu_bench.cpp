@@ -53,11 +53,11 @@ int main(int argc, char** argv) {
       continue;
     }
     const auto& L = mi.launch;
-    const int M = int(L.M), N = int(L.N), K = int(L.K);
+    const int M = int(L.M), N = int(L.N), K = int(L.K), batch = int(L.batch);
     const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8", fp8 = dg::gpu::is_fp8(mi.a_type);
     const size_t in_elem = int8 || fp8 ? 1 : 2;
     size_t c_elem = mi.c_type == "fp32" || mi.c_type == "int32" ? 4 : 2;
-    size_t set_bytes = (size_t(M) * K + size_t(K) * N) * in_elem + size_t(M) * N * c_elem;
+    size_t set_bytes = ((size_t(M) * K + size_t(K) * N) * in_elem + size_t(M) * N * c_elem) * batch;
     int sets = int(std::min<size_t>(16, std::max<size_t>(1, (size_t(prop.l2CacheSize) * 3) / set_bytes + 1)));
     std::vector<void*> A(sets), B(sets), C(sets);
     // The inputs' bytes: fp16/bf16 in [-1, 1), int8 in [-127, 127], fp8 magnitudes in [1/8, 2).
@@ -74,12 +74,12 @@ int main(int argc, char** argv) {
       }
       return out;
     };
-    auto a = bytes_of(size_t(M) * K, 1, mi.a_type);
-    auto b = bytes_of(size_t(K) * N, 2, mi.b_type);
+    auto a = bytes_of(size_t(M) * K * batch, 1, mi.a_type);
+    auto b = bytes_of(size_t(K) * N * batch, 2, mi.b_type);
     for (int s = 0; s < sets; ++s) {
       DG_CUDA(cudaMalloc(&A[s], a.size()));
       DG_CUDA(cudaMalloc(&B[s], b.size()));
-      DG_CUDA(cudaMalloc(&C[s], size_t(M) * N * c_elem));
+      DG_CUDA(cudaMalloc(&C[s], size_t(M) * N * c_elem * batch));
       DG_CUDA(cudaMemcpy(A[s], a.data(), a.size(), cudaMemcpyHostToDevice));
       DG_CUDA(cudaMemcpy(B[s], b.data(), b.size(), cudaMemcpyHostToDevice));
     }
@@ -130,14 +130,14 @@ int main(int argc, char** argv) {
     std::unique_ptr<dg::gpu::LtFp8Gemm> lt;
     if (fp8)
       lt = std::make_unique<dg::gpu::LtFp8Gemm>(mi.a_type == "fp8_e5m2", mi.b_type == "fp8_e5m2", ct, M, N, K, scale_a,
-                                                scale_b);
+                                                scale_b, batch);
     auto run_cublas = [&](int s) {
       if (fp8)
         lt->run(A[s], B[s], C[s], cstream);
       else if (int8)
-        dg::gpu::cublas_gemm_int8(cb, A[s], B[s], C[s], M, N, K, mi.b_row_major);
+        dg::gpu::cublas_gemm_int8(cb, A[s], B[s], C[s], M, N, K, mi.b_row_major, batch);
       else
-        dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major);
+        dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major, batch);
     };
     auto time = [&](cudaStream_t st, auto&& fn) {
       for (int w = 0; w < kWarmup; ++w) fn(w % sets);
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
     };
     float t_ours = time(ours, run_ours);
     float t_cublas = time(cstream, run_cublas);
-    double flops = 2.0 * M * N * K;
+    double flops = 2.0 * M * N * K * batch;
     double tf_ours = flops / (t_ours * 1e-3) / 1e12, tf_cublas = flops / (t_cublas * 1e-3) / 1e12;
     double gbs = double(set_bytes) / (t_ours * 1e-3) / 1e9;
     double ratio = tf_ours / tf_cublas;
@@ -164,8 +164,9 @@ int main(int argc, char** argv) {
     ++count;
     const std::string type = fp8 ? mi.a_type.substr(4) + (mi.b_type != mi.a_type ? "x" + mi.b_type.substr(5) : "")
                                  : mi.a_type;  // e4m3, e4m3xm2
-    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s\n", type.c_str(), M, N, K, tf_ours,
-                tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str());
+    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s%s\n", type.c_str(), M, N, K, tf_ours,
+                tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str(),
+                batch > 1 ? (" batch " + std::to_string(batch)).c_str() : "");
     std::fflush(stdout);
     dgmm_unload_kernel(h);
     cudaFree(scale_a);

@@ -34,6 +34,14 @@ if ls "$mods"/fp8_*.ko > /dev/null 2>&1; then
   echo "== fp8 x fp8 (B column-major) against cuBLASLt's fp8 GEMM, unit scales (TFLOP/s)"
   build/runtime-only/bench/gpu_bench "$mods"/fp8_*.ko 2>&1 | tee "$logs/bench_fp8.log"
 fi
+if ls "$mods"/batch_*.ko > /dev/null 2>&1; then
+  echo "== strided batches (one launch) against cublasGemmStridedBatchedEx / cuBLASLt batched (TFLOP/s over all batches)"
+  build/runtime-only/bench/gpu_bench "$mods"/batch_*.ko 2>&1 | tee "$logs/bench_batch.log"
+fi
+if ls "$mods"/smallm_*.ko > /dev/null 2>&1; then
+  echo "== M = 64-256: the solver's choice and each family forced"
+  build/runtime-only/bench/gpu_bench "$mods"/smallm_*.ko 2>&1 | tee "$logs/bench_smallm.log"
+fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"
   build/runtime-only/bench/gpu_bench "$mods"/explore_*.ko 2>&1 | tee "$logs/bench_explore.log"

@@ -7,33 +7,46 @@
 #   epilogue_<type>_..._<op>.ko  4096^3 with each fused epilogue (op_type) and without
 #   int8_MxNxK.ko             int8 x int8 -> int32 GEMMs (B column-major) for the int8 benchmark
 #   fp8_<a>_<c>_MxNxK.ko      fp8 x fp8 GEMMs (B column-major) for the fp8 benchmark
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8]   (fp8: the fp8 checks and benchmark only)
+#   batch_<type>_MxNxK_b<n>.ko strided batched GEMMs for the batch benchmark
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8]   (fp8: only the fp8, scales and batch modules)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
 dir=${1:-carry/modules}
 what=${2:-all}
 mkdir -p "$dir"
-spec() {  # type M N K out [extra constraints] [scales]
+spec() {  # type M N K out [extra constraints] [scales] [batch]
   cat > "$dir/.spec.dgml" <<SPEC
 target hopper;
 precision { activation: $1; weight: $1; output: $1; }
-shape { M: $2; N: $3; K: $4; }
+shape { M: $2; N: $3; K: $4; batch: ${8:-1}; }
 scales { ${7:-} }
 constraints { cast_output: $1; ${6:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
 }
-spec_fp8() {  # A-type B-type C-type M N K out [extra constraints] [scales]: fp8 on wgmma, B column-major
+spec_fp8() {  # A-type B-type C-type M N K out [extra constraints] [scales] [batch]: fp8 on wgmma, B column-major
   cat > "$dir/.spec.dgml" <<SPEC
 target hopper;
 precision { activation: $1; weight: $2; output: $3; }
-shape { M: $4; N: $5; K: $6; }
+shape { M: $4; N: $5; K: $6; batch: ${10:-1}; }
 layout { B: col_major; }
 scales { ${9:-} }
 constraints { cast_output: $3; ${8:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+spec_b_col() {  # type M N K out [extra constraints] [batch]: B column-major (K-major); int8 writes int32
+  local out=$1
+  [ "$1" = int8 ] && out=int32
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $out; }
+shape { M: $2; N: $3; K: $4; batch: ${7:-1}; }
+layout { B: col_major; }
+constraints { ${6:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
 }
 # fp8 (e4m3, e5m2, mixed) x fp8 -> fp32 accumulation on wgmma m64nNk32: odd shapes and tails for
 # the checks, each output type, a fused epilogue, the tile variants.
@@ -51,6 +64,29 @@ spec_fp8 fp8_e4m3 fp8_e4m3 fp16 333 520 4112 "check_fp8_scale_b_relu_e4m3_fp16_3
 for f in mma_sync wgmma; do
   spec fp16 1000 776 1008 "check_${f}_fp16_scales_1000x776x1008.ko" "family: $f;" "A: per_tensor; B: per_tensor;"
   spec bf16 333 520 72 "check_${f}_bf16_scale_a_gelu_333x520x72.ko" "family: $f; op_type: gelu; pad_k: true;" "A: per_tensor;"
+done
+# Strided batches (one launch, blockIdx.y the batch): each family and input type, with a shared
+# bias, and batch_*.ko for the benchmark against cuBLAS's strided batched GEMM.
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 333 520 1024 "check_fp8_batch5_e4m3_bf16_333x520x1024.ko" "" "" 5
+for f in mma_sync wgmma; do
+  spec fp16 1000 776 1008 "check_${f}_fp16_batch3_1000x776x1008.ko" "family: $f;" "" 3
+  spec bf16 333 520 72 "check_${f}_bf16_batch4_bias_relu_333x520x72.ko" "family: $f; op_type: bias_relu; pad_k: true;" "" 4
+  spec_b_col int8 129 264 256 "check_${f}_int8_batch6_129x264x256.ko" "family: $f;" 6
+done
+spec fp16 512 512 512 "batch_fp16_512x512x512_b64.ko" "" "" 64
+spec bf16 128 4096 4096 "batch_bf16_128x4096x4096_b16.ko" "" "" 16
+spec bf16 2048 2048 2048 "batch_bf16_2048x2048x2048_b8.ko" "" "" 8
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1024 1024 4096 "batch_fp8_e4m3_bf16_1024x1024x4096_b16.ko" "" "" 16
+# M = 64-256 (issue: these run on mma.sync at 0.42-0.90 of cuBLAS): the solver's choice beside each
+# family forced, the same shapes (smallm_<choice>_*.ko), to see which family wins where.
+for m in 64 128 256; do
+  for nk in "4096 4096" "14336 4096"; do
+    set -- $nk
+    spec bf16 $m $1 $2 "smallm_solver_bf16_${m}x${1}x${2}.ko"
+    spec bf16 $m $1 $2 "smallm_wgmma_bf16_${m}x${1}x${2}.ko" "family: wgmma;"
+    spec bf16 $m $1 $2 "smallm_wgmma64_bf16_${m}x${1}x${2}.ko" "family: wgmma; tile_m == 64;"
+    spec bf16 $m $1 $2 "smallm_mma_bf16_${m}x${1}x${2}.ko" "family: mma_sync;"
+  done
 done
 # The fp8 benchmark against cuBLASLt fp8 (bf16 output, the common serving choice): square sizes
 # and LLM layer shapes from decode to prefill.
@@ -78,18 +114,6 @@ for t in fp16 bf16; do
     done
   done
 done
-spec_b_col() {  # type M N K out [extra constraints]: B column-major (K-major); int8 writes int32
-  local out=$1
-  [ "$1" = int8 ] && out=int32
-  cat > "$dir/.spec.dgml" <<SPEC
-target hopper;
-precision { activation: $1; weight: $1; output: $out; }
-shape { M: $2; N: $3; K: $4; }
-layout { B: col_major; }
-constraints { ${6:-} }
-SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
-}
 spec_volta() {  # M N K out output [layout] [constraints]: Volta's m8n8k4 kernels (PTX for sm_70, JIT-compiled)
   cat > "$dir/.spec.dgml" <<SPEC
 target volta;

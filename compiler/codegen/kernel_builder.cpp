@@ -1,5 +1,7 @@
 #include "codegen/kernel_builder.h"
 
+#include "codegen/launch_record.h"
+#include "sema/dtype.h"
 #include "support/error.h"
 
 #include <algorithm>
@@ -55,6 +57,20 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   smem_->setAlignment(llvm::Align(smem_align));
   auto* entry = llvm::BasicBlock::Create(ctx_, "entry", kernel_);
   b_.SetInsertPoint(entry);
+  // A batched GEMM: blockIdx.y is the batch; A, B and C advance by their batch strides (the launch
+  // record sizes the operands with the same strides). 64-bit offsets: a batch may pass 4 GB.
+  for (auto& p : batched_) p = nullptr;
+  if (p_.batch > 1) {
+    Value* batch = b_.CreateZExt(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y), b_.getInt64Ty());
+    const std::string* types[3] = {&p_.a_type, &p_.b_type, &p_.c_type};
+    for (int i = 0; i < 3; ++i) {
+      const std::optional<DType> t = parse_dtype(*types[i]);
+      DG_INTERNAL_ASSERT(t.has_value() && t->bits % 8 == 0, "a batched operand of whole bytes: " + *types[i]);
+      const std::int64_t bytes = batch_stride(p_, i) * (t->bits / 8);
+      batched_[i] = b_.CreateGEP(b_.getInt8Ty(), kernel_->getArg(static_cast<unsigned>(i)),
+                                 b_.CreateMul(batch, b_.getInt64(static_cast<std::uint64_t>(bytes))));
+    }
+  }
   // The per-tensor scales' product, read once in the entry block (which dominates every store).
   scale_ = nullptr;
   unsigned next = has_bias() ? 4 : 3;

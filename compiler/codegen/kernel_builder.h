@@ -40,7 +40,9 @@ class KernelBuilder {
   Value* c32(std::int64_t v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
   Value* sreg(llvm::Intrinsic::ID id) { return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id)); }
   llvm::Function* intr(llvm::Intrinsic::ID id) { return llvm::Intrinsic::getDeclaration(&m_, id); }
-  Value* arg(unsigned i) { return kernel_->getArg(i); }
+  /// Operand pointer i; for A, B and C of a batched GEMM, already advanced to this block's batch
+  /// (blockIdx.y).
+  Value* arg(unsigned i) { return i < 3 && batched_[i] != nullptr ? batched_[i] : kernel_->getArg(i); }
   /// The problem's sizes, after the operand pointers (A, B, C and, with a bias epilogue, bias).
   Value* arg_m() { return kernel_->getArg(pointers_ + 0); }
   Value* arg_n() { return kernel_->getArg(pointers_ + 1); }
@@ -54,6 +56,7 @@ class KernelBuilder {
     LaunchInfo li;
     li.kernel = name;
     li.grid[0] = static_cast<std::uint32_t>(grid_m_ * grid_n_);
+    li.grid[1] = static_cast<std::uint32_t>(p_.batch);  // one batch per grid row
     li.block[0] = static_cast<std::uint32_t>(threads_);
     li.smem_bytes = static_cast<std::uint32_t>(smem_bytes);
     return li;
@@ -96,6 +99,7 @@ class KernelBuilder {
   Value* activate(Value* x);
   unsigned pointers_ = 3;  // operand pointer parameters: A, B, C (and bias, sc_a, sc_b)
   Value* scale_ = nullptr;  // scale_a · scale_b (fp32) with per-tensor scales, else null
+  Value* batched_[3] = {};  // A, B, C advanced to this block's batch (batch > 1), else null
 
   const Plan& p_;
   llvm::LLVMContext& ctx_;

@@ -13,6 +13,15 @@
 
 namespace dg::codegen {
 
+std::int64_t batch_stride(const Plan& p, int operand) {
+  const IndexDesc& d = p.index;
+  switch (operand) {
+    case 0: return (d.a_row_major ? p.M : p.K) * d.lda;
+    case 1: return (d.b_row_major ? p.K : p.N) * d.ldb;
+    default: return (d.c_row_major ? p.M : p.N) * d.ldc;
+  }
+}
+
 std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   ko::launch::Launch l{};
   std::snprintf(l.kernel, sizeof l.kernel, "%s", li.kernel.c_str());
@@ -34,21 +43,28 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
     return static_cast<std::uint32_t>(d->bits);
   };
   auto op = [&](const char* name, ko::launch::Role role, std::uint64_t rows, std::uint64_t cols, const std::string& t,
-                bool rm, std::int64_t ld) {
+                bool rm, std::int64_t ld, std::uint64_t batches = 1, std::int64_t stride = 0) {
     ko::launch::Operand o{};
     DG_INTERNAL_ASSERT(std::strlen(name) < sizeof o.name, fmt::format("operand name '{}' over the format's 4 bytes", name));
     std::snprintf(o.name, sizeof o.name, "%s", name);
     o.role = role;
     o.element_bits = bits(t);
-    o.bytes = rows * cols * o.element_bits / 8;
+    // One matrix (its span at the leading dimension), or `batches` of them `stride` elements apart.
+    const std::uint64_t inner = rm ? cols : rows, outer = rm ? rows : cols;
+    const std::uint64_t span = (outer - 1) * static_cast<std::uint64_t>(ld) + inner;
+    const std::uint64_t elems = (batches - 1) * static_cast<std::uint64_t>(stride) + span;
+    o.bytes = (elems * o.element_bits + 7) / 8;
     o.row_major = rm;
     o.ld = static_cast<std::uint64_t>(ld);
     return o;
   };
   l.operand_count = 3;
-  l.operands[0] = op("A", ko::launch::Role::Input, l.M, l.K, p.a_type, p.index.a_row_major, p.index.lda);
-  l.operands[1] = op("B", ko::launch::Role::Input, l.K, l.N, p.b_type, p.index.b_row_major, p.index.ldb);
-  l.operands[2] = op("C", ko::launch::Role::Output, l.M, l.N, p.c_type, p.index.c_row_major, p.index.ldc);
+  l.operands[0] = op("A", ko::launch::Role::Input, l.M, l.K, p.a_type, p.index.a_row_major, p.index.lda, l.batch,
+                     batch_stride(p, 0));
+  l.operands[1] = op("B", ko::launch::Role::Input, l.K, l.N, p.b_type, p.index.b_row_major, p.index.ldb, l.batch,
+                     batch_stride(p, 1));
+  l.operands[2] = op("C", ko::launch::Role::Output, l.M, l.N, p.c_type, p.index.c_row_major, p.index.ldc, l.batch,
+                     batch_stride(p, 2));
   // A bias epilogue reads one value per column of C, in C's type: the fourth operand, bound by name.
   if (p.epilogue.rfind("bias", 0) == 0)
     l.operands[l.operand_count++] =

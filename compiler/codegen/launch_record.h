@@ -14,6 +14,11 @@
 
 namespace dg::codegen {
 
+/// Elements from one batch's A (operand 0), B (1) or C (2) to the next: the matrix at its leading
+/// dimension, outer extent × ld (rows of a row-major operand, columns of a column-major one). The
+/// kernel's pointer offsets and the launch record's operand sizes both use it.
+std::int64_t batch_stride(const Plan& p, int operand);
+
 /// The LAUNCH section's bytes for `p` and its kernel's `li`. Deterministic.
 std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li);
 

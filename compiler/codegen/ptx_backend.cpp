@@ -64,7 +64,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!p.index.a_row_major || !p.index.c_row_major)
     return fmt::format("the {} generator handles row-major A and C only (B may be either)", p.family);
   if (p.split_k != 1) return "split-K reduction is not generated yet";
-  if (p.batch != 1) return "batched GEMM is not generated yet";
+  if (p.batch > 65535) return "a batch of more than 65535 matrices (the grid's y extent)";
   if (p.k_dynamic) return "a run-time K range is not generated yet for GPUs";
   if (fp8 && p.index.b_row_major)
     return "fp8 B must be K-major for wgmma m64nNk32, which transposes 16-bit elements only; declare 'B: col_major;' "

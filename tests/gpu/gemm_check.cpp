@@ -35,8 +35,13 @@ int main(int argc, char** argv) {
   }
   const auto& L = mi.launch;
   const int M = int(L.M), N = int(L.N), K = int(L.K);
+  // A batched module: A, B and C hold `batch` packed matrices. The checks below see A and C as
+  // batch·M stacked rows (MB); row m multiplies the B of batch m / M (at b_off(m)).
+  const int batch = int(L.batch), MB = M * batch;
+  auto b_off = [&](int m) { return size_t(m / M) * size_t(K) * N; };
   const bool bf16 = mi.a_type == "bf16";
-  std::printf("%s: M=%d N=%d K=%d %s -> %s (%s), seed %u\n", argv[1], M, N, K, mi.a_type.c_str(), mi.c_type.c_str(),
+  std::printf("%s: M=%d N=%d K=%d%s %s -> %s (%s), seed %u\n", argv[1], M, N, K,
+              batch > 1 ? (" batch=" + std::to_string(batch)).c_str() : "", mi.a_type.c_str(), mi.c_type.c_str(),
               mi.kernel.c_str(), seed);
 
   const bool b_row_major = L.operands[1].row_major;
@@ -77,38 +82,39 @@ int main(int argc, char** argv) {
   };
   if (mi.a_type == "int8") {
     // A row-major M×K; B as the module stores it (row-major K×N, or column-major: N rows of K).
-    auto a = dg::gpu::random_int8(size_t(M) * K, seed);
-    auto b = dg::gpu::random_int8(size_t(K) * N, seed + 1);
+    auto a = dg::gpu::random_int8(size_t(MB) * K, seed);
+    auto b = dg::gpu::random_int8(size_t(K) * N * batch, seed + 1);
     void *dA, *dB, *dC;
     DG_CUDA(cudaMalloc(&dA, a.size()));
     DG_CUDA(cudaMalloc(&dB, b.size()));
-    DG_CUDA(cudaMalloc(&dC, size_t(M) * N * 4));
+    DG_CUDA(cudaMalloc(&dC, size_t(MB) * N * 4));
     DG_CUDA(cudaMemcpy(dA, a.data(), a.size(), cudaMemcpyHostToDevice));
     DG_CUDA(cudaMemcpy(dB, b.data(), b.size(), cudaMemcpyHostToDevice));
-    DG_CUDA(cudaMemset(dC, 0x7F, size_t(M) * N * 4));  // poison: 0x7F7F7F7F, beyond any K·127² here
+    DG_CUDA(cudaMemset(dC, 0x7F, size_t(MB) * N * 4));  // poison: 0x7F7F7F7F, beyond any K·127² here
     run(dA, dB, dC);
-    std::vector<int32_t> got(size_t(M) * N);
+    std::vector<int32_t> got(size_t(MB) * N);
     DG_CUDA(cudaMemcpy(got.data(), dC, got.size() * 4, cudaMemcpyDeviceToHost));
     size_t wrong = 0, first = SIZE_MAX, unwritten = 0;
     for (int32_t v : got) unwritten += v == 0x7F7F7F7F;
     // Every row when the host reference is cheap; beyond 2^31 MACs a fixed sample of 256 rows
     // (spread over the whole of M, the first and last included), every column of each.
-    const bool all = double(M) * N * K <= 2147483648.0;
-    const int rows = all ? M : std::min(M, 256);
+    const bool all = double(MB) * N * K <= 2147483648.0;
+    const int rows = all ? MB : std::min(MB, 256);
     std::vector<int64_t> row(N);
     for (int r = 0; r < rows; ++r) {
-      const int m = all || rows < 2 ? r : int(int64_t(r) * (M - 1) / (rows - 1));
+      const int m = all || rows < 2 ? r : int(int64_t(r) * (MB - 1) / (rows - 1));
+      const int8_t* bm = b.data() + b_off(m);
       std::fill(row.begin(), row.end(), 0);
       for (int k = 0; k < K; ++k) {
         const int64_t x = a[size_t(m) * K + k];
         for (int n = 0; n < N; ++n)
-          row[n] += x * (b_row_major ? b[size_t(k) * N + n] : b[size_t(n) * K + k]);
+          row[n] += x * (b_row_major ? bm[size_t(k) * N + n] : bm[size_t(n) * K + k]);
       }
       for (int n = 0; n < N; ++n)
         if (int64_t(got[size_t(m) * N + n]) != row[n] && wrong++ == 0) first = size_t(m) * N + n;
     }
     bool ok = wrong == 0 && unwritten == 0;
-    std::printf("exact int64 reference on %d of %d rows: %zu elements differ, %zu unwritten%s\n", rows, M, wrong,
+    std::printf("exact int64 reference on %d of %d rows: %zu elements differ, %zu unwritten%s\n", rows, MB, wrong,
                 unwritten, ok ? "" : "  FAILED");
     if (!ok) std::printf("first difference at row %zu col %zu: got %d\n", first / N, first % N, got[first]);
     dgmm_unload_kernel(h);
@@ -120,9 +126,9 @@ int main(int argc, char** argv) {
     const bool a_e5m2 = mi.a_type == "fp8_e5m2", b_e5m2 = mi.b_type == "fp8_e5m2";
     const size_t c_bytes = mi.c_type == "fp32" ? 4 : 2;
     void *dA, *dB, *dC;
-    DG_CUDA(cudaMalloc(&dA, size_t(M) * K));
-    DG_CUDA(cudaMalloc(&dB, size_t(K) * N));
-    DG_CUDA(cudaMalloc(&dC, size_t(M) * N * c_bytes));
+    DG_CUDA(cudaMalloc(&dA, size_t(MB) * K));
+    DG_CUDA(cudaMalloc(&dB, size_t(K) * N * batch));
+    DG_CUDA(cudaMalloc(&dC, size_t(MB) * N * c_bytes));
     void* dBiasFp8 = nullptr;
     std::vector<float> bias8;
     if (mi.has_bias()) {  // bias values in C's type, as for the 16-bit modules
@@ -141,17 +147,17 @@ int main(int argc, char** argv) {
       dBias = dBiasFp8;
     }
     // Rows checked: every row when the host reference is cheap, else 256 spread over M.
-    const bool all = double(M) * N * K <= 2147483648.0;
-    const int rows = all ? M : std::min(M, 256);
-    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (M - 1) / (rows - 1)); };
+    const bool all = double(MB) * N * K <= 2147483648.0;
+    const int rows = all ? MB : std::min(MB, 256);
+    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (MB - 1) / (rows - 1)); };
     // Run the module on A and B's codes; returns C as raw bits (one uint32 per element).
     auto run_codes = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
       DG_CUDA(cudaMemcpy(dA, a.data(), a.size(), cudaMemcpyHostToDevice));
       DG_CUDA(cudaMemcpy(dB, b.data(), b.size(), cudaMemcpyHostToDevice));
-      DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_bytes));  // poison: NaN in every format
+      DG_CUDA(cudaMemset(dC, 0xFF, size_t(MB) * N * c_bytes));  // poison: NaN in every format
       run(dA, dB, dC);
       dgmm_unload_kernel(h);
-      std::vector<uint32_t> bits(size_t(M) * N);
+      std::vector<uint32_t> bits(size_t(MB) * N);
       if (c_bytes == 4) {
         DG_CUDA(cudaMemcpy(bits.data(), dC, bits.size() * 4, cudaMemcpyDeviceToHost));
       } else {
@@ -167,14 +173,14 @@ int main(int argc, char** argv) {
       std::memcpy(&f, &bits, 4);
       return f;
     };
-    auto b_at = [&](const std::vector<uint8_t>& b, int k, int n) {
-      return b_row_major ? b[size_t(k) * N + n] : b[size_t(n) * K + k];
+    auto b_at = [&](const std::vector<uint8_t>& b, int m, int k, int n) {
+      return b_row_major ? b[b_off(m) + size_t(k) * N + n] : b[b_off(m) + size_t(n) * K + k];
     };
     int failed = 0;
     {  // random fp8 values against a float64 reference
       set_scales(0.75f, 1.25f);
-      auto a = dg::gpu::random_fp8(size_t(M) * K, a_e5m2, seed);
-      auto b = dg::gpu::random_fp8(size_t(K) * N, b_e5m2, seed + 1);
+      auto a = dg::gpu::random_fp8(size_t(MB) * K, a_e5m2, seed);
+      auto b = dg::gpu::random_fp8(size_t(K) * N * batch, b_e5m2, seed + 1);
       auto got = run_codes(a, b);
       std::vector<double> av(256), bv(256);
       for (int c = 0; c < 256; ++c) {
@@ -189,7 +195,7 @@ int main(int argc, char** argv) {
         std::fill(row.begin(), row.end(), 0.0);
         for (int k = 0; k < K; ++k) {
           const double x = av[a[size_t(m) * K + k]];
-          for (int n = 0; n < N; ++n) row[n] += x * bv[b_at(b, k, n)];
+          for (int n = 0; n < N; ++n) row[n] += x * bv[b_at(b, m, k, n)];
         }
         for (int n = 0; n < N; ++n) {
           double ref = row[n] * scale_product;
@@ -210,13 +216,13 @@ int main(int argc, char** argv) {
       failed += !ok;
       std::printf("relative Frobenius error %.3e, max abs error %.3e, non-finite %zu (float64 reference on %d of %d "
                   "rows)%s\n",
-                  rel, max_abs, bad, rows, M, ok ? "" : "  FAILED");
+                  rel, max_abs, bad, rows, MB, ok ? "" : "  FAILED");
     }
     if (mi.epilogue.empty() || mi.epilogue == "none") {  // small integers: exact
       set_scales(0.5f, 4.f);  // a product of 2: scaling stays exact
       std::mt19937 rng(seed + 3);
       std::uniform_int_distribution<int> d(-2, 2);
-      std::vector<int8_t> ai(size_t(M) * K), bi(size_t(K) * N);
+      std::vector<int8_t> ai(size_t(MB) * K), bi(size_t(K) * N * batch);
       std::vector<uint8_t> a(ai.size()), b(bi.size());
       for (size_t i = 0; i < ai.size(); ++i) a[i] = dg::gpu::fp8_small_int(ai[i] = int8_t(d(rng)), a_e5m2);
       for (size_t i = 0; i < bi.size(); ++i) b[i] = dg::gpu::fp8_small_int(bi[i] = int8_t(d(rng)), b_e5m2);
@@ -228,7 +234,8 @@ int main(int argc, char** argv) {
         std::fill(row.begin(), row.end(), 0);
         for (int k = 0; k < K; ++k) {
           const int64_t x = ai[size_t(m) * K + k];
-          for (int n = 0; n < N; ++n) row[n] += x * (b_row_major ? bi[size_t(k) * N + n] : bi[size_t(n) * K + k]);
+          for (int n = 0; n < N; ++n)
+            row[n] += x * (b_row_major ? bi[b_off(m) + size_t(k) * N + n] : bi[b_off(m) + size_t(n) * K + k]);
         }
         for (int n = 0; n < N; ++n) {
           const float exact = float(double(row[n]) * scale_product);  // |sum| <= 4K, a power-of-two scale: exact
@@ -241,7 +248,7 @@ int main(int argc, char** argv) {
         }
       }
       failed += wrong != 0;
-      std::printf("exact small-integer check on %d of %d rows: %zu elements differ%s\n", rows, M, wrong,
+      std::printf("exact small-integer check on %d of %d rows: %zu elements differ%s\n", rows, MB, wrong,
                   wrong ? "  FAILED" : "");
       if (wrong) std::printf("first difference at row %zu col %zu\n", first / N, first % N);
     }
@@ -249,17 +256,17 @@ int main(int argc, char** argv) {
     return failed ? 1 : 0;
   }
 
-  auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);
-  auto b = dg::gpu::random_matrix(size_t(K) * N, bf16, seed + 1);
+  auto a = dg::gpu::random_matrix(size_t(MB) * K, bf16, seed);
+  auto b = dg::gpu::random_matrix(size_t(K) * N * batch, bf16, seed + 1);
   size_t c_elem = mi.c_type == "fp32" ? 4 : 2;
   void *dA, *dB, *dC, *dRef;
   DG_CUDA(cudaMalloc(&dA, a.size() * 2));
   DG_CUDA(cudaMalloc(&dB, b.size() * 2));
-  DG_CUDA(cudaMalloc(&dC, size_t(M) * N * c_elem));
-  DG_CUDA(cudaMalloc(&dRef, size_t(M) * N * 4));
+  DG_CUDA(cudaMalloc(&dC, size_t(MB) * N * c_elem));
+  DG_CUDA(cudaMalloc(&dRef, size_t(MB) * N * 4));
   DG_CUDA(cudaMemcpy(dA, a.data(), a.size() * 2, cudaMemcpyHostToDevice));
   DG_CUDA(cudaMemcpy(dB, b.data(), b.size() * 2, cudaMemcpyHostToDevice));
-  DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_elem));  // poison: NaN in every format
+  DG_CUDA(cudaMemset(dC, 0xFF, size_t(MB) * N * c_elem));  // poison: NaN in every format
   std::vector<float> bias;  // as the kernel reads it: values of C's type
   if (mi.has_bias()) {
     std::mt19937 rng(seed + 2);
@@ -283,10 +290,13 @@ int main(int argc, char** argv) {
   run(dA, dB, dC);
   cublasHandle_t cb;
   DG_CUBLAS(cublasCreate(&cb));
-  dg::gpu::cublas_gemm(cb, bf16, dA, dB, dRef, CUDA_R_32F, M, N, K, b_row_major);
+  for (int i = 0; i < batch; ++i)  // one cuBLAS GEMM per batch, on the same packed matrices
+    dg::gpu::cublas_gemm(cb, bf16, static_cast<uint16_t*>(dA) + size_t(i) * M * K,
+                         static_cast<uint16_t*>(dB) + size_t(i) * K * N, static_cast<float*>(dRef) + size_t(i) * M * N,
+                         CUDA_R_32F, M, N, K, b_row_major);
   DG_CUDA(cudaDeviceSynchronize());
 
-  std::vector<float> ref(size_t(M) * N), got(size_t(M) * N);
+  std::vector<float> ref(size_t(MB) * N), got(size_t(MB) * N);
   DG_CUDA(cudaMemcpy(ref.data(), dRef, ref.size() * 4, cudaMemcpyDeviceToHost));
   // The scales and the fused epilogue, applied to cuBLAS's fp32 result in double.
   if (mi.scale_a || mi.scale_b)

@@ -149,11 +149,18 @@ inline std::vector<uint16_t> random_matrix(size_t n, bool bf16, uint32_t seed) {
 }
 
 /// Row-major C[M×N] = A[M×K]·B[K×N] with cuBLAS (column-major: Cᵀ = Bᵀ·Aᵀ), fp32 accumulation.
-/// B is row-major (ld N) or, with b_row_major false, column-major (ld K).
+/// B is row-major (ld N) or, with b_row_major false, column-major (ld K). `batch` packed matrices
+/// of each (strided batched GEMM) when above 1.
 inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, cudaDataType c_type,
-                        int M, int N, int K, bool b_row_major = true) {
+                        int M, int N, int K, bool b_row_major = true, int batch = 1) {
   float one = 1.f, zero = 0.f;
   cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  if (batch > 1) {
+    DG_CUBLAS(cublasGemmStridedBatchedEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, t,
+                                         b_row_major ? N : K, (long long)K * N, A, t, K, (long long)M * K, &zero, C,
+                                         c_type, N, (long long)M * N, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
   DG_CUBLAS(cublasGemmEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, t,
                          b_row_major ? N : K, A, t, K, &zero, C, c_type, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
@@ -161,8 +168,15 @@ inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* 
 /// Row-major C[M×N] (int32) = A[M×K]·B (int8) with cuBLAS, exact 32-bit integer accumulation
 /// (CUBLAS_COMPUTE_32I); B row-major K×N, or with b_row_major false N×K (column-major K×N).
 inline void cublas_gemm_int8(cublasHandle_t h, const void* A, const void* B, void* C, int M, int N, int K,
-                             bool b_row_major) {
+                             bool b_row_major, int batch = 1) {
   int32_t one = 1, zero = 0;
+  if (batch > 1) {
+    DG_CUBLAS(cublasGemmStridedBatchedEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B,
+                                         CUDA_R_8I, b_row_major ? N : K, (long long)K * N, A, CUDA_R_8I, K,
+                                         (long long)M * K, &zero, C, CUDA_R_32I, N, (long long)M * N, batch,
+                                         CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
   DG_CUBLAS(cublasGemmEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_8I,
                          b_row_major ? N : K, A, CUDA_R_8I, K, &zero, C, CUDA_R_32I, N, CUBLAS_COMPUTE_32I,
                          CUBLAS_GEMM_DEFAULT));
@@ -215,7 +229,7 @@ struct LtFp8Gemm {
 
   /// `scale_a`, `scale_b`: device pointers to our A's and B's fp32 scales, or null for none.
   LtFp8Gemm(bool a_e5m2, bool b_e5m2, cudaDataType c_type, int M, int N, int K, const void* scale_a = nullptr,
-            const void* scale_b = nullptr) {
+            const void* scale_b = nullptr, int batch = 1) {
     DG_CUBLAS(cublasLtCreate(&lt));
     DG_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     // cuBLAS's A is our B and the other way round.
@@ -230,6 +244,14 @@ struct LtFp8Gemm {
     DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, fb, K, N, K));  // cuBLAS's A: our B, stored K×N column-major
     DG_CUBLAS(cublasLtMatrixLayoutCreate(&lb, fa, K, M, K));  // cuBLAS's B: our A, stored K×M column-major
     DG_CUBLAS(cublasLtMatrixLayoutCreate(&lc, c_type, N, M, N));
+    if (batch > 1) {  // packed batches: each layout's matrix size apart
+      const int32_t count = batch;
+      for (auto [layout, stride] : {std::pair{la, int64_t(K) * N}, {lb, int64_t(K) * M}, {lc, int64_t(N) * M}}) {
+        DG_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+        DG_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                                   sizeof stride));
+      }
+    }
     DG_CUDA(cudaMalloc(&workspace, workspace_bytes));
     cublasLtMatmulPreference_t pref;
     DG_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));

@@ -195,7 +195,25 @@ void foreign_and_incomplete_modules() {
   m = build_module(small_c);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
-                 "launch record: operand smaller than its matrix (M, N, K and leading dimension)");
+                 "launch record: operand smaller than its matrix (M, N, K, batch and leading dimension)");
+  // A batch of 3: each of A, B and C must hold three matrices; a C of two is refused.
+  ModuleParts small_batch = base;
+  l = add_launch(16, 16);
+  l.batch = 3;
+  for (int i = 0; i < 3; ++i) l.operands[i].bytes *= 3;
+  l.operands[2].bytes = l.operands[2].bytes / 3 * 2;
+  small_batch.launch = launch_bytes(l);
+  m = build_module(small_batch);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
+                 "launch record: operand smaller than its matrix (M, N, K, batch and leading dimension)");
+  ModuleParts big_batch = base;
+  l = add_launch(16, 16);
+  l.batch = 65536;
+  big_batch.launch = launch_bytes(l);
+  m = build_module(big_batch);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record: bad problem size");
   ModuleParts short_ld = base;
   l = add_launch(16, 16);
   l.operands[2].ld = 8;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <deepgemm/launch_format.h>
 #include <deepgemm/npu_regmap.h>
 
 #include "module/inspect.h"
@@ -90,12 +91,39 @@ ModuleContents empty_contents() {
   return c;
 }
 
+/// A launch record of a 64×64×64 GEMM on one block of 128 threads, packed operands.
+std::vector<uint8_t> launch_record_64() {
+  ko::launch::Launch l{};
+  std::snprintf(l.kernel, sizeof l.kernel, "%s", "dg_gemm_test");
+  l.grid[0] = l.grid[1] = l.grid[2] = 1;
+  l.block[0] = 128;
+  l.block[1] = l.block[2] = 1;
+  l.compute_capability = 80;
+  l.M = l.N = l.K = 64;
+  l.batch = 1;
+  l.operand_count = 3;
+  const char* names[3] = {"A", "B", "C"};
+  for (int i = 0; i < 3; ++i) {
+    ko::launch::Operand& o = l.operands[i];
+    std::snprintf(o.name, sizeof o.name, "%s", names[i]);
+    o.role = i == 2 ? ko::launch::Role::Output : ko::launch::Role::Input;
+    o.element_bits = 16;
+    o.bytes = 64 * 64 * 2;
+    o.row_major = true;
+    o.ld = 64;
+  }
+  std::vector<uint8_t> out(ko::launch::size_for(l.operand_count));
+  ko::launch::write(l, out.data());
+  return out;
+}
+
 /// An unknown kind marked optional, after a launch section.
 ModuleContents optional_contents() {
   ModuleContents c;
   c.target_name = "ampere";
-  c.sections.push_back(
-      section(ko::SectionKind::Launch, "launch", R"({"grid":[8,8,1],"block":[128,1,1]})"));
+  Section launch = section(ko::SectionKind::Launch, "launch", "");
+  launch.bytes = launch_record_64();
+  c.sections.push_back(launch);
   Section future = section(ko::SectionKind::Plan, "future", "x");
   future.kind = 200;
   future.flags = ko::kSectionFlagOptional;
@@ -673,6 +701,19 @@ TEST_CASE("inspect shows optional sections of unknown kinds") {
   CHECK(out.str().find("kind 200      future") != std::string::npos);
   CHECK(out.str().find("OK (optional)\n") != std::string::npos);
   CHECK(out.str().find("plan:") == std::string::npos);
+  // The launch record: its kernel and operands in parameter order.
+  CHECK(out.str().find("launch: kernel dg_gemm_test, grid 1x1x1, block 128x1x1, 0 B shared memory, sm_80\n") !=
+        std::string::npos);
+  CHECK(out.str().find("  2   C     output   16  row-major           64       8192\n") != std::string::npos);
+}
+
+TEST_CASE("inspect refuses a launch record it cannot read") {
+  ModuleContents c = optional_contents();
+  c.sections[0].bytes = bytes_of(R"({"grid":[8,8,1],"block":[128,1,1]})");
+  const std::vector<uint8_t> m = dg::module::write(c);
+  std::ostringstream out, err;
+  CHECK(dg::module::inspect(m, "bad.ko", out, err) == 1);
+  CHECK(err.str().find("bad.ko: error: launch record:") != std::string::npos);
 }
 
 TEST_CASE("inspect reports a bad module precisely") {

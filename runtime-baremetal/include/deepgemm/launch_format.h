@@ -117,7 +117,7 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
   out->K = detail::rd64(p + 128);
   out->batch = detail::rd64(p + 136);
   if (out->M == 0 || out->N == 0 || out->K == 0 || out->batch == 0 || out->M > 0x7fffffff || out->N > 0x7fffffff ||
-      out->K > 0x7fffffff)
+      out->K > 0x7fffffff || out->batch > 65535)
     return "launch record: bad problem size";
   for (uint32_t i = 0; i < out->operand_count; ++i) {
     const uint8_t* q = p + kHeaderSize + i * kOperandSize;
@@ -133,8 +133,9 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     o.row_major = detail::rd32(q + 20) != 0;
     o.ld = detail::rd64(q + 24);
     if (o.bytes == 0 || o.element_bits == 0 || o.element_bits > 64) return "launch record: bad operand size";
-    // A, B and C must hold their whole matrix at their leading dimension: a kernel reads and
-    // writes exactly that span, so a smaller buffer would be overrun.
+    // A, B and C must hold their whole matrix at their leading dimension, `batch` times, each
+    // matrix outer × ld elements after the previous: a kernel reads and writes exactly that span,
+    // so a smaller buffer would be overrun.
     const bool a = o.name[0] == 'A' && o.name[1] == 0, b = o.name[0] == 'B' && o.name[1] == 0,
                c = o.name[0] == 'C' && o.name[1] == 0;
     if (a || b || c) {
@@ -142,10 +143,14 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
       const uint64_t rows = a || c ? out->M : out->K, cols = b || c ? out->N : out->K;
       const uint64_t inner = o.row_major ? cols : rows, outer = o.row_major ? rows : cols;
       if (o.ld < inner || o.ld > 0x7fffffff) return "launch record: leading dimension smaller than the matrix";
-      // Elements spanned: (outer - 1) * ld + inner, each below 2^31, so the product fits in 64 bits.
-      const uint64_t elems = (outer - 1) * o.ld + inner;
+      // Elements spanned: (batch - 1) * outer * ld + (outer - 1) * ld + inner. outer, ld and inner
+      // are below 2^31 and batch below 2^16, so each product fits in 64 bits before the bound.
+      const uint64_t stride = outer * o.ld;
+      if (out->batch > 1 && stride > ((~uint64_t(0)) / 64) / (out->batch - 1))
+        return "launch record: operand larger than this runtime can address";
+      const uint64_t elems = (out->batch - 1) * stride + (outer - 1) * o.ld + inner;
       if (elems > (~uint64_t(0)) / 64 || o.bytes < (elems * o.element_bits + 7) / 8)
-        return "launch record: operand smaller than its matrix (M, N, K and leading dimension)";
+        return "launch record: operand smaller than its matrix (M, N, K, batch and leading dimension)";
     }
   }
   return nullptr;
