@@ -123,10 +123,10 @@ std::vector<std::string> families(const GemmProblem& p) {
   if (p.family.user) return {p.family.value};
   std::vector<std::string> out;
   for (const char* f : {"mma.sync", "wgmma"}) {
-    // wgmma reads an N-major (row-major) B through its transpose flag, which exists for 16-bit
-    // types only (PTX ISA, wgmma.mma_async, imm-trans-b).
-    if (std::string(f) == "wgmma" && p.b_layout.value == Layout::RowMajor && p.b.value.bits != 16) continue;
-    if (pick_instr(p, f)) out.push_back(f);
+    // An instruction that reads B K-major only (the model's b_k_major_only) cannot take a
+    // row-major B.
+    const hw::MmaShape* ins = pick_instr(p, f);
+    if (ins && !(ins->b_k_major_only && p.b_layout.value == Layout::RowMajor)) out.push_back(f);
   }
   DG_INTERNAL_ASSERT(!out.empty(), "sema accepted a precision without a tensor-core shape");
   return out;
