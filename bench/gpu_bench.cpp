@@ -1,4 +1,5 @@
-// gpu_bench MODULE.ko...: our kernels against cuBLAS on the same GPU in the same run.
+// gpu_bench MODULE.ko[@K]...: our kernels against cuBLAS on the same GPU in the same run (@K: a
+// module with a run-time K range, run at that K through dgmm_set_k).
 // For each module: random fp16/bf16 inputs, rotating input buffers when one set would fit in L2,
 // warm-up, then the median of per-launch CUDA-event timings for our kernel (through the dgmm
 // runtime) and for cublasGemmEx (same types, fp32 accumulation, same output type; int8 x int8 ->
@@ -45,15 +46,21 @@ int main(int argc, char** argv) {
   double log_sum = 0;
   int count = 0, failures = 0;
   for (int i = 1; i < argc; ++i) {
+    std::string path = argv[i];
+    int run_k = 0;  // a run-time K, from MODULE.ko@K
+    if (const auto at = path.rfind('@'); at != std::string::npos) {
+      run_k = std::atoi(path.c_str() + at + 1);
+      path.resize(at);
+    }
     dg::gpu::ModuleInfo mi;
     std::string why;
-    if (!dg::gpu::read_module(argv[i], mi, why)) {
-      std::printf("%s: %s\n", argv[i], why.c_str());
+    if (!dg::gpu::read_module(path.c_str(), mi, why)) {
+      std::printf("%s: %s\n", path.c_str(), why.c_str());
       ++failures;
       continue;
     }
     const auto& L = mi.launch;
-    const int M = int(L.M), N = int(L.N), K = int(L.K), batch = int(L.batch);
+    const int M = int(L.M), N = int(L.N), K = run_k > 0 ? run_k : int(L.K), batch = int(L.batch);
     const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8", fp8 = dg::gpu::is_fp8(mi.a_type);
     const size_t in_elem = int8 || fp8 ? 1 : 2;
     size_t c_elem = mi.c_type == "fp32" || mi.c_type == "int32" ? 4 : 2;
@@ -83,9 +90,9 @@ int main(int argc, char** argv) {
       DG_CUDA(cudaMemcpy(A[s], a.data(), a.size(), cudaMemcpyHostToDevice));
       DG_CUDA(cudaMemcpy(B[s], b.data(), b.size(), cudaMemcpyHostToDevice));
     }
-    dgmm_handle h = dgmm_load_kernel(argv[i]);
-    if (!h) {
-      std::printf("%s: %s\n", argv[i], dgmm_last_error());
+    dgmm_handle h = dgmm_load_kernel(path.c_str());
+    if (!h || (run_k > 0 && dgmm_set_k(h, uint32_t(run_k)) != DGMM_OK)) {
+      std::printf("%s: %s\n", path.c_str(), dgmm_last_error());
       ++failures;
       continue;
     }
@@ -166,7 +173,9 @@ int main(int argc, char** argv) {
                                  : mi.a_type;  // e4m3, e4m3xm2
     std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s%s\n", type.c_str(), M, N, K, tf_ours,
                 tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str(),
-                batch > 1 ? (" batch " + std::to_string(batch)).c_str() : "");
+                batch > 1 ? (" batch " + std::to_string(batch)).c_str()
+                : L.K_min != L.K ? (" K range " + std::to_string(L.K_min) + ".." + std::to_string(L.K)).c_str()
+                                 : "");
     std::fflush(stdout);
     dgmm_unload_kernel(h);
     cudaFree(scale_a);

@@ -38,6 +38,12 @@ if ls "$mods"/batch_*.ko > /dev/null 2>&1; then
   echo "== strided batches (one launch) against cublasGemmStridedBatchedEx / cuBLASLt batched (TFLOP/s over all batches)"
   build/runtime-only/bench/gpu_bench "$mods"/batch_*.ko 2>&1 | tee "$logs/bench_batch.log"
 fi
+if ls "$mods"/krange_*.ko > /dev/null 2>&1; then
+  echo "== a run-time K range module at several K (dgmm_set_k), beside fixed-K modules of those K"
+  args=()
+  for m in "$mods"/krange_*.ko; do for k in 512 2048 8192; do args+=("$m@$k"); done; done
+  build/runtime-only/bench/gpu_bench "${args[@]}" "$mods"/kfixed_*.ko 2>&1 | tee "$logs/bench_krange.log"
+fi
 if ls "$mods"/smallm_*.ko > /dev/null 2>&1; then
   echo "== M = 64-256: the solver's choice and each family forced"
   build/runtime-only/bench/gpu_bench "$mods"/smallm_*.ko 2>&1 | tee "$logs/bench_smallm.log"

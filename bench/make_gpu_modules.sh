@@ -77,6 +77,26 @@ spec fp16 512 512 512 "batch_fp16_512x512x512_b64.ko" "" "" 64
 spec bf16 128 4096 4096 "batch_bf16_128x4096x4096_b16.ko" "" "" 16
 spec bf16 2048 2048 2048 "batch_bf16_2048x2048x2048_b8.ko" "" "" 8
 spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1024 1024 4096 "batch_fp8_e4m3_bf16_1024x1024x4096_b16.ko" "" "" 16
+# A run-time K (K_min/K_max; dgmm_set_k): checks at the range's ends and between, each family and
+# input type; krange_*.ko for the benchmark (run at several K, beside fixed-K modules of those K).
+spec_kr() {  # A/B-type C-type M N K_min K_max out [extra constraints] [layout]
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $2; }
+shape { M: $3; N: $4; K_min: $5; K_max: $6; }
+layout { ${9:-} }
+constraints { ${8:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+for f in mma_sync wgmma; do
+  spec_kr fp16 fp32 1000 776 128 1024 "check_krange_${f}_fp16_1000x776xK128-1024.ko" "family: $f;"
+  spec_kr bf16 fp32 333 520 64 4104 "check_krange_${f}_bf16_bcol_333x520xK64-4104.ko" "family: $f;" "B: col_major;"
+  spec_kr int8 int32 129 264 32 1024 "check_krange_${f}_int8_129x264xK32-1024.ko" "family: $f;" "B: col_major;"
+done
+spec_kr fp8_e4m3 bf16 1000 776 256 2048 "check_krange_fp8_e4m3_1000x776xK256-2048.ko" "cast_output: bf16;" "B: col_major;"
+spec_kr fp16 fp32 4096 4096 512 8192 "krange_fp16_4096x4096xK512-8192.ko" "cast_output: fp16;"
+for k in 512 2048 8192; do spec fp16 4096 4096 $k "kfixed_fp16_4096x4096x${k}.ko"; done
 # M = 64-256 (issue: these run on mma.sync at 0.42-0.90 of cuBLAS): the solver's choice beside each
 # family forced, the same shapes (smallm_<choice>_*.ko), to see which family wins where.
 for m in 64 128 256; do

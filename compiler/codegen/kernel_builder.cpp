@@ -108,7 +108,7 @@ llvm::Value* KernelBuilder::smem_offset(Value* row, Value* chunk, std::int64_t p
 
 void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols,
                                  const TileOffset& offset, Value* row0, Value* col0, Value* row_limit, Value* col_limit,
-                                 std::int64_t ld, Value* valid_tile, std::int64_t elem_bytes) {
+                                 Value* ld, Value* valid_tile, std::int64_t elem_bytes) {
   auto* cp = intr(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
   const std::int64_t per_chunk = 16 / elem_bytes, cpr = cols / per_chunk, total = rows * cpr;
   llvm::Type* elem_ty = elem_bytes == 1 ? b_.getInt8Ty() : b_.getInt16Ty();
@@ -120,7 +120,7 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
     Value* gc = b_.CreateAdd(col0, b_.CreateMul(ch, c32(per_chunk)));
     Value* ok =
         b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
-    Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), c32(ld)), b_.CreateSelect(ok, gc, c32(0)));
+    Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), ld), b_.CreateSelect(ok, gc, c32(0)));
     Value* src = b_.CreateGEP(elem_ty, global, b_.CreateZExt(elem, b_.getInt64Ty()));
     Value* dst = smem_ptr(b_.CreateAdd(base, offset(row, ch)));
     emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total,

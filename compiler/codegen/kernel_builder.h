@@ -82,8 +82,18 @@ class KernelBuilder {
   /// or of a tile past the last (`valid_tile` false) are zero-filled. A column-major operand is
   /// passed as its transpose.
   void load_operand(Value* global, Value* base, std::int64_t rows, std::int64_t cols, const TileOffset& offset,
-                    Value* row0, Value* col0, Value* row_limit, Value* col_limit, std::int64_t ld, Value* valid_tile,
+                    Value* row0, Value* col0, Value* row_limit, Value* col_limit, Value* ld, Value* valid_tile,
                     std::int64_t elem_bytes);
+
+  /// The leading dimensions of A and B: the plan's, or, with a run-time K, the kernel's K for the
+  /// operand whose rows run along K (a row-major A, a column-major B: packed at any K).
+  Value* lda() { return p_.k_dynamic && p_.index.a_row_major ? arg_k() : c32(p_.index.lda); }
+  Value* ldb() { return p_.k_dynamic && !p_.index.b_row_major ? arg_k() : c32(p_.index.ldb); }
+  /// K tiles of `tile_k`: the plan's count, or ceil(K / tile_k) of the run-time K.
+  Value* k_tile_count(std::int64_t tile_k, std::int64_t planned) {
+    if (!p_.k_dynamic) return c32(planned);
+    return b_.CreateUDiv(b_.CreateAdd(arg_k(), c32(tile_k - 1)), c32(tile_k));
+  }
 
   /// `f` inside `if (cond)` when `needed`, else unconditionally.
   void emit_guarded(Value* cond, bool needed, const std::function<void()>& f);

@@ -36,6 +36,10 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   l.N = static_cast<std::uint64_t>(p.N);
   l.K = static_cast<std::uint64_t>(p.K);
   l.batch = static_cast<std::uint64_t>(p.batch);
+  // A run-time K: K is the range's largest (operands are sized for it), K_min its smallest, and
+  // A's and B's leading dimensions follow K where their rows run along it.
+  l.K_min = static_cast<std::uint64_t>(p.k_dynamic ? p.K_min : p.K);
+  l.k_align = static_cast<std::uint32_t>(p.k_dynamic ? p.k_align : 1);
   // A type's width has one source, sema/dtype.h; a plan holds only types sema parsed.
   auto bits = [](const std::string& t) {
     const std::optional<DType> d = parse_dtype(t);
@@ -55,6 +59,7 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
     const std::uint64_t elems = (batches - 1) * static_cast<std::uint64_t>(stride) + span;
     o.bytes = (elems * o.element_bits + 7) / 8;
     o.row_major = rm;
+    o.ld_is_k = p.k_dynamic && ((name[0] == 'A' && rm) || (name[0] == 'B' && !rm)) && name[1] == 0;
     o.ld = static_cast<std::uint64_t>(ld);
     return o;
   };

@@ -65,7 +65,12 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
     return fmt::format("the {} generator handles row-major A and C only (B may be either)", p.family);
   if (p.split_k != 1) return "split-K reduction is not generated yet";
   if (p.batch > 65535) return "a batch of more than 65535 matrices (the grid's y extent)";
-  if (p.k_dynamic) return "a run-time K range is not generated yet for GPUs";
+  if (p.k_dynamic && is_m8n8k4(p)) return "a run-time K range is generated for mma.sync and wgmma (not Volta's m8n8k4)";
+  if (p.k_dynamic && p.batch > 1) return "a run-time K with batches is not generated yet";
+  if (p.k_dynamic && (p.K_min % p.k_align != 0 || p.K_max % p.k_align != 0))
+    return fmt::format("a run-time K is a multiple of {} (A's rows start on 16-byte boundaries); K_min {} and K_max {} "
+                       "must be too",
+                       p.k_align, p.K_min, p.K_max);
   if (fp8 && p.index.b_row_major)
     return "fp8 B must be K-major for wgmma m64nNk32, which transposes 16-bit elements only; declare 'B: col_major;' "
            "in the layout block";

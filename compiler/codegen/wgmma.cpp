@@ -82,7 +82,7 @@ class WgmmaKernel : KernelBuilder {
     Value* k0 = b_.CreateMul(kt, c32(bk_));
     // A: tile_m rows (M) × tile_k columns (K), one 128-byte row each.
     auto plain = [&](Value* r, Value* c) { return swizzled(r, c); };
-    load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_, plain, row_base_, k0, arg_m(), arg_k(), d.lda,
+    load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_, plain, row_base_, k0, arg_m(), arg_k(), lda(),
                  valid_tile, elem_bytes_);
     Value* b_base = b_.CreateAdd(b_region(), b_.CreateMul(stage, c32(b_stage_)));
     if (d.b_row_major) {
@@ -94,10 +94,10 @@ class WgmmaKernel : KernelBuilder {
                      Value* row = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(c, c32(per_slab)), c32(bk_)), r);
                      return swizzled(row, b_.CreateURem(c, c32(per_slab)));
                    },
-                   k0, col_base_, arg_k(), arg_n(), d.ldb, valid_tile, elem_bytes_);
+                   k0, col_base_, arg_k(), arg_n(), ldb(), valid_tile, elem_bytes_);
     } else {
       // K-major B (column-major in global), as its transpose: tile_n rows (N) of one 128-byte row.
-      load_operand(arg(1), b_base, bn_, bk_, plain, col_base_, k0, arg_n(), arg_k(), d.ldb, valid_tile, elem_bytes_);
+      load_operand(arg(1), b_base, bn_, bk_, plain, col_base_, k0, arg_n(), arg_k(), ldb(), valid_tile, elem_bytes_);
     }
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
   }
@@ -201,9 +201,9 @@ class WgmmaKernel : KernelBuilder {
 
     auto* wait = intr(llvm::Intrinsic::nvvm_cp_async_wait_group);
     auto* bar = intr(llvm::Intrinsic::nvvm_barrier0);
-    Value* tiles = c32(k_tiles_);
+    Value* tiles = k_tile_count(bk_, k_tiles_);
     const std::int64_t ahead = stages_ - 2;  // tiles in flight while one is read and one is retiring
-    for (std::int64_t s = 0; s < ahead; ++s) load_tile(c32(s), c32(s), b_.getInt1(s < k_tiles_));
+    for (std::int64_t s = 0; s < ahead; ++s) load_tile(c32(s), c32(s), b_.CreateICmpULT(c32(s), tiles));
     loop(tiles, [&](Value* kt) {
       b_.CreateCall(wait, {c32(ahead - 1)});
       emit_ptx_statement(b_, "fence.proxy.async.shared::cta;");  // cp.async writes → wgmma reads

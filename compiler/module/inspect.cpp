@@ -120,13 +120,17 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
     out << fmt::format("launch: kernel {}, grid {}x{}x{}, block {}x{}x{}, {} B shared memory, sm_{}\n", l.kernel,
                        l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.smem_bytes,
                        l.compute_capability);
+    out << fmt::format("  M {}, N {}, K {}, batch {}\n", l.M, l.N,
+                       l.K_min == l.K ? std::to_string(l.K)
+                                      : fmt::format("{}..{} at run time (a multiple of {})", l.K_min, l.K, l.k_align),
+                       l.batch);
     out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}\n", "#", "name", "role", "bits", "layout", "ld",
                        "bytes");
     for (uint32_t i = 0; i < l.operand_count; ++i) {
       const ko::launch::Operand& o = l.operands[i];
       out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}\n", i, o.name,
                          o.role == ko::launch::Role::Output ? "output" : "input", o.element_bits,
-                         o.row_major ? "row-major" : "col-major", o.ld, o.bytes);
+                         o.row_major ? "row-major" : "col-major", o.ld_is_k ? "K" : std::to_string(o.ld), o.bytes);
     }
   }
   if (const ko::Payload table = view.find(ko::SectionKind::NpuRegmap)) {

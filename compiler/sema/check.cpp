@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "support/error.h"
@@ -645,13 +646,22 @@ class Checker {
           first = s;
           break;
         }
-      if (!p_.pad_k.value) {
-        if (p_.k_dynamic) {
-          d_.error(p_.K_min.loc, fmt::format("K dimension not aligned to tensor core requirement: K is chosen at run "
-                                             "time in [{}, {}] and may not be a multiple of {} ({})",
-                                             p_.K_min.value, p_.K_max.value, kstep, describe_mma(*first)));
-          d_.note(p_.K_min.loc, "add 'pad_k: true;' to the constraints block to zero-fill the K tail");
-        } else if (p_.K.value % kstep != 0) {
+      // A run-time K zero-fills its K tail in the kernel, whatever K is chosen: no pad_k needed.
+      // Its rows of A are loaded 16 bytes at a time, so every run-time K, the range's ends too,
+      // is a multiple of 16 bytes of A's elements.
+      if (p_.k_dynamic) {
+        const std::int64_t align = 128 / std::gcd(std::int64_t{128}, static_cast<std::int64_t>(a.bits));
+        for (const Declared<std::int64_t>* end : {&p_.K_min, &p_.K_max})
+          if (end->value % align != 0) {
+            d_.error(end->loc, fmt::format("a run-time K on {} is a multiple of {} ({} elements of A: rows are loaded "
+                                           "16 bytes at a time); {} is {}",
+                                           p_.hw.name, align, a.name, end == &p_.K_min ? "K_min" : "K_max", end->value));
+            d_.note(end->loc, fmt::format("make K_min and K_max multiples of {}", align));
+            return;
+          }
+      }
+      if (!p_.pad_k.value && !p_.k_dynamic) {
+        if (p_.K.value % kstep != 0) {
           d_.error(p_.K.loc, fmt::format("K dimension not aligned to tensor core requirement: K = {} is not a multiple "
                                          "of {} ({})",
                                          p_.K.value, kstep, describe_mma(*first)));

@@ -522,6 +522,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.bank_conflict_rate =
         std::max(bank_conflict_milli(s, ra, ba, v("smem")), bank_conflict_milli(s, rb, bb, v("smem"))) / 1000.0;
     pl.predicted_us = ns / 1000.0;
+    // A run-time K: A's rows (K elements) start on 16-byte boundaries for the cp.async loads.
+    if (p.k_dynamic) pl.k_align = 128 / std::gcd(std::int64_t{128}, static_cast<std::int64_t>(s.a_bits));
   } else {
     pl.dataflow = v("dataflow") == 0 ? "weight_stationary" : "output_stationary";
     // The DMA moves whole bus beats: a run-time K keeps A's rows (K elements) whole beats.

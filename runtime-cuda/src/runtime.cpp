@@ -132,6 +132,13 @@ struct dgmm_kernel {
   int registers = 0;
   std::vector<OperandSlot> operands;
   std::string description;
+  uint64_t k = 0;  // the run-time K of the next launch (the record's K until dgmm_set_k)
+
+  /// Bytes operand `op` holds at the current K: as declared at the largest K (buffers are sized
+  /// for it), A and B packed at a smaller run-time K.
+  uint64_t bytes_now(const OperandSlot& op) const {
+    return k == mod.launch.K ? op.decl.bytes : launch_fmt::operand_bytes(mod.launch, op.decl, k);
+  }
 
   dgmm_kernel() = default;
   dgmm_kernel(const dgmm_kernel&) = delete;
@@ -351,6 +358,7 @@ dgmm_handle load(const uint8_t* data, size_t size, const std::string& source) {
     driver_fail(d, DGMM_ERROR_DRIVER, "cannot create a CUDA stream", r);
     return nullptr;
   }
+  h->k = l.K;
   h->operands.resize(l.operand_count);
   for (uint32_t i = 0; i < l.operand_count; ++i) h->operands[i].decl = l.operands[i];
   h->description = describe_handle(*h);
@@ -412,7 +420,7 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
   for (const OperandSlot& op : h->operands) {
     if (op.binding == Binding::None) {
       unbound += std::string(unbound.empty() ? "" : ", ") + quoted(op.decl.name) + " (" +
-                 op.role_name() + ", " + std::to_string(op.decl.bytes) + " bytes)";
+                 op.role_name() + ", " + std::to_string(h->bytes_now(op)) + " bytes)";
     }
   }
   if (!unbound.empty()) {
@@ -453,7 +461,7 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
     for (const OperandSlot& op : h->operands) {
       if (op.binding != Binding::Host || !op.is_input()) continue;
       if (CUresult r = d.cuMemcpyHtoDAsync_v2(op.owned, op.host_in,
-                                              static_cast<size_t>(op.decl.bytes), h->stream)) {
+                                              static_cast<size_t>(h->bytes_now(op)), h->stream)) {
         return driver_fail(
             d, DGMM_ERROR_DRIVER,
             std::string(api) + ": cannot copy input " + quoted(op.decl.name) + " to the device", r);
@@ -464,7 +472,7 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
   const launch_fmt::Launch& l = h->mod.launch;
   CUdeviceptr pointers[launch_fmt::kMaxOperands] = {};
   int32_t sizes[3] = {static_cast<int32_t>(l.M), static_cast<int32_t>(l.N),
-                      static_cast<int32_t>(l.K)};
+                      static_cast<int32_t>(h->k)};
   void* params[launch_fmt::kMaxOperands + 3] = {};
   size_t n = 0;
   for (size_t i = 0; i < h->operands.size(); ++i) {
@@ -483,7 +491,7 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
     for (const OperandSlot& op : h->operands) {
       if (op.binding != Binding::Host || op.is_input()) continue;
       if (CUresult r = d.cuMemcpyDtoHAsync_v2(op.host_out, op.owned,
-                                              static_cast<size_t>(op.decl.bytes), h->stream)) {
+                                              static_cast<size_t>(h->bytes_now(op)), h->stream)) {
         return driver_fail(
             d, DGMM_ERROR_DRIVER,
             std::string(api) + ": cannot copy output " + quoted(op.decl.name) + " back to the host",
@@ -627,6 +635,32 @@ dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long
   }
 }
 
+dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k) {
+  try {
+    if (handle == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_set_k: handle is NULL");
+    const launch_fmt::Launch& l = handle->mod.launch;
+    if (l.K_min == l.K && k != l.K) {
+      return fail(DGMM_ERROR_INVALID_ARGUMENT,
+                  "dgmm_set_k: kernel '" + std::string(l.kernel) + "' was compiled for K = " +
+                      std::to_string(l.K) + " only (declare K_min and K_max in the spec for a run-time K)");
+    }
+    if (k < l.K_min || k > l.K) {
+      return fail(DGMM_ERROR_INVALID_ARGUMENT,
+                  "dgmm_set_k: K = " + std::to_string(k) + " is outside the module's range [" +
+                      std::to_string(l.K_min) + ", " + std::to_string(l.K) + "]");
+    }
+    if (k % l.k_align != 0) {
+      return fail(DGMM_ERROR_INVALID_ARGUMENT,
+                  "dgmm_set_k: K = " + std::to_string(k) + " is not a multiple of " +
+                      std::to_string(l.k_align) + " (rows of A start on 16-byte boundaries)");
+    }
+    handle->k = k;
+    return DGMM_OK;
+  } catch (...) {
+    return out_of_host_memory();
+  }
+}
+
 dgmm_status dgmm_launch(dgmm_handle handle) {
   try {
     return enqueue(handle, true);
@@ -700,7 +734,7 @@ dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* byte
     }
     const OperandSlot* op = handle->find("dgmm_operand_info", name);
     if (op == nullptr) return dgmm_last_error_code();
-    if (bytes != nullptr) *bytes = static_cast<size_t>(op->decl.bytes);
+    if (bytes != nullptr) *bytes = static_cast<size_t>(handle->bytes_now(*op));
     if (element_bits != nullptr) *element_bits = static_cast<int>(op->decl.element_bits);
     return DGMM_OK;
   } catch (...) {

@@ -16,31 +16,22 @@
 
 #include "gemm_common.h"
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: gemm_check MODULE.ko [SEED]\n");
-    return 2;
-  }
-  uint32_t seed = argc > 2 ? uint32_t(std::strtoul(argv[2], nullptr, 10)) : 20261129u;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("skipped: no GPU\n");
-    return 77;
-  }
-  dg::gpu::ModuleInfo mi;
-  std::string why;
-  if (!dg::gpu::read_module(argv[1], mi, why)) {
-    std::fprintf(stderr, "%s: %s\n", argv[1], why.c_str());
-    return 1;
-  }
+namespace {
+
+/// Every check of one module at one K (the module's, or a run-time K of its range). 0 when all
+/// pass.
+int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t seed) {
   const auto& L = mi.launch;
-  const int M = int(L.M), N = int(L.N), K = int(L.K);
+  const int M = int(L.M), N = int(L.N);
+  const bool k_range = L.K_min != L.K;
   // A batched module: A, B and C hold `batch` packed matrices. The checks below see A and C as
   // batch·M stacked rows (MB); row m multiplies the B of batch m / M (at b_off(m)).
   const int batch = int(L.batch), MB = M * batch;
   auto b_off = [&](int m) { return size_t(m / M) * size_t(K) * N; };
   const bool bf16 = mi.a_type == "bf16";
-  std::printf("%s: M=%d N=%d K=%d%s %s -> %s (%s), seed %u\n", argv[1], M, N, K,
+  std::printf("%s: M=%d N=%d K=%d%s%s %s -> %s (%s), seed %u\n", path, M, N, K,
+              k_range ? (" (run-time K in [" + std::to_string(L.K_min) + ", " + std::to_string(L.K) + "])").c_str()
+                      : "",
               batch > 1 ? (" batch=" + std::to_string(batch)).c_str() : "", mi.a_type.c_str(), mi.c_type.c_str(),
               mi.kernel.c_str(), seed);
 
@@ -61,9 +52,13 @@ int main(int argc, char** argv) {
     scale_product = double(float(mi.scale_a ? sa : 1.f) * float(mi.scale_b ? sb : 1.f));
   };
   auto run = [&](void* dA, void* dB, void* dC) {
-    h = dgmm_load_kernel(argv[1]);
+    h = dgmm_load_kernel(path);
     if (!h) {
       std::fprintf(stderr, "load: %s\n", dgmm_last_error());
+      std::exit(1);
+    }
+    if (k_range && dgmm_set_k(h, uint32_t(K)) != DGMM_OK) {
+      std::fprintf(stderr, "set_k: %s\n", dgmm_last_error());
       std::exit(1);
     }
     if ((dScaleA != nullptr && dgmm_bind_device(h, "sc_a", (unsigned long long)(uintptr_t)dScaleA) != DGMM_OK) ||
@@ -337,4 +332,36 @@ int main(int argc, char** argv) {
   cublasDestroy(cb);
   std::printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);
   return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: gemm_check MODULE.ko [SEED]\n");
+    return 2;
+  }
+  uint32_t seed = argc > 2 ? uint32_t(std::strtoul(argv[2], nullptr, 10)) : 20261129u;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("skipped: no GPU\n");
+    return 77;
+  }
+  dg::gpu::ModuleInfo mi;
+  std::string why;
+  if (!dg::gpu::read_module(argv[1], mi, why)) {
+    std::fprintf(stderr, "%s: %s\n", argv[1], why.c_str());
+    return 1;
+  }
+  // A module with a run-time K range is checked at its smallest K, its largest, and an aligned K
+  // in between that is not a multiple of the tile's K.
+  const auto& L = mi.launch;
+  std::vector<int> ks = {int(L.K)};
+  if (L.K_min != L.K) {
+    const uint64_t a = L.k_align, mid = (L.K_min + L.K) / 2 / a * a + a;
+    ks = {int(L.K_min), int(std::min<uint64_t>(mid, L.K)), int(L.K)};
+  }
+  int failed = 0;
+  for (int k : ks) failed += check_at(argv[1], mi, k, seed) != 0;
+  return failed ? 1 : 0;
 }

@@ -45,6 +45,8 @@ void null_arguments() {
   size_t bytes = 0;
   int bits = 0;
   DG_CHECK_STATUS(dgmm_operand_info(nullptr, "A", &bytes, &bits), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_STATUS(dgmm_set_k(nullptr, 16), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_set_k: handle is NULL");
   DG_CHECK(std::string(dgmm_kernel_description(nullptr)).empty());
   DG_CHECK(dgmm_stream(nullptr) == nullptr);
   DG_CHECK(dgmm_alloc_host(0) == nullptr);
@@ -171,12 +173,12 @@ void foreign_and_incomplete_modules() {
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record: truncated header");
 
-  ModuleParts v2 = base;
-  ko::store_u32(v2.launch.data() + 4, 2);
-  m = build_module(v2);
+  ModuleParts v1 = base;  // the record before run-time K ranges
+  ko::store_u32(v1.launch.data() + 4, 1);
+  m = build_module(v1);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH,
-                 "launch record version 2 is not supported (this runtime reads version 1)");
+                 "launch record version 1 is not supported (this runtime reads version 2)");
 
   ModuleParts twice = base;
   l = add_launch(16, 16);
@@ -207,6 +209,23 @@ void foreign_and_incomplete_modules() {
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
                  "launch record: operand smaller than its matrix (M, N, K, batch and leading dimension)");
+  // A K range: K_min in (0, K], an alignment dividing both ends; only a row-major A or a
+  // column-major B may have K as its leading dimension.
+  ModuleParts bad_range = base;
+  l = add_launch(16, 16);
+  l.K_min = 2;  // K is 1
+  bad_range.launch = launch_bytes(l);
+  m = build_module(bad_range);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "launch record: bad K range");
+  ModuleParts c_follows_k = base;
+  l = add_launch(16, 16);
+  l.operands[2].ld_is_k = true;
+  c_follows_k.launch = launch_bytes(l);
+  m = build_module(c_follows_k);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
+                 "launch record: only a row-major A or a column-major B has K as its leading dimension");
   ModuleParts big_batch = base;
   l = add_launch(16, 16);
   l.batch = 65536;
@@ -337,6 +356,48 @@ void binding_errors(dgmm_handle h) {
   DG_CHECK_CONTAINS(last(), "unknown operand \"D\"");
 }
 
+// A module with a run-time K in [16, 64], a multiple of 8: A (16×K, row-major) follows K.
+void k_range_errors() {
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  l.K = 64;
+  l.K_min = 16;
+  l.k_align = 8;
+  l.operands[0].ld = 64;
+  l.operands[0].ld_is_k = true;
+  l.operands[0].bytes = 16 * 64 * 4;
+  l.operands[1].bytes = 64 * 16 * 4;  // B: K×N row-major, ld N
+  const std::vector<uint8_t> m = module_with(l, add_ptx());
+  dgmm_handle h = dgmm_load_kernel_from_memory(m.data(), m.size());
+  DG_CHECK(h != nullptr);
+  if (h == nullptr) return;
+  size_t bytes = 0;
+  DG_CHECK_STATUS(dgmm_operand_info(h, "A", &bytes, nullptr), DGMM_OK);
+  DG_CHECK(bytes == 16 * 64 * 4);  // a handle starts at the largest K
+  DG_CHECK_STATUS(dgmm_set_k(h, 8), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_set_k: K = 8 is outside the module's range [16, 64]");
+  DG_CHECK_STATUS(dgmm_set_k(h, 65), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_set_k: K = 65 is outside the module's range [16, 64]");
+  DG_CHECK_STATUS(dgmm_set_k(h, 20), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_set_k: K = 20 is not a multiple of 8");
+  DG_CHECK_STATUS(dgmm_set_k(h, 24), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_operand_info(h, "A", &bytes, nullptr), DGMM_OK);
+  DG_CHECK(bytes == 16 * 24 * 4);  // A packed at K = 24
+  DG_CHECK_STATUS(dgmm_operand_info(h, "B", &bytes, nullptr), DGMM_OK);
+  DG_CHECK(bytes == 24 * 16 * 4);  // B: 24 rows of N
+  DG_CHECK_STATUS(dgmm_operand_info(h, "C", &bytes, nullptr), DGMM_OK);
+  DG_CHECK(bytes == 16 * 16 * 4);
+  DG_CHECK_STATUS(dgmm_launch(h), DGMM_ERROR_UNBOUND_OPERAND);
+  DG_CHECK_CONTAINS(last(), "\"A\" (input, 1536 bytes), \"B\" (input, 1536 bytes)");
+  dgmm_unload_kernel(h);
+}
+
+// A fixed-K module takes its own K only.
+void fixed_k_errors(dgmm_handle h) {
+  DG_CHECK_STATUS(dgmm_set_k(h, 1), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_set_k(h, 2), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_set_k: kernel 'dg_add' was compiled for K = 1 only");
+}
+
 void launch_errors(dgmm_handle h) {
   DG_CHECK_STATUS(dgmm_launch(h), DGMM_ERROR_UNBOUND_OPERAND);
   DG_CHECK_CONTAINS(last(),
@@ -438,7 +499,9 @@ int main(int argc, char** argv) {
                               : description.substr(at + 3, description.find(')', at) - at - 3);
 
   binding_errors(h);
+  fixed_k_errors(h);
   launch_errors(h);
+  k_range_errors();
   dgmm_unload_kernel(h);
   device_module_errors(device_sm);
   return report();

@@ -88,6 +88,8 @@ inline dg::ko::launch::Launch add_launch(uint32_t m, uint32_t n, uint32_t block 
   l.N = n;
   l.K = 1;
   l.batch = 1;
+  l.K_min = 1;
+  l.k_align = 1;
   const char* names[3] = {"A", "B", "C"};
   for (int i = 0; i < 3; ++i) {
     dg::ko::launch::Operand& o = l.operands[i];

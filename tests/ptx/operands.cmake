@@ -10,7 +10,7 @@ execute_process(COMMAND ${CMD} inspect ${WORK}/m.ko RESULT_VARIABLE rc OUTPUT_VA
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "inspect failed (${rc}):\n${err}")
 endif()
-string(REGEX MATCH "launch: [^\n]*\n[^\n]*\n(  [0-9][^\n]*\n)+" table "${out}")
+string(REGEX MATCH "launch: [^\n]*\n  M [^\n]*\n[^\n]*\n(  [0-9][^\n]*\n)+" table "${out}")
 if(NOT table)
   message(FATAL_ERROR "inspect lists no launch record:\n${out}")
 endif()

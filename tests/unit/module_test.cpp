@@ -101,6 +101,8 @@ std::vector<uint8_t> launch_record_64() {
   l.compute_capability = 80;
   l.M = l.N = l.K = 64;
   l.batch = 1;
+  l.K_min = 64;
+  l.k_align = 1;
   l.operand_count = 3;
   const char* names[3] = {"A", "B", "C"};
   for (int i = 0; i < 3; ++i) {

@@ -2,12 +2,12 @@
 // parsing the plan. Freestanding like module_format.h: fixed little-endian binary layout, read
 // byte by byte, validated before use.
 //
-// Layout (all integers unsigned little-endian unless noted), version 1:
+// Layout (all integers unsigned little-endian unless noted), version 2:
 //
 //   offset  size  field
 //   ------  ----  ----------------------------------------------------------------------------
 //        0     4  magic "DGLN"
-//        4     4  version (1)
+//        4     4  version (2)
 //        8    64  kernel entry name, printable ASCII, NUL-padded
 //       72    12  grid x, y, z (blocks)
 //       84    12  block x, y, z (threads)
@@ -17,18 +17,22 @@
 //      108     4  operand count (3: A, B, C)
 //      112     8  M (u64)
 //      120     8  N (u64)
-//      128     8  K (u64)
+//      128     8  K (u64): the largest K; buffers are sized for it
 //      136     8  batch (u64)
-//      144  n×32  operands, 32 bytes each:
+//      144     8  K_min (u64): the smallest run-time K; equal to K when K is fixed
+//      152     4  K alignment: a run-time K must be a multiple of it (1 when K is fixed)
+//      156     4  reserved, 0
+//      160  n×32  operands, 32 bytes each:
 //                   0  4  name: "A", "B", "C" (NUL-padded)
 //                   4  4  role: 1 = input, 2 = output
 //                   8  8  size in bytes (u64): the buffer the runtime allocates for it
 //                  16  4  element bits
-//                  20  4  row-major (1) or column-major (0)
-//                  24  8  leading dimension in elements (u64)
+//                  20  4  flags: bit 0 row-major (else column-major); bit 1 the leading dimension
+//                         is the run-time K (A row-major, B column-major: packed at any K)
+//                  24  8  leading dimension in elements (u64), at K for a bit-1 operand
 //
 // Kernel parameters, in this order: the operand device pointers (u64 each, operand order), then
-// M, N, K as 32-bit signed integers.
+// M, N, K as 32-bit signed integers (K the run-time K, in [K_min, K]).
 #pragma once
 
 #include <stddef.h>
@@ -37,8 +41,8 @@
 namespace dg::ko::launch {
 
 inline constexpr uint8_t kMagic[4] = {'D', 'G', 'L', 'N'};
-inline constexpr uint32_t kVersion = 1;
-inline constexpr uint32_t kHeaderSize = 144;
+inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kHeaderSize = 160;
 inline constexpr uint32_t kOperandSize = 32;
 inline constexpr uint32_t kMaxOperands = 8;
 inline constexpr uint32_t kNameSize = 64;
@@ -51,6 +55,7 @@ struct Operand {
   uint64_t bytes;
   uint32_t element_bits;
   bool row_major;
+  bool ld_is_k;  // the leading dimension is the run-time K (it follows dgmm_set_k)
   uint64_t ld;
 };
 
@@ -63,6 +68,8 @@ struct Launch {
   uint32_t compute_capability;
   uint32_t operand_count;
   uint64_t M, N, K, batch;
+  uint64_t K_min;    // == K unless K is chosen at run time
+  uint32_t k_align;  // a run-time K is a multiple of it
   Operand operands[kMaxOperands];
 };
 
@@ -119,6 +126,11 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
   if (out->M == 0 || out->N == 0 || out->K == 0 || out->batch == 0 || out->M > 0x7fffffff || out->N > 0x7fffffff ||
       out->K > 0x7fffffff || out->batch > 65535)
     return "launch record: bad problem size";
+  out->K_min = detail::rd64(p + 144);
+  out->k_align = detail::rd32(p + 152);
+  if (out->K_min == 0 || out->K_min > out->K || out->k_align == 0 || out->k_align > out->K ||
+      out->K % out->k_align != 0 || out->K_min % out->k_align != 0 || detail::rd32(p + 156) != 0)
+    return "launch record: bad K range";
   for (uint32_t i = 0; i < out->operand_count; ++i) {
     const uint8_t* q = p + kHeaderSize + i * kOperandSize;
     Operand& o = out->operands[i];
@@ -130,7 +142,10 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     o.role = Role(role);
     o.bytes = detail::rd64(q + 8);
     o.element_bits = detail::rd32(q + 16);
-    o.row_major = detail::rd32(q + 20) != 0;
+    const uint32_t flags = detail::rd32(q + 20);
+    if (flags > 3) return "launch record: bad operand flags";
+    o.row_major = (flags & 1) != 0;
+    o.ld_is_k = (flags & 2) != 0;
     o.ld = detail::rd64(q + 24);
     if (o.bytes == 0 || o.element_bits == 0 || o.element_bits > 64) return "launch record: bad operand size";
     // A, B and C must hold their whole matrix at their leading dimension, `batch` times, each
@@ -138,6 +153,10 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     // so a smaller buffer would be overrun.
     const bool a = o.name[0] == 'A' && o.name[1] == 0, b = o.name[0] == 'B' && o.name[1] == 0,
                c = o.name[0] == 'C' && o.name[1] == 0;
+    // Only A (row-major) and B (column-major) run along K in their rows: only they may follow it.
+    if (o.ld_is_k && !((a && o.row_major) || (b && !o.row_major)))
+      return "launch record: only a row-major A or a column-major B has K as its leading dimension";
+    if (o.ld_is_k && o.ld != out->K) return "launch record: a leading dimension that follows K must be K";
     if (a || b || c) {
       if ((c ? Role::Output : Role::Input) != o.role) return "launch record: operand with the wrong role";
       const uint64_t rows = a || c ? out->M : out->K, cols = b || c ? out->N : out->K;
@@ -154,6 +173,19 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     }
   }
   return nullptr;
+}
+
+/// The bytes operand `o` of a parsed record spans when the run-time K is `k` (in [K_min, K]): A and
+/// B at k (a leading dimension that follows K is k too), C, the bias and the scales as declared.
+/// At k == K it is at most o.bytes (parse checked that).
+inline uint64_t operand_bytes(const Launch& l, const Operand& o, uint64_t k) {
+  const bool a = o.name[0] == 'A' && o.name[1] == 0, b = o.name[0] == 'B' && o.name[1] == 0;
+  if (!a && !b) return o.bytes;
+  const uint64_t rows = a ? l.M : k, cols = b ? l.N : k;
+  const uint64_t inner = o.row_major ? cols : rows, outer = o.row_major ? rows : cols;
+  const uint64_t ld = o.ld_is_k ? k : o.ld;
+  const uint64_t elems = (l.batch - 1) * outer * ld + (outer - 1) * ld + inner;
+  return (elems * o.element_bits + 7) / 8;
 }
 
 /// Serialize `l` into `p` (size_for(l.operand_count) bytes).
@@ -174,6 +206,8 @@ inline void write(const Launch& l, uint8_t* p) {
   detail::wr64(p + 120, l.N);
   detail::wr64(p + 128, l.K);
   detail::wr64(p + 136, l.batch);
+  detail::wr64(p + 144, l.K_min);
+  detail::wr32(p + 152, l.k_align);
   for (uint32_t i = 0; i < l.operand_count; ++i) {
     uint8_t* q = p + kHeaderSize + i * kOperandSize;
     const Operand& o = l.operands[i];
@@ -181,7 +215,7 @@ inline void write(const Launch& l, uint8_t* p) {
     detail::wr32(q + 4, uint32_t(o.role));
     detail::wr64(q + 8, o.bytes);
     detail::wr32(q + 16, o.element_bits);
-    detail::wr32(q + 20, o.row_major ? 1 : 0);
+    detail::wr32(q + 20, (o.row_major ? 1u : 0u) | (o.ld_is_k ? 2u : 0u));
     detail::wr64(q + 24, o.ld);
   }
 }

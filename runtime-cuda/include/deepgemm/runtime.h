@@ -33,6 +33,7 @@
 #define DEEPGEMM_RUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <deepgemm/status.h>
 
@@ -74,6 +75,15 @@ void dgmm_free_host(void* ptr);
 dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, const void* host_ptr);
 /** Binds host memory that receives output operand `name`. */
 dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, void* host_ptr);
+
+/** Chooses the K of the next launches for a module compiled with a K range (K_min/K_max in the
+ *  spec): k must lie in the range and be a multiple of the module's K alignment (else
+ *  DGMM_ERROR_INVALID_ARGUMENT, with the range or the alignment in the message). A handle starts
+ *  at the range's largest K. A and B then hold M×k and k×N elements, packed at k where their rows
+ *  run along K (dgmm_operand_info says how many bytes); device buffers are sized for the largest
+ *  K, so k may change between launches without rebinding. For a fixed-K module only its K is
+ *  accepted. */
+dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k);
 
 /** Enqueues, on the handle's stream: copies of the host-bound inputs to the device, the kernel,
  *  and copies of the host-bound outputs back. Returns at once; every declared operand must be
