@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
     const auto& L = mi.launch;
     const int M = int(L.M), N = int(L.N), K = run_k > 0 ? run_k : int(L.K), batch = int(L.batch);
     const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8", fp8 = dg::gpu::is_fp8(mi.a_type);
-    const size_t in_elem = int8 || fp8 ? 1 : 2;
+    const bool f32 = mi.a_type == "fp32";
+    const size_t in_elem = int8 || fp8 ? 1 : f32 ? 4 : 2;
     size_t c_elem = mi.c_type == "fp32" || mi.c_type == "int32" ? 4 : 2;
     size_t set_bytes = ((size_t(M) * K + size_t(K) * N) * in_elem + size_t(M) * N * c_elem) * batch;
     int sets = int(std::min<size_t>(16, std::max<size_t>(1, (size_t(prop.l2CacheSize) * 3) / set_bytes + 1)));
@@ -70,7 +71,14 @@ int main(int argc, char** argv) {
     // The inputs' bytes: fp16/bf16 in [-1, 1), int8 in [-127, 127], fp8 magnitudes in [1/8, 2).
     auto bytes_of = [&](size_t n, uint32_t seed, const std::string& type) {
       std::vector<uint8_t> out(n * in_elem);
-      if (fp8) {
+      if (f32) {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> d(-1.f, 1.f);
+        for (size_t i = 0; i < n; ++i) {
+          const float x = d(rng);
+          std::memcpy(out.data() + 4 * i, &x, 4);
+        }
+      } else if (fp8) {
         out = dg::gpu::random_fp8(n, type == "fp8_e5m2", seed);
       } else if (int8) {
         auto v = dg::gpu::random_int8(n, seed);
@@ -144,7 +152,8 @@ int main(int argc, char** argv) {
       else if (int8)
         dg::gpu::cublas_gemm_int8(cb, A[s], B[s], C[s], M, N, K, mi.b_row_major, batch);
       else
-        dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major, batch);
+        dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major, batch,
+                             f32 ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F);
     };
     auto time = [&](cudaStream_t st, auto&& fn) {
       for (int w = 0; w < kWarmup; ++w) fn(w % sets);

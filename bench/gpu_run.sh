@@ -44,6 +44,10 @@ if ls "$mods"/krange_*.ko > /dev/null 2>&1; then
   for m in "$mods"/krange_*.ko; do for k in 512 2048 8192; do args+=("$m@$k"); done; done
   build/runtime-only/bench/gpu_bench "${args[@]}" "$mods"/kfixed_*.ko 2>&1 | tee "$logs/bench_krange.log"
 fi
+if ls "$mods"/simt_*.ko > /dev/null 2>&1; then
+  echo "== the SIMT family (fp32 on CUDA cores) against cuBLAS's fp32 GEMM"
+  build/runtime-only/bench/gpu_bench "$mods"/simt_*.ko 2>&1 | tee "$logs/bench_simt.log"
+fi
 if ls "$mods"/smallm_*.ko > /dev/null 2>&1; then
   echo "== M = 64-256: the solver's choice and each family forced"
   build/runtime-only/bench/gpu_bench "$mods"/smallm_*.ko 2>&1 | tee "$logs/bench_smallm.log"

@@ -97,6 +97,26 @@ done
 spec_kr fp8_e4m3 bf16 1000 776 256 2048 "check_krange_fp8_e4m3_1000x776xK256-2048.ko" "cast_output: bf16;" "B: col_major;"
 spec_kr fp16 fp32 4096 4096 512 8192 "krange_fp16_4096x4096xK512-8192.ko" "cast_output: fp16;"
 for k in 512 2048 8192; do spec fp16 4096 4096 $k "kfixed_fp16_4096x4096x${k}.ko"; done
+# The SIMT family (CUDA cores): fp32 inputs, and use_hmma: false on 16-bit inputs; simt_*.ko for
+# the benchmark against cuBLAS's fp32 GEMM (CUBLAS_COMPUTE_32F).
+spec_simt() {  # A/B-type C-type M N K out [constraints] [layout] [shape extra]
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $2; accumulate: fp32; }
+shape { M: $3; N: $4; K: $5; ${9:-} }
+layout { ${8:-} }
+constraints { ${7:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$6" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+spec_simt fp32 fp32 1000 776 1000 "check_simt_fp32_1000x776x1000.ko"
+spec_simt fp32 fp32 333 520 72 "check_simt_fp32_bcol_333x520x72.ko" "" "B: col_major;"
+spec_simt fp32 fp32 129 264 100 "check_simt_fp32_batch3_129x264x100.ko" "" "" "batch: 3;"
+spec_simt fp16 fp16 1000 776 1008 "check_simt_fp16_bias_1000x776x1008.ko" "use_hmma: false; cast_output: fp16; op_type: bias_relu;" "B: col_major;"
+spec_simt bf16 fp32 333 520 72 "check_simt_bf16_333x520x72.ko" "use_hmma: false;"
+spec_simt fp32 fp32 1 128 4096 "simt_fp32_1x128x4096.ko"
+spec_simt fp32 fp32 16 4096 4096 "simt_fp32_16x4096x4096.ko"
+spec_simt fp32 fp32 4096 4096 4096 "simt_fp32_4096x4096x4096.ko"
 # M = 64-256 (issue: these run on mma.sync at 0.42-0.90 of cuBLAS): the solver's choice beside each
 # family forced, the same shapes (smallm_<choice>_*.ko), to see which family wins where.
 for m in 64 128 256; do

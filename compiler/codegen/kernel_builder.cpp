@@ -111,7 +111,7 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
                                  Value* ld, Value* valid_tile, std::int64_t elem_bytes) {
   auto* cp = intr(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
   const std::int64_t per_chunk = 16 / elem_bytes, cpr = cols / per_chunk, total = rows * cpr;
-  llvm::Type* elem_ty = elem_bytes == 1 ? b_.getInt8Ty() : b_.getInt16Ty();
+  llvm::Type* elem_ty = b_.getIntNTy(static_cast<unsigned>(elem_bytes * 8));
   for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
     Value* q = b_.CreateAdd(tid_, c32(q0));
     Value* row = b_.CreateUDiv(q, c32(cpr));

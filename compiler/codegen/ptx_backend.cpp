@@ -26,6 +26,7 @@ class GpuBackend : public PtxBackend {
     std::string name = fmt::format("dg_gemm_{}{}_{}x{}x{}", family, plan.a_type, plan.tile_m, plan.tile_n, plan.tile_k);
     Artifacts a;
     a.launch = plan.family == "wgmma"  ? build_wgmma(plan, ctx, *m, name)
+               : plan.family == "simt" ? build_simt(plan, ctx, *m, name)
                : is_m8n8k4(plan) ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
                                  : build_mma_sync(plan, ctx, *m, name);
     const auto& g = hw_.gpu;
@@ -45,20 +46,27 @@ class GpuBackend : public PtxBackend {
 
 std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!hw.is_gpu()) return "the PTX backend generates code for GPU targets only";
-  if (p.family != "mma.sync" && p.family != "wgmma")
-    return fmt::format("the '{}' family has no PTX generator yet (mma.sync and wgmma only)", p.family);
+  if (p.family != "mma.sync" && p.family != "wgmma" && p.family != "simt")
+    return fmt::format("the '{}' family has no PTX generator yet (mma.sync, wgmma and simt only)", p.family);
   if (!p.weight_conversion.empty())
     return fmt::format("in-register conversion of {} weights is not generated yet", p.b_type);
   const bool half = (p.a_type == "fp16" || p.a_type == "bf16") && p.a_type == p.b_type && p.acc_type == "fp32";
   const bool int8 = p.a_type == "int8" && p.b_type == "int8" && p.acc_type == "int32";
   auto is_fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
   const bool fp8 = is_fp8(p.a_type) && is_fp8(p.b_type) && p.acc_type == "fp32";
-  if (!half && !int8 && !fp8)
+  const bool f32 = p.a_type == "fp32" && p.b_type == "fp32" && p.acc_type == "fp32";
+  if (p.family == "simt") {
+    if (std::string why = simt_unsupported(p, hw); !why.empty()) return why;
+    if (!half && !f32) return "the SIMT family takes fp32, fp16 or bf16 inputs";
+  } else if (f32) {
+    return "fp32 inputs run on CUDA cores (the simt family)";
+  }
+  if (!half && !int8 && !fp8 && !f32)
     return fmt::format("the {} generator handles fp16 and bf16 inputs with fp32 accumulation, fp8 (e4m3, e5m2) with "
                        "fp32 on wgmma, and int8 with int32, only",
                        p.family);
   if (fp8 && p.family != "wgmma") return "fp8 inputs are generated on the wgmma family only";
-  if ((half || fp8) && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32")
+  if ((half || fp8 || f32) && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32")
     return "outputs are fp16, bf16 or fp32";
   if (int8 && p.c_type != "int32") return "int8 GEMMs write int32 outputs only";
   if (!p.index.a_row_major || !p.index.c_row_major)
@@ -79,7 +87,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
                        "in the layout block",
                        p.family == "wgmma" ? "wgmma m64nNk32" : "mma.sync m16n8k32",
                        p.family == "wgmma" ? "wgmma" : "ldmatrix");
-  const std::int64_t per_chunk = int8 || fp8 ? 16 : 8;  // elements per 16-byte load
+  const std::int64_t per_chunk = int8 || fp8 ? 16 : f32 ? 4 : 8;  // elements per 16-byte load
   if (!is_m8n8k4(p) &&  // (the register-staged Volta loads fall back to 2-byte loads)
       (p.K % per_chunk != 0 || (p.index.b_row_major && p.N % per_chunk != 0) || p.N % 8 != 0))
     return fmt::format("16-byte loads need K{} to be a multiple of {} (K = {}, N = {})",
@@ -89,6 +97,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (p.epilogue != "none" && int8)
     return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)", p.epilogue);
   if (p.family == "wgmma") return wgmma_unsupported(p, hw);
+  if (p.family == "simt") return "";
   return is_m8n8k4(p) ? mma_sync_m8n8k4_unsupported(p, hw) : mma_sync_unsupported(p, hw);
 }
 

@@ -1,5 +1,7 @@
-// Runs every tests/error/*.dgml through the front end and compares the diagnostics with the
-// matching .err file, exactly. DEEPGEMM_UPDATE_GOLDEN=1 rewrites the .err files.
+// Runs tests/error/*.dgml through the front end and compares the diagnostics, rendered in full
+// (location, message, the source line and its caret, as the compiler prints them), with the
+// matching .err file, exactly. DEEPGEMM_ERROR_SPEC=NAME.dgml runs that one file (CTest runs one
+// test per file so); without it, every file. DEEPGEMM_UPDATE_GOLDEN=1 rewrites the .err files.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -38,7 +40,7 @@ std::string diagnose(const fs::path& spec_path) {
     }
   }
   std::ostringstream out;
-  diags.print_brief(out);
+  diags.print(out);
   return out.str();
 }
 
@@ -48,10 +50,15 @@ TEST_CASE("every malformed spec gets its exact diagnostics") {
   fs::path dir = fs::path(DEEPGEMM_SOURCE_DIR) / "tests" / "error";
   bool update = std::getenv("DEEPGEMM_UPDATE_GOLDEN") != nullptr;
   std::vector<fs::path> specs;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".dgml") specs.push_back(e.path());
-  std::sort(specs.begin(), specs.end());
-  REQUIRE(specs.size() >= 25);
+  if (const char* one = std::getenv("DEEPGEMM_ERROR_SPEC")) {
+    specs.push_back(dir / one);
+    REQUIRE_MESSAGE(fs::exists(specs.back()), "no such spec: " << one);
+  } else {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".dgml") specs.push_back(e.path());
+    std::sort(specs.begin(), specs.end());
+    REQUIRE(specs.size() >= 25);
+  }
   for (const auto& spec : specs) {
     CAPTURE(spec.filename().string());
     std::string got = diagnose(spec);

@@ -251,6 +251,101 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     return failed ? 1 : 0;
   }
 
+  if (mi.a_type == "fp32") {
+    // fp32 inputs (the SIMT family): a float64 host reference on the rows below, relative
+    // Frobenius error under 1e-5 (fp32 fused multiply-adds), then small integers, exactly.
+    const size_t c_bytes = mi.c_type == "fp32" ? 4 : 2;
+    const bool all = double(MB) * N * K <= 2147483648.0;
+    const int rows = all ? MB : std::min(MB, 256);
+    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (MB - 1) / (rows - 1)); };
+    void *dA, *dB, *dC;
+    DG_CUDA(cudaMalloc(&dA, size_t(MB) * K * 4));
+    DG_CUDA(cudaMalloc(&dB, size_t(K) * N * batch * 4));
+    DG_CUDA(cudaMalloc(&dC, size_t(MB) * N * c_bytes));
+    auto run_on = [&](const std::vector<float>& a, const std::vector<float>& b) {
+      DG_CUDA(cudaMemcpy(dA, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemcpy(dB, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemset(dC, 0xFF, size_t(MB) * N * c_bytes));  // poison: NaN
+      run(dA, dB, dC);
+      dgmm_unload_kernel(h);
+      std::vector<float> got(size_t(MB) * N);
+      if (c_bytes == 4) {
+        DG_CUDA(cudaMemcpy(got.data(), dC, got.size() * 4, cudaMemcpyDeviceToHost));
+      } else {
+        std::vector<uint16_t> raw(got.size());
+        DG_CUDA(cudaMemcpy(raw.data(), dC, raw.size() * 2, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < raw.size(); ++i) got[i] = dg::gpu::from_half_bits(raw[i], mi.c_type == "bf16");
+      }
+      return got;
+    };
+    auto reference_row = [&](const std::vector<float>& a, const std::vector<float>& b, int m, std::vector<double>& row) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (int k = 0; k < K; ++k) {
+        const double x = a[size_t(m) * K + k];
+        for (int n = 0; n < N; ++n)
+          row[n] += x * (b_row_major ? b[b_off(m) + size_t(k) * N + n] : b[b_off(m) + size_t(n) * K + k]);
+      }
+    };
+    int failed = 0;
+    {
+      std::mt19937 rng(seed);
+      std::uniform_real_distribution<float> d(-1.f, 1.f);
+      std::vector<float> a(size_t(MB) * K), b(size_t(K) * N * batch);
+      for (float& x : a) x = d(rng);
+      for (float& x : b) x = d(rng);
+      set_scales(0.75f, 1.25f);
+      auto got = run_on(a, b);
+      double num = 0, den = 0;
+      size_t bad = 0;
+      std::vector<double> row(N);
+      for (int r = 0; r < rows; ++r) {
+        const int m = row_of(r);
+        reference_row(a, b, m, row);
+        for (int n = 0; n < N; ++n) {
+          const double ref = dg::gpu::epilogue_ref(mi.activation(), row[n] * scale_product);
+          const double g = got[size_t(m) * N + n];
+          if (!std::isfinite(g)) {
+            ++bad;
+            continue;
+          }
+          num += (g - ref) * (g - ref);
+          den += ref * ref;
+        }
+      }
+      const double rel = std::sqrt(num / (den > 0 ? den : 1));
+      const bool ok = bad == 0 && den > 0 && rel < (c_bytes == 4 ? 1e-5 : 1e-2);
+      failed += !ok;
+      std::printf("relative Frobenius error %.3e, non-finite %zu (float64 reference on %d of %d rows)%s\n", rel, bad,
+                  rows, MB, ok ? "" : "  FAILED");
+    }
+    if (!mi.has_bias() && (mi.epilogue.empty() || mi.epilogue == "none")) {
+      std::mt19937 rng(seed + 3);
+      std::uniform_int_distribution<int> d(-2, 2);
+      std::vector<float> a(size_t(MB) * K), b(size_t(K) * N * batch);
+      for (float& x : a) x = float(d(rng));
+      for (float& x : b) x = float(d(rng));
+      set_scales(0.5f, 4.f);
+      auto got = run_on(a, b);
+      size_t wrong = 0;
+      std::vector<double> row(N);
+      for (int r = 0; r < rows; ++r) {
+        const int m = row_of(r);
+        reference_row(a, b, m, row);
+        for (int n = 0; n < N; ++n) {
+          const float exact = float(row[n] * scale_product);
+          const float want = c_bytes == 4 ? exact : dg::gpu::from_half_bits(dg::gpu::to_half_bits(exact, mi.c_type == "bf16"),
+                                                                            mi.c_type == "bf16");
+          if (std::memcmp(&got[size_t(m) * N + n], &want, 4) != 0) ++wrong;
+        }
+      }
+      failed += wrong != 0;
+      std::printf("exact small-integer check on %d of %d rows: %zu elements differ%s\n", rows, MB, wrong,
+                  wrong ? "  FAILED" : "");
+    }
+    std::printf("%d passed, %d failed\n", failed ? 0 : 1, failed ? 1 : 0);
+    return failed ? 1 : 0;
+  }
+
   auto a = dg::gpu::random_matrix(size_t(MB) * K, bf16, seed);
   auto b = dg::gpu::random_matrix(size_t(K) * N * batch, bf16, seed + 1);
   size_t c_elem = mi.c_type == "fp32" ? 4 : 2;

@@ -152,9 +152,10 @@ inline std::vector<uint16_t> random_matrix(size_t n, bool bf16, uint32_t seed) {
 /// B is row-major (ld N) or, with b_row_major false, column-major (ld K). `batch` packed matrices
 /// of each (strided batched GEMM) when above 1.
 inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, cudaDataType c_type,
-                        int M, int N, int K, bool b_row_major = true, int batch = 1) {
+                        int M, int N, int K, bool b_row_major = true, int batch = 1,
+                        cudaDataType in_type = CUDA_R_16F) {
   float one = 1.f, zero = 0.f;
-  cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  cudaDataType t = in_type == CUDA_R_32F ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F;
   if (batch > 1) {
     DG_CUBLAS(cublasGemmStridedBatchedEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, t,
                                          b_row_major ? N : K, (long long)K * N, A, t, K, (long long)M * K, &zero, C,

@@ -15,6 +15,12 @@ elseif(FAMILY STREQUAL "wgmma_fp8")
   # fp8 x fp8 -> fp32: k32 steps, no transpose operands (both K-major), input scales +1.
   set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k32\\.f32\\.e(4m3|5m2)\\.e(4m3|5m2) [^;]*, p, 1, 1;"
             "wgmma\\.commit_group\\.sync\\.aligned" "fence\\.proxy\\.async\\.shared::cta" "cp\\.async\\.cg\\.shared\\.global")
+elseif(FAMILY STREQUAL "simt")
+  # CUDA cores: fused multiply-adds, cp.async into shared memory, no tensor-core instruction.
+  set(wants "\\.target sm_(80|90a)" "fma\\.rn\\.f32" "cp\\.async\\.cg\\.shared\\.global" "ld\\.shared")
+  if(ptx MATCHES "mma\\.sync|wgmma\\.")
+    message(FATAL_ERROR "the SIMT kernel uses a tensor-core instruction")
+  endif()
 elseif(FAMILY STREQUAL "mma_sync_int8")
   set(wants "\\.target sm_80" "mma\\.sync\\.aligned\\.m16n8k32\\.row\\.col\\.s32\\.s8\\.s8\\.s32"
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16" "cp\\.async\\.cg\\.shared\\.global")

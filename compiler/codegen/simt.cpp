@@ -1,0 +1,203 @@
+// The CUDA-core (SIMT) kernel family, for specs without tensor cores (use_hmma: false, fp32
+// inputs): the mma.sync family's pipeline and layout — a multi-stage cp.async pipeline into
+// swizzled or padded shared memory, predicated M, N and K tails, rasterized block order — with the
+// tensor-core step replaced by fused multiply-adds. Each lane owns the outputs an m16n8 fragment
+// gives it (rows lane/4 and lane/4 + 8, columns 2·(lane%4) and the next) in every fragment of its
+// warp, so the epilogue and the index description are the mma.sync family's: per K element it
+// reads one A value per row and one B value per column from shared memory and issues the FMAs of
+// the outer product in fp32 (fp16 and bf16 inputs are widened first).
+#include <fmt/format.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "codegen/families.h"
+#include "codegen/kernel_builder.h"
+#include "sema/dtype.h"
+#include "support/error.h"
+
+namespace dg::codegen {
+
+namespace {
+
+using llvm::Value;
+
+std::int64_t bytes_of(const std::string& t) {
+  const std::optional<DType> d = parse_dtype(t);
+  DG_INTERNAL_ASSERT(d.has_value() && d->bits % 8 == 0, "a SIMT operand type of whole bytes: " + t);
+  return d->bits / 8;
+}
+
+class SimtKernel : KernelBuilder {
+ public:
+  SimtKernel(const Plan& p, llvm::LLVMContext& ctx, llvm::Module& m) : KernelBuilder(p, ctx, m) {}
+
+  LaunchInfo build(const std::string& name) {
+    const IndexDesc& d = p_.index;
+    bm_ = p_.tile_m;
+    bn_ = p_.tile_n;
+    bk_ = p_.tile_k;
+    warps_m_ = extent(d.out_vars, "warp_m");
+    warps_n_ = extent(d.out_vars, "warp_n");
+    fm_ = extent(d.out_vars, "frag_m");
+    fn_ = extent(d.out_vars, "frag_n");
+    k_tiles_ = extent(d.k_vars, "k_tile");
+    stages_ = p_.stages;
+    swz_ = d.swizzle_bits;
+    a_pitch_ = d.a_smem_row_bytes + d.smem_row_pad_bytes;
+    b_pitch_ = d.b_smem_row_bytes + d.smem_row_pad_bytes;
+    a_stage_ = d.a_smem_rows * a_pitch_;
+    b_stage_ = d.b_smem_rows * b_pitch_;
+    elem_bytes_ = bytes_of(p_.a_type);
+    begin_kernel(name, 32 * warps_m_ * warps_n_, p_.blocks_per_sm, 128);
+    body();
+    return launch_info(name, stages_ * (a_stage_ + b_stage_));
+  }
+
+ private:
+  Value* acc_at(std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, acc_, 0, static_cast<unsigned>(e)); }
+
+  void load_tile(Value* stage, Value* kt, Value* valid_tile) {
+    const IndexDesc& d = p_.index;
+    Value* k0 = b_.CreateMul(kt, c32(bk_));
+    auto a_off = [&](Value* r, Value* c) { return smem_offset(r, c, a_pitch_, swz_); };
+    auto b_off = [&](Value* r, Value* c) { return smem_offset(r, c, b_pitch_, swz_); };
+    load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_, a_off, row_base_, k0, arg_m(), arg_k(), lda(),
+                 valid_tile, elem_bytes_);
+    Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
+    if (d.b_row_major)  // B: tile_k rows (K) × tile_n columns (N)
+      load_operand(arg(1), b_base, bk_, bn_, b_off, k0, col_base_, arg_k(), arg_n(), ldb(), valid_tile, elem_bytes_);
+    else  // column-major B as its transpose: tile_n rows (N) × tile_k columns (K)
+      load_operand(arg(1), b_base, bn_, bk_, b_off, col_base_, k0, arg_n(), arg_k(), ldb(), valid_tile, elem_bytes_);
+    b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
+  }
+
+  /// Element (row, col) of a shared-memory tile of `pitch`-byte rows, as f32: the swizzle moves
+  /// whole 16-byte chunks, so the element sits at its chunk's offset plus its place in the chunk.
+  Value* smem_elem(Value* base, Value* row, std::int64_t col, std::int64_t pitch) {
+    const std::int64_t per_chunk = 16 / elem_bytes_;
+    Value* off = b_.CreateAdd(smem_offset(row, c32(col / per_chunk), pitch, swz_), c32((col % per_chunk) * elem_bytes_));
+    return widen(smem_ptr(b_.CreateAdd(base, off)));
+  }
+  Value* smem_elem(Value* base, std::int64_t row, Value* col, std::int64_t pitch) {
+    const std::int64_t per_chunk = 16 / elem_bytes_;
+    Value* chunk = b_.CreateUDiv(col, c32(per_chunk));
+    Value* in_chunk = b_.CreateMul(b_.CreateURem(col, c32(per_chunk)), c32(elem_bytes_));
+    Value* off = b_.CreateAdd(smem_offset(c32(row), chunk, pitch, swz_), in_chunk);
+    return widen(smem_ptr(b_.CreateAdd(base, off)));
+  }
+
+  /// Load one element of the input type and widen it to f32.
+  Value* widen(Value* ptr) {
+    auto* f32 = b_.getFloatTy();
+    if (p_.a_type == "fp32") return b_.CreateAlignedLoad(f32, ptr, llvm::Align(4));
+    llvm::Type* t = p_.a_type == "bf16" ? b_.getBFloatTy() : b_.getHalfTy();
+    return b_.CreateFPExt(b_.CreateAlignedLoad(t, ptr, llvm::Align(2)), f32);
+  }
+
+  /// tile_k steps of outer products: per K element, this lane's A values (two rows per fragment
+  /// row) and B values (two columns per fragment column), then 4·fm·fn FMAs.
+  void compute_stage(Value* stage) {
+    const bool b_rm = p_.index.b_row_major;
+    Value* a_base = b_.CreateMul(stage, c32(a_stage_));
+    Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
+    for (std::int64_t kk = 0; kk < bk_; ++kk) {
+      std::vector<std::array<Value*, 2>> av(fm_), bv(fn_);
+      for (std::int64_t i = 0; i < fm_; ++i)
+        for (unsigned h = 0; h < 2; ++h)
+          av[i][h] = smem_elem(a_base, b_.CreateAdd(row0_, c32(i * 16 + h * 8)), kk, a_pitch_);
+      for (std::int64_t j = 0; j < fn_; ++j)
+        for (unsigned e = 0; e < 2; ++e) {
+          Value* col = b_.CreateAdd(col0_, c32(j * 8 + e));
+          bv[j][e] = b_rm ? smem_elem(b_base, kk, col, b_pitch_) : smem_elem(b_base, col, kk, b_pitch_);
+        }
+      for (std::int64_t i = 0; i < fm_; ++i)
+        for (std::int64_t j = 0; j < fn_; ++j)
+          for (unsigned h = 0; h < 2; ++h)
+            for (unsigned e = 0; e < 2; ++e) {
+              Value* at = acc_at((i * fn_ + j) * 4 + h * 2 + e);
+              Value* sum = b_.CreateIntrinsic(llvm::Intrinsic::fma, {b_.getFloatTy()},
+                                              {av[i][h], bv[j][e], b_.CreateLoad(b_.getFloatTy(), at)});
+              b_.CreateStore(sum, at);
+            }
+    }
+  }
+
+  void epilogue() {
+    auto* f32 = b_.getFloatTy();
+    for (std::int64_t i = 0; i < fm_; ++i)
+      for (std::int64_t j = 0; j < fn_; ++j)
+        for (unsigned h = 0; h < 2; ++h) {
+          Value* gm = b_.CreateAdd(row_base_, b_.CreateAdd(row0_, c32(i * 16 + h * 8)));
+          Value* gn = b_.CreateAdd(col_base_, b_.CreateAdd(col0_, c32(j * 8)));
+          std::int64_t base = (i * fn_ + j) * 4 + h * 2;
+          store_pair(gm, gn, b_.CreateLoad(f32, acc_at(base)), b_.CreateLoad(f32, acc_at(base + 1)));
+        }
+  }
+
+  void body() {
+    const IndexDesc& d = p_.index;
+    auto* f32 = b_.getFloatTy();
+    acc_ty_ = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(fm_ * fn_ * 4));
+    acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
+    for (std::int64_t e = 0; e < fm_ * fn_ * 4; ++e) b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(e));
+    tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    lane_ = b_.CreateAnd(tid_, c32(31));
+    Value* warp = b_.CreateLShr(tid_, 5);
+    // Warps are laid out warp_n-fastest, as in the mma.sync family.
+    Value* warp_m = b_.CreateUDiv(warp, c32(warps_n_));
+    Value* warp_n = b_.CreateURem(warp, c32(warps_n_));
+    // This lane's first row and column inside the block tile (the m16n8 fragment layout).
+    row0_ = b_.CreateAdd(b_.CreateMul(warp_m, c32(coeff(d.c_row, "warp_m"))), b_.CreateLShr(lane_, 2));
+    col0_ = b_.CreateAdd(b_.CreateMul(warp_n, c32(coeff(d.c_col, "warp_n"))),
+                         b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1));
+    block_origin();
+
+    auto* wait = intr(llvm::Intrinsic::nvvm_cp_async_wait_group);
+    auto* bar = intr(llvm::Intrinsic::nvvm_barrier0);
+    Value* tiles = k_tile_count(bk_, k_tiles_);
+    if (stages_ == 1) {
+      loop(tiles, [&](Value* kt) {
+        load_tile(c32(0), kt, b_.getTrue());
+        b_.CreateCall(wait, {c32(0)});
+        b_.CreateCall(bar);
+        compute_stage(c32(0));
+        b_.CreateCall(bar);
+      });
+    } else {
+      for (std::int64_t s = 0; s + 1 < stages_; ++s) load_tile(c32(s), c32(s), b_.CreateICmpULT(c32(s), tiles));
+      loop(tiles, [&](Value* kt) {
+        b_.CreateCall(wait, {c32(stages_ - 2)});
+        b_.CreateCall(bar);
+        Value* next = b_.CreateAdd(kt, c32(stages_ - 1));
+        load_tile(b_.CreateURem(next, c32(stages_)), next, b_.CreateICmpULT(next, tiles));
+        compute_stage(b_.CreateURem(kt, c32(stages_)));
+      });
+      b_.CreateCall(wait, {c32(0)});
+    }
+    epilogue();
+    b_.CreateRetVoid();
+  }
+
+  llvm::ArrayType* acc_ty_ = nullptr;
+  Value *acc_ = nullptr, *row0_ = nullptr, *col0_ = nullptr;
+  std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, warps_m_ = 1, warps_n_ = 1, fm_ = 1, fn_ = 1, k_tiles_ = 1, stages_ = 1;
+  std::int64_t a_pitch_ = 0, b_pitch_ = 0, a_stage_ = 0, b_stage_ = 0, elem_bytes_ = 4;
+  int swz_ = 0;
+};
+
+}  // namespace
+
+LaunchInfo build_simt(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name) {
+  return SimtKernel(plan, ctx, m).build(name);
+}
+
+std::string simt_unsupported(const Plan& p, const hw::HwModel& hw) {
+  if (!hw.gpu.has_cp_async) return fmt::format("the SIMT family loads with cp.async, which {} lacks", hw.name);
+  if (p.acc_type != "fp32") return "the SIMT family accumulates in fp32 only (fp16_fma's fp16 accumulation is not generated)";
+  if (p.a_type != p.b_type) return "the SIMT family takes A and B of one type";
+  if (p.instr_m != 16 || p.instr_n != 8) return "the SIMT family lays lanes out as m16n8 fragments";
+  if (p.tile_k > 128) return "tile_k above 128 unrolls too far";
+  return "";
+}
+
+}  // namespace dg::codegen
