@@ -24,8 +24,8 @@
 namespace {
 
 std::string version_line() {
-  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_70: mma.m8n8k4; sm_80: mma.sync; "
-                     "sm_90a: wgmma, mma.sync), npu: Verilog (Yosys, Verilator))",
+  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_70: mma.m8n8k4; sm_80: mma.sync, "
+                     "simt; sm_90a: wgmma, mma.sync, simt), npu: Verilog (Yosys, Verilator))",
                      DEEPGEMM_VERSION, Z3_MAJOR_VERSION, Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
 }
 
