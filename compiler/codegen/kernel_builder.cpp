@@ -128,6 +128,46 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
   }
 }
 
+void KernelBuilder::load_stage(const StageLayout& t, Value* stage, Value* kt, Value* valid) {
+  Value* k0 = b_.CreateMul(kt, c32(t.bk));
+  auto a_off = [&](Value* r, Value* c) { return smem_offset(r, c, t.a_pitch, t.swizzle_bits); };
+  auto b_off = [&](Value* r, Value* c) { return smem_offset(r, c, t.b_pitch, t.swizzle_bits); };
+  load_operand(arg(0), b_.CreateMul(stage, c32(t.a_stage)), t.bm, t.bk, a_off, row_base_, k0, arg_m(), arg_k(), lda(),
+               valid, t.elem_bytes);
+  Value* b_base = b_.CreateAdd(c32(t.stages * t.a_stage), b_.CreateMul(stage, c32(t.b_stage)));
+  if (p_.index.b_row_major)
+    load_operand(arg(1), b_base, t.bk, t.bn, b_off, k0, col_base_, arg_k(), arg_n(), ldb(), valid, t.elem_bytes);
+  else
+    load_operand(arg(1), b_base, t.bn, t.bk, b_off, col_base_, k0, arg_n(), arg_k(), ldb(), valid, t.elem_bytes);
+  b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
+}
+
+void KernelBuilder::cp_async_main_loop(std::int64_t stages, Value* tiles,
+                                       const std::function<void(Value*, Value*, Value*)>& load,
+                                       const std::function<void(Value*)>& compute) {
+  auto* wait = intr(llvm::Intrinsic::nvvm_cp_async_wait_group);
+  auto* bar = intr(llvm::Intrinsic::nvvm_barrier0);
+  if (stages == 1) {
+    loop(tiles, [&](Value* kt) {
+      load(c32(0), kt, b_.getTrue());
+      b_.CreateCall(wait, {c32(0)});
+      b_.CreateCall(bar);
+      compute(c32(0));
+      b_.CreateCall(bar);
+    });
+    return;
+  }
+  for (std::int64_t s = 0; s + 1 < stages; ++s) load(c32(s), c32(s), b_.CreateICmpULT(c32(s), tiles));
+  loop(tiles, [&](Value* kt) {
+    b_.CreateCall(wait, {c32(stages - 2)});
+    b_.CreateCall(bar);
+    Value* next = b_.CreateAdd(kt, c32(stages - 1));
+    load(b_.CreateURem(next, c32(stages)), next, b_.CreateICmpULT(next, tiles));
+    compute(b_.CreateURem(kt, c32(stages)));
+  });
+  b_.CreateCall(wait, {c32(0)});
+}
+
 void KernelBuilder::emit_guarded(Value* cond, bool needed, const std::function<void()>& f) {
   if (!needed) {
     f();

@@ -95,6 +95,26 @@ class KernelBuilder {
     return b_.CreateUDiv(b_.CreateAdd(arg_k(), c32(tile_k - 1)), c32(tile_k));
   }
 
+  /// Where one pipeline stage of A and B tiles lives in shared memory (mma.sync and SIMT
+  /// families): every A stage first, then every B stage; rows of `a_pitch` / `b_pitch` bytes
+  /// through the plan's swizzle.
+  struct StageLayout {
+    std::int64_t bm = 0, bn = 0, bk = 0, a_pitch = 0, b_pitch = 0, a_stage = 0, b_stage = 0, stages = 1;
+    std::int64_t elem_bytes = 2;
+    int swizzle_bits = 0;
+  };
+  /// Issue and commit the cp.async copies of K tile `kt` (A: tile_m × tile_k; B: tile_k × tile_n,
+  /// or its transpose when column-major) into `stage`; tails and tiles past the last
+  /// (`valid` false) are zero-filled.
+  void load_stage(const StageLayout& t, Value* stage, Value* kt, Value* valid);
+
+  /// The cp.async main loop of the mma.sync and SIMT families over `tiles` K tiles:
+  /// `load(stage, kt, valid)` issues (and commits) the copies of K tile kt into a stage,
+  /// `compute(stage)` consumes one. With one stage each tile is loaded, waited for and consumed
+  /// between barriers; with more, stages - 1 tiles are in flight while one is consumed.
+  void cp_async_main_loop(std::int64_t stages, Value* tiles, const std::function<void(Value*, Value*, Value*)>& load,
+                          const std::function<void(Value*)>& compute);
+
   /// `f` inside `if (cond)` when `needed`, else unconditionally.
   void emit_guarded(Value* cond, bool needed, const std::function<void()>& f);
 

@@ -61,19 +61,8 @@ class MmaSyncKernel : KernelBuilder {
   /// Issue the cp.async copies of K tile `kt` into stage `stage` (both i32 values); loads outside
   /// the matrices (M, N and K tails, and tiles past the last) are zero-filled.
   void load_tile(Value* stage, Value* kt, Value* valid_tile) {
-    const IndexDesc& d = p_.index;
-    Value* k0 = b_.CreateMul(kt, c32(bk_));
-    // A: tile_m rows (M) × tile_k columns (K).
-    load_operand(arg(0), b_.CreateMul(stage, c32(a_stage_)), bm_, bk_,
-                 [&](Value* r, Value* c) { return smem_offset(r, c, a_pitch_); }, row_base_, k0, arg_m(), arg_k(), lda(),
-                 valid_tile, elem_bytes_);
-    Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
-    auto b_off = [&](Value* r, Value* c) { return smem_offset(r, c, b_pitch_); };
-    if (d.b_row_major)  // B: tile_k rows (K) × tile_n columns (N)
-      load_operand(arg(1), b_base, bk_, bn_, b_off, k0, col_base_, arg_k(), arg_n(), ldb(), valid_tile, elem_bytes_);
-    else  // column-major B as its transpose: tile_n rows (N) × tile_k columns (K)
-      load_operand(arg(1), b_base, bn_, bk_, b_off, col_base_, k0, arg_n(), arg_k(), ldb(), valid_tile, elem_bytes_);
-    b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
+    load_stage({bm_, bn_, bk_, a_pitch_, b_pitch_, a_stage_, b_stage_, stages_, elem_bytes_, swz_}, stage, kt,
+               valid_tile);
   }
 
   // ---- shared → registers → tensor cores --------------------------------------------------------
@@ -198,28 +187,9 @@ class MmaSyncKernel : KernelBuilder {
     warp_col_ = b_.CreateMul(warp_n, c32(coeff(d.c_col, "warp_n")));
     block_origin();
 
-    auto* wait = intr(llvm::Intrinsic::nvvm_cp_async_wait_group);
-    auto* bar = intr(llvm::Intrinsic::nvvm_barrier0);
-    Value* tiles = k_tile_count(bk_, k_tiles_);
-    if (stages_ == 1) {
-      loop(tiles, [&](Value* kt) {
-        load_tile(c32(0), kt, b_.getTrue());
-        b_.CreateCall(wait, {c32(0)});
-        b_.CreateCall(bar);
-        compute_stage(c32(0));
-        b_.CreateCall(bar);
-      });
-    } else {
-      for (std::int64_t s = 0; s + 1 < stages_; ++s) load_tile(c32(s), c32(s), b_.CreateICmpULT(c32(s), tiles));
-      loop(tiles, [&](Value* kt) {
-        b_.CreateCall(wait, {c32(stages_ - 2)});
-        b_.CreateCall(bar);
-        Value* next = b_.CreateAdd(kt, c32(stages_ - 1));
-        load_tile(b_.CreateURem(next, c32(stages_)), next, b_.CreateICmpULT(next, tiles));
-        compute_stage(b_.CreateURem(kt, c32(stages_)));
-      });
-      b_.CreateCall(wait, {c32(0)});
-    }
+    cp_async_main_loop(
+        stages_, k_tile_count(bk_, k_tiles_), [&](Value* st, Value* kt, Value* ok) { load_tile(st, kt, ok); },
+        [&](Value* st) { compute_stage(st); });
     epilogue();
     b_.CreateRetVoid();
   }
