@@ -35,8 +35,13 @@ Plan plan_from_json(const nlohmann::json& j) {
     if (!j.is_object()) throw UserError("plan: expected a JSON object");
     if (j.value("format", std::string()) != "deepgemm-plan-1")
       throw UserError("plan: missing or unknown 'format' (expected \"deepgemm-plan-1\")");
+    // Fields added within format 1 take their defaults when a plan written before them lacks
+    // them: the per-tensor scales ("none").
+    nlohmann::json with_defaults = j;
+    for (const char* key : {"scale_a", "scale_b"})
+      if (!with_defaults.contains(key)) with_defaults[key] = "none";
     Plan p;
-    from_json(j, p);
+    from_json(with_defaults, p);
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("plan: {}", e.what()));

@@ -39,6 +39,18 @@ foreach(example matmul npu_int8)
   run(0 compile ${spec} --from-plan ${WORK}/${example}.json -o ${WORK}/${example}.ko)
 endforeach()
 
+# A plan written before the per-tensor scales existed (no scale_a, scale_b) reads as one without.
+file(READ ${WORK}/matmul.json plan)
+string(JSON older REMOVE "${plan}" scale_a)
+string(JSON older REMOVE "${older}" scale_b)
+file(WRITE ${WORK}/older.json "${older}")
+run(0 compile ${SRC}/examples/matmul.dgml --from-plan ${WORK}/older.json --emit=plan -o ${WORK}/older.out.json)
+file(READ ${WORK}/older.out.json out)
+string(JSON got GET "${out}" scale_a)
+if(NOT got STREQUAL "none")
+  message(FATAL_ERROR "a plan without scales replayed with scale_a '${got}'")
+endif()
+
 # An edited schedule that keeps every rule is the one used.
 file(READ ${WORK}/matmul.json plan)
 string(JSON chosen GET "${plan}" raster_group)
