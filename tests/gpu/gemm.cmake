@@ -1,7 +1,7 @@
 # GPU GEMM checks: every module in DEEPGEMM_GPU_MODULES (compiled on a build host and carried to
 # the GPU host) is run against cuBLAS. Label gpu; without a GPU each reports "skipped: no GPU".
 find_package(CUDAToolkit QUIET)
-if(CUDAToolkit_FOUND AND TARGET CUDA::cublas AND TARGET deepgemm_runtime)
+if(CUDAToolkit_FOUND AND TARGET CUDA::cublas AND TARGET CUDA::cublasLt AND TARGET deepgemm_runtime)
   add_executable(gemm_check ${CMAKE_CURRENT_LIST_DIR}/gemm_check.cpp)
   target_link_libraries(gemm_check PRIVATE deepgemm_runtime CUDA::cudart CUDA::cublas CUDA::cublasLt)
   target_include_directories(gemm_check PRIVATE ${PROJECT_SOURCE_DIR}/runtime-baremetal/include)
