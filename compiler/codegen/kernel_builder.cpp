@@ -8,6 +8,12 @@
 
 namespace dg::codegen {
 
+std::int64_t element_bytes(const std::string& type) {
+  const std::optional<DType> d = parse_dtype(type);
+  DG_INTERNAL_ASSERT(d.has_value() && d->bits % 8 == 0, "an operand type of whole bytes: " + type);
+  return d->bits / 8;
+}
+
 std::int64_t coeff(const AffineMap& m, const std::string& var) {
   for (const auto& t : m.terms)
     if (t.var == var) return t.coeff;
@@ -64,9 +70,7 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
     Value* batch = b_.CreateZExt(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y), b_.getInt64Ty());
     const std::string* types[3] = {&p_.a_type, &p_.b_type, &p_.c_type};
     for (int i = 0; i < 3; ++i) {
-      const std::optional<DType> t = parse_dtype(*types[i]);
-      DG_INTERNAL_ASSERT(t.has_value() && t->bits % 8 == 0, "a batched operand of whole bytes: " + *types[i]);
-      const std::int64_t bytes = batch_stride(p_, i) * (t->bits / 8);
+      const std::int64_t bytes = batch_stride(p_, i) * element_bytes(*types[i]);
       batched_[i] = b_.CreateGEP(b_.getInt8Ty(), kernel_->getArg(static_cast<unsigned>(i)),
                                  b_.CreateMul(batch, b_.getInt64(static_cast<std::uint64_t>(bytes))));
     }
@@ -140,6 +144,20 @@ void KernelBuilder::load_stage(const StageLayout& t, Value* stage, Value* kt, Va
   else
     load_operand(arg(1), b_base, t.bn, t.bk, b_off, col_base_, k0, arg_n(), arg_k(), ldb(), valid, t.elem_bytes);
   b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
+}
+
+void KernelBuilder::store_m16n8_fragments(Value* warp_row, Value* warp_col, std::int64_t fm, std::int64_t fn,
+                                          const std::function<Value*(std::int64_t)>& acc) {
+  Value* r0 = b_.CreateLShr(lane_, 2);                       // accumulator row within the fragment
+  Value* c0 = b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1);  // first of two columns
+  for (std::int64_t i = 0; i < fm; ++i)
+    for (std::int64_t j = 0; j < fn; ++j)
+      for (unsigned half = 0; half < 2; ++half) {
+        Value* gm = b_.CreateAdd(b_.CreateAdd(row_base_, warp_row), b_.CreateAdd(c32(i * 16 + half * 8), r0));
+        Value* gn = b_.CreateAdd(b_.CreateAdd(col_base_, warp_col), b_.CreateAdd(c32(j * 8), c0));
+        const std::int64_t base = (i * fn + j) * 4 + half * 2;
+        store_pair(gm, gn, acc(base), acc(base + 1));
+      }
 }
 
 void KernelBuilder::cp_async_main_loop(std::int64_t stages, Value* tiles,

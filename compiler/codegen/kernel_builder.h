@@ -24,6 +24,10 @@ std::int64_t coeff(const AffineMap& m, const std::string& var);
 /// Extent of the index variable `name` (1 when absent).
 std::int64_t extent(const std::vector<IndexVar>& vars, const std::string& name);
 
+/// An element's bytes for a type of whole bytes (sema/dtype.h holds the widths; a plan holds only
+/// types sema parsed).
+std::int64_t element_bytes(const std::string& type);
+
 class KernelBuilder {
  public:
   KernelBuilder(const Plan& p, llvm::LLVMContext& ctx, llvm::Module& m) : p_(p), ctx_(ctx), m_(m), b_(ctx) {}
@@ -125,6 +129,12 @@ class KernelBuilder {
   /// (N is a multiple of 8, so the pair is in bounds together). Values are f32, or i32 for an
   /// int32 output.
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1);
+  /// Store a warp's fm × fn m16n8 accumulator fragments (mma.sync's layout, which the SIMT family
+  /// keeps): this lane holds rows lane/4 and lane/4 + 8 and columns 2·(lane%4) and the next of each
+  /// 16×8 fragment, the warp's fragments starting at (warp_row, warp_col) of the block tile;
+  /// `acc(e)` loads accumulator e, four per fragment.
+  void store_m16n8_fragments(Value* warp_row, Value* warp_col, std::int64_t fm, std::int64_t fn,
+                             const std::function<Value*(std::int64_t)>& acc);
   /// The plan's elementwise epilogue on an fp32 accumulator: relu, gelu (erf), gelu_tanh, silu.
   Value* activate(Value* x);
   unsigned pointers_ = 3;  // operand pointer parameters: A, B, C (and bias, sc_a, sc_b)

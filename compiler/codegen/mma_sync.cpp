@@ -44,7 +44,7 @@ class MmaSyncKernel : KernelBuilder {
     b_stage_ = d.b_smem_rows * b_pitch_;
     bf16_ = p_.a_type == "bf16";
     int8_ = p_.a_type == "int8";
-    elem_bytes_ = int8_ ? 1 : 2;
+    elem_bytes_ = element_bytes(p_.a_type);
     begin_kernel(name, 32 * warps_m_ * warps_n_, p_.blocks_per_sm, 128);
     body();
 
@@ -156,17 +156,8 @@ class MmaSyncKernel : KernelBuilder {
 
   // ---- epilogue ---------------------------------------------------------------------------------
   void epilogue() {
-    auto* f32 = acc_elem_;
-    Value* r0 = b_.CreateLShr(lane_, 2);                 // accumulator row within the fragment
-    Value* c0 = b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1);  // first of two columns
-    for (std::int64_t i = 0; i < fm_; ++i)
-      for (std::int64_t j = 0; j < fn_; ++j)
-        for (unsigned half = 0; half < 2; ++half) {
-          Value* gm = b_.CreateAdd(b_.CreateAdd(row_base_, warp_row_), b_.CreateAdd(c32(i * 16 + half * 8), r0));
-          Value* gn = b_.CreateAdd(b_.CreateAdd(col_base_, warp_col_), b_.CreateAdd(c32(j * 8), c0));
-          std::int64_t base = (i * fn_ + j) * 4 + half * 2;
-          store_pair(gm, gn, b_.CreateLoad(f32, acc_at(base)), b_.CreateLoad(f32, acc_at(base + 1)));
-        }
+    store_m16n8_fragments(warp_row_, warp_col_, fm_, fn_,
+                          [&](std::int64_t e) { return b_.CreateLoad(acc_elem_, acc_at(e)); });
   }
 
   // ---- the kernel -------------------------------------------------------------------------------

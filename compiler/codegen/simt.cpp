@@ -12,7 +12,6 @@
 
 #include "codegen/families.h"
 #include "codegen/kernel_builder.h"
-#include "sema/dtype.h"
 #include "support/error.h"
 
 namespace dg::codegen {
@@ -20,12 +19,6 @@ namespace dg::codegen {
 namespace {
 
 using llvm::Value;
-
-std::int64_t bytes_of(const std::string& t) {
-  const std::optional<DType> d = parse_dtype(t);
-  DG_INTERNAL_ASSERT(d.has_value() && d->bits % 8 == 0, "a SIMT operand type of whole bytes: " + t);
-  return d->bits / 8;
-}
 
 class SimtKernel : KernelBuilder {
  public:
@@ -47,7 +40,7 @@ class SimtKernel : KernelBuilder {
     b_pitch_ = d.b_smem_row_bytes + d.smem_row_pad_bytes;
     a_stage_ = d.a_smem_rows * a_pitch_;
     b_stage_ = d.b_smem_rows * b_pitch_;
-    elem_bytes_ = bytes_of(p_.a_type);
+    elem_bytes_ = element_bytes(p_.a_type);
     begin_kernel(name, 32 * warps_m_ * warps_n_, p_.blocks_per_sm, 128);
     body();
     return launch_info(name, stages_ * (a_stage_ + b_stage_));
@@ -113,15 +106,8 @@ class SimtKernel : KernelBuilder {
   }
 
   void epilogue() {
-    auto* f32 = b_.getFloatTy();
-    for (std::int64_t i = 0; i < fm_; ++i)
-      for (std::int64_t j = 0; j < fn_; ++j)
-        for (unsigned h = 0; h < 2; ++h) {
-          Value* gm = b_.CreateAdd(row_base_, b_.CreateAdd(row0_, c32(i * 16 + h * 8)));
-          Value* gn = b_.CreateAdd(col_base_, b_.CreateAdd(col0_, c32(j * 8)));
-          std::int64_t base = (i * fn_ + j) * 4 + h * 2;
-          store_pair(gm, gn, b_.CreateLoad(f32, acc_at(base)), b_.CreateLoad(f32, acc_at(base + 1)));
-        }
+    store_m16n8_fragments(warp_row_, warp_col_, fm_, fn_,
+                          [&](std::int64_t e) { return b_.CreateLoad(b_.getFloatTy(), acc_at(e)); });
   }
 
   void body() {
@@ -137,9 +123,10 @@ class SimtKernel : KernelBuilder {
     Value* warp_m = b_.CreateUDiv(warp, c32(warps_n_));
     Value* warp_n = b_.CreateURem(warp, c32(warps_n_));
     // This lane's first row and column inside the block tile (the m16n8 fragment layout).
-    row0_ = b_.CreateAdd(b_.CreateMul(warp_m, c32(coeff(d.c_row, "warp_m"))), b_.CreateLShr(lane_, 2));
-    col0_ = b_.CreateAdd(b_.CreateMul(warp_n, c32(coeff(d.c_col, "warp_n"))),
-                         b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1));
+    warp_row_ = b_.CreateMul(warp_m, c32(coeff(d.c_row, "warp_m")));
+    warp_col_ = b_.CreateMul(warp_n, c32(coeff(d.c_col, "warp_n")));
+    row0_ = b_.CreateAdd(warp_row_, b_.CreateLShr(lane_, 2));
+    col0_ = b_.CreateAdd(warp_col_, b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1));
     block_origin();
 
     cp_async_main_loop(
@@ -150,7 +137,7 @@ class SimtKernel : KernelBuilder {
   }
 
   llvm::ArrayType* acc_ty_ = nullptr;
-  Value *acc_ = nullptr, *row0_ = nullptr, *col0_ = nullptr;
+  Value *acc_ = nullptr, *warp_row_ = nullptr, *warp_col_ = nullptr, *row0_ = nullptr, *col0_ = nullptr;
   std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, warps_m_ = 1, warps_n_ = 1, fm_ = 1, fn_ = 1, k_tiles_ = 1, stages_ = 1;
   std::int64_t a_pitch_ = 0, b_pitch_ = 0, a_stage_ = 0, b_stage_ = 0, elem_bytes_ = 4;
   int swz_ = 0;

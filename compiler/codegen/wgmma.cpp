@@ -14,7 +14,6 @@
 #include "codegen/families.h"
 #include "codegen/inline_ptx.h"
 #include "codegen/kernel_builder.h"
-#include "sema/dtype.h"
 #include "support/error.h"
 
 namespace dg::codegen {
@@ -23,14 +22,7 @@ namespace {
 
 using llvm::Value;
 
-/// An element's bytes (sema/dtype.h holds the widths; a plan holds only types sema parsed).
-std::int64_t bytes_of(const std::string& t) {
-  const std::optional<DType> d = parse_dtype(t);
-  DG_INTERNAL_ASSERT(d.has_value(), "a plan type sema does not know: " + t);
-  return d->bits / 8;
-}
-
-bool is_8bit(const std::string& t) { return bytes_of(t) == 1; }
+bool is_8bit(const std::string& t) { return element_bytes(t) == 1; }
 
 /// The PTX name of an fp8 format: fp8_e4m3 → e4m3.
 const char* fp8_name(const std::string& t) { return t == "fp8_e5m2" ? "e5m2" : "e4m3"; }
@@ -59,7 +51,7 @@ class WgmmaKernel : KernelBuilder {
     stages_ = p_.stages;
     a_stage_ = d.a_smem_rows * d.a_smem_row_bytes;
     b_stage_ = d.b_smem_rows * d.b_smem_row_bytes;
-    elem_bytes_ = bytes_of(p_.a_type);
+    elem_bytes_ = element_bytes(p_.a_type);
     int8_ = p_.a_type == "int8";
     acc_per_frag_ = bn_ / 2;                        // m64nNk*: N/2 accumulators per thread
     begin_kernel(name, 128 * groups_, p_.blocks_per_sm, 1024);

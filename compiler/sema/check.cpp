@@ -650,7 +650,7 @@ class Checker {
       // Its rows of A are loaded 16 bytes at a time, so every run-time K, the range's ends too,
       // is a multiple of 16 bytes of A's elements.
       if (p_.k_dynamic) {
-        const std::int64_t align = 128 / std::gcd(std::int64_t{128}, static_cast<std::int64_t>(a.bits));
+        const std::int64_t align = elements_per(a, 16);
         for (const Declared<std::int64_t>* end : {&p_.K_min, &p_.K_max})
           if (end->value % align != 0) {
             d_.error(end->loc, fmt::format("a run-time K on {} is a multiple of {} ({} elements of A: rows are loaded "

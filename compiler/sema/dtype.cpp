@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <numeric>
 
 namespace dg {
 
@@ -50,6 +51,10 @@ std::optional<DType> parse_dtype(std::string_view n) {
       return i(bits, n[0] == 's');
   }
   return std::nullopt;
+}
+
+std::int64_t elements_per(const DType& t, std::int64_t bytes) {
+  return bytes * 8 / std::gcd(bytes * 8, static_cast<std::int64_t>(t.bits));
 }
 
 }  // namespace dg

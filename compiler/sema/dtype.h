@@ -2,6 +2,7 @@
 // int32, and custom integer widths sN (signed) / uN (unsigned), N in 1..32.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,11 @@ struct DType {
   double max_abs() const;
   bool operator==(const DType& o) const { return name == o.name; }
 };
+
+/// Elements of `t` in a run of `bytes` bytes that starts on an element boundary, rounded up to
+/// whole elements: 16 bytes hold 8 fp16, 16 int8 or 32 int4 values. A row of a multiple of it
+/// keeps the next row on a `bytes` boundary.
+std::int64_t elements_per(const DType& t, std::int64_t bytes);
 
 /// Parse a precision name; nullopt when it is not one.
 std::optional<DType> parse_dtype(std::string_view name);

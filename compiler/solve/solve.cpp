@@ -523,12 +523,12 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
         std::max(bank_conflict_milli(s, ra, ba, v("smem")), bank_conflict_milli(s, rb, bb, v("smem"))) / 1000.0;
     pl.predicted_us = ns / 1000.0;
     // A run-time K: A's rows (K elements) start on 16-byte boundaries for the cp.async loads.
-    if (p.k_dynamic) pl.k_align = 128 / std::gcd(std::int64_t{128}, static_cast<std::int64_t>(s.a_bits));
+    if (p.k_dynamic) pl.k_align = elements_per(p.a.value, 16);
   } else {
     pl.dataflow = v("dataflow") == 0 ? "weight_stationary" : "output_stationary";
     // The DMA moves whole bus beats: a run-time K keeps A's rows (K elements) whole beats.
     const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
-    if (p.k_dynamic) pl.k_align = beat_bits / std::gcd(beat_bits, static_cast<std::int64_t>(s.a_bits));
+    if (p.k_dynamic) pl.k_align = elements_per(p.a.value, beat_bits / 8);
     pl.smem_bytes = npu_spad_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k);
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;
