@@ -86,6 +86,9 @@ int run(int argc, char** argv) {
                       "solver's choice: it must be a plan of the spec (target, family, precisions, shape), and every "
                       "rule the solver applies is checked against it; a plan that breaks one is explained like an "
                       "infeasible spec");
+  compile->add_option("--exclude-plan", copts.exclude_plans,
+                      "Not the schedule of this saved plan (repeatable): the solver answers with the best plan other "
+                      "than these, to rank the alternatives ('deepgemm sweep' co-simulates them)");
   compile->add_option("--bitstream", copts.bitstream,
                       "With --synth, for a model that names an FPGA board: also write the board's bitstream "
                       "(icepack .bin, kept in the module too) to this file");

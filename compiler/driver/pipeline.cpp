@@ -298,26 +298,33 @@ Verdict look_up_cache(Run& r) {
 /// The schedule space and the solver's answer in it.
 /// --from-plan: the saved plan, read and checked to be a plan of the spec; its schedule becomes the
 /// solver's only candidate (each value a rule of its own, so a plan breaking a rule is explained).
-Verdict hold_to_saved_plan(Run& r) {
+/// A saved plan of the spec (--from-plan, --exclude-plan), read and checked; false (the error
+/// written) when it is not one.
+bool read_saved_plan(Run& r, const std::string& path, Plan& saved) {
   std::string text, why;
-  if (!read_file_bounded(r.o.from_plan, kMaxPlanBytes, text, why)) {
-    r.err << fmt::format("deepgemm: error: cannot read '{}': {}\n", r.o.from_plan, why);
-    return kExitUserError;
+  if (!read_file_bounded(path, kMaxPlanBytes, text, why)) {
+    r.err << fmt::format("deepgemm: error: cannot read '{}': {}\n", path, why);
+    return false;
   }
-  Plan saved;
   try {
     saved = plan_from_json(nlohmann::json::parse(text));
   } catch (const nlohmann::json::exception& e) {
-    r.err << fmt::format("{}: error: not a plan (JSON): {}\n", r.o.from_plan, e.what());
-    return kExitUserError;
+    r.err << fmt::format("{}: error: not a plan (JSON): {}\n", path, e.what());
+    return false;
   } catch (const UserError& e) {
-    r.err << fmt::format("{}: error: not a plan: {}\n", r.o.from_plan, e.what());
-    return kExitUserError;
+    r.err << fmt::format("{}: error: not a plan: {}\n", path, e.what());
+    return false;
   }
   if (std::string diff = solve::plan_mismatch(saved, *r.problem); !diff.empty()) {
-    r.err << fmt::format("{}: error: not a plan of {}: {}\n", r.o.from_plan, r.o.input, diff);
-    return kExitUserError;
+    r.err << fmt::format("{}: error: not a plan of {}: {}\n", path, r.o.input, diff);
+    return false;
   }
+  return true;
+}
+
+Verdict hold_to_saved_plan(Run& r) {
+  Plan saved;
+  if (!read_saved_plan(r, r.o.from_plan, saved)) return kExitUserError;
   r.sopts.fixed = solve::schedule_of(saved);
   r.sopts.fixed_from = fmt::format("the plan of {}", r.o.from_plan);
   r.sopts.family = saved.family;
@@ -329,6 +336,11 @@ Verdict hold_to_saved_plan(Run& r) {
 Verdict solve_schedule(Run& r) {
   if (!r.o.from_plan.empty())
     if (Verdict v = hold_to_saved_plan(r)) return v;
+  for (const std::string& path : r.o.exclude_plans) {
+    Plan saved;
+    if (!read_saved_plan(r, path, saved)) return kExitUserError;
+    r.sopts.exclude_schedules.push_back({saved.family, solve::schedule_of(saved)});
+  }
   r.say.start();
   r.say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
   r.sopts.budget_s = r.o.solver_timeout_s;
@@ -350,6 +362,16 @@ std::string dump_space(const Run& r) {
 
 /// The plan the solver chose, or why there is none.
 Verdict choose_plan(Run& r) {
+  if (!r.solved.plan && !r.sopts.exclude_schedules.empty()) {
+    // Without the excluded plans, is there one? Then the exclusions left none (not a rule).
+    solve::Options all = r.sopts;
+    all.exclude_schedules.clear();
+    if (solve::solve(*r.problem, all).plan) {
+      r.err << fmt::format("{}: error: every plan that satisfies the rules is one of the {} excluded by --exclude-plan\n",
+                           r.o.input, r.sopts.exclude_schedules.size());
+      return kExitUserError;
+    }
+  }
   if (!r.solved.plan) {
     DiagEngine why;  // the sema notes were printed already
     why.add_source(r.o.input, r.text);
@@ -629,6 +651,7 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   Run r(o, out, err, emit);
   r.inputs = {o.input};
   if (!o.from_plan.empty()) r.inputs.push_back(o.from_plan);
+  for (const auto& x : o.exclude_plans) r.inputs.push_back(x);
   if (!o.sign_key.empty()) {
     if (emit != "module") {
       err << "deepgemm: error: --sign applies to a module (no --emit)\n";

@@ -21,6 +21,7 @@ struct CompileOptions {
   std::vector<std::string> fpga = {"ice40", "ecp5", "xilinx"};  // with synth: the FPGA flows to run
   std::string sign_key;   // a secret key file: sign the module
   std::string from_plan;  // a saved plan (--emit=plan): its schedule, checked against every rule, is the one used
+  std::vector<std::string> exclude_plans;  // saved plans whose schedules are not candidates: the next-best plan
 };
 
 /// Stage names accepted by --emit, in pipeline order.

@@ -23,9 +23,18 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, target, target_kind, family, a_type, b_
                                    l2_hit_rate, bank_conflict_rate, bound, space_size, feasible_tiles, rules, notes,
                                    index)
 
+}  // namespace dg
+namespace dg::hw {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NpuLayout, group, b_seg, a_words, b_words, a_base0, a_base1, b_base0, b_base1,
+                                   words_per_bank, acc_rows, beats_per_acc_row, queue_a, queue_b, queue_c,
+                                   outstanding_rd, outstanding_wr, cycles, compute_cycles, dma_cycles)
+}  // namespace dg::hw
+namespace dg {
+
 nlohmann::json to_json(const Plan& p) {
   nlohmann::json j;
   to_json(j, p);
+  if (p.npu_layout) j["npu_layout"] = *p.npu_layout;
   j["format"] = "deepgemm-plan-1";
   return j;
 }
@@ -42,6 +51,7 @@ Plan plan_from_json(const nlohmann::json& j) {
       if (!with_defaults.contains(key)) with_defaults[key] = "none";
     Plan p;
     from_json(with_defaults, p);
+    if (j.contains("npu_layout")) p.npu_layout = j.at("npu_layout").get<hw::NpuLayout>();
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("plan: {}", e.what()));
@@ -80,6 +90,11 @@ std::ostream& operator<<(std::ostream& os, const Plan& p) {
   } else {
     os << fmt::format("  array        {} dataflow, {} B scratchpad ({}), grid {}×{}\n", p.dataflow, p.smem_bytes,
                       p.smem_layout, p.grid_m, p.grid_n);
+    if (const auto& l = p.npu_layout)
+      os << fmt::format("  layout       {} words per bank (A at {}/{}, B at {}/{}), queues A {} B {} C {}; estimate {} cycles "
+                        "(engine {}, A/B fetch {})\n",
+                        l->words_per_bank, l->a_base0, l->a_base1, l->b_base0, l->b_base1, l->queue_a, l->queue_b,
+                        l->queue_c, l->cycles, l->compute_cycles, l->dma_cycles);
   }
   os << fmt::format("  predicted    {:.2f} us, {:.1f} TFLOP/s, {}-bound, L2 hit {:.3f}, bank conflicts {:.1f}%\n",
                     p.predicted_us, p.predicted_tflops, p.bound, p.l2_hit_rate, 100 * p.bank_conflict_rate);

@@ -7,11 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "hw/npu_layout.h"
 
 namespace dg {
 
@@ -100,6 +103,10 @@ struct Plan {
   std::vector<std::string> notes;
 
   IndexDesc index;
+
+  // NPU: the generated design's layout for this schedule (scratchpad buffers, queues, the cycle
+  // estimate), computed once by hw::npu_layout; the generator builds exactly it.
+  std::optional<hw::NpuLayout> npu_layout;
 };
 
 nlohmann::json to_json(const Plan& p);

@@ -275,12 +275,15 @@ class Encoder {
          flag({"tile_n", "tile_k"}, [&](const Vals& v) {
            return (v[1] * s_.a_bits / 8) % beat == 0 && (v[0] * s_.b_bits / 8) % beat == 0 && (v[1] * s_.a_bits) % 8 == 0;
          }));
-    Expr tiles = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return npu_log_tiles(s_, v[0], v[1], v[2]); });
-    Expr comp = q_.table({"tile_m", "tile_n", "tile_k", "dataflow"},
-                         [&](const Vals& v) { return npu_log_compute(s_, v[0], v[1], v[2], v[3]); });
-    Expr dma = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return npu_log_dma(s_, v[0], v[1], v[2]); });
-    Expr lat = z_.int_val(static_cast<std::int64_t>(std::llround(std::log2(double(n.dram_latency_cycles)) * kLogScale)));
-    objective(tiles, {comp, dma, lat});
+    // What else the generated design needs of a tile shape (whole scratchpad words per tile row,
+    // the double buffers inside each bank's rows, ...): the layout's own conditions.
+    rule("hw.npu_layout", fmt::format("the generated {} design can lay the tiles out (hw::npu_layout)", hwn), "hardware",
+         flag({"tile_m", "tile_n", "tile_k", "dataflow"},
+              [&](const Vals& v) { return npu_layout_of(s_, v[0], v[1], v[2], v[3]).unbuildable.empty(); }));
+    // Objective: log2 of the layout's cycle estimate, the figure the design's BOUND register holds.
+    Expr cycles = q_.table({"tile_m", "tile_n", "tile_k", "dataflow"},
+                           [&](const Vals& v) { return npu_log_cycles(s_, v[0], v[1], v[2], v[3]); });
+    objective(z_.int_val(0), {cycles});
   }
 
   void encode_numerics() {
@@ -530,10 +533,11 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
     if (p.k_dynamic) pl.k_align = elements_per(p.a.value, beat_bits / 8);
     pl.smem_bytes = npu_spad_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k);
+    pl.npu_layout = npu_layout_of(s, pl.tile_m, pl.tile_n, pl.tile_k, v("dataflow"));
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;
-    // NPU costs are cycles; the model's clock turns them into time.
-    pl.predicted_us = ns / p.hw.npu.clock_mhz;
+    // NPU costs are cycles (the layout's estimate); the model's clock turns them into time.
+    pl.predicted_us = static_cast<double>(pl.npu_layout->cycles) / p.hw.npu.clock_mhz;
   }
   double flops = 2.0 * static_cast<double>(s.M) * s.N * s.K * s.batch;
   pl.predicted_tflops = flops / (pl.predicted_us * 1e6);
@@ -561,10 +565,9 @@ std::int64_t cube_lower_bound(const Space& s, std::int64_t tm, std::int64_t tn, 
     return i >= 0 ? s.vars[i].values : std::vector<std::int64_t>{1};
   };
   if (!s.gpu) {
-    std::int64_t comp = kInf;
-    for (std::int64_t df : dom("dataflow")) comp = std::min(comp, npu_log_compute(s, tm, tn, tk, df));
-    std::int64_t lat = static_cast<std::int64_t>(std::llround(std::log2(double(s.problem->hw.npu.dram_latency_cycles)) * kLogScale));
-    return npu_log_tiles(s, tm, tn, tk) + std::max({comp, npu_log_dma(s, tm, tn, tk), lat});
+    std::int64_t best = kInf;
+    for (std::int64_t df : dom("dataflow")) best = std::min(best, npu_log_cycles(s, tm, tn, tk, df));
+    return best;
   }
   const std::int64_t m1 = log_math_tile(s, tm, tn, tk), mem1 = log_mem_tile(s, tm, tn, tk);
   std::int64_t best = kInf;
@@ -641,6 +644,13 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
     z.track(q.is_value(v.name, it->second), "plan." + v.name);
   }
   r.rules = m.rules;
+  for (const auto& [fam, sched] : opts.exclude_schedules) {
+    if (fam != s.family) continue;
+    std::vector<Expr> same;
+    for (const auto& [name, value] : sched)
+      if (s.index_of(name) >= 0) same.push_back(q.is_value(name, value));
+    z.add(!smt::all_of(same));
+  }
   for (const Point& x : opts.exclude) {
     std::vector<Expr> same;
     for (size_t i = 0; i < x.size(); ++i) same.push_back(q.is_value(s.vars[i].name, x[i]));

@@ -36,6 +36,9 @@ struct Options {
   /// its own ("plan.tile_m"), so that a plan breaking a rule is explained like an infeasible spec.
   std::vector<std::pair<std::string, std::int64_t>> fixed;
   std::string fixed_from;      // where the fixed values come from, for the rules' text
+  /// Saved plans' schedules (compile --exclude-plan), each with its family: no point of those is a
+  /// candidate, so the solver answers with the next-best plan.
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::int64_t>>>> exclude_schedules;
 };
 
 /// The solver ran out of its budget (or Z3 gave up) before it could answer: a user error, since

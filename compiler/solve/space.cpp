@@ -478,40 +478,37 @@ std::int64_t npu_acc_bytes(const Space& s, std::int64_t tm, std::int64_t tn) {
   return 2 * tm * tn * s.acc_bits / 8;  // double-buffered: the engine fills one C tile while the DMA writes the other
 }
 
-std::int64_t npu_log_compute(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df) {
-  const auto& n = s.problem->hw.npu;
-  std::int64_t r = n.pe_rows, c = n.pe_cols;
-  double cycles;
-  if (df == 0)  // weight stationary: load an r×c weight block, stream tm rows of A through it
-    cycles = static_cast<double>(ceil_div(tk, r) * ceil_div(tn, c)) * (tm + r + c);
-  else  // output stationary: an r×c block of C accumulates over tk, then drains
-    cycles = static_cast<double>(ceil_div(tm, r) * ceil_div(tn, c)) * (tk + r + c);
-  return scaled_log2(cycles);
+hw::NpuLayout npu_layout_of(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df) {
+  hw::NpuTiling t;
+  t.M = s.M;
+  t.N = s.N;
+  t.K = s.K;
+  t.tile_m = tm;
+  t.tile_n = tn;
+  t.tile_k = tk;
+  t.a_bits = s.a_bits;
+  t.b_bits = s.b_bits;
+  t.c_bits = s.c_bits;
+  t.output_stationary = df == 1;
+  return hw::npu_layout(s.problem->hw.npu, t);
 }
 
-std::int64_t npu_log_dma(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
-  // A and B stream on their own read ports, one request per tile row; a port is as slow as its
-  // beats, or as its request queue lets it be against the DRAM latency (hw::npu_stream_cycles).
-  const auto& n = s.problem->hw.npu;
-  const std::int64_t beat_bits = n.bus_data_bits;
-  const double a = hw::npu_stream_cycles(n, tm, ceil_div(tk * s.a_bits, beat_bits));
-  const double b = hw::npu_stream_cycles(n, tk, ceil_div(tn * s.b_bits, beat_bits));
-  return scaled_log2(std::max(a, b));
-}
-
-std::int64_t npu_log_tiles(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
-  return scaled_log2(static_cast<double>(ceil_div(s.M, tm) * ceil_div(s.N, tn) * ceil_div(s.K, tk) * s.batch));
+std::int64_t npu_log_cycles(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df) {
+  return scaled_log2(static_cast<double>(std::max<std::int64_t>(1, npu_layout_of(s, tm, tn, tk, df).cycles)));
 }
 
 CostTerms cost_terms(const Space& s, const Point& x) {
   CostTerms t;
   auto v = [&](const char* n) { return at(s, x, n); };
   if (!s.gpu) {
-    std::int64_t tm = v("tile_m"), tn = v("tile_n"), tk = v("tile_k");
-    t.waves = npu_log_tiles(s, tm, tn, tk);
-    t.math = npu_log_compute(s, tm, tn, tk, v("dataflow"));
-    t.mem = npu_log_dma(s, tm, tn, tk);
-    t.latency = scaled_log2(static_cast<double>(s.problem->hw.npu.dram_latency_cycles));
+    // One figure: the layout's cycle estimate, which the generator's BOUND register and the
+    // co-simulation report show too. Its larger part names the bound.
+    const hw::NpuLayout l = npu_layout_of(s, v("tile_m"), v("tile_n"), v("tile_k"), v("dataflow"));
+    const std::int64_t total = scaled_log2(static_cast<double>(std::max<std::int64_t>(1, l.cycles)));
+    const bool compute = l.compute_cycles >= l.dma_cycles;
+    t.math = compute ? total : scaled_log2(static_cast<double>(std::max<std::int64_t>(1, l.compute_cycles)));
+    t.mem = compute ? scaled_log2(static_cast<double>(std::max<std::int64_t>(1, l.dma_cycles))) : total;
+    t.latency = 0;
     return t;
   }
   std::int64_t tm = v("tile_m"), tn = v("tile_n"), tk = v("tile_k"), wm = v("warp_m"), wn = v("warp_n");

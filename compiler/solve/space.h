@@ -13,6 +13,8 @@
 // call them on any point. See cost_model.md for the formulas and their rationale.
 #pragma once
 
+#include "hw/npu_layout.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -109,9 +111,11 @@ std::int64_t log_latency(const Space& s, std::int64_t stages);
 // ---- NPU ---------------------------------------------------------------------------------------
 std::int64_t npu_spad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
 std::int64_t npu_acc_bytes(const Space& s, std::int64_t tm, std::int64_t tn);
-std::int64_t npu_log_compute(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df);
-std::int64_t npu_log_dma(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
-std::int64_t npu_log_tiles(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+/// The generated design's layout at this tile shape and dataflow (hw::npu_layout of the space's
+/// problem): its rules and its cycle estimate, the NPU cost.
+hw::NpuLayout npu_layout_of(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df);
+/// log2 of the layout's cycle estimate, scaled like every cost term.
+std::int64_t npu_log_cycles(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t df);
 
 /// Value of a point's variable by name.
 std::int64_t at(const Space& s, const Point& x, const std::string& name);

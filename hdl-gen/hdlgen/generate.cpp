@@ -10,6 +10,7 @@
 #include "hdlgen/rtl_library.h"
 #include "hdlgen/template.h"
 #include "hdlgen/top.h"
+#include "hw/npu_layout.h"
 #include "support/error.h"
 
 namespace dg::hdlgen {
@@ -391,49 +392,6 @@ ElemFormat elem_format(const std::string& type) {
   return f;
 }
 
-bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
-/// The plan's estimate of a run's cycles (largest K): each K step at the slower of the engine
-/// and the A/B DMA, plus the first step's fill, the last drain and the last C tile's write-out.
-/// A partial K step computes only the groups inside K and fetches only its columns of A and rows
-/// of B; a partial M tile fetches only its rows (the engine still computes the whole tile). An
-/// estimate, not a proved bound; the co-simulation reports both.
-std::int64_t predicted_cycles(const Plan& p, const hw::HwModel& hw, const EngineParams& e) {
-  const auto& n = hw.npu;
-  const std::int64_t beat = n.bus_data_bits / 8;
-  const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
-  // The tile extents along each dimension: the full one, and the last (smaller when the
-  // dimension is not a multiple of the tile), with their counts.
-  struct Extent {
-    std::int64_t size, count;
-  };
-  auto extents = [](std::int64_t dim, std::int64_t tile) {
-    std::vector<Extent> v;
-    if (dim / tile > 0) v.push_back({tile, dim / tile});
-    if (dim % tile != 0) v.push_back({dim % tile, 1});
-    return v;
-  };
-  // A and B on their own ports, a request per tile row, each port as slow as its beats or as its
-  // request queue against the DRAM latency: the cost model's rule (hw::npu_stream_cycles).
-  auto dma = [&](std::int64_t rows_m, std::int64_t kk) {
-    const double a = hw::npu_stream_cycles(n, rows_m, ceil_div(kk * e.a_bits, 8 * beat));
-    const double b = hw::npu_stream_cycles(n, kk, ceil_div(p.tile_n * e.b_bits, 8 * beat));
-    return static_cast<std::int64_t>(std::ceil(std::max(a, b)));
-  };
-  const std::int64_t sub_blocks = (p.tile_m / e.rows) * (p.tile_n / e.cols);
-  const std::int64_t per_group = std::max<std::int64_t>(e.g, e.b_seg + 3);
-  std::int64_t total = 0;
-  for (const Extent& em : extents(p.M, p.tile_m))
-    for (const Extent& ek : extents(kmax, p.tile_k)) {
-      // Without shadow registers the array also waits while each sub-block drains.
-      const std::int64_t t_compute = sub_blocks * (ceil_div(ek.size, e.g) * per_group + (e.shadow ? 0 : e.rows + 3));
-      total += em.count * ceil_div(p.N, p.tile_n) * ek.count * std::max(t_compute, dma(em.size, ek.size));
-    }
-  const std::int64_t first = dma(std::min(p.M, p.tile_m), std::min(kmax, p.tile_k));
-  const std::int64_t c_beats = p.tile_m * p.tile_n * (e.c_bits / 8) / beat;
-  return total + n.dram_latency_cycles + first + e.rows + 2 + c_beats + 8;
-}
-
 }  // namespace
 
 Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
@@ -460,9 +418,6 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   auto refuse = [&](const std::string& why) { throw UserError(fmt::format("{}: {}", hw.name, why)); };
   // What the model asks that the generator does not build (the spec check refused it already).
   if (std::string why = hw::npu_unbuildable(n); !why.empty()) refuse(why);
-  if (p.tile_m % n.pe_rows != 0 || p.tile_n % n.pe_cols != 0) refuse("tiles must be multiples of the PE array");
-  for (std::int64_t t : {p.tile_m, p.tile_n, p.tile_k})
-    if (!pow2(t)) throw UserError(fmt::format("NPU tiles must be powers of two; the plan's are {}×{}×{}", p.tile_m, p.tile_n, p.tile_k));
   // The DMA moves whole bus beats: every row of A, B and C must be a whole number of them.
   auto beats_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bits) {
     if ((elems * bits) % (8 * beat) != 0)
@@ -478,6 +433,25 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   beats_of("B", "N", p.N, eb);
   beats_of("C", "N", p.N, ec);
   const ElemFormat fa = elem_format(p.a_type), fb = elem_format(p.b_type);
+  // The scratchpad buffers, queues and cycle estimate: the plan's layout, which the solver's rules
+  // and cost computed by the same function (hw::npu_layout); recomputed here from the plan's
+  // schedule and checked against what the plan carries.
+  hw::NpuTiling tiling;
+  tiling.M = p.M;
+  tiling.N = p.N;
+  tiling.K = p.k_dynamic ? p.K_max : p.K;
+  tiling.tile_m = p.tile_m;
+  tiling.tile_n = p.tile_n;
+  tiling.tile_k = p.tile_k;
+  tiling.a_bits = static_cast<int>(ea);
+  tiling.b_bits = static_cast<int>(eb);
+  tiling.c_bits = static_cast<int>(ec);
+  tiling.output_stationary = p.dataflow == "output_stationary";
+  const hw::NpuLayout lay = hw::npu_layout(n, tiling);
+  if (!lay.unbuildable.empty()) refuse(lay.unbuildable);
+  if (p.npu_layout.has_value() && !(*p.npu_layout == lay))
+    refuse("the plan's npu_layout is not the layout of its schedule on this model (a plan edited by hand, or of another "
+           "model): recompile from the spec");
   EngineParams e;
   e.rows = n.pe_rows;
   e.cols = n.pe_cols;
@@ -495,34 +469,20 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.tile_m = p.tile_m;
   e.tile_n = p.tile_n;
   e.tile_k = p.tile_k;
-  const std::int64_t word_bits = 8 * word;
-  e.g = std::min({word_bits / ea, static_cast<std::int64_t>(n.spad_banks), p.tile_k});
-  const std::int64_t seg_bits = n.pe_cols * eb;
-  if (seg_bits % word_bits != 0 && word_bits % seg_bits != 0) refuse("a B row of the PE array must fill whole words or divide one");
-  e.b_seg = std::max<std::int64_t>(1, seg_bits / word_bits);
-  if ((p.tile_k * ea) % word_bits != 0 || (p.tile_n * eb) % word_bits != 0) refuse("tile rows must be whole scratchpad words");
-  e.a_words = p.tile_k * ea / word_bits;
-  e.b_words = p.tile_n * eb / word_bits;
-  const std::int64_t a_buf = ceil_div(p.tile_m, n.spad_banks) * e.a_words;
-  const std::int64_t b_buf = ceil_div(p.tile_k, n.spad_banks) * e.b_words;
-  e.a_base0 = 0;
-  e.a_base1 = a_buf;
-  e.b_base0 = 2 * a_buf;
-  e.b_base1 = 2 * a_buf + b_buf;
-  if (2 * (a_buf + b_buf) > n.spad_rows)
-    refuse(fmt::format("the double-buffered tiles need {} words per bank, the scratchpad has {}", 2 * (a_buf + b_buf),
-                       n.spad_rows));
-  const std::int64_t acc_rows = p.tile_m * (p.tile_n / n.pe_cols);
-  e.acc_aw = std::max(1, log2_exact(acc_rows));
+  e.g = lay.group;
+  e.b_seg = lay.b_seg;
+  e.a_words = lay.a_words;
+  e.b_words = lay.b_words;
+  e.a_base0 = lay.a_base0;
+  e.a_base1 = lay.a_base1;
+  e.b_base0 = lay.b_base0;
+  e.b_base1 = lay.b_base1;
+  e.acc_aw = std::max(1, log2_exact(lay.acc_rows));
   // Accumulators of the model's width; C elements of the output's (an int32 C of wider
   // accumulators is saturated as it is written out).
   e.acc_bits = n.acc_width;
   e.c_bits = static_cast<int>(ec);
-  if (2 * p.tile_m * p.tile_n * e.acc_bits > static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits)
-    refuse(fmt::format("two {}×{} buffers of {}-bit accumulators do not fit the accumulator memory", p.tile_m, p.tile_n,
-                       e.acc_bits));
-  if ((n.pe_cols * ec / 8) % beat != 0) refuse("a row of C from the accumulators must be whole bus beats");
-  e.beats_per_acc_row = n.pe_cols * ec / 8 / beat;
+  e.beats_per_acc_row = lay.beats_per_acc_row;
   e.shadow = n.drain_shadow;
 
   Design d;
@@ -566,18 +526,13 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     TopStream ts{s.id, bits_for(ceil_div(seg * s.ebits, 8 * tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))};
     if (s.id == "a") ts = {ts.id, ts.beats_bits, ts.row_bits, e.a_words, e.a_base0, e.a_base1};
     if (s.id == "b") ts = {ts.id, ts.beats_bits, ts.row_bits, e.b_words, e.b_base0, e.b_base1};
-    // The request queue tracks the rows in flight: enough to cover the model's DRAM latency with
-    // requests of a tile row each (and two more), from 4 to 32 entries; C's from 4 to 16.
-    const std::int64_t row_beats = std::max<std::int64_t>(1, seg * s.ebits / (8 * tp.beat_bytes));
-    ts.lg_queue = log2_exact(hw::npu_queue_entries(n, row_beats, s.id == "c"));
-    // Its AXI4 master keeps up to twice as many bursts outstanding as the queue holds rows of the
-    // A/B queue's size: enough for the latency of reads and of write responses alike.
-    ts.lg_out = log2_exact(hw::npu_queue_entries(n, row_beats, false)) + 1;
+    // The request queue tracks the rows in flight, its AXI4 master the bursts outstanding (A and
+    // B share one read-master configuration, and so one proof of it): the layout's sizes.
+    ts.lg_queue = log2_exact(s.id == "a" ? lay.queue_a : s.id == "b" ? lay.queue_b : lay.queue_c);
+    ts.lg_out = log2_exact(s.id == "c" ? lay.outstanding_wr : lay.outstanding_rd);
     tp.streams.push_back(ts);
   }
-  // A and B share one read-master configuration (and so one proof of it).
-  tp.streams[0].lg_out = tp.streams[1].lg_out = std::max(tp.streams[0].lg_out, tp.streams[1].lg_out);
-  d.cycle_bound = predicted_cycles(p, hw, e);
+  d.cycle_bound = lay.cycles;
   tp.cycle_bound = d.cycle_bound;
   d.registers = top_registers();
   tp.registers = d.registers;

@@ -1,0 +1,122 @@
+#include "hw/npu_layout.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace dg::hw {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// The tile extents along one dimension: the full tile and the last, smaller one when the
+/// dimension is not a multiple of the tile, each with its count.
+struct Extent {
+  std::int64_t size, count;
+};
+std::vector<Extent> extents(std::int64_t dim, std::int64_t tile) {
+  std::vector<Extent> v;
+  if (dim / tile > 0) v.push_back({tile, dim / tile});
+  if (dim % tile != 0) v.push_back({dim % tile, 1});
+  return v;
+}
+
+}  // namespace
+
+NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
+  NpuLayout l;
+  auto refuse = [&](std::string why) {
+    if (l.unbuildable.empty()) l.unbuildable = std::move(why);
+  };
+  const std::int64_t beat = n.bus_data_bits / 8;
+  const std::int64_t word_bits = n.spad_width_bits;
+  const std::int64_t banks = n.spad_banks;
+  if (!t.output_stationary) refuse("the generated compute engine is output stationary");
+  if (t.tile_m % n.pe_rows != 0 || t.tile_n % n.pe_cols != 0)
+    refuse(fmt::format("a {}×{} tile is not a whole number of {}×{} PE-array blocks", t.tile_m, t.tile_n, n.pe_rows,
+                       n.pe_cols));
+  if (!pow2(t.tile_m) || !pow2(t.tile_n) || !pow2(t.tile_k))
+    refuse(fmt::format("the generated AGUs step tiles with shifts: {}×{}×{} is not all powers of two", t.tile_m,
+                       t.tile_n, t.tile_k));
+
+  // The engine reads a group of K elements of each A row per scratchpad word, at most one per
+  // bank's row of B, and segments of B rows as wide as the array.
+  l.group = std::max<std::int64_t>(1, std::min({word_bits / t.a_bits, banks, t.tile_k}));
+  const std::int64_t seg_bits = std::int64_t{n.pe_cols} * t.b_bits;
+  if (seg_bits % word_bits != 0 && word_bits % seg_bits != 0)
+    refuse(fmt::format("a PE-array-wide B row segment ({} bits) neither fills whole {}-bit scratchpad words nor divides "
+                       "one",
+                       seg_bits, word_bits));
+  l.b_seg = std::max<std::int64_t>(1, seg_bits / word_bits);
+  if ((t.tile_k * t.a_bits) % word_bits != 0 || (t.tile_n * t.b_bits) % word_bits != 0)
+    refuse(fmt::format("tile rows of A ({} bits) and B ({} bits) must be whole {}-bit scratchpad words",
+                       t.tile_k * t.a_bits, t.tile_n * t.b_bits, word_bits));
+  l.a_words = ceil_div(t.tile_k * t.a_bits, word_bits);
+  l.b_words = ceil_div(t.tile_n * t.b_bits, word_bits);
+  const std::int64_t a_buf = ceil_div(t.tile_m, banks) * l.a_words;
+  const std::int64_t b_buf = ceil_div(t.tile_k, banks) * l.b_words;
+  l.a_base0 = 0;
+  l.a_base1 = a_buf;
+  l.b_base0 = 2 * a_buf;
+  l.b_base1 = 2 * a_buf + b_buf;
+  l.words_per_bank = 2 * (a_buf + b_buf);
+  if (l.words_per_bank > n.spad_rows)
+    refuse(fmt::format("the double-buffered tiles need {} words in each bank, the scratchpad has {}", l.words_per_bank,
+                       n.spad_rows));
+  l.acc_rows = t.tile_m * std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
+  if (2 * t.tile_m * t.tile_n * n.acc_width > std::int64_t{n.acc_rows} * n.acc_width_bits)
+    refuse(fmt::format("two {}×{} buffers of {}-bit accumulators do not fit the accumulator memory", t.tile_m, t.tile_n,
+                       n.acc_width));
+  if ((std::int64_t{n.pe_cols} * t.c_bits / 8) % beat != 0)
+    refuse(fmt::format("a row of C from the accumulators ({} bytes) is not whole {}-byte bus beats",
+                       std::int64_t{n.pe_cols} * t.c_bits / 8, beat));
+  l.beats_per_acc_row = std::max<std::int64_t>(1, std::int64_t{n.pe_cols} * t.c_bits / 8 / beat);
+
+  // The request queues cover the DRAM latency with requests of a tile row each.
+  auto row_beats = [&](std::int64_t elems, int bits) { return std::max<std::int64_t>(1, elems * bits / (8 * beat)); };
+  const std::int64_t ra = row_beats(t.tile_k, t.a_bits), rb = row_beats(t.tile_n, t.b_bits),
+                     rc = row_beats(t.tile_n, t.c_bits);
+  l.queue_a = npu_queue_entries(n, ra, false);
+  l.queue_b = npu_queue_entries(n, rb, false);
+  l.queue_c = npu_queue_entries(n, rc, true);
+  // Each AXI4 master keeps up to twice as many bursts outstanding as an A/B queue of its stream's
+  // rows holds: enough for the latency of reads and of write responses alike.
+  l.outstanding_rd = 2 * std::max(npu_queue_entries(n, ra, false), npu_queue_entries(n, rb, false));
+  l.outstanding_wr = 2 * npu_queue_entries(n, rc, false);
+
+  // The cycle estimate: each K step at the slower of the engine and the A/B fetch, plus the first
+  // step's fill, the last drain and the last C tile's write-out. A partial K step computes only the
+  // groups inside K and fetches only its columns of A and rows of B; a partial M tile fetches only
+  // its rows (the engine still computes the whole tile).
+  auto dma = [&](std::int64_t rows_m, std::int64_t kk) {
+    const double a = npu_stream_cycles(n, rows_m, ceil_div(kk * t.a_bits, 8 * beat));
+    const double b = npu_stream_cycles(n, kk, ceil_div(t.tile_n * t.b_bits, 8 * beat));
+    return static_cast<std::int64_t>(std::ceil(std::max(a, b)));
+  };
+  const std::int64_t sub_blocks = std::max<std::int64_t>(1, t.tile_m / n.pe_rows) *
+                                  std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
+  const std::int64_t per_group = std::max<std::int64_t>(l.group, l.b_seg + 3);
+  const std::int64_t tiles_n = ceil_div(t.N, t.tile_n);
+  for (const Extent& em : extents(t.M, t.tile_m))
+    for (const Extent& ek : extents(t.K, t.tile_k)) {
+      // Without shadow registers the array also waits while each sub-block drains.
+      const std::int64_t compute =
+          sub_blocks * (ceil_div(ek.size, l.group) * per_group + (n.drain_shadow ? 0 : n.pe_rows + 3));
+      const std::int64_t fetch = dma(em.size, ek.size);
+      const std::int64_t steps = em.count * tiles_n * ek.count;
+      l.compute_cycles += steps * compute;
+      l.dma_cycles += steps * fetch;
+      l.cycles += steps * std::max(compute, fetch);
+    }
+  const std::int64_t first = dma(std::min(t.M, t.tile_m), std::min(t.K, t.tile_k));
+  const std::int64_t c_beats = t.tile_m * t.tile_n * (t.c_bits / 8) / beat;
+  l.cycles += n.dram_latency_cycles + first + n.pe_rows + 2 + c_beats + 8;
+  return l;
+}
+
+}  // namespace dg::hw

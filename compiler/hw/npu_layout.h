@@ -1,0 +1,51 @@
+// The generated NPU's layout for one tile shape: the scratchpad buffers, the request queues and
+// the cycle estimate. One function computes it from the hardware model and the schedule; the
+// solver's rules and cost, the plan (which carries it), the Verilog generator, its BOUND register
+// and the co-simulation report all read that one result, so no two of them can disagree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hw/hw_model.h"
+
+namespace dg::hw {
+
+/// What the layout depends on besides the model: the problem's extents and element sizes, and the
+/// schedule's tile shape and dataflow.
+struct NpuTiling {
+  std::int64_t M = 0, N = 0, K = 0;   // K: the largest K a run may have (K_max for a range)
+  std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;
+  int a_bits = 8, b_bits = 8, c_bits = 32;  // element bits in NPU memory (npu_element_bits; C 32 or 64)
+  bool output_stationary = true;
+};
+
+struct NpuLayout {
+  // The compute engine: K elements of a tile row the array consumes per scratchpad read (a group),
+  // and scratchpad words per PE-array-wide segment of a B row.
+  std::int64_t group = 1, b_seg = 1;
+  // The scratchpad: words per tile row of A and B; the two buffers of each, as word offsets
+  // inside every bank (tile row r lives in bank r mod banks); words of a bank in use.
+  std::int64_t a_words = 0, b_words = 0;
+  std::int64_t a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0;
+  std::int64_t words_per_bank = 0;
+  // The accumulators: rows per C tile (one row holds pe_cols accumulators), bus beats per row of C.
+  std::int64_t acc_rows = 0, beats_per_acc_row = 0;
+  // The DMA: request-queue entries of each stream (a request is a tile row), and the bursts each
+  // AXI4 master may have outstanding (A and B share one read-master configuration).
+  int queue_a = 4, queue_b = 4, queue_c = 4, outstanding_rd = 8, outstanding_wr = 8;
+  // The estimate of one run's cycles at the largest K, and its parts summed over the K steps: the
+  // engine's cycles and the A/B fetch's cycles (each step costs the larger of the two).
+  std::int64_t cycles = 0, compute_cycles = 0, dma_cycles = 0;
+  /// Why the generator cannot build this tile shape on this model, naming what to change; "" when
+  /// it can. The solver keeps such shapes out of its space by a rule.
+  std::string unbuildable;
+
+  bool operator==(const NpuLayout&) const = default;
+};
+
+/// The layout of `t` on model `n` (NpuModel of an NPU model). Every field is computed even when
+/// `unbuildable` is set, so that the solver can rank any point of its space.
+NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t);
+
+}  // namespace dg::hw
