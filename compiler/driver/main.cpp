@@ -15,6 +15,7 @@
 #include "driver/detect_gpu.h"
 #include "driver/pipeline.h"
 #include "driver/sim.h"
+#include "driver/sweep.h"
 #include "hw/hw_model.h"
 #include "module/inspect.h"
 #include "module/sign.h"
@@ -48,7 +49,8 @@ int run(int argc, char** argv) {
                "that meets every limit, proves it, and emits a module.",
                "deepgemm"};
   app.footer("Examples:\n  deepgemm compile examples/matmul.dgml --emit=problem\n"
-             "  deepgemm compile examples/npu_int8.dgml -o npu.ko && deepgemm sim npu.ko\n  deepgemm --list-targets");
+             "  deepgemm compile examples/npu_int8.dgml -o npu.ko && deepgemm sim npu.ko\n"
+             "  deepgemm sweep bench/npu/sweep.json -o sweep-out\n  deepgemm --list-targets");
   bool version = false, list_targets = false, detect = false;
   std::string hw_flag;
   app.add_flag("--version", version, "Print the version and exit");
@@ -116,6 +118,17 @@ int run(int argc, char** argv) {
   simc->add_flag("-v,--verbose", sopts.verbose, "Say where the simulator is built or found");
   simc->add_flag("--rebuild", sopts.rebuild, "Rebuild the simulator even when one is cached");
 
+  dg::driver::SweepOptions wopts;
+  CLI::App* sweepc = app.add_subcommand(
+      "sweep", "Explore an NPU's design space: compile, prove and co-simulate every (model variant, spec) point of a "
+               "sweep file, with the solver's plan and the next-best ones, in parallel; writes one table (CSV, JSON) of "
+               "predicted and simulated cycles, MAC use and proof time, and a plot; a rerun resumes");
+  sweepc->add_option("FILE", wopts.file, "The sweep file (JSON, format deepgemm-sweep-1; README: 'deepgemm sweep')")
+      ->required();
+  sweepc->add_option("-o,--output", wopts.out_dir, "Folder for the points, sweep.csv, sweep.json and sweep.svg")
+      ->required();
+  sweepc->add_option("-j,--jobs", wopts.jobs, "Points run at once (default: one per core)")->check(CLI::Range(1, 256));
+
   std::string inspect_file, inspect_key;
   CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums, "
                                                     "signature");
@@ -150,6 +163,10 @@ int run(int argc, char** argv) {
     sopts.latency_given = latency_opt->count() > 0;
     sopts.hw_dir = hw_dir;
     return dg::driver::sim(sopts, argv[0], std::cout, std::cerr);
+  }
+  if (sweepc->parsed()) {
+    wopts.hw_dir = hw_dir;
+    return dg::driver::sweep(wopts, argv[0], std::cout, std::cerr);
   }
   if (inspect->parsed()) {
     std::vector<std::uint8_t> bytes;

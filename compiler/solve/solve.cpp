@@ -904,7 +904,8 @@ void dump_space(std::ostream& os, const Result& r) {
   for (const auto& rule : r.rules)
     os << fmt::format("  {:<28} {}{}\n", rule.name, rule.text, rule.loc.valid() ? "  (" + rule.loc.str() + ")" : "");
   if (r.plan)
-    os << fmt::format("Feasible tile shapes: {}; optimum cost {:.6f} (log2 ns)\n", r.feasible_tiles, r.cost / kLogScale);
+    os << fmt::format("Feasible tile shapes: {}; optimum cost {:.6f} ({})\n", r.feasible_tiles, r.cost / kLogScale,
+                      r.space.gpu ? "log2 ns" : "log2 cycles");
   else
     os << "Feasible tile shapes: 0\n";
 }

@@ -226,6 +226,8 @@ constexpr const char* kTop = R"(// @HEADER@
   logic [Banks*SpadAW-1:0]   sp_waddr, sp_raddr;
   logic [Banks*WordBits-1:0] sp_wdata, sp_rdata;
   dg_spad_arbiter #(.Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW)) u_spad_arbiter (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
     .a_req_i  (a_wreq),
     .a_bank_i (a_bank),
     .a_addr_i (a_waddr),
