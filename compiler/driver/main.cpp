@@ -128,6 +128,8 @@ int run(int argc, char** argv) {
   sweepc->add_option("-o,--output", wopts.out_dir, "Folder for the points, sweep.csv, sweep.json and sweep.svg")
       ->required();
   sweepc->add_option("-j,--jobs", wopts.jobs, "Points run at once (default: one per core)")->check(CLI::Range(1, 256));
+  sweepc->add_flag("--fresh", wopts.fresh, "Discard the results of an earlier run in the folder (by default a rerun "
+                                           "keeps every finished point of the same model, spec, settings and version)");
 
   std::string inspect_file, inspect_key;
   CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums, "
@@ -166,6 +168,7 @@ int run(int argc, char** argv) {
   }
   if (sweepc->parsed()) {
     wopts.hw_dir = hw_dir;
+    wopts.version = DEEPGEMM_VERSION;
     return dg::driver::sweep(wopts, argv[0], std::cout, std::cerr);
   }
   if (inspect->parsed()) {

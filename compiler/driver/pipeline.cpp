@@ -117,11 +117,13 @@ int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream
                        ec ? ec.message() : "a file of that name exists");
     return kExitUserError;
   }
-  // The Verilog, and beside it the register block: a C header, testbench macros and SystemRDL.
+  // The Verilog, and beside it the register block: a C header, testbench macros, SystemRDL and
+  // IP-XACT.
   std::vector<hdlgen::VerilogFile> files = d.files;
   files.push_back({d.top + "_regs.h", hdlgen::regs_c_header(d)});
   files.push_back({d.top + "_regs.svh", hdlgen::regs_svh(d)});
   files.push_back({d.top + ".rdl", hdlgen::regs_systemrdl(d)});
+  files.push_back({d.top + ".xml", hdlgen::regs_ipxact(d)});
   for (const auto& f : files) {
     std::string why;
     if (!write_output_file((fs::path(o.output) / f.name).string(), f.text, inputs, why)) {

@@ -180,9 +180,9 @@ void run_point(const Point& pt, const Settings& set, const std::string& exe, con
   for (int rank = 0; rank <= set.alternatives; ++rank) {
     const fs::path res = pt.dir / fmt::format("result_{}.json", rank);
     json row;
-    if (fs::exists(res)) {
-      row = json::parse(slurp(res), nullptr, false);
-    } else {
+    if (fs::exists(res)) row = json::parse(slurp(res), nullptr, false);
+    // A plan that ended in an error (a crash, a tool that could not run) is tried again.
+    if (!fs::exists(res) || row.is_discarded() || row.value("status", "") == "error") {
       row = run_plan(pt, set, exe, models, rank);
       write_atomic(res, row.dump(1) + "\n");
     }
@@ -430,9 +430,8 @@ int sweep(const SweepOptions& o, const char* argv0, std::ostream& out, std::ostr
     for (const fs::path& s : specs) {
       Point pt{&v, s, s.stem().string(), outd / "points" / v.dir / safe_name(s.stem().string())};
       // A point's results stay valid while its model, spec, settings and compiler are the same.
-      const std::string key = fmt::format("{:016x}\n", fnv1a(model_text + slurp(s) + settings + exe +
-                                                            std::to_string(fs::file_size(exe, ec2))));
-      if (fs::exists(pt.dir / "key") && slurp(pt.dir / "key") != key) fs::remove_all(pt.dir);
+      const std::string key = fmt::format("{:016x}\n", fnv1a(model_text + slurp(s) + settings + o.version));
+      if (fs::exists(pt.dir / "key") && (o.fresh || slurp(pt.dir / "key") != key)) fs::remove_all(pt.dir);
       fs::create_directories(pt.dir);
       if (!fs::exists(pt.dir / "key")) write_atomic(pt.dir / "key", key);
       points.push_back(pt);
@@ -446,7 +445,8 @@ int sweep(const SweepOptions& o, const char* argv0, std::ostream& out, std::ostr
       const fs::path res = pt.dir / fmt::format("result_{}.json", r);
       if (!fs::exists(res)) return false;
       const json row = json::parse(slurp(res), nullptr, false);
-      if (row.is_discarded() || row.value("status", "") != "PASS") return true;
+      if (row.is_discarded() || row.value("status", "") == "error") return false;
+      if (row.value("status", "") != "PASS") return true;
     }
     return true;
   };

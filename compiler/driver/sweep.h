@@ -15,6 +15,8 @@ struct SweepOptions {
   std::string out_dir;  // where points, the table and the plot go
   int jobs = 0;         // points run at once (0: one per core)
   std::string hw_dir;   // where the base model is found by name
+  bool fresh = false;   // discard the results of an earlier run
+  std::string version;  // the compiler's version: results of another version are not reused
 };
 
 /// Returns the process exit code: 0 when every point compiled and co-simulated bit-exactly, 1 when

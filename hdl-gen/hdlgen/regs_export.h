@@ -5,7 +5,10 @@
 //     freestanding, no includes beyond <stdint.h>);
 //   - `<top>_regs.svh`: the same as SystemVerilog macros, for testbenches (sim/icarus/tb_npu.sv);
 //   - a SystemRDL 2.0 description `<top>.rdl`: one addrmap with a reg per register, its fields with
-//     sw access and reset, and an enum for the ERROR codes.
+//     sw access and reset, and an enum for the ERROR codes;
+//   - an IP-XACT (IEEE 1685-2014) component `<top>.xml`: the AXI4-Lite slave bus interface with its
+//     port map, and the memory map it reaches (registers, fields, access, resets, the ERROR codes
+//     as enumerated values).
 #pragma once
 
 #include <string>
@@ -23,5 +26,8 @@ std::string regs_svh(const Design& d);
 
 /// `<top>.rdl` for `d`. Deterministic.
 std::string regs_systemrdl(const Design& d);
+
+/// `<top>.xml` (IP-XACT 1685-2014) for `d`. Deterministic.
+std::string regs_ipxact(const Design& d);
 
 }  // namespace dg::hdlgen

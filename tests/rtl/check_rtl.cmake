@@ -50,14 +50,15 @@ foreach(kind npu_regmap verilog synth)
     message(FATAL_ERROR "the module lacks its ${kind} section:\n${ins}")
   endif()
 endforeach()
-# 5. The register block for integrators beside the Verilog: a C header and SystemRDL, each equal to
-# its golden, the header compiling as freestanding C99 and C++ without a warning.
+# 5. The register block for integrators beside the Verilog: a C header, SystemRDL and IP-XACT, each
+# equal to its golden, the header compiling as freestanding C99 and C++ without a warning, the
+# IP-XACT well-formed XML.
 get_filename_component(spec_name ${SPEC} NAME_WE)
-foreach(kind regs.h rdl)
+foreach(kind regs.h rdl xml)
   if(kind STREQUAL "regs.h")
     set(got ${WORK}/v/npu_gemm_${spec_name}_regs.h)
   else()
-    set(got ${WORK}/v/npu_gemm_${spec_name}.rdl)
+    set(got ${WORK}/v/npu_gemm_${spec_name}.${kind})
   endif()
   set(golden ${GOLDEN_DIR}/${spec_name}.golden.${kind})
   if(NOT EXISTS ${got})
@@ -86,3 +87,8 @@ foreach(lang c c++)
     message(FATAL_ERROR "the generated register header does not compile as ${lang}:\n${cerr}")
   endif()
 endforeach()
+find_program(XMLLINT xmllint REQUIRED)
+execute_process(COMMAND ${XMLLINT} --noout ${WORK}/v/npu_gemm_${spec_name}.xml RESULT_VARIABLE rc ERROR_VARIABLE xerr)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the IP-XACT export is not well-formed XML:\n${xerr}")
+endif()

@@ -1,0 +1,165 @@
+// The NPU layout (hw::npu_layout): the scratchpad buffers and queues the generator builds, and the
+// cycle estimate against a recorded table of co-simulated cycles. The table (data/npu_cycles.csv)
+// is `deepgemm sweep bench/npu/sweep.json`'s output: every plan it compiled and co-simulated, with
+// the model's fields, the shape, the tiles and the simulated cycles. The estimate is a pure
+// function of those, so this test holds it to the co-simulation without simulating anything.
+#include "hw/npu_layout.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace dg::hw;
+
+namespace {
+
+std::vector<std::map<std::string, std::string>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, path);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::string cur;
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
+        else if (c == '"') quoted = false;
+        else cur += c;
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        cells.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    cells.push_back(cur);
+    return cells;
+  };
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> head = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto cells = split(line);
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < head.size() && i < cells.size(); ++i) row[head[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+int memory_bits(const std::string& type) {
+  if (type == "int32") return 32;
+  if (type == "int64") return 64;
+  if (type.rfind("int", 0) == 0) return npu_element_bits(std::stoi(type.substr(3)));
+  return npu_element_bits(std::stoi(type.substr(1)));  // sN, uN
+}
+
+NpuModel model_of(const std::map<std::string, std::string>& r) {
+  NpuModel n;
+  auto i = [&](const char* k) { return std::stoi(r.at(k)); };
+  n.pe_rows = i("pe_rows");
+  n.pe_cols = i("pe_cols");
+  n.spad_banks = i("spad_banks");
+  n.spad_rows = i("spad_rows");
+  n.spad_width_bits = i("spad_width_bits");
+  n.acc_rows = i("acc_rows");
+  n.acc_width_bits = i("acc_width_bits");
+  n.acc_width = i("acc_width");
+  n.bus_data_bits = i("bus_data_bits");
+  n.bus_max_burst_beats = i("bus_max_burst_beats");
+  n.bus_boundary_bytes = i("bus_boundary_bytes");
+  n.dram_latency_cycles = i("dram_latency_cycles");
+  n.drain_shadow = r.count("drain_shadow") == 0 || r.at("drain_shadow") != "false";
+  return n;
+}
+
+NpuTiling tiling_of(const std::map<std::string, std::string>& r) {
+  NpuTiling t;
+  t.M = std::stoll(r.at("M"));
+  t.N = std::stoll(r.at("N"));
+  t.K = std::stoll(r.at("K"));
+  t.tile_m = std::stoll(r.at("tile_m"));
+  t.tile_n = std::stoll(r.at("tile_n"));
+  t.tile_k = std::stoll(r.at("tile_k"));
+  t.a_bits = memory_bits(r.at("a_type"));
+  t.b_bits = memory_bits(r.at("b_type"));
+  t.c_bits = memory_bits(r.at("c_type"));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("npu layout: the estimate against the recorded co-simulation, within 10% everywhere and 5% at the median") {
+  const auto rows = read_csv(std::string(DEEPGEMM_SOURCE_DIR) + "/tests/unit/data/npu_cycles.csv");
+  std::vector<double> errs;
+  for (const auto& r : rows) {
+    if (r.at("status") != "PASS") continue;
+    const NpuLayout l = npu_layout(model_of(r), tiling_of(r));
+    INFO(fmt::format("{} / {} rank {}: {}×{}×{}", r.at("variant"), r.at("spec"), r.at("rank"), r.at("tile_m"),
+                     r.at("tile_n"), r.at("tile_k")));
+    CHECK(l.unbuildable.empty());
+    const double sim = std::stod(r.at("simulated_cycles"));
+    const double err = 100.0 * (static_cast<double>(l.cycles) - sim) / sim;
+    INFO(fmt::format("estimate {} cycles, simulated {:.0f}: {:+.1f}%", l.cycles, sim, err));
+    CHECK(std::abs(err) <= 10.0);
+    errs.push_back(std::abs(err));
+  }
+  REQUIRE(errs.size() >= 30);
+  std::sort(errs.begin(), errs.end());
+  const double median = errs[errs.size() / 2];
+  INFO(fmt::format("{} plans: |error| median {:.2f}%, max {:.2f}%", errs.size(), median, errs.back()));
+  CHECK(median <= 5.0);
+}
+
+TEST_CASE("npu layout: buffers, queues and refusals") {
+  NpuModel n;
+  n.pe_rows = n.pe_cols = 16;
+  n.spad_banks = 16;
+  n.spad_rows = 1024;
+  n.spad_width_bits = n.bus_data_bits = 128;
+  n.acc_rows = 1024;
+  n.acc_width_bits = 512;
+  n.acc_width = 32;
+  n.bus_max_burst_beats = 256;
+  n.bus_boundary_bytes = 4096;
+  n.dram_latency_cycles = 100;
+  NpuTiling t;
+  t.M = t.N = t.K = 256;
+  t.tile_m = 64;
+  t.tile_n = 32;
+  t.tile_k = 128;
+  const NpuLayout l = npu_layout(n, t);
+  CHECK(l.unbuildable.empty());
+  CHECK(l.a_words == 8);   // 128 int8 elements of a tile row of A: 8 words of 16 bytes
+  CHECK(l.b_words == 2);   // 32 of B
+  CHECK(l.a_base1 == 4 * 8);  // 64 rows over 16 banks: 4 rows per bank, 8 words each
+  CHECK(l.b_base0 == 2 * 4 * 8);
+  CHECK(l.b_base1 == l.b_base0 + 8 * 2);
+  CHECK(l.words_per_bank == 2 * (32 + 16));
+  CHECK(l.acc_rows == 64 * 2);
+  CHECK(l.group == 16);
+  CHECK(l.cycles >= l.compute_cycles);
+  // Too deep a tile for the banks' rows: refused, naming the words.
+  t.tile_k = 1024;
+  t.tile_m = 256;
+  const NpuLayout big = npu_layout(n, t);
+  CHECK(big.unbuildable.find("words in each bank") != std::string::npos);
+  // Not a whole number of PE blocks, and weight stationary: refused.
+  t = NpuTiling{256, 256, 256, 24, 32, 128};
+  CHECK(!npu_layout(n, t).unbuildable.empty());
+  t = NpuTiling{256, 256, 256, 64, 32, 128};
+  t.output_stationary = false;
+  CHECK(npu_layout(n, t).unbuildable.find("output stationary") != std::string::npos);
+}
