@@ -65,6 +65,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   l.b_base0 = 2 * a_buf;
   l.b_base1 = 2 * a_buf + b_buf;
   l.words_per_bank = 2 * (a_buf + b_buf);
+  l.b_first = l.b_words < l.a_words;
   if (l.words_per_bank > n.spad_rows)
     refuse(fmt::format("the double-buffered tiles need {} words in each bank, the scratchpad has {}", l.words_per_bank,
                        n.spad_rows));

@@ -29,6 +29,10 @@ struct NpuLayout {
   std::int64_t a_words = 0, b_words = 0;
   std::int64_t a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0;
   std::int64_t words_per_bank = 0;
+  // The fills of A and B share each bank's write port: on a conflict the stream with the shorter
+  // tile rows goes first (B when its rows are fewer words than A's), so that it runs ahead instead
+  // of trailing the other bank by bank.
+  bool b_first = false;
   // The accumulators: rows per C tile (one row holds pe_cols accumulators), bus beats per row of C.
   std::int64_t acc_rows = 0, beats_per_acc_row = 0;
   // The DMA: request-queue entries of each stream (a request is a tile row), and the bursts each

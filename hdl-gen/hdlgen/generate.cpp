@@ -484,6 +484,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.c_bits = static_cast<int>(ec);
   e.beats_per_acc_row = lay.beats_per_acc_row;
   e.shadow = n.drain_shadow;
+  e.b_first = lay.b_first;
 
   Design d;
   d.top = "npu_gemm_" + name;
@@ -558,7 +559,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   d.formal_notes["dg_axi_wr_proof"] =
       "the write data channel is idle in this proof: its rules are checked in co-simulation, not proved";
   d.formal_params["dg_spad_arbiter"] = {
-      {"Banks", e.banks}, {"LgBanks", e.lg_banks}, {"WordBits", e.word_bits}, {"SpadAW", e.spad_aw}};
+      {"Banks", e.banks}, {"LgBanks", e.lg_banks}, {"WordBits", e.word_bits}, {"SpadAW", e.spad_aw},
+      {"BFirst", e.b_first ? 1 : 0}};
   for (auto& f : agus) d.files.push_back(std::move(f));
   for (const auto& lib : rtl_library()) {
     d.files.push_back({lib.name, lib.text});

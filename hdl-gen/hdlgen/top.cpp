@@ -225,9 +225,8 @@ constexpr const char* kTop = R"(// @HEADER@
   logic [Banks-1:0]          sp_we, sp_re;
   logic [Banks*SpadAW-1:0]   sp_waddr, sp_raddr;
   logic [Banks*WordBits-1:0] sp_wdata, sp_rdata;
-  dg_spad_arbiter #(.Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW)) u_spad_arbiter (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
+  dg_spad_arbiter #(.Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
+                    .BFirst(@BFIRST@)) u_spad_arbiter (
     .a_req_i  (a_wreq),
     .a_bank_i (a_bank),
     .a_addr_i (a_waddr),
@@ -817,6 +816,7 @@ std::string top_module(const TopParams& tp) {
                                   {"REGWRITES", reg_writes}, {"REGREADS", reg_reads}}, false),
                      regs, false),
                {{"TOP", tp.top},
+                {"BFIRST", e.b_first ? "1'b1" : "1'b0"},
                 {"ID", fmt::format("{:08x}", tp.id)},
                 {"BOUND", std::to_string(tp.cycle_bound)},
                 {"DW", std::to_string(tp.dw)},

@@ -30,6 +30,7 @@ struct EngineParams {
   int acc_bits = 32;                    // accumulator width (the model's acc_width)
   int c_bits = 32;                      // C element width: 32 or 64 (a narrower C saturates)
   bool shadow = true;  // the MAC array's shadow registers (the model's drain_shadow)
+  bool b_first = false;  // B's scratchpad writes go first on a bank conflict (the layout's choice)
 };
 
 struct TopParams {
