@@ -843,16 +843,6 @@ int npu_queue_entries(const NpuModel& n, std::int64_t row_beats, bool c_stream) 
   return 1 << std::clamp(lg, 2, c_stream ? 4 : 5);
 }
 
-double npu_stream_cycles(const NpuModel& n, std::int64_t rows, std::int64_t row_beats) {
-  // Requests overlap: while the queue covers the latency the port streams its beats back to back,
-  // with a few cycles of address phase per maximum-length burst of the whole stream.
-  const double beats = static_cast<double>(rows) * static_cast<double>(std::max<std::int64_t>(1, row_beats));
-  const double bursts = std::ceil(beats / n.bus_max_burst_beats);
-  const double q = npu_queue_entries(n, row_beats, false);
-  const double latency_bound = std::ceil(static_cast<double>(rows) / q) * n.dram_latency_cycles;
-  return std::max(beats + 4.0 * bursts, latency_bound);
-}
-
 std::string npu_unbuildable(const NpuModel& n) {
   const std::int64_t beat = n.bus_data_bits / 8;
   if (n.acc_width != 32 && n.acc_width != 48 && n.acc_width != 64)

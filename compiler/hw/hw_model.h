@@ -112,10 +112,6 @@ int npu_queue_entries(const NpuModel& n, std::int64_t row_beats, bool c_stream);
 /// relies on it.
 std::string npu_unbuildable(const NpuModel& n);
 
-/// Cycles one DMA read port takes to fetch `rows` requests of `row_beats` beats each: the beats
-/// and a few cycles of address phase per maximum-length burst, or, when the request queue cannot
-/// cover the DRAM latency, a queue's worth of requests per latency, whichever is longer.
-double npu_stream_cycles(const NpuModel& n, std::int64_t rows, std::int64_t row_beats);
 
 struct HwModel {
   std::string name;        // "hopper": the name a spec's `target` uses (file stem)

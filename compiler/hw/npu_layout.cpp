@@ -14,6 +14,14 @@ namespace {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// The estimate's constants, fitted to co-simulation (see npu_layout's estimate; bench/RESULTS.md).
+constexpr double kIssue = 2;            // cycles per burst: dg_burst_split takes a request, then issues
+constexpr double kLatencyInFlight = 1;  // a queued row is in flight for the latency ...
+constexpr double kRoundTrip = 16;       // ... and this many cycles of the request and fill pipeline
+constexpr double kExposedA = 0, kFillA = 12;    // A's fetch: latency exposed per step, fill pipeline
+constexpr double kExposedB = 0.25, kFillB = 0;  // B's fetch
+constexpr std::int64_t kStep = 8;       // per K step of the engine: the buffer hand-over
+
 /// The tile extents along one dimension: the full tile and the last, smaller one when the
 /// dimension is not a multiple of the tile, each with its count.
 struct Extent {
@@ -90,33 +98,58 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   l.outstanding_rd = 2 * std::max(npu_queue_entries(n, ra, false), npu_queue_entries(n, rb, false));
   l.outstanding_wr = 2 * npu_queue_entries(n, rc, false);
 
-  // The cycle estimate: each K step at the slower of the engine and the A/B fetch, plus the first
-  // step's fill, the last drain and the last C tile's write-out. A partial K step computes only the
-  // groups inside K and fetches only its columns of A and rows of B; a partial M tile fetches only
-  // its rows (the engine still computes the whole tile).
-  auto dma = [&](std::int64_t rows_m, std::int64_t kk) {
-    const double a = npu_stream_cycles(n, rows_m, ceil_div(kk * t.a_bits, 8 * beat));
-    const double b = npu_stream_cycles(n, kk, ceil_div(t.tile_n * t.b_bits, 8 * beat));
-    return static_cast<std::int64_t>(std::ceil(std::max(a, b)));
+  // The cycle estimate, fitted to co-simulation (`deepgemm sweep bench/npu/sweep.json`, the table
+  // in tests/unit/data/npu_cycles.csv, bench/RESULTS.md). Each K step costs the slowest of:
+  //  - the engine: per sub-block, the step's groups of K at max(group, B segments + 3) cycles;
+  //  - A's and B's fetch: the stream, and the part of the DRAM latency and of the fill pipeline
+  //    that the engine's lag behind its scratchpad reads does not hide (the engine reads a step
+  //    only once both buffers are full, and frees a buffer when the step's last group is read).
+  // A stream is as slow as the most binding of: its beats, one cycle per beat; its bursts, which
+  // the burst splitter issues one per kIssue cycles; and its request queue, which keeps at most
+  // `queue` tile rows in flight, each for the latency and its beats (Little's law).
+  // A partial K step computes only the groups inside K and fetches only its columns of A and rows
+  // of B; a partial M tile fetches only its rows (the engine still computes the whole tile).
+  auto stream = [&](std::int64_t rows, std::int64_t row_beats, int queue) {
+    row_beats = std::max<std::int64_t>(1, row_beats);
+    const double beats = static_cast<double>(rows * row_beats);
+    const double bursts = static_cast<double>(rows * ceil_div(row_beats, n.bus_max_burst_beats));
+    const double in_flight = static_cast<double>(rows) *
+                             (kLatencyInFlight * n.dram_latency_cycles + kRoundTrip + static_cast<double>(row_beats)) /
+                             queue;
+    return std::max({beats, kIssue * bursts, in_flight});
+  };
+  auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) {
+    return stream(rows_m, ceil_div(kk * t.a_bits, 8 * beat), l.queue_a) + kExposedA * n.dram_latency_cycles + kFillA;
+  };
+  auto b_fetch = [&](std::int64_t kk) {
+    return stream(kk, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b) + kExposedB * n.dram_latency_cycles + kFillB;
   };
   const std::int64_t sub_blocks = std::max<std::int64_t>(1, t.tile_m / n.pe_rows) *
                                   std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t per_group = std::max<std::int64_t>(l.group, l.b_seg + 3);
   const std::int64_t tiles_n = ceil_div(t.N, t.tile_n);
+  double total = 0, compute_total = 0, fetch_total = 0;
   for (const Extent& em : extents(t.M, t.tile_m))
     for (const Extent& ek : extents(t.K, t.tile_k)) {
       // Without shadow registers the array also waits while each sub-block drains.
-      const std::int64_t compute =
-          sub_blocks * (ceil_div(ek.size, l.group) * per_group + (n.drain_shadow ? 0 : n.pe_rows + 3));
-      const std::int64_t fetch = dma(em.size, ek.size);
-      const std::int64_t steps = em.count * tiles_n * ek.count;
-      l.compute_cycles += steps * compute;
-      l.dma_cycles += steps * fetch;
-      l.cycles += steps * std::max(compute, fetch);
+      const double compute = static_cast<double>(
+          sub_blocks * (ceil_div(ek.size, l.group) * per_group + (n.drain_shadow ? 0 : n.pe_rows + 3)) + kStep);
+      const double fetch = std::max(a_fetch(em.size, ek.size), b_fetch(ek.size));
+      const double steps = static_cast<double>(em.count * tiles_n * ek.count);
+      compute_total += steps * compute;
+      fetch_total += steps * fetch;
+      total += steps * std::max(compute, fetch);
     }
-  const std::int64_t first = dma(std::min(t.M, t.tile_m), std::min(t.K, t.tile_k));
+  // The first step's fill, the last drain and the last C tile's write-out.
+  const std::int64_t m0 = std::min(t.M, t.tile_m), k0 = std::min(t.K, t.tile_k);
+  const double first = std::max(stream(m0, ceil_div(k0 * t.a_bits, 8 * beat), l.queue_a),
+                                stream(k0, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b)) +
+                       n.dram_latency_cycles;
   const std::int64_t c_beats = t.tile_m * t.tile_n * (t.c_bits / 8) / beat;
-  l.cycles += n.dram_latency_cycles + first + n.pe_rows + 2 + c_beats + 8;
+  total += n.dram_latency_cycles + first + n.pe_rows + 2 + static_cast<double>(c_beats) + 8;
+  l.cycles = static_cast<std::int64_t>(std::ceil(total));
+  l.compute_cycles = static_cast<std::int64_t>(std::ceil(compute_total));
+  l.dma_cycles = static_cast<std::int64_t>(std::ceil(fetch_total));
   return l;
 }
 
