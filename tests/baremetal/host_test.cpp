@@ -396,7 +396,7 @@ void test_compiler_plan() {
   CHECK(h != nullptr);
   uint32_t M = 0, N = 0, K = 0, tm = 0, tn = 0, tk = 0;
   dgmm_problem(h, &M, &N, &K, &tm, &tn, &tk);
-  CHECK(M == 256 && N == 256 && K == 1024 && tm == 32 && tn == 32 && tk == 1024);
+  CHECK(M == 256 && N == 256 && K == 1024 && tm == 64 && tn == 64 && tk == 256);
 #ifdef DEEPGEMM_TEST_MODULE
   // A module compiled by deepgemm at build time.
   const std::string ko = read_file(DEEPGEMM_TEST_MODULE);

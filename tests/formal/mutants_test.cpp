@@ -187,9 +187,10 @@ TEST_CASE("formal: a burst splitter that cuts bursts at half the maximum is caug
 }
 
 TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is caught") {
-  // B granted whatever A does: both write one bank in the same cycle.
-  auto m = prove_one(mutate("dg_spad_arbiter.v", "assign b_grant_o = !(clash && !BFirst);",
-                            "assign b_grant_o = 1'b1;"),
+  // Both granted whatever the other does: both write one bank in the same cycle.
+  auto m = prove_one(mutate("dg_spad_arbiter.v",
+                            "assign a_grant_o = !(clash && BFirst);\n  assign b_grant_o = !(clash && !BFirst);",
+                            "assign a_grant_o = 1'b1;\n  assign b_grant_o = 1'b1;"),
                      "dg_spad_arbiter");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());

@@ -80,7 +80,7 @@
 /* BOUND: the plan's estimate of a run's cycles at the largest K (not a proved bound) (read-only) */
 #define NPU_GEMM_TINY_NPU_BOUND_OFFSET 0x02Cu
 #define NPU_GEMM_TINY_NPU_BOUND_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_BOUND_OFFSET)
-#define NPU_GEMM_TINY_NPU_BOUND_RESET 0x00000806u
+#define NPU_GEMM_TINY_NPU_BOUND_RESET 0x00000A76u
 
 /* ERROR.CODE values */
 #define NPU_GEMM_TINY_NPU_ERROR_NONE 0u /* no error */

@@ -1,8 +1,11 @@
 // The NPU layout (hw::npu_layout): the scratchpad buffers and queues the generator builds, and the
-// cycle estimate against a recorded table of co-simulated cycles. The table (data/npu_cycles.csv)
-// is `deepgemm sweep bench/npu/sweep.json`'s output: every plan it compiled and co-simulated, with
-// the model's fields, the shape, the tiles and the simulated cycles. The estimate is a pure
-// function of those, so this test holds it to the co-simulation without simulating anything.
+// cycle estimate against recorded tables of co-simulated cycles. Each table is the output of
+// `deepgemm sweep bench/npu/sweep.json`: every plan it compiled and co-simulated, with the model's
+// fields, the shape, the tiles and the simulated cycles. data/npu_cycles_fit.csv is the sweep the
+// estimate's constants were fitted to (the plans the earlier estimate chose and ranked next);
+// data/npu_cycles.csv is the sweep run again with the fitted estimate choosing (mostly other
+// plans). The estimate is a pure function of a row, so this test holds it to the co-simulation
+// without simulating anything.
 #include "hw/npu_layout.h"
 
 #include <doctest/doctest.h>
@@ -101,35 +104,49 @@ NpuTiling tiling_of(const std::map<std::string, std::string>& r) {
 
 }  // namespace
 
-// The bound on every plan is 18%: the estimate does not yet model the bank conflicts between the
-// A and B fills, nor where a tile deeper than K leaves the buffers (bench/RESULTS.md names the
-// plans it misses by more than 10%).
-TEST_CASE("npu layout: the estimate against the recorded co-simulation, within 18% everywhere and 5% at the median") {
-  const auto rows = read_csv(std::string(DEEPGEMM_SOURCE_DIR) + "/tests/unit/data/npu_cycles.csv");
+/// |estimate − simulated| / simulated in percent, for every co-simulated row of `file`.
+static std::vector<double> estimate_errors(const std::string& file) {
+  const auto rows = read_csv(std::string(DEEPGEMM_SOURCE_DIR) + "/tests/unit/data/" + file);
   std::vector<double> errs;
   for (const auto& r : rows) {
     if (r.at("status") != "PASS") continue;
     const NpuLayout l = npu_layout(model_of(r), tiling_of(r));
-    INFO(fmt::format("{} / {} rank {}: {}×{}×{}", r.at("variant"), r.at("spec"), r.at("rank"), r.at("tile_m"),
-                     r.at("tile_n"), r.at("tile_k")));
+    INFO(fmt::format("{}: {} / {} rank {}: {}×{}×{}", file, r.at("variant"), r.at("spec"), r.at("rank"),
+                     r.at("tile_m"), r.at("tile_n"), r.at("tile_k")));
     CHECK(l.unbuildable.empty());
     const double sim = std::stod(r.at("simulated_cycles"));
-    const double err = 100.0 * (static_cast<double>(l.cycles) - sim) / sim;
-    INFO(fmt::format("estimate {} cycles, simulated {:.0f}: {:+.1f}%", l.cycles, sim, err));
-    CHECK(std::abs(err) <= 18.0);
-    errs.push_back(std::abs(err));
+    errs.push_back(std::abs(100.0 * (static_cast<double>(l.cycles) - sim) / sim));
   }
-  REQUIRE(errs.size() >= 30);
   std::sort(errs.begin(), errs.end());
-  const double median = errs[errs.size() / 2];
-  INFO(fmt::format("{} plans: |error| median {:.2f}%, max {:.2f}%", errs.size(), median, errs.back()));
-  CHECK(median <= 5.0);
+  return errs;
+}
+
+TEST_CASE("npu layout: the estimate against co-simulation of the plans it chose, within 10% everywhere and 5% at "
+          "the median") {
+  const std::vector<double> errs = estimate_errors("npu_cycles.csv");
+  REQUIRE(errs.size() >= 30);
+  INFO(fmt::format("{} plans: |error| median {:.2f}%, max {:.2f}%", errs.size(), errs[errs.size() / 2], errs.back()));
+  CHECK(errs.back() <= 10.0);
+  CHECK(errs[errs.size() / 2] <= 5.0);
+}
+
+// On the plans the earlier estimate chose the bound is 13%: the estimate does not model the bank
+// conflicts between the A and B fills, nor where a tile deeper than K leaves the buffers
+// (bench/RESULTS.md names the plans it misses by more than 10%).
+TEST_CASE("npu layout: the estimate against the co-simulation it was fitted to, within 13% everywhere and 5% at "
+          "the median") {
+  const std::vector<double> errs = estimate_errors("npu_cycles_fit.csv");
+  REQUIRE(errs.size() >= 30);
+  INFO(fmt::format("{} plans: |error| median {:.2f}%, max {:.2f}%", errs.size(), errs[errs.size() / 2], errs.back()));
+  CHECK(errs.back() <= 13.0);
+  CHECK(errs[errs.size() / 2] <= 5.0);
 }
 
 TEST_CASE("npu layout: at every recorded point the plan the estimate ranks first is within 5% of the fastest") {
-  // Each (variant, spec) point of the table holds the solver's plan and the next two it ranked;
-  // of those, the one of least estimate must have co-simulated within 5% of the fastest.
-  const auto rows = read_csv(std::string(DEEPGEMM_SOURCE_DIR) + "/tests/unit/data/npu_cycles.csv");
+  // Each (variant, spec) point of the fitted table holds the earlier estimate's plan and the next
+  // two it ranked; of those, the one of least estimate must have co-simulated within 5% of the
+  // fastest.
+  const auto rows = read_csv(std::string(DEEPGEMM_SOURCE_DIR) + "/tests/unit/data/npu_cycles_fit.csv");
   struct Best {
     std::int64_t est = -1;
     double sim_of_est = 0, fastest = 0;
