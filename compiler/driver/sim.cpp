@@ -22,6 +22,7 @@
 #include "module/sign.h"
 #include "support/error.h"
 #include "support/files.h"
+#include "support/strings.h"
 
 namespace dg::driver {
 
@@ -29,11 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
@@ -247,32 +243,32 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     std::string list;
     for (const auto& [name, text] : files) {
       std::ofstream(tmp / "v" / name) << text;
-      list += " " + quote((tmp / "v" / name).string());
+      list += " " + shell_quote((tmp / "v" / name).string());
     }
-    list += " " + quote((fs::path(src) / sources[0]).string());
+    list += " " + shell_quote((fs::path(src) / sources[0]).string());
     // The runtime core refuses hosted builds: compile it with its freestanding flags first.
     const std::string cxx = std::getenv("CXX") != nullptr ? std::getenv("CXX") : "c++";
     for (std::size_t i = 1; i < sources.size(); ++i) {
       const fs::path obj = tmp / fmt::format("runtime{}.o", i);
       std::string cc = fmt::format(
           "{} -std=c++20 -O1 -ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics -I{} -I{} -c {} -o {} >> {} 2>&1",
-          cxx, quote((fs::path(src) / "runtime-baremetal" / "include").string()),
-          quote((fs::path(src) / "runtime-baremetal" / "src").string()), quote((fs::path(src) / sources[i]).string()),
-          quote(obj.string()), quote((tmp / "build.log").string()));
+          cxx, shell_quote((fs::path(src) / "runtime-baremetal" / "include").string()),
+          shell_quote((fs::path(src) / "runtime-baremetal" / "src").string()), shell_quote((fs::path(src) / sources[i]).string()),
+          shell_quote(obj.string()), shell_quote((tmp / "build.log").string()));
       if (exit_code(std::system(cc.c_str())) != 0) {
         std::string log;
         read_file((tmp / "build.log").string(), log);
         err << fmt::format("deepgemm: error: compiling the runtime for the simulator failed:\n{}", log);
         return kExitUserError;
       }
-      list += " " + quote(obj.string());
+      list += " " + shell_quote(obj.string());
     }
     std::string cflags = fmt::format("-std=c++20 -O1 -I{} -DTOP_NAME=\\\"{}\\\" -DPE_ROWS={} -DPE_COLS={}",
                                      (fs::path(src) / "runtime-baremetal" / "include").string(), top, mr[1].str(), mc[1].str());
     // DG_AXI4_CHECK: the top binds the AXI4 protocol checker to each of its interfaces.
     std::string cmd = fmt::format("{} --cc --exe --build -j 2 --prefix Vtop --top-module {} -DDG_AXI4_CHECK -Wno-fatal {} -CFLAGS {} -Mdir {} -o cosim{} > {} 2>&1",
-                                  quote(verilator), top, o.trace.empty() ? "" : "--trace", quote(cflags),
-                                  quote((tmp / "obj").string()), list, quote((tmp / "build.log").string()));
+                                  shell_quote(verilator), top, o.trace.empty() ? "" : "--trace", shell_quote(cflags),
+                                  shell_quote((tmp / "obj").string()), list, shell_quote((tmp / "build.log").string()));
     err << fmt::format("deepgemm sim: Verilating {} with the harness and the runtime (once per design; a minute or two "
                        "for a 16x16 array)...\n",
                        top);
@@ -318,11 +314,11 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     return kExitUserError;
   }
   std::string cmd = fmt::format("{} --module {} --latency {} --boundary {} --max-burst {} --stall {} --seed {}",
-                                quote(exe.string()), quote(copy.string()), latency, model.npu.bus_boundary_bytes,
+                                shell_quote(exe.string()), shell_quote(copy.string()), latency, model.npu.bus_boundary_bytes,
                                 model.npu.bus_max_burst_beats, o.stall, o.seed);
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   if (o.max_cycles != 0) cmd += fmt::format(" --max-cycles {}", o.max_cycles);
-  if (!o.trace.empty()) cmd += " --trace " + quote(o.trace);
+  if (!o.trace.empty()) cmd += " --trace " + shell_quote(o.trace);
   std::fflush(nullptr);
   int rc = exit_code(std::system(cmd.c_str()));
   fs::remove(copy, ec);

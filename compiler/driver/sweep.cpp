@@ -19,6 +19,7 @@
 
 #include "support/error.h"
 #include "support/files.h"
+#include "support/strings.h"
 
 namespace dg::driver {
 
@@ -29,11 +30,6 @@ namespace {
 
 constexpr const char* kFormat = "deepgemm-sweep-1";
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 1469598103934665603ull;
@@ -108,11 +104,11 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   row["spec"] = pt.spec_name;
   row["rank"] = rank;
   const fs::path plan = pt.dir / fmt::format("plan_{}.json", rank);
-  std::string cmd = fmt::format("{} --hw-models {} compile {} --emit=plan -o {}", quote(exe), quote(models.string()),
-                                quote(pt.spec.string()), quote(plan.string()));
-  for (int j = 0; j < rank; ++j) cmd += " --exclude-plan " + quote((pt.dir / fmt::format("plan_{}.json", j)).string());
+  std::string cmd = fmt::format("{} --hw-models {} compile {} --emit=plan -o {}", shell_quote(exe), shell_quote(models.string()),
+                                shell_quote(pt.spec.string()), shell_quote(plan.string()));
+  for (int j = 0; j < rank; ++j) cmd += " --exclude-plan " + shell_quote((pt.dir / fmt::format("plan_{}.json", j)).string());
   const fs::path plan_log = pt.dir / fmt::format("plan_{}.log", rank);
-  int rc = run_cmd(cmd + " 2> " + quote(plan_log.string()));
+  int rc = run_cmd(cmd + " 2> " + shell_quote(plan_log.string()));
   if (rc != 0) {
     row["status"] = rank == 0 ? (rc == 1 ? "refused" : "error") : "none";
     row["message"] = error_line(slurp(plan_log));
@@ -131,10 +127,10 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
 
   const fs::path ko = pt.dir / fmt::format("module_{}.ko", rank);
   const fs::path clog = pt.dir / fmt::format("compile_{}.log", rank);
-  cmd = fmt::format("{} --hw-models {} compile {} --from-plan {} --verbose -o {}", quote(exe), quote(models.string()),
-                    quote(pt.spec.string()), quote(plan.string()), quote(ko.string()));
+  cmd = fmt::format("{} --hw-models {} compile {} --from-plan {} --verbose -o {}", shell_quote(exe), shell_quote(models.string()),
+                    shell_quote(pt.spec.string()), shell_quote(plan.string()), shell_quote(ko.string()));
   if (!set.fpga.empty()) cmd += fmt::format(" --synth --fpga {}", fmt::join(set.fpga, ","));
-  rc = run_cmd(cmd + " 2> " + quote(clog.string()) + " > /dev/null");
+  rc = run_cmd(cmd + " 2> " + shell_quote(clog.string()) + " > /dev/null");
   const std::string log = slurp(clog);
   if (rc != 0) {
     row["status"] = rc == 1 ? "refused" : "error";
@@ -154,11 +150,11 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   }
 
   const fs::path sim_out = pt.dir / fmt::format("sim_{}.txt", rank);
-  cmd = fmt::format("{} --hw-models {} sim {} --seed {}", quote(exe), quote(models.string()), quote(ko.string()), set.seed);
+  cmd = fmt::format("{} --hw-models {} sim {} --seed {}", shell_quote(exe), shell_quote(models.string()), shell_quote(ko.string()), set.seed);
   if (set.k > 0) cmd += fmt::format(" --k {}", set.k);
   if (set.stall > 0) cmd += fmt::format(" --stall {}", set.stall);
   if (set.latency >= 0) cmd += fmt::format(" --latency {}", set.latency);
-  rc = run_cmd(cmd + " > " + quote(sim_out.string()) + " 2>&1");
+  rc = run_cmd(cmd + " > " + shell_quote(sim_out.string()) + " 2>&1");
   const std::string sim = slurp(sim_out);
   static const std::regex cycles(R"(cycles +(\d+) \(CYCLES register)");
   static const std::regex util(R"(: ([0-9.]+)% utilization)");

@@ -44,4 +44,10 @@ std::string join_words(const std::vector<std::string>& words, std::string_view l
   return out;
 }
 
+std::string shell_quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace dg
