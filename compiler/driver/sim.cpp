@@ -157,6 +157,16 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     err << fmt::format("{}: error: sim co-simulates NPU modules; this one is for a GPU\n", o.module);
     return kExitUserError;
   }
+  // The DRAM model checks the bus rules of the module's own hardware model, at its latency unless
+  // --latency says otherwise; loaded before the simulator is built, which takes minutes.
+  hw::HwModel model;
+  try {
+    model = hw::load_named(o.hw_dir, mv.target_name);
+  } catch (const UserError& e) {
+    err << fmt::format("{}: error: the module's hardware model '{}' cannot be loaded: {}\n", o.module, mv.target_name,
+                       e.what());
+    return kExitUserError;
+  }
   auto verilog = mv.find(ko::SectionKind::Verilog);
   if (!verilog.present) {
     err << fmt::format("{}: error: the module holds no Verilog (its design was not generated or not proved: see "
@@ -293,16 +303,6 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   } else if (o.verbose) {
     err << fmt::format("deepgemm sim: using the simulator in {}\n", exe.string());
-  }
-  // The DRAM model checks the bus rules of the module's own hardware model, at its latency unless
-  // --latency says otherwise.
-  hw::HwModel model;
-  try {
-    model = hw::load_named(o.hw_dir, mv.target_name);
-  } catch (const UserError& e) {
-    err << fmt::format("{}: error: the module's hardware model '{}' cannot be loaded: {}\n", o.module, mv.target_name,
-                       e.what());
-    return kExitUserError;
   }
   const unsigned latency = o.latency_given ? o.latency : static_cast<unsigned>(model.npu.dram_latency_cycles);
   // The simulator reads the very bytes checked above (signature, Verilog), from a private copy:
