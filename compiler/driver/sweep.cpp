@@ -141,9 +141,11 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   static const std::regex proved(R"(properties of \d+ modules proved \(([0-9.]+) ms\))");
   if (std::regex_search(log, m, proved)) row["proof_ms"] = std::stod(m[1]);
   if (!set.fpga.empty()) {
-    static const std::regex fig(R"((\w+): (\d+) LUTs, (\d+) flip-flops, (\d+) block RAMs, (\d+) DSPs)");
+    // The verbose log's line per flow: "iCE40: 3575 LUTs, 1789 flip-flops, 24 block RAMs, 8 DSPs".
+    static const std::regex fig(R"((iCE40|ECP5|Xilinx 7-series): (\d+) LUTs, (\d+) flip-flops, (\d+) block RAMs, (\d+) DSPs)");
     for (auto it = std::sregex_iterator(log.begin(), log.end(), fig); it != std::sregex_iterator(); ++it) {
-      const std::string flow = (*it)[1];
+      const std::string name = (*it)[1];
+      const std::string flow = name == "iCE40" ? "ice40" : name == "ECP5" ? "ecp5" : "xilinx";
       row["fpga_" + flow] = {{"luts", std::stoll((*it)[2])}, {"ffs", std::stoll((*it)[3])},
                              {"brams", std::stoll((*it)[4])}, {"dsps", std::stoll((*it)[5])}};
     }
@@ -574,9 +576,9 @@ int sweep(const SweepOptions& o, const char* argv0, std::ostream& out, std::ostr
   }
   if (!errs.empty())
     out << fmt::format(
-        "\nestimate against co-simulation: {} plans, |error| median {:.1f}%, max {:.1f}% (the solver's plans: {}, "
+        "\nestimate against co-simulation: {} plan{}, |error| median {:.1f}%, max {:.1f}% (the solver's plans: {}, "
         "median {:.1f}%, max {:.1f}%)\n",
-        errs.size(), median(errs), *std::max_element(errs.begin(), errs.end()), errs0.size(), median(errs0),
+        errs.size(), errs.size() == 1 ? "" : "s", median(errs), *std::max_element(errs.begin(), errs.end()), errs0.size(), median(errs0),
         errs0.empty() ? 0.0 : *std::max_element(errs0.begin(), errs0.end()));
   if (!gaps.empty())
     out << fmt::format("the solver's plan against the fastest of its {} co-simulated: {:+.1f}% at worst, {} of {} points "

@@ -3,7 +3,8 @@
 # (one the generator refuses: a 3-row array) at two DRAM latencies, the solver's plan and the
 # next-best one each. The buildable points are compiled, proved and co-simulated bit-exactly, the
 # refused ones are rows that say why, the table and plot are written, and a rerun runs nothing.
-# Sweep files with a wrong field are refused naming it.
+# Sweep files with a wrong field are refused naming it; a sweep with synthesis tabulates its
+# iCE40 figures.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
@@ -59,3 +60,10 @@ foreach(bad "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"m
     message(FATAL_ERROR "sweep file ${text}: exit ${rc}, expected 1 and '${want}':\n${err}")
   endif()
 endforeach()
+# Synthesis in a sweep: the FPGA figures land in the table.
+file(WRITE ${WORK}/synth.json "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"synth\": [\"ice40\"]}")
+execute_process(COMMAND ${CMD} sweep ${WORK}/synth.json -o ${WORK}/synth RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+file(READ ${WORK}/synth/sweep.csv csv)
+if(NOT rc EQUAL 0 OR NOT csv MATCHES "ice40_luts,ice40_ffs,ice40_brams,ice40_dsps" OR NOT csv MATCHES "\nbase,small,0,PASS,[^\n]*,[0-9]+,[0-9]+,[0-9]+,[0-9]+,2,4,")
+  message(FATAL_ERROR "a sweep with synthesis (exit ${rc}) has no iCE40 figures:\n${csv}\n${err}")
+endif()
