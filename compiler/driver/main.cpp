@@ -169,7 +169,7 @@ int run(int argc, char** argv) {
   if (sweepc->parsed()) {
     wopts.hw_dir = hw_dir;
     wopts.version = DEEPGEMM_VERSION;
-    return dg::driver::sweep(wopts, argv[0], std::cout, std::cerr);
+    return dg::driver::sweep(wopts, std::cout, std::cerr);
   }
   if (inspect->parsed()) {
     std::vector<std::uint8_t> bytes;

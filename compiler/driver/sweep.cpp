@@ -268,9 +268,7 @@ std::string safe_name(const std::string& s) {
   return o;
 }
 
-}  // namespace
-
-int sweep(const SweepOptions& o, const char* argv0, std::ostream& out, std::ostream& err) {
+int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   auto fail = [&](const std::string& why) {
     err << fmt::format("{}: error: {}\n", o.file, why);
     return kExitUserError;
@@ -410,7 +408,6 @@ int sweep(const SweepOptions& o, const char* argv0, std::ostream& out, std::ostr
   std::error_code ec2;
   const std::string exe = fs::canonical("/proc/self/exe", ec2).string();
   if (ec2) return fail("cannot find the deepgemm executable");
-  (void)argv0;
   std::vector<Point> points;
   const std::string settings = json{{"alternatives", set.alternatives}, {"k", set.k},       {"stall", set.stall},
                                     {"seed", set.seed},                 {"latency", set.latency}, {"fpga", set.fpga}}
@@ -588,6 +585,21 @@ int sweep(const SweepOptions& o, const char* argv0, std::ostream& out, std::ostr
   out << fmt::format("table: {}, {}; plot: {}\n", (outd / "sweep.csv").string(), (outd / "sweep.json").string(),
                      (outd / "sweep.svg").string());
   return all_pass ? 0 : kExitUserError;
+}
+
+}  // namespace
+
+int sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
+  // The output folder and the results in it are the user's: a folder that cannot be written, or a
+  // result file damaged by hand, is an error of the run, not of deepgemm.
+  try {
+    return run_sweep(o, out, err);
+  } catch (const fs::filesystem_error& e) {
+    err << fmt::format("{}: error: {}\n", o.file, e.what());
+  } catch (const json::exception& e) {
+    err << fmt::format("{}: error: a result in {} is damaged ({}); rerun with --fresh\n", o.file, o.out_dir, e.what());
+  }
+  return kExitUserError;
 }
 
 }  // namespace dg::driver

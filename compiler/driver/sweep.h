@@ -21,6 +21,6 @@ struct SweepOptions {
 
 /// Returns the process exit code: 0 when every point compiled and co-simulated bit-exactly, 1 when
 /// one did not (the table says which) or the sweep file is wrong.
-int sweep(const SweepOptions& o, const char* argv0, std::ostream& out, std::ostream& err);
+int sweep(const SweepOptions& o, std::ostream& out, std::ostream& err);
 
 }  // namespace dg::driver

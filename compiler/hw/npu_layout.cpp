@@ -15,11 +15,10 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 // The estimate's constants, fitted to co-simulation (see npu_layout's estimate; bench/RESULTS.md).
-constexpr double kIssue = 2;            // cycles per burst: dg_burst_split takes a request, then issues
-constexpr double kLatencyInFlight = 1;  // a queued row is in flight for the latency ...
-constexpr double kRoundTrip = 16;       // ... and this many cycles of the request and fill pipeline
-constexpr double kExposedA = 0, kFillA = 12;    // A's fetch: latency exposed per step, fill pipeline
-constexpr double kExposedB = 0.25, kFillB = 0;  // B's fetch
+constexpr double kIssue = 2;         // cycles per burst: dg_burst_split takes a request, then issues
+constexpr double kRoundTrip = 16;    // a queued row is in flight for the latency and this much pipeline
+constexpr double kFillA = 12;        // A's fetch: the fill pipeline after its stream
+constexpr double kExposedB = 0.25;   // B's fetch: the part of the latency the engine's lag leaves exposed
 constexpr std::int64_t kStep = 8;       // per K step of the engine: the buffer hand-over
 
 /// The tile extents along one dimension: the full tile and the last, smaller one when the
@@ -114,15 +113,15 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     const double beats = static_cast<double>(rows * row_beats);
     const double bursts = static_cast<double>(rows * ceil_div(row_beats, n.bus_max_burst_beats));
     const double in_flight = static_cast<double>(rows) *
-                             (kLatencyInFlight * n.dram_latency_cycles + kRoundTrip + static_cast<double>(row_beats)) /
+                             (n.dram_latency_cycles + kRoundTrip + static_cast<double>(row_beats)) /
                              queue;
     return std::max({beats, kIssue * bursts, in_flight});
   };
   auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) {
-    return stream(rows_m, ceil_div(kk * t.a_bits, 8 * beat), l.queue_a) + kExposedA * n.dram_latency_cycles + kFillA;
+    return stream(rows_m, ceil_div(kk * t.a_bits, 8 * beat), l.queue_a) + kFillA;
   };
   auto b_fetch = [&](std::int64_t kk) {
-    return stream(kk, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b) + kExposedB * n.dram_latency_cycles + kFillB;
+    return stream(kk, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b) + kExposedB * n.dram_latency_cycles;
   };
   const std::int64_t sub_blocks = std::max<std::int64_t>(1, t.tile_m / n.pe_rows) *
                                   std::max<std::int64_t>(1, t.tile_n / n.pe_cols);

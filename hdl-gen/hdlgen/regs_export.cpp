@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <vector>
 
 #include "hdlgen/regmap_binary.h"
 
@@ -192,13 +193,15 @@ std::string regs_ipxact(const Design& d) {
     struct F {
       std::string name, desc;
       unsigned lsb, width;
+      std::uint32_t mask;
     };
-    std::vector<F> fields;
-    if (r.field_count == 0) fields.push_back({r.name, r.desc, 0, 32});
+    std::vector<F> fields;  // a register without fields is one field of its 32 bits
+    if (r.field_count == 0) fields.push_back({r.name, r.desc, 0, 32, 0xffffffffu});
     for (std::uint8_t i = 0; i < r.field_count; ++i)
-      fields.push_back({r.fields[i].name, r.fields[i].desc, r.fields[i].lsb, r.fields[i].width});
+      fields.push_back({r.fields[i].name, r.fields[i].desc, r.fields[i].lsb, r.fields[i].width,
+                        regs::field_mask(r.fields[i])});
     for (const F& f : fields) {
-      const std::uint32_t mask = f.width >= 32 ? 0xffffffffu : ((1u << f.width) - 1u) << f.lsb;
+      const std::uint32_t mask = f.mask;
       t += fmt::format("          <ipxact:field>\n            <ipxact:name>{}</ipxact:name>\n"
                        "            <ipxact:description>{}</ipxact:description>\n"
                        "            <ipxact:bitOffset>{}</ipxact:bitOffset>\n"

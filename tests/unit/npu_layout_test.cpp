@@ -121,13 +121,20 @@ static std::vector<double> estimate_errors(const std::string& file) {
   return errs;
 }
 
+/// The estimate's |error| over the co-simulated plans of `file` (at least 30): at most `max_pct`
+/// on every plan, at most `median_pct` at the median.
+static void check_estimate(const std::string& file, double max_pct, double median_pct) {
+  const std::vector<double> errs = estimate_errors(file);
+  REQUIRE(errs.size() >= 30);
+  INFO(fmt::format("{}: {} plans, |error| median {:.2f}%, max {:.2f}%", file, errs.size(), errs[errs.size() / 2],
+                   errs.back()));
+  CHECK(errs.back() <= max_pct);
+  CHECK(errs[errs.size() / 2] <= median_pct);
+}
+
 TEST_CASE("npu layout: the estimate against co-simulation of the plans it chose, within 10% everywhere and 5% at "
           "the median") {
-  const std::vector<double> errs = estimate_errors("npu_cycles.csv");
-  REQUIRE(errs.size() >= 30);
-  INFO(fmt::format("{} plans: |error| median {:.2f}%, max {:.2f}%", errs.size(), errs[errs.size() / 2], errs.back()));
-  CHECK(errs.back() <= 10.0);
-  CHECK(errs[errs.size() / 2] <= 5.0);
+  check_estimate("npu_cycles.csv", 10.0, 5.0);
 }
 
 // On the plans the earlier estimate chose the bound is 13%: the estimate does not model the bank
@@ -135,11 +142,7 @@ TEST_CASE("npu layout: the estimate against co-simulation of the plans it chose,
 // (bench/RESULTS.md names the plans it misses by more than 10%).
 TEST_CASE("npu layout: the estimate against the co-simulation it was fitted to, within 13% everywhere and 5% at "
           "the median") {
-  const std::vector<double> errs = estimate_errors("npu_cycles_fit.csv");
-  REQUIRE(errs.size() >= 30);
-  INFO(fmt::format("{} plans: |error| median {:.2f}%, max {:.2f}%", errs.size(), errs[errs.size() / 2], errs.back()));
-  CHECK(errs.back() <= 13.0);
-  CHECK(errs[errs.size() / 2] <= 5.0);
+  check_estimate("npu_cycles_fit.csv", 13.0, 5.0);
 }
 
 TEST_CASE("npu layout: at every recorded point the plan the estimate ranks first is within 5% of the fastest") {
