@@ -584,6 +584,11 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
                        std::count_if(gaps.begin(), gaps.end(), [](double g) { return g <= 5.0; }), gaps.size());
   out << fmt::format("table: {}, {}; plot: {}\n", (outd / "sweep.csv").string(), (outd / "sweep.json").string(),
                      (outd / "sweep.svg").string());
+  // A sweep whose every point was refused has measured nothing: that is not a result.
+  if (gaps.empty()) {
+    err << fmt::format("{}: error: no point could be built and co-simulated (the table says why for each)\n", o.file);
+    return kExitUserError;
+  }
   return all_pass ? 0 : kExitUserError;
 }
 

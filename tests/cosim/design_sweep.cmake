@@ -60,6 +60,12 @@ foreach(bad "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"m
     message(FATAL_ERROR "sweep file ${text}: exit ${rc}, expected 1 and '${want}':\n${err}")
   endif()
 endforeach()
+# A sweep whose every point is refused measured nothing: exit 1, the table still written.
+file(WRITE ${WORK}/refused.json "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"vary\": {\"pe_rows\": [3]}}")
+execute_process(COMMAND ${CMD} sweep ${WORK}/refused.json -o ${WORK}/refused RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "no point could be built" OR NOT EXISTS ${WORK}/refused/sweep.csv)
+  message(FATAL_ERROR "a sweep of refused points only: exit ${rc}, expected 1:\n${err}")
+endif()
 # Synthesis in a sweep: the FPGA figures land in the table.
 file(WRITE ${WORK}/synth.json "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"synth\": [\"ice40\"]}")
 execute_process(COMMAND ${CMD} sweep ${WORK}/synth.json -o ${WORK}/synth RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
