@@ -12,7 +12,13 @@
 //            has not raised yet, in a cycle; default 0), --seed S, --max-cycles N, --inject KIND
 //            (read-error: the first A burst is answered SLVERR; write-error: the first C burst;
 //            no-rlast: the first A burst's last beat comes without RLAST; the run must then end
-//            with the matching ERROR code), --trace FILE.vcd (when Verilated with --trace), --quiet
+//            with the matching ERROR code), --trace FILE.vcd (when Verilated with --trace), --quiet,
+//            --base ADDR (A's byte address; B follows 256 MiB above it, C 512 MiB; default
+//            0x10000000 on a 32-bit bus, 2^(bits-1) + 0x10000000 on a wider one, so that the high
+//            halves of the bases are exercised), --addr-bits N (the design's bus address width,
+//            32 to 64: the module's register table gives it, else 32), --expect-error NAME (with
+//            --m ...: the START must be refused with that ERROR code, e.g. BASE_RANGE, and no
+//            burst issued)
 //
 // The design is the generated AXI4 top, Verilated with DG_AXI4_CHECK: the AXI4 protocol checker
 // (dg_axi4_check) is bound to its register slave and its three masters, and a rule it finds
@@ -44,6 +50,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <deepgemm/baremetal.h>
@@ -129,6 +136,10 @@ struct Options {
   std::string trace;
   bool quiet = false;
   Inject inject = Inject::None;
+  std::uint64_t base = 0;  // A's address (0: the default for the bus's width)
+  bool base_given = false;
+  unsigned addr_bits = 0;  // the bus's address width (0: the module's, else 32)
+  std::string expect_error;
 };
 
 class Sim {
@@ -469,7 +480,8 @@ int usage(const std::string& why) {
                "usage: cosim --module FILE.ko [--k K] [options]\n"
                "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
-               "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n",
+               "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n"
+               "         --base ADDR --addr-bits N --expect-error NAME\n",
                why.c_str());
   return 2;
 }
@@ -516,6 +528,11 @@ int main(int argc, char** argv) {
     else if (key == "--seed") o.seed = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--max-cycles") o.max_cycles = std::strtoull(v.c_str(), &end, 10);
     else if (key == "--trace") o.trace = v;
+    else if (key == "--base") {
+      o.base = std::strtoull(v.c_str(), &end, 0);
+      o.base_given = true;
+    } else if (key == "--addr-bits") o.addr_bits = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
+    else if (key == "--expect-error") o.expect_error = v;
     else if (key == "--acc-bits") acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
     else if (key == "--c-bits") c_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
     else if (key == "--inject") {
@@ -567,6 +584,10 @@ int main(int argc, char** argv) {
     if (dg::ko::regmap::parse(regs.data, regs.size, &rv) != dg::ko::regmap::Status::Ok)
       return usage(module_path + ": bad register table: " + rv.error());
     g_mmio_base = rv.mmio_base;
+    if (o.addr_bits != 0 && o.addr_bits != rv.addr_bits)
+      return usage("--addr-bits " + std::to_string(o.addr_bits) + ": the module's design has " + std::to_string(rv.addr_bits) +
+                   "-bit bus addresses");
+    o.addr_bits = rv.addr_bits;
     const std::string plan_text(reinterpret_cast<const char*>(plan.data), plan.size);
     if (!parse_format(plan_string(plan_text, "a_type"), fa) || !parse_format(plan_string(plan_text, "b_type"), fb))
       return usage(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" + plan_string(plan_text, "b_type") +
@@ -596,14 +617,31 @@ int main(int argc, char** argv) {
   if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) || (c_bits != 32 && c_bits != 64))
     return usage("the accumulator must be 32, 48 or 64 bits and C 32 or 64 (--acc-bits, --c-bits, or the plan's types)");
   if (o.boundary == 0 || o.max_burst == 0) return usage("--boundary and --max-burst must be positive");
+  if (o.addr_bits == 0) o.addr_bits = 32;
+  if (o.addr_bits < 32 || o.addr_bits > 64) return usage("--addr-bits must be 32 to 64");
+  // The design's address ports: 32 bits wide up to 32, 64 above (Verilator's types).
+  constexpr unsigned kPortBits = 8 * sizeof(std::declval<Vtop&>().m_axi_a_araddr_o);
+  if ((o.addr_bits > 32) != (kPortBits > 32))
+    return usage(std::string("the design's bus addresses are ") + (kPortBits > 32 ? "wider than 32 bits" : "32 bits") +
+                 ", not " + std::to_string(o.addr_bits) + " (--addr-bits)");
+  std::uint64_t error_want = 0;
+  if (!o.expect_error.empty()) {
+    if (h != nullptr) return usage("--expect-error is for runs the harness programs (--m ...)");
+    error_want = dg::npu_regs::kErrorCodeCount;
+    for (const auto& e : dg::npu_regs::kErrorCodes)
+      if (o.expect_error == e.name && e.code != 0) error_want = e.code;
+    if (error_want == dg::npu_regs::kErrorCodeCount) return usage("--expect-error " + o.expect_error + ": not an ERROR code's name");
+  }
+  // The operands: 256 MiB apart from A's address, above 4 GiB on a bus wider than 32 bits.
+  if (!o.base_given) o.base = o.addr_bits > 32 ? (std::uint64_t{1} << (o.addr_bits - 1)) + 0x10000000u : 0x10000000u;
 
   Sim sim(o);
   g_sim = &sim;
   const unsigned beat = sim.beat();
-  const Buffer A{"A", 0x10000000u, fa.size(m * k)};
-  const Buffer B{"B", 0x20000000u, fb.size(k * n)};
+  const Buffer A{"A", o.base, fa.size(m * k)};
+  const Buffer B{"B", o.base + 0x10000000u, fb.size(k * n)};
   const unsigned c_bytes = static_cast<unsigned>(c_bits / 8);
-  const Buffer C{"C", 0x30000000u, static_cast<std::uint64_t>(m * n) * c_bytes};
+  const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>(m * n) * c_bytes};
   sim.set_buffers(A, B, C);
   std::mt19937_64 rng(o.seed);
   auto fill = [&](const Buffer& buf, const std::vector<std::uint8_t>& bytes) {
@@ -646,11 +684,14 @@ int main(int argc, char** argv) {
     sim.reg_write(dg::npu_regs::reg("A_BASE").offset, static_cast<std::uint32_t>(A.base));
     sim.reg_write(dg::npu_regs::reg("B_BASE").offset, static_cast<std::uint32_t>(B.base));
     sim.reg_write(dg::npu_regs::reg("C_BASE").offset, static_cast<std::uint32_t>(C.base));
+    sim.reg_write(dg::npu_regs::reg("A_BASE_HI").offset, static_cast<std::uint32_t>(A.base >> 32));
+    sim.reg_write(dg::npu_regs::reg("B_BASE_HI").offset, static_cast<std::uint32_t>(B.base >> 32));
+    sim.reg_write(dg::npu_regs::reg("C_BASE_HI").offset, static_cast<std::uint32_t>(C.base >> 32));
     sim.reg_write(dg::npu_regs::reg("M").offset, static_cast<std::uint32_t>(m));
     sim.reg_write(dg::npu_regs::reg("N").offset, static_cast<std::uint32_t>(n));
     sim.reg_write(dg::npu_regs::reg("K").offset, static_cast<std::uint32_t>(k));
     sim.reg_write(dg::npu_regs::reg("CTRL").offset, dg::npu_regs::mask("CTRL", "START"));
-    sim.run(limit);
+    sim.run(error_want != 0 ? 1000 : limit);  // a refused START: a while, to see that nothing moves
     finished = sim.irq();
     status = sim.reg_read(dg::npu_regs::reg("STATUS").offset);
     error = sim.reg_read(dg::npu_regs::reg("ERROR").offset);
@@ -659,6 +700,23 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const std::uint64_t sim_cycles = sim.cycle() - sim.last_start();
   sim.end_progress();
+  if (error_want != 0) {
+    // The START must have been refused with that code: ERROR set, not BUSY, nothing on the bus.
+    const std::uint32_t got = (error & dg::npu_regs::mask("ERROR", "CODE")) >> dg::npu_regs::field("ERROR", "CODE").lsb;
+    const bool refused = (status & dg::npu_regs::mask("STATUS", "ERROR")) != 0 && (status & dg::npu_regs::mask("STATUS", "BUSY")) == 0;
+    const bool quiet_bus = sim.bursts(0) + sim.bursts(1) + sim.bursts(2) == 0;
+    std::printf("co-simulation of %s (Verilator), a START expected to be refused; A at 0x%" PRIx64 ", B at 0x%" PRIx64
+                ", C at 0x%" PRIx64 " on a %u-bit bus: STATUS 0x%x, ERROR %u\n",
+                TOP_NAME, A.base, B.base, C.base, o.addr_bits, status, got);
+    const bool pass = refused && got == error_want && quiet_bus && sim.protocol_errors() == 0;
+    if (pass)
+      std::printf("PASS: the START was refused with ERROR %u (%s), no burst issued\n", got, o.expect_error.c_str());
+    else
+      std::printf("FAIL: expected the START refused with ERROR %" PRIu64 " (%s)%s\n", error_want, o.expect_error.c_str(),
+                  quiet_bus ? "" : "; bursts were issued");
+    std::fflush(stdout);
+    return pass ? 0 : 1;
+  }
   if (o.inject != Inject::None) {
     // The injected bus problem must end the run (DONE, not BUSY) with its ERROR code; the checker
     // must have seen the broken rule of a no-RLAST burst, and nothing broken otherwise.
@@ -738,6 +796,8 @@ int main(int argc, char** argv) {
               o.latency, 100 * o.stall);
   std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64 "] %s x B %s, int%d (%d-bit accumulators)\n", m, n,
               m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
+  std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n", A.base, B.base,
+              C.base, o.addr_bits);
   if (finished && c_bits < acc_bits)
     std::printf("  saturation   %" PRId64 " of %" PRId64 " elements of C saturated to int32 (the reference's count)\n", saturated,
                 m * n);

@@ -469,6 +469,7 @@ NpuModel read_npu(const Reader& n, const Reporter& r) {
   npu.bus_data_bits = n.integer("bus_data_bits", 8);
   npu.bus_max_burst_beats = n.integer("bus_max_burst_beats", 1);
   npu.bus_boundary_bytes = n.integer("bus_boundary_bytes", 1);
+  if (n.has("bus_addr_bits")) npu.bus_addr_bits = n.integer("bus_addr_bits", 32, 64);
   npu.dram_latency_cycles = n.integer("dram_latency_cycles");
   if (n.has("drain_shadow")) npu.drain_shadow = n.boolean("drain_shadow");
   std::string base = n.string("mmio_base");
@@ -759,6 +760,7 @@ json to_json(const HwModel& m) {
         {"clock_mhz", n.clock_mhz},
     };
     if (!n.drain_shadow) j["npu"]["drain_shadow"] = false;
+    if (n.bus_addr_bits != 32) j["npu"]["bus_addr_bits"] = n.bus_addr_bits;
     if (!n.board.empty()) j["npu"]["board"] = n.board;
   }
   // Each note goes back where the loader finds it again: "source" inside an object, else
@@ -826,9 +828,9 @@ std::ostream& operator<<(std::ostream& os, const HwModel& m) {
        << fmt::format("  accumulator memory: {} rows x {} bits = {} B\n", n.acc_rows,
                       n.acc_width_bits, acc)
        << fmt::format(
-              "  bus: {} bits, bursts up to {} beats, {}-byte boundary; DRAM latency {} "
+              "  bus: {} bits, {}-bit addresses, bursts up to {} beats, {}-byte boundary; DRAM latency {} "
               "cycles\n",
-              n.bus_data_bits, n.bus_max_burst_beats, n.bus_boundary_bytes, n.dram_latency_cycles)
+              n.bus_data_bits, n.bus_addr_bits, n.bus_max_burst_beats, n.bus_boundary_bytes, n.dram_latency_cycles)
        << fmt::format("  MMIO base: 0x{:08X}; clock: {} MHz\n", n.mmio_base, n.clock_mhz);
     if (!n.board.empty()) os << fmt::format("  board: {} (boards/{}/)\n", n.board, n.board);
   }
@@ -874,6 +876,15 @@ std::string npu_unbuildable(const NpuModel& n) {
     return fmt::format("npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "
                        "cycle; give the scratchpad at least {} banks",
                        n.pe_rows, n.spad_banks, n.pe_rows);
+  if (n.bus_addr_bits < 32 || n.bus_addr_bits > 64)
+    return fmt::format("npu.bus_addr_bits is {}: the generated masters take the operands' bases from two 32-bit "
+                       "registers each and address at least 32 bits; set npu.bus_addr_bits to 32 to 64",
+                       n.bus_addr_bits);
+  // A board wires the core to its own memory and bridge, which decode 32-bit addresses.
+  if (!n.board.empty() && n.bus_addr_bits != 32)
+    return fmt::format("npu.bus_addr_bits is {} and npu.board is \"{}\", whose memory and bridge (boards/{}/) decode "
+                       "32-bit bus addresses; set npu.bus_addr_bits to 32 or leave out npu.board",
+                       n.bus_addr_bits, n.board, n.board);
   return "";
 }
 

@@ -94,6 +94,7 @@ struct NpuModel {
   int bus_data_bits = 0;           // DRAM bus data width
   int bus_max_burst_beats = 0;     // max beats per burst (AXI: 256)
   int bus_boundary_bytes = 0;      // bursts never cross this boundary (AXI: 4096)
+  int bus_addr_bits = 32;          // AXI4 address width of the DMA masters, 32..64 (optional, 32)
   int dram_latency_cycles = 0;     // typical read latency
   bool drain_shadow = true;        // each PE has a shadow register, so a drain overlaps compute
   std::uint64_t mmio_base = 0;     // register-map base address

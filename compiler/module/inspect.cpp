@@ -58,8 +58,8 @@ bool print_regmap(const ko::Payload& table, std::ostream& out, std::string* why)
     *why = fmt::format("npu_regmap section: {}", v.error());
     return false;
   }
-  out << fmt::format("registers: {} (base {:#010x}, design id {:#010x})\n", v.count, v.mmio_base,
-                     v.design_id);
+  out << fmt::format("registers: {} (base {:#010x}, design id {:#010x}, {}-bit bus addresses)\n", v.count, v.mmio_base,
+                     v.design_id, v.addr_bits);
   for (uint32_t i = 0; i < v.count; ++i) {
     ko::regmap::Register r;
     if (!v.at(i, &r)) break;

@@ -62,14 +62,15 @@ std::int64_t tile_of(const Plan& p, char d) { return d == 'm' ? p.tile_m : d == 
 constexpr const char* kAguTemplate = R"(// @HEADER@
 //
 // AGU for @WHAT@: one request per tile row, in the plan's loop order block_m, block_n@KLOOP@, row.
-// A request is the row segment's DRAM byte address and its length in @BEAT@-byte bus beats; row
-// r of a tile goes to scratchpad bank r mod @BANKS@. The configuration (base address, M, N, K) is
-// latched at start; the top checks it against the plan's ranges before starting.
+// A request is the row segment's DRAM byte address (@AW@ bits: the operand's base plus a 32-bit
+// offset within the operand) and its length in @BEAT@-byte bus beats; row r of a tile goes to
+// scratchpad bank r mod @BANKS@. The configuration (base address, M, N, K) is latched at start;
+// the top checks it against the plan's ranges and the bus's address width before starting.
 module @MOD@ (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
-  input  logic [31:0] base_i,
+  input  logic [@AW1@:0] base_i,
   input  logic [@DW1@:0] m_i,
   input  logic [@DW1@:0] n_i,
   input  logic [@DW1@:0] k_i,
@@ -77,7 +78,7 @@ module @MOD@ (
   output logic        done_o,
   output logic        req_valid_o,
   input  logic        req_ready_i,
-  output logic [31:0] req_addr_o,
+  output logic [@AW1@:0] req_addr_o,
   output logic [@LW1@:0] req_beats_o,
   output logic [@TRW1@:0] req_row_o,
   output logic        req_last_o      // the tile's last row: the end of a K step (A, B) or C tile
@@ -87,10 +88,11 @@ module @MOD@ (
   localparam int LgBits = @LEB@;  // element bits = 2^LgBits; (x << LgBits) >> 3 is x elements' bytes
 
   logic        busy_q, done_q;
-  logic [31:0] base_q;
+  logic [@AW1@:0] base_q;
   logic [@DW1@:0] m_q, n_q, k_q;
   logic [@DW1@:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
+  logic [31:0] offset;                  // the request's bytes from the operand's base
 
 @LDBYTES@
   // The current request: row @RB@0 + r, columns @SB@0 .. @SB@0 + seg_len - 1.
@@ -98,7 +100,8 @@ module @MOD@ (
   assign seg_left = @SL@_q - @SB@0_q;
   assign seg_len  = seg_left < @DW@'(TileSeg) ? seg_left : @DW@'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(@RB@0_q) + 32'(r_q)) * ld_bytes + ((32'(@SB@0_q) << LgBits) >> 3);
+  assign offset      = (32'(@RB@0_q) + 32'(r_q)) * ld_bytes + ((32'(@SB@0_q) << LgBits) >> 3);
+  assign req_addr_o  = base_q + @AW@'(offset);
   assign req_beats_o = @LW@'((32'(seg_len) << LgBits) >> @LGBEATB@);
   assign req_row_o   = r_q[@TRW1@:0];
   assign busy_o = busy_q;
@@ -152,7 +155,7 @@ module @MOD@ (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer does not wrap the address space.
+  // beats, whose buffer (at most 4 GiB) does not pass the end of the @AW@-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -161,7 +164,8 @@ module @MOD@ (
       assume (@KRANGE_I@);
       assume (base_i[@LGBEAT1@:0] == '0);
       assume (((32'(@LD@_i) << LgBits) & 32'(@BEATB1@)) == 32'd0);
-      assume (@BUFEND_I@ <= 33'h1_0000_0000);
+      assume (@EXTENT_I@ <= 33'h1_0000_0000);
+      assume ({1'b0, base_i} + @AWP@'(@EXTENT_I@) <= {1'b1, @AW@'d0});
     end
   end
 
@@ -179,7 +183,7 @@ module @MOD@ (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[@LTM0@:0] == '0 && n0_q[@LTN0@:0] == '0 && k0_q[@LTK0@:0] == '0);
       // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + ((32'(@SB@0_q) << LgBits) >> 3));
+      assert (req_addr_o == base_q + @AW@'(32'((32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + ((32'(@SB@0_q) << LgBits) >> 3))));
       assert ((32'(req_beats_o) << @LGBEATB@) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (@SL@_q - @SB@0_q < @DW@'(TileSeg) ? @SL@_q - @SB@0_q : @DW@'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -229,7 +233,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const int lw = bits_for(max_beats), trw = std::max(1, log2_exact(rows));
   const std::string D = std::to_string(dw);
   const std::string rl = std::string(1, s.row_dim), ld = std::string(1, s.seg_dim);
-  std::string bufend_i = fmt::format("{{1'b0, base_i}} + 33'(32'({}_i) * ((32'({}_i) << LgBits) >> 3))", rl, ld);
+  // The operand's extent in bytes: its rows times its row's bytes.
+  std::string extent_i = fmt::format("33'(32'({}_i) * ((32'({}_i) << LgBits) >> 3))", rl, ld);
   // Exactly once: the number of requests accepted since start is the current position's index
   // in the loop nest (rows past the matrix edge skipped), and the run ends after all of them; so
   // every (tile, row) of the nest is requested once, in order. With a fixed K every factor but
@@ -339,7 +344,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
       {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
       {"UNUSED", s.has_k_loop ? "" : "  // C has no K loop: K and the K tile only shape the other streams.\n  logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
-      {"BUFEND_I", bufend_i},
+      {"EXTENT_I", extent_i},
   }, false);;
   return subst(text, {
       {"DW", D},
@@ -370,6 +375,9 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       {"NMAX", std::to_string(p.N)},
       {"KMIN", std::to_string(kmin)},
       {"KMAX", std::to_string(kmax)},
+      {"AW", std::to_string(n.bus_addr_bits)},
+      {"AW1", std::to_string(n.bus_addr_bits - 1)},
+      {"AWP", std::to_string(n.bus_addr_bits + 1)},
   });
 }
 
@@ -432,6 +440,17 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   else beats_of("A", "K_max", p.K_max, ea);
   beats_of("B", "N", p.N, eb);
   beats_of("C", "N", p.N, ec);
+  // The AGUs add a 32-bit offset to an operand's base: each operand is at most 4 GiB (at the
+  // largest K). (In double: M, N and K may each be near 2^31.)
+  const double kbig = static_cast<double>(p.k_dynamic ? p.K_max : p.K), m = static_cast<double>(p.M),
+               nn = static_cast<double>(p.N);
+  const double extent_max[3] = {m * kbig * static_cast<double>(ea) / 8, kbig * nn * static_cast<double>(eb) / 8,
+                                m * nn * static_cast<double>(ec) / 8};
+  for (int i = 0; i < 3; ++i)
+    if (extent_max[i] > 4294967296.0)
+      refuse(fmt::format("{} is {:.0f} bytes; the generated AGUs address within an operand with 32-bit offsets, so "
+                         "each operand is at most 4 GiB: make M, N or K smaller",
+                         "ABC"[i], extent_max[i]));
   const ElemFormat fa = elem_format(p.a_type), fb = elem_format(p.b_type);
   // The scratchpad buffers, queues and cycle estimate: the plan's layout, which the solver's rules
   // and cost computed by the same function (hw::npu_layout); recomputed here from the plan's
@@ -490,6 +509,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   d.top = "npu_gemm_" + name;
   d.core = d.top + "_core";
   d.mmio_base = n.mmio_base;
+  d.addr_bits = n.bus_addr_bits;
   const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
   const int dw = bits_for(std::max({p.M, p.N, kmax}) + std::max({p.tile_m, p.tile_n, p.tile_k}));
   const std::string header = fmt::format(
@@ -517,6 +537,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.lg_bits[0] = log2_exact(ea);
   tp.lg_bits[1] = log2_exact(eb);
   tp.lg_bits[2] = log2_exact(ec);
+  tp.addr_bits = n.bus_addr_bits;
+  tp.k_fixed = !p.k_dynamic;
+  tp.row_bytes_b = p.N * eb / 8;
+  tp.extent_c = p.M * p.N * ec / 8;
   tp.engine = e;
   std::vector<VerilogFile> agus;
   for (const auto& s : streams) {
@@ -546,13 +570,14 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   d.files.push_back({d.top + "_core.v", top_module(tp)});
   // The library modules with properties are proved as the top instantiates them.
   d.formal_params["dg_burst_split"] = {
-      {"BeatBytes", beat}, {"MaxBurst", n.bus_max_burst_beats}, {"Boundary", n.bus_boundary_bytes}};
+      {"AddrW", n.bus_addr_bits}, {"BeatBytes", beat}, {"MaxBurst", n.bus_max_burst_beats}, {"Boundary", n.bus_boundary_bytes}};
   if ((n.bus_max_burst_beats & (n.bus_max_burst_beats - 1)) != 0)
     d.formal_notes["dg_burst_split"] = fmt::format(
         "the number of bursts a request leaves in is not asserted: the maximum burst, {} beats, is not a power of two",
         n.bus_max_burst_beats);
   for (const auto& [proof, stream] : {std::pair<const char*, int>{"dg_axi_rd_proof", 0}, {"dg_axi_wr_proof", 2}})
-    d.formal_params[proof] = {{"BeatBytes", beat},
+    d.formal_params[proof] = {{"AddrW", n.bus_addr_bits},
+                              {"BeatBytes", beat},
                               {"MaxBurst", n.bus_max_burst_beats},
                               {"Boundary", n.bus_boundary_bytes},
                               {"LgOut", tp.streams[stream].lg_out}};

@@ -42,6 +42,10 @@ const std::map<std::string, RtlReg>& rtl_regs() {
       {"N", {"32'(n_q)", "n_q <= @DW@'(reg_wdata_i)"}},
       {"K", {"32'(k_q)", "k_q <= @DW@'(reg_wdata_i)"}},
       {"BOUND", {"CycleBound", nullptr}},
+      // The high halves: what a design of the bus's width keeps of them (hi_rtl below).
+      {"A_BASE_HI", {"@A_HI_RD@", "@A_HI_WR@"}},
+      {"B_BASE_HI", {"@B_HI_RD@", "@B_HI_WR@"}},
+      {"C_BASE_HI", {"@C_HI_RD@", "@C_HI_WR@"}},
   };
   return m;
 }
@@ -101,6 +105,10 @@ constexpr const char* kTop = R"(// @HEADER@
 // data channel: the beats in order), C write bursts (address channel, and data channel with the
 // burst's last beat marked). @WBITS@-bit data.
 //
+// Bus addresses are @ADW@ bits: each operand's base is {X_BASE_HI, X_BASE} cut to that width; a START
+// whose bases have bits above it, or whose operands pass the end of the address space, is refused
+// (BASE_RANGE).
+//
 // Registers (byte offsets from the model's MMIO base; 32 bits each):
 @REGDOC@module @TOP@_core (
   input  logic        clk_i,
@@ -118,7 +126,7 @@ constexpr const char* kTop = R"(// @HEADER@
   // A reads
   output logic        a_ar_valid_o,
   input  logic        a_ar_ready_i,
-  output logic [31:0] a_ar_addr_o,
+  output logic [@ADW1@:0] a_ar_addr_o,
   output logic [8:0]  a_ar_len_o,
   input  logic        a_r_valid_i,
   output logic        a_r_ready_o,
@@ -126,7 +134,7 @@ constexpr const char* kTop = R"(// @HEADER@
   // B reads
   output logic        b_ar_valid_o,
   input  logic        b_ar_ready_i,
-  output logic [31:0] b_ar_addr_o,
+  output logic [@ADW1@:0] b_ar_addr_o,
   output logic [8:0]  b_ar_len_o,
   input  logic        b_r_valid_i,
   output logic        b_r_ready_o,
@@ -134,7 +142,7 @@ constexpr const char* kTop = R"(// @HEADER@
   // C writes
   output logic        c_aw_valid_o,
   input  logic        c_aw_ready_i,
-  output logic [31:0] c_aw_addr_o,
+  output logic [@ADW1@:0] c_aw_addr_o,
   output logic [8:0]  c_aw_len_o,
   output logic        c_w_valid_o,
   input  logic        c_w_ready_i,
@@ -147,13 +155,18 @@ constexpr const char* kTop = R"(// @HEADER@
   localparam int AccBits = @PC@ * @ACCW@, AccAW = @ACCAW@;
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
+@HI_DECL@  logic [@ADW1@:0] a_base, b_base, c_base;   // the operands' bus addresses
+  assign a_base = @A_BASE@;
+  assign b_base = @B_BASE@;
+  assign c_base = @C_BASE@;
   logic [@DW1@:0] m_q, n_q, k_q;
   logic [@ERRW1@:0]  error_q;
   logic        running_q, done_q, start;
   logic [31:0] rdata_d;
 
   // START is refused (ERROR set) unless the configuration is inside the plan's ranges and every
-  // address and leading dimension is a whole number of @BEAT@-byte bus beats.
+  // address and leading dimension is a whole number of @BEAT@-byte bus beats, and every operand
+  // lies below 2^@ADW@ (its base has no bit above the width, its last byte is below the end).
   logic [@ERRW1@:0] check;
   always_comb begin
     check = @ERRW@'d@E_NONE@;
@@ -162,6 +175,7 @@ constexpr const char* kTop = R"(// @HEADER@
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
     else if (((a_base_q | b_base_q | c_base_q) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
     else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
+    else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
 
   logic reg_write, start_write;
@@ -178,7 +192,7 @@ constexpr const char* kTop = R"(// @HEADER@
       a_base_q <= '0;
       b_base_q <= '0;
       c_base_q <= '0;
-      m_q <= '0;
+@HI_RESET@      m_q <= '0;
       n_q <= '0;
       k_q <= '0;
       error_q <= '0;
@@ -336,7 +350,7 @@ constexpr const char* kTop = R"(// @HEADER@
 // fill of the returning data.
 constexpr const char* kReadStream = R"(  // ---- stream @S@ ---------------------------------------------------------------------------
   logic        @S@_req_valid, @S@_req_ready, @S@_req_last, @S@_hold, @S@_qfull, @S@_may_begin, @S@_split_ready;
-  logic [31:0] @S@_req_addr;
+  logic [@ADW1@:0] @S@_req_addr;
   logic [@LW1@:0] @S@_req_beats;
   logic [@TRW1@:0] @S@_req_row;
   logic        @S@_last, @S@_fill_idle;
@@ -344,7 +358,7 @@ constexpr const char* kReadStream = R"(  // ---- stream @S@ --------------------
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (start),
-    .base_i     (@S@_base_q),
+    .base_i     (@S@_base),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -360,7 +374,7 @@ constexpr const char* kReadStream = R"(  // ---- stream @S@ --------------------
   // A K step begins only while a scratchpad buffer is free for it.
   assign @S@_hold = @S@_req_row == '0 && !@S@_may_begin;
   assign @S@_req_ready = @S@_split_ready && !@S@_qfull && !@S@_hold;
-  dg_burst_split #(.BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_@S@ (
+  dg_burst_split #(.AddrW(@ADW@), .BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_@S@ (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .req_valid_i  (@S@_req_valid && !@S@_qfull && !@S@_hold),
@@ -406,7 +420,7 @@ constexpr const char* kReadStream = R"(  // ---- stream @S@ --------------------
 
 constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------------------------------------------------------------
   logic        c_req_valid, c_req_ready, c_req_last, c_qfull, c_split_ready, c_burst_valid, c_lens_full;
-  logic [31:0] c_req_addr;
+  logic [@ADW1@:0] c_req_addr;
   logic [@LW1@:0] c_req_beats;
   logic [@TRW1@:0] c_req_row;
   logic        c_last;
@@ -414,7 +428,7 @@ constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (start),
-    .base_i     (c_base_q),
+    .base_i     (c_base),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -428,7 +442,7 @@ constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------
     .req_last_o (c_req_last)
   );
   assign c_req_ready = c_split_ready && !c_qfull;
-  dg_burst_split #(.BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_c (
+  dg_burst_split #(.AddrW(@ADW@), .BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_c (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .req_valid_i  (c_req_valid && !c_qfull),
@@ -685,7 +699,7 @@ constexpr const char* kWritePorts = R"(  // AXI4 master c: writes of C
 
 constexpr const char* kReadMaster = R"(  // ---- AXI4 master @S@ ----------------------------------------------------------------------
   logic                 @S@_ar_valid, @S@_ar_ready, @S@_r_valid, @S@_r_ready, @S@_idle;
-  logic [31:0]          @S@_ar_addr;
+  logic [AddrW-1:0]     @S@_ar_addr;
   logic [8:0]           @S@_ar_len;
   logic [@WBITS1@:0]       @S@_r_data;
   logic [1:0]           @S@_error;
@@ -726,7 +740,7 @@ constexpr const char* kReadMaster = R"(  // ---- AXI4 master @S@ ---------------
 
 constexpr const char* kWriteMaster = R"(  // ---- AXI4 master c ----------------------------------------------------------------------
   logic                 c_aw_valid, c_aw_ready, c_w_valid, c_w_ready, c_w_last, c_idle;
-  logic [31:0]          c_aw_addr;
+  logic [AddrW-1:0]     c_aw_addr;
   logic [8:0]           c_aw_len;
   logic [@WBITS1@:0]       c_w_data;
   logic [1:0]           c_error;
@@ -782,6 +796,66 @@ std::map<std::string, std::string> error_code_values() {
   return v;
 }
 
+// The bus addresses in the core: what each *_BASE_HI register keeps (its read and write), the
+// operands' addresses ({HI, LO} cut to the width) and the START check BASE_RANGE: no bit written
+// above the width, and each operand's last byte below 2^width. HI_DECL, HI_RESET, <X>_BASE,
+// <X>_HI_RD, <X>_HI_WR, RANGE_CHECK, ADW (the width), ADW1, ADWP.
+std::map<std::string, std::string> address_values(const TopParams& tp) {
+  const int aw = tp.addr_bits, hw = aw - 32;  // bits of the high half the bus uses
+  DG_INTERNAL_ASSERT(aw >= 32 && aw <= 64, fmt::format("hdlgen: bus address width {}", aw));
+  std::map<std::string, std::string> v = {{"ADW", std::to_string(aw)},
+                                          {"ADW1", std::to_string(aw - 1)},
+                                          {"ADWP", std::to_string(aw + 1)}};
+  std::string decl, reset;
+  if (hw > 0) {
+    decl += fmt::format("  logic [{}:0] a_base_hi_q, b_base_hi_q, c_base_hi_q;  // the high halves' bits below the width\n", hw - 1);
+    reset += "      a_base_hi_q <= '0;\n      b_base_hi_q <= '0;\n      c_base_hi_q <= '0;\n";
+  }
+  if (aw < 64) {
+    decl += "  logic        a_hi_over_q, b_hi_over_q, c_hi_over_q;  // a 1 was written above the width\n";
+    reset += "      a_hi_over_q <= 1'b0;\n      b_hi_over_q <= 1'b0;\n      c_hi_over_q <= 1'b0;\n";
+  }
+  v["HI_DECL"] = decl;
+  v["HI_RESET"] = reset;
+  std::vector<std::string> range;
+  const std::int64_t ext_a = tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3), ext_b = tp.k_max * tp.row_bytes_b;
+  for (const char* x : {"a", "b", "c"}) {
+    const std::string X(1, static_cast<char>(x[0] - 'a' + 'A'));
+    if (hw == 0) {
+      v[X + "_BASE"] = fmt::format("{}_base_q", x);
+      v[X + "_HI_RD"] = "32'd0";
+      v[X + "_HI_WR"] = fmt::format("{}_hi_over_q <= reg_wdata_i != 32'd0", x);
+    } else if (hw < 32) {
+      v[X + "_BASE"] = fmt::format("{{{}_base_hi_q, {}_base_q}}", x, x);
+      v[X + "_HI_RD"] = fmt::format("32'({}_base_hi_q)", x);
+      v[X + "_HI_WR"] = fmt::format("{{{}_hi_over_q, {}_base_hi_q}} <= {{reg_wdata_i[31:{}] != '0, reg_wdata_i[{}:0]}}", x, x,
+                                    hw, hw - 1);
+    } else {
+      v[X + "_BASE"] = fmt::format("{{{}_base_hi_q, {}_base_q}}", x, x);
+      v[X + "_HI_RD"] = fmt::format("{}_base_hi_q", x);
+      v[X + "_HI_WR"] = fmt::format("{}_base_hi_q <= reg_wdata_i", x);
+    }
+    if (aw < 64) range.push_back(fmt::format("{}_hi_over_q", x));
+  }
+  // The extents: constants where K is fixed (a comparison with a constant), else at the run's K.
+  auto last_byte = [&](const char* x, std::int64_t extent) {
+    const std::uint64_t limit = aw == 64 ? std::uint64_t{0} - static_cast<std::uint64_t>(extent)
+                                         : (std::uint64_t{1} << aw) - static_cast<std::uint64_t>(extent);
+    range.push_back(fmt::format("{}_base > {}'d{}", x, aw, limit));
+  };
+  if (tp.k_fixed) {
+    last_byte("a", ext_a);
+    last_byte("b", ext_b);
+  } else {
+    range.push_back(fmt::format("{{1'b0, a_base}} + {}'({}) * (({}'(k_q) << {}) >> 3) > {{1'b1, {}'d0}}", aw + 1, tp.m_max,
+                                aw + 1, tp.lg_bits[0], aw));
+    range.push_back(fmt::format("{{1'b0, b_base}} + {}'(k_q) * {}'d{} > {{1'b1, {}'d0}}", aw + 1, aw + 1, tp.row_bytes_b, aw));
+  }
+  last_byte("c", tp.extent_c);
+  v["RANGE_CHECK"] = fmt::format("{}", fmt::join(range, " ||\n             "));
+  return v;
+}
+
 }  // namespace
 
 std::string top_module(const TopParams& tp) {
@@ -804,7 +878,7 @@ std::string top_module(const TopParams& tp) {
     streams += subst(s.id == "c" ? kWriteStream : kReadStream, v, false);
   }
   std::string doc;
-  for (const auto& r : tp.registers) doc += fmt::format("//   0x{:03x} {:<7} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
+  for (const auto& r : tp.registers) doc += fmt::format("//   0x{:03x} {:<9} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
   const EngineParams& e = tp.engine;
   const auto [reg_writes, reg_reads] = register_decode();
   std::map<std::string, std::string> regs = {
@@ -812,6 +886,7 @@ std::string top_module(const TopParams& tp) {
       {"START", std::to_string(npu_regs::field("CTRL", "START").lsb)},
 };
   regs.merge(error_code_values());
+  regs.merge(address_values(tp));
   return subst(subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams},
                                   {"REGWRITES", reg_writes}, {"REGREADS", reg_reads}}, false),
                      regs, false),
@@ -885,8 +960,8 @@ std::string axi_top_module(const TopParams& tp) {
   const std::map<std::string, std::string> regs = error_code_values();
   std::map<std::string, std::string> v = {{"HEADER", tp.header},
                                           {"TOP", tp.top},
-                                          {"ADDRW", "32"},
-                                          {"ADDRW1", "31"},
+                                          {"ADDRW", std::to_string(tp.addr_bits)},
+                                          {"ADDRW1", std::to_string(tp.addr_bits - 1)},
                                           {"IDW", "2"},
                                           {"IDW1", "1"},
                                           {"ID_A", "0"},

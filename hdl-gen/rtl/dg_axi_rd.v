@@ -23,7 +23,7 @@ module dg_axi_rd #(
   // the core's read address and data
   input  logic                   ar_valid_i,
   output logic                   ar_ready_o,
-  input  logic [31:0]            ar_addr_i,
+  input  logic [AddrW-1:0]       ar_addr_i,
   input  logic [8:0]             ar_len_i,     // beats, 1..256
   output logic                   r_valid_o,
   input  logic                   r_ready_i,
@@ -62,7 +62,7 @@ module dg_axi_rd #(
   assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out);
   assign ar_ready_o = arready_i && out_q != (LgOut+1)'(Out);
   assign arid_o    = IdW'(Id);
-  assign araddr_o  = AddrW'(ar_addr_i);
+  assign araddr_o  = ar_addr_i;
   assign arlen_o   = 8'(ar_len_i - 9'd1);
   assign arsize_o  = 3'($clog2(BeatBytes));
   assign arburst_o = 2'b01;      // INCR

@@ -21,7 +21,7 @@ module dg_axi_wr #(
   // the core's write address and data
   input  logic                   aw_valid_i,
   output logic                   aw_ready_o,
-  input  logic [31:0]            aw_addr_i,
+  input  logic [AddrW-1:0]       aw_addr_i,
   input  logic [8:0]             aw_len_i,     // beats, 1..256
   input  logic                   w_valid_i,
   output logic                   w_ready_o,
@@ -63,7 +63,7 @@ module dg_axi_wr #(
   assign awvalid_o  = aw_valid_i && room;
   assign aw_ready_o = awready_i && room;
   assign awid_o     = IdW'(Id);
-  assign awaddr_o   = AddrW'(aw_addr_i);
+  assign awaddr_o   = aw_addr_i;
   assign awlen_o    = 8'(aw_len_i - 9'd1);
   assign awsize_o   = 3'($clog2(BeatBytes));
   assign awburst_o  = 2'b01;      // INCR

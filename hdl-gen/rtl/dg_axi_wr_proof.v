@@ -5,6 +5,7 @@
 // WDATA held until WREADY, WLAST on each burst's last beat) are checked in every co-simulation,
 // not proved. Part of the fixed DeepGEMM RTL library; not synthesized.
 module dg_axi_wr_proof #(
+  parameter int AddrW     = 32,
   parameter int BeatBytes = 16,
   parameter int MaxBurst  = 256,
   parameter int Boundary  = 4096,
@@ -14,7 +15,7 @@ module dg_axi_wr_proof #(
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic        req_valid_i,
-  input  logic [31:0] req_addr_i,
+  input  logic [AddrW-1:0] req_addr_i,
   input  logic [15:0] req_beats_i,
   input  logic        awready_i,
   input  logic        wready_i,
@@ -23,13 +24,13 @@ module dg_axi_wr_proof #(
   input  logic [1:0]  bresp_i
 );
   logic                   req_ready, aw_valid, aw_ready, split_last, w_ready, idle;
-  logic [31:0]            aw_addr;
+  logic [AddrW-1:0] aw_addr;
   logic [8:0]             aw_len;
   logic [1:0]             error;
   logic [LgOut:0]         outstanding;
   logic                   awvalid, wvalid, wlast, bready;
   logic [1:0]             awid, awburst;
-  logic [31:0]            awaddr;
+  logic [AddrW-1:0] awaddr;
   logic [7:0]             awlen;
   logic [2:0]             awsize, awprot;
   logic [3:0]             awcache;
@@ -38,12 +39,12 @@ module dg_axi_wr_proof #(
   logic [LgOut:0]         f_writes;
   logic [0:0]             unused_reads;
 
-  dg_burst_split #(.BeatBytes(BeatBytes), .MaxBurst(MaxBurst), .Boundary(Boundary)) u_split (
+  dg_burst_split #(.AddrW(AddrW), .BeatBytes(BeatBytes), .MaxBurst(MaxBurst), .Boundary(Boundary)) u_split (
     .clk_i(clk_i), .rst_ni(rst_ni), .req_valid_i(req_valid_i), .req_ready_o(req_ready), .req_addr_i(req_addr_i),
     .req_beats_i(req_beats_i), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready), .burst_addr_o(aw_addr),
     .burst_len_o(aw_len), .burst_last_o(split_last)
   );
-  dg_axi_wr #(.AddrW(32), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
+  dg_axi_wr #(.AddrW(AddrW), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
     .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
     .aw_valid_i(aw_valid), .aw_ready_o(aw_ready), .aw_addr_i(aw_addr), .aw_len_i(aw_len),
     .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_last_i(1'b0),
@@ -53,10 +54,10 @@ module dg_axi_wr_proof #(
     .bvalid_i(bvalid_i), .bready_o(bready), .bid_i(bid_i), .bresp_i(bresp_i),
     .error_o(error), .idle_o(idle), .outstanding_o(outstanding)
   );
-  dg_axi4_check #(.AddrW(32), .DataW(BeatBytes*8), .IdW(2), .MaxReads(1), .MaxWrites(1 << LgOut), .HasRead(1'b0),
+  dg_axi4_check #(.AddrW(AddrW), .DataW(BeatBytes*8), .IdW(2), .MaxReads(1), .MaxWrites(1 << LgOut), .HasRead(1'b0),
                   .HasWrite(1'b1), .DataLeads(1'b0), .SlaveAssumed(1'b1)) u_check (
     .clk_i(clk_i), .rst_ni(rst_ni), .idle_i(1'b0),
-    .arvalid_i(1'b0), .arready_i(1'b0), .arid_i(2'd0), .araddr_i(32'd0), .arlen_i(8'd0), .arsize_i(3'd0),
+    .arvalid_i(1'b0), .arready_i(1'b0), .arid_i(2'd0), .araddr_i('0), .arlen_i(8'd0), .arsize_i(3'd0),
     .arburst_i(2'd0), .arcache_i(4'd0), .arprot_i(3'd0),
     .rvalid_i(1'b0), .rready_i(1'b0), .rid_i(2'd0), .rdata_i('0), .rresp_i(2'd0), .rlast_i(1'b0),
     .awvalid_i(awvalid), .awready_i(awready_i), .awid_i(awid), .awaddr_i(awaddr), .awlen_i(awlen),

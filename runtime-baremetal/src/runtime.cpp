@@ -17,7 +17,12 @@
 namespace {
 
 /// The registers of the generated NPU top the runtime uses, looked up by name in the table.
-enum NpuReg : uint32_t { kId, kCtrl, kStatus, kError, kCycles, kABase, kBBase, kCBase, kM, kN, kK, kNpuRegs };
+enum NpuReg : uint32_t {
+  kId, kCtrl, kStatus, kError, kCycles, kABase, kBBase, kCBase, kM, kN, kK,
+  kABaseHi, kBBaseHi, kCBaseHi,  // the bases' high halves: needed for a bus wider than 32 bits
+  kNpuRegs
+};
+constexpr uint32_t kFirstHi = kABaseHi;
 
 struct NpuRegInfo {
   const char* name;
@@ -31,6 +36,9 @@ constexpr NpuRegInfo kNpuRegInfo[kNpuRegs] = {
     {regs::reg("B_BASE").name, dg::ko::regmap::kAccessWrite}, {regs::reg("C_BASE").name, dg::ko::regmap::kAccessWrite},
     {regs::reg("M").name, dg::ko::regmap::kAccessWrite},      {regs::reg("N").name, dg::ko::regmap::kAccessWrite},
     {regs::reg("K").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("A_BASE_HI").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("B_BASE_HI").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("C_BASE_HI").name, dg::ko::regmap::kAccessWrite},
 };
 
 constexpr uint32_t kCtrlStart = regs::mask("CTRL", "START");
@@ -47,7 +55,7 @@ struct dgmm_kernel {
   uint32_t completed;  // launches finished
   dgmm_status result;  // result of the most recent launch
   bool bound[dg::bm::kOperands];
-  uintptr_t addr[dg::bm::kOperands];
+  uint64_t addr[dg::bm::kOperands];  // physical addresses, as the bus sees them
   int64_t* acc;  // accumulator tile scratch, in the arena after this struct
   const uint8_t* module;
   size_t module_size;
@@ -58,6 +66,8 @@ struct dgmm_kernel {
   uint32_t regmap_size;
   dgmm_engine engine;
   uint32_t design_id;
+  uint32_t addr_bits;  // the design's bus address width (from the table)
+  bool has_hi;         // the table has the *_BASE_HI registers (a version 1 table of a 32-bit design may not)
   uintptr_t reg[kNpuRegs];
   bool npu_running;     // the most recent launch went to the NPU and has not been seen to end
   uint32_t npu_error;   // ERROR register of the most recent launch (0: none)
@@ -195,18 +205,46 @@ dgmm_status npu_resolve(dgmm_kernel* h) {
     d.str(":").hex(static_cast<uint32_t>(table.mmio_base)).str(" is not addressable on this board");
     return fail(DGMM_ERROR_UNSUPPORTED, d);
   }
+  h->has_hi = true;
   for (uint32_t i = 0; i < kNpuRegs; ++i) {
     dg::ko::regmap::Register r;
     const NpuRegInfo& want = kNpuRegInfo[i];
-    if (!table.find(want.name, &r) || (r.access & want.access) != want.access) {
+    const bool found = table.find(want.name, &r) && (r.access & want.access) == want.access;
+    if (!found && i >= kFirstHi && table.addr_bits == 32) {
+      // A 32-bit design without the high halves (a version 1 table): only the low ones are written.
+      h->has_hi = false;
+      h->reg[i] = 0;
+      continue;
+    }
+    if (!found) {
       d.str("the NPU register table has no ");
       d.str(want.access == dg::ko::regmap::kAccessRead ? "readable" : "writable").str(" register ").str(want.name);
       return fail(DGMM_ERROR_UNSUPPORTED, d);
     }
     h->reg[i] = static_cast<uintptr_t>(table.mmio_base) + r.offset;
   }
+  if (!h->has_hi) {
+    for (uint32_t i = kFirstHi; i < kNpuRegs; ++i) h->reg[i] = 0;
+  }
   h->design_id = table.design_id;
+  h->addr_bits = table.addr_bits;
   return DGMM_OK;
+}
+
+/// Whether the design's bus reaches [address, address + bytes).
+bool npu_reaches(const dgmm_kernel* h, uint64_t address, uint64_t bytes) {
+  return dg::ko::regmap::reaches(h->addr_bits, address, bytes);
+}
+
+/// DGMM_OK when the NPU's bus reaches operand i at `address` (its current extent), else the
+/// refusal, naming the operand, its address and the bus's width.
+dgmm_status npu_check_reach(const dgmm_kernel* h, uint32_t i, uint64_t address) {
+  if (npu_reaches(h, address, h->plan.op[i].bytes)) return DGMM_OK;
+  ErrorDetail d;
+  d.str("operand '").chr(static_cast<char>('A' + i)).str("' at ");
+  d.hex(static_cast<uint32_t>(address >> 32)).str(":").hex(static_cast<uint32_t>(address));
+  d.str(" does not fit the NPU's ").num(h->addr_bits).str("-bit bus addresses");
+  return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
 /// Programs the NPU for the bound operands and starts it; nothing is written unless every check
@@ -214,12 +252,8 @@ dgmm_status npu_resolve(dgmm_kernel* h) {
 dgmm_status npu_start(dgmm_kernel* h) {
   ErrorDetail d;
   for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
-    if (static_cast<uint64_t>(h->addr[i]) + h->plan.op[i].bytes > 0x100000000ull) {
-      d.str("operand '").chr(static_cast<char>('A' + i)).str("' at ");
-      d.hex(static_cast<uint32_t>(static_cast<uint64_t>(h->addr[i]) >> 32)).str(":");
-      d.hex(static_cast<uint32_t>(h->addr[i])).str(" does not fit the NPU's 32-bit bus addresses");
-      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-    }
+    // Checked at bind too; K (and with it the extents) may have changed since.
+    if (const dgmm_status s = npu_check_reach(h, i, h->addr[i]); s != DGMM_OK) return s;
   }
   const uint32_t id = npu_read(h, kId);
   if (id != h->design_id) {
@@ -232,9 +266,10 @@ dgmm_status npu_start(dgmm_kernel* h) {
     d.str("the NPU is busy (STATUS ").hex(status).str("): another run has not finished");
     return fail(DGMM_ERROR_INVALID_STATE, d);
   }
-  npu_write(h, kABase, static_cast<uint32_t>(h->addr[dg::bm::kA]));
-  npu_write(h, kBBase, static_cast<uint32_t>(h->addr[dg::bm::kB]));
-  npu_write(h, kCBase, static_cast<uint32_t>(h->addr[dg::bm::kC]));
+  for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+    npu_write(h, static_cast<NpuReg>(kABase + i), static_cast<uint32_t>(h->addr[i]));
+    if (h->has_hi) npu_write(h, static_cast<NpuReg>(kABaseHi + i), static_cast<uint32_t>(h->addr[i] >> 32));
+  }
   npu_write(h, kM, h->plan.M);
   npu_write(h, kN, h->plan.N);
   npu_write(h, kK, h->plan.K);
@@ -280,7 +315,7 @@ int operand_index(const char* name) {
   return name[0] == 'A' ? 0 : name[0] == 'B' ? 1 : name[0] == 'C' ? 2 : -1;
 }
 
-bool wraps(uintptr_t address, size_t bytes) { return address > static_cast<uintptr_t>(-1) - bytes; }
+bool wraps(uint64_t address, uint64_t bytes) { return address > ~uint64_t{0} - bytes; }
 
 dgmm_status wrap_error(int i) {
   ErrorDetail d;
@@ -288,7 +323,7 @@ dgmm_status wrap_error(int i) {
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
-dgmm_status bind(dgmm_handle h, const char* name, uintptr_t address, bool output) {
+dgmm_status bind(dgmm_handle h, const char* name, uint64_t address, bool output) {
   if (!valid(h)) return bad_handle();
   const int i = operand_index(name);
   ErrorDetail d;
@@ -304,11 +339,16 @@ dgmm_status bind(dgmm_handle h, const char* name, uintptr_t address, bool output
   if (const dgmm_status s = idle(h, "bind"); s != DGMM_OK) return s;
   const uint32_t align = (dg::bm::bits(h->plan.op[i].type) + 7) / 8;  // 4-bit elements: a byte
   if (address == 0 || address % align != 0) {
-    d.str("operand '").str(name).str("': address ").hex(address);
+    d.str("operand '").str(name).str("': address ");
+    if ((address >> 32) != 0) d.hex(static_cast<uint32_t>(address >> 32)).str(":");
+    d.hex(static_cast<uint32_t>(address));
     d.str(address == 0 ? " is null" : " is not aligned to its element size");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   if (wraps(address, h->plan.op[i].bytes)) return wrap_error(i);
+  if (h->engine == DGMM_ENGINE_NPU) {
+    if (const dgmm_status s = npu_check_reach(h, static_cast<uint32_t>(i), address); s != DGMM_OK) return s;
+  }
   h->addr[i] = address;
   h->bound[i] = true;
   return DGMM_OK;
@@ -358,11 +398,11 @@ void dgmm_unload(dgmm_handle handle) {
   if (valid(handle)) handle->magic = 0;
 }
 
-dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, uintptr_t physical_address) {
+dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, uint64_t physical_address) {
   return bind(handle, name, physical_address, false);
 }
 
-dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t physical_address) {
+dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uint64_t physical_address) {
   return bind(handle, name, physical_address, true);
 }
 
@@ -372,6 +412,11 @@ dgmm_status dgmm_set_engine(dgmm_handle h, dgmm_engine engine) {
   if (engine == DGMM_ENGINE_NPU) {
     const dgmm_status s = npu_resolve(h);
     if (s != DGMM_OK) return s;
+    // Operands bound for the reference executor must be reachable on the NPU's bus too.
+    for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+      if (!h->bound[i]) continue;
+      if (const dgmm_status r = npu_check_reach(h, i, h->addr[i]); r != DGMM_OK) return r;
+    }
   } else if (engine != DGMM_ENGINE_REFERENCE) {
     ErrorDetail d;
     d.str("unknown engine ").num(static_cast<uint32_t>(engine));
@@ -432,6 +477,19 @@ dgmm_status dgmm_launch(dgmm_handle h) {
       return fail(DGMM_ERROR_UNBOUND_OPERAND, d);
     }
   }
+  // The reference executor reads and writes the operands through this CPU's pointers.
+  uintptr_t ptr[dg::bm::kOperands];
+  for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+    if (h->engine == DGMM_ENGINE_REFERENCE &&
+        h->addr[i] > static_cast<uint64_t>(static_cast<uintptr_t>(-1)) - h->plan.op[i].bytes) {
+      ErrorDetail d;
+      d.str("operand '").chr(static_cast<char>('A' + i)).str("' at ");
+      d.hex(static_cast<uint32_t>(h->addr[i] >> 32)).str(":").hex(static_cast<uint32_t>(h->addr[i]));
+      d.str(" is beyond this CPU's pointers, which the reference executor reads it through");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+    ptr[i] = static_cast<uintptr_t>(h->addr[i]);
+  }
   if (h->engine == DGMM_ENGINE_NPU) {
     const dgmm_status s = npu_start(h);
     if (s != DGMM_OK) return s;  // nothing started: the previous fence stays the last one
@@ -445,7 +503,7 @@ dgmm_status dgmm_launch(dgmm_handle h) {
   }
   ErrorDetail d;
   d.str("launch: ");
-  const bool ok = dg::bm::execute(h->plan, h->addr, h->acc, &d);
+  const bool ok = dg::bm::execute(h->plan, ptr, h->acc, &d);
   h->result = ok ? DGMM_OK : DGMM_ERROR_LAUNCH;
   h->completed = h->sequence;
   return ok ? DGMM_OK : fail(DGMM_ERROR_LAUNCH, d);

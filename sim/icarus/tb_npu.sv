@@ -8,7 +8,7 @@
 //     ready, A/B read data valid, C address ready, C write data ready, C response valid) is held
 //     low in StallPermille of the cycles, from a xorshift32 per signal seeded by Seed; a valid,
 //     once raised, stays until it is taken; RLAST marks each read burst's last beat;
-//   * the host programs A_BASE, B_BASE, C_BASE, M, N, K and CTRL.START over AXI4-Lite (one
+//   * the host programs A_BASE, B_BASE, C_BASE (and their _HI halves), M, N, K and CTRL.START over AXI4-Lite (one
 //     transaction at a time), waits for irq_o (at most MaxCycles cycles), then reads STATUS,
 //     ERROR, CYCLES and BOUND;
 //   * every burst is INCR, full-width, beat-aligned, 1..256 beats, with its master's ID, inside
@@ -31,6 +31,9 @@
 `ifndef DG_REG_CTRL
   `error "tb_npu.sv needs the design's <top>_regs.svh before it on the iverilog command line"
 `endif
+`ifndef DG_REGS_ADDR_BITS
+  `define DG_REGS_ADDR_BITS 32
+`endif
 module tb_npu #(
   parameter int          BusBits       = 128,
   parameter int          M             = 20,
@@ -39,9 +42,11 @@ module tb_npu #(
   parameter int          AElemBytes    = 1,
   parameter int          BElemBytes    = 1,
   parameter int          CElemBytes    = 4,     // int32 or int64
-  parameter logic [31:0] ABase         = 32'h1000_0000,
-  parameter logic [31:0] BBase         = 32'h2000_0000,
-  parameter logic [31:0] CBase         = 32'h3000_0000,
+  parameter int          AddrW         = `DG_REGS_ADDR_BITS,  // the design's bus address width
+  // The operands: above 4 GiB on a bus wider than 32 bits, so that the bases' high halves are used.
+  parameter logic [63:0] ABase         = (AddrW > 32 ? 64'h1_0000_0000 : 64'h0) + 64'h1000_0000,
+  parameter logic [63:0] BBase         = ABase + 64'h1000_0000,
+  parameter logic [63:0] CBase         = ABase + 64'h2000_0000,
   parameter int          Latency       = 100,
   parameter int          StallPermille = 0,
   parameter int          Seed          = 1,
@@ -67,7 +72,7 @@ module tb_npu #(
   wire  [31:0]        s_rdata;
   wire                a_ar_valid, b_ar_valid, a_r_ready, b_r_ready;
   wire  [1:0]         a_ar_id, b_ar_id, a_ar_burst, b_ar_burst;
-  wire  [31:0]        a_ar_addr, b_ar_addr;
+  wire  [AddrW-1:0]   a_ar_addr, b_ar_addr;
   wire  [7:0]         a_ar_len, b_ar_len;
   wire  [2:0]         a_ar_size, b_ar_size, a_ar_prot, b_ar_prot;
   wire  [3:0]         a_ar_cache, b_ar_cache;
@@ -76,7 +81,7 @@ module tb_npu #(
   logic [BusBits-1:0] a_r_data = '0, b_r_data = '0;
   wire                c_aw_valid, c_w_valid, c_w_last, c_b_ready;
   wire  [1:0]         c_aw_id, c_aw_burst;
-  wire  [31:0]        c_aw_addr;
+  wire  [AddrW-1:0]   c_aw_addr;
   wire  [7:0]         c_aw_len;
   wire  [2:0]         c_aw_size, c_aw_prot;
   wire  [3:0]         c_aw_cache;
@@ -168,13 +173,13 @@ module tb_npu #(
   int     errors = 0;
   longint read_beats = 0, write_beats = 0;
 
-  task automatic fail(input string what, input logic [31:0] addr, input int len);
-    if (errors < 10) $display("tb_npu: cycle %0d: %s (address 0x%08h, %0d beats)", cyc, what, addr, len);
+  task automatic fail(input string what, input logic [63:0] addr, input int len);
+    if (errors < 10) $display("tb_npu: cycle %0d: %s (address 0x%0h, %0d beats)", cyc, what, addr, len);
     errors = errors + 1;
   endtask
 
   // buf: 0 A, 1 B, 2 C.
-  task automatic check_burst(input int buf_i, input logic [31:0] addr, input logic [8:0] len, input logic [2:0] size,
+  task automatic check_burst(input int buf_i, input logic [63:0] addr, input logic [8:0] len, input logic [2:0] size,
                              input logic [1:0] burst, input logic [1:0] id);
     longint base, words, a, bytes;
     base  = buf_i == 0 ? ABase : buf_i == 1 ? BBase : CBase;
@@ -210,7 +215,7 @@ module tb_npu #(
   // ---- the DRAM model: everything it drives changes right after a clock edge -------------------
   // Outstanding bursts: stream 0 (A reads) in [0, QDepth), 1 (B reads) in [QDepth, 2*QDepth),
   // 2 (C writes) in [2*QDepth, 3*QDepth); each a ring from q_head to q_tail.
-  logic [31:0] q_addr [0:3*QDepth-1];
+  logic [63:0] q_addr [0:3*QDepth-1];
   int          q_len [0:3*QDepth-1];
   longint      q_ready_at [0:3*QDepth-1];
   int          q_head [0:2], q_tail [0:2], q_done [0:2];
@@ -238,7 +243,7 @@ module tb_npu #(
     for (int i = 0; i < CWords; i++) c_count[i] = 0;
   end
 
-  task automatic push(input int s, input logic [31:0] addr, input logic [8:0] len, input longint ready_at);
+  task automatic push(input int s, input logic [63:0] addr, input logic [8:0] len, input longint ready_at);
     int slot;
     if (q_tail[s] - q_head[s] >= QDepth) begin
       fail("more outstanding bursts than the model holds", addr, int'(len));
@@ -419,9 +424,12 @@ module tb_npu #(
     repeat (3) @(negedge clk);
     rst_n = 1'b1;
     @(negedge clk);
-    reg_write(`DG_REG_A_BASE, ABase);
-    reg_write(`DG_REG_B_BASE, BBase);
-    reg_write(`DG_REG_C_BASE, CBase);
+    reg_write(`DG_REG_A_BASE, ABase[31:0]);
+    reg_write(`DG_REG_B_BASE, BBase[31:0]);
+    reg_write(`DG_REG_C_BASE, CBase[31:0]);
+    reg_write(`DG_REG_A_BASE_HI, ABase[63:32]);
+    reg_write(`DG_REG_B_BASE_HI, BBase[63:32]);
+    reg_write(`DG_REG_C_BASE_HI, CBase[63:32]);
     reg_write(`DG_REG_M, 32'(M));
     reg_write(`DG_REG_N, 32'(N));
     reg_write(`DG_REG_K, 32'(K));

@@ -6,10 +6,11 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "inspect failed (${rc}):\n${out}${err}")
 endif()
 set(want
-    "registers: [0-9]+ \\(base 0x40000000, design id 0x[0-9a-f]+\\)\n"
+    "registers: [0-9]+ \\(base 0x40000000, design id 0x[0-9a-f]+, 32-bit bus addresses\\)\n"
     "\n  0x000  ID +ro\n" "\n  0x004  CTRL +wo\n" "\n  0x008  STATUS +ro\n" "\n  0x00c  ERROR +ro\n"
     "\n  0x010  CYCLES +ro\n" "\n  0x014  A_BASE +rw\n" "\n  0x018  B_BASE +rw\n" "\n  0x01c  C_BASE +rw\n"
-    "\n  0x020  M +rw\n" "\n  0x024  N +rw\n" "\n  0x028  K +rw\n" "\n  0x02c  BOUND +ro\n")
+    "\n  0x020  M +rw\n" "\n  0x024  N +rw\n" "\n  0x028  K +rw\n" "\n  0x02c  BOUND +ro\n"
+    "\n  0x030  A_BASE_HI +rw\n" "\n  0x034  B_BASE_HI +rw\n" "\n  0x038  C_BASE_HI +rw\n")
 foreach(line ${want})
   if(NOT out MATCHES "${line}")
     message(FATAL_ERROR "inspect output lacks '${line}':\n${out}")

@@ -18,6 +18,7 @@
 #include <deepgemm/baremetal.h>
 #include <deepgemm/module_format.h>
 #include <deepgemm/npu_regmap.h>
+#include <deepgemm/npu_regs.h>
 
 #include "port_host.h"
 
@@ -1121,19 +1122,20 @@ struct RegDef {
   uint32_t access;
 };
 
-// The register block of the generated NPU top (hdl-gen/hdlgen/top.cpp).
+// The register block of the generated NPU top: its one description, <deepgemm/npu_regs.h>.
 std::vector<RegDef> standard_regs() {
-  return {{"ID", 0x000, kR},     {"CTRL", 0x004, kW},   {"STATUS", 0x008, kR}, {"ERROR", 0x00c, kR},
-          {"CYCLES", 0x010, kR}, {"A_BASE", 0x014, kRW}, {"B_BASE", 0x018, kRW}, {"C_BASE", 0x01c, kRW},
-          {"M", 0x020, kRW},     {"N", 0x024, kRW},     {"K", 0x028, kRW},     {"BOUND", 0x02c, kR}};
+  std::vector<RegDef> out;
+  for (const auto& r : dg::npu_regs::kRegisters) out.push_back({r.name, r.offset, uint32_t(r.access)});
+  return out;
 }
 
-std::vector<uint8_t> make_table(uint64_t base, uint32_t id, const std::vector<RegDef>& regs) {
+std::vector<uint8_t> make_table(uint64_t base, uint32_t id, const std::vector<RegDef>& regs, uint32_t addr_bits = 32) {
   std::vector<rm::RegisterSpec> specs;
   for (const RegDef& r : regs) specs.push_back({r.name.c_str(), r.offset, r.access});
   std::vector<uint8_t> out(rm::table_size(uint32_t(specs.size())));
   size_t written = 0;
-  if (rm::write(base, id, specs.data(), uint32_t(specs.size()), out.data(), out.size(), &written) != rm::Status::Ok)
+  if (rm::write(base, id, addr_bits, specs.data(), uint32_t(specs.size()), out.data(), out.size(), &written) !=
+      rm::Status::Ok)
     return {};
   out.resize(written);
   return out;
@@ -1159,6 +1161,7 @@ class MockNpu : public hp::Device {
   // What the design was generated for.
   uint32_t want_m = 32, want_n = 48, k_min = 64, k_max = 64;
   uint32_t beat = 16, elem_bits[3] = {8, 8, 32};  // A, B, C in memory (4: two per byte)
+  uint32_t addr_bits = 32;                          // the bus's address width
   int run_polls = 3;
   uint32_t run_cycles = 1234;
   uint32_t forced_error = 0;
@@ -1236,6 +1239,14 @@ class MockNpu : public hp::Device {
     const uint64_t row_bits = (uint64_t(k) * elem_bits[0]) | (uint64_t(n) * elem_bits[1]) |
                               (uint64_t(n) * elem_bits[2]);
     if ((row_bits & (8 * beat - 1)) != 0) return 5;
+    const uint64_t extent[3] = {uint64_t(m) * k * elem_bits[0] / 8, uint64_t(k) * n * elem_bits[1] / 8,
+                                uint64_t(m) * n * elem_bits[2] / 8};
+    const char* names[3] = {"A_BASE", "B_BASE", "C_BASE"};
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t a = (uint64_t(value[std::string(names[i]) + "_HI"]) << 32) | value[names[i]];
+      if (addr_bits < 64 && ((a >> addr_bits) != 0 || extent[i] > (uint64_t(1) << addr_bits) - a)) return 9;
+      if (addr_bits == 64 && a > ~uint64_t(0) - extent[i]) return 9;
+    }
     return 0;
   }
 
@@ -1304,6 +1315,8 @@ void test_npu_engine_choice() {
   CHECK(c[0] == 128 && c.back() == 128);
   CHECK(hp::mmio_writes() == 0);
   CHECK(dgmm_npu_cycles(h, &cycles) == DGMM_ERROR_INVALID_STATE);
+  // (The host's buffers may lie above the NPU's 32-bit bus: bound again at addresses it reaches.)
+  CHECK(bind_fake(h));
   CHECK(dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_OK);
 
   // Tables the runtime cannot use.
@@ -1352,8 +1365,8 @@ void test_npu_run() {
   if (h == nullptr) return;
   CHECK(dgmm_launch(h) == DGMM_OK);
   const std::vector<std::pair<std::string, uint32_t>> expected = {
-      {"A_BASE", uint32_t(kAddrA)}, {"B_BASE", uint32_t(kAddrB)}, {"C_BASE", uint32_t(kAddrC)},
-      {"M", 32}, {"N", 48}, {"K", 64}, {"CTRL", 1}};
+      {"A_BASE", uint32_t(kAddrA)}, {"A_BASE_HI", 0}, {"B_BASE", uint32_t(kAddrB)}, {"B_BASE_HI", 0},
+      {"C_BASE", uint32_t(kAddrC)}, {"C_BASE_HI", 0}, {"M", 32}, {"N", 48}, {"K", 64}, {"CTRL", 1}};
   CHECK(npu.writes == expected);
   CHECK(npu.running);  // the launch did not wait
   CHECK(npu.status_reads == 1);  // BUSY checked before the start
@@ -1424,7 +1437,8 @@ void test_npu_errors() {
                         {3, "K is outside the plan's range"},
                         {4, "an operand base address is not aligned to a bus beat"},
                         {5, "an operand row is not a whole number of bus beats"},
-                        {9, "unknown error code"}};
+                        {9, "an operand's base or extent does not fit the bus's address width"},
+                        {10, "unknown error code"}};
   for (const Case& c : cases) {
     const auto module = npu_module(npu_plan(), table);
     MockNpu npu(kNpuBase, kDesignId, standard_regs());
@@ -1506,18 +1520,74 @@ void test_npu_refused_before_start() {
     CHECK(contains(dgmm_last_error(), "the NPU is busy"));
     CHECK(npu.writes.empty());
   }
-  if constexpr (sizeof(uintptr_t) == 8) {
-    // An operand the 32-bit bus cannot reach.
+  {
+    // An operand the 32-bit bus cannot reach: refused at the bind, the old binding stays.
     MockNpu npu(kNpuBase, kDesignId, standard_regs());
     Attached attached(&npu);
     dgmm_handle h = npu_handle(module);
     CHECK(h != nullptr);
     if (h == nullptr) return;
-    CHECK(dgmm_bind_output(h, "C", uintptr_t(0xFFFFF000u)) == DGMM_OK);
-    CHECK(dgmm_launch(h) == DGMM_ERROR_INVALID_ARGUMENT);
-    CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000000:0xfffff000 does not fit"));
-    CHECK(npu.writes.empty());
+    CHECK(dgmm_bind_output(h, "C", 0xFFFFF000u) == DGMM_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000000:0xfffff000 does not fit the NPU's 32-bit bus addresses"));
+    CHECK(dgmm_bind_output(h, "C", 0x100000000ull) == DGMM_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000001:0x00000000 does not fit the NPU's 32-bit bus addresses"));
+    CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+    CHECK(npu.value["C_BASE"] == kAddrC && npu.value["C_BASE_HI"] == 0);
+    CHECK(npu.violations.empty());
   }
+}
+
+void test_npu_wide_bus() {
+  // A design with 40-bit bus addresses (the table says so): operands above 4 GiB, both halves
+  // written; an operand at or past 2^40 refused at the call that names it.
+  const auto module = npu_module(npu_plan(), make_table(kNpuBase, kDesignId, standard_regs(), 40));
+  MockNpu npu(kNpuBase, kDesignId, standard_regs());
+  npu.addr_bits = 40;
+  npu.run_polls = 0;
+  Attached attached(&npu);
+  dgmm_handle h = load(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_OK);
+  const uint64_t a = 0x1280100000ull, b = 0xFF00200000ull, c = 0x0100300000ull;
+  CHECK(dgmm_bind_input(h, "A", a) == DGMM_OK && dgmm_bind_input(h, "B", b) == DGMM_OK &&
+        dgmm_bind_output(h, "C", c) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  const std::vector<std::pair<std::string, uint32_t>> expected = {
+      {"A_BASE", 0x80100000u}, {"A_BASE_HI", 0x12}, {"B_BASE", 0x00200000u}, {"B_BASE_HI", 0xFF},
+      {"C_BASE", 0x00300000u}, {"C_BASE_HI", 0x01}, {"M", 32}, {"N", 48}, {"K", 64}, {"CTRL", 1}};
+  CHECK(npu.writes == expected);
+  // 2^40 and an extent that passes it (C is 32 x 48 x 4 = 6144 bytes): refused, nothing changes.
+  CHECK(dgmm_bind_output(h, "C", 0x10000000000ull) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000100:0x00000000 does not fit the NPU's 40-bit bus addresses"));
+  CHECK(dgmm_bind_output(h, "C", 0x10000000000ull - 4096) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'C' at 0x000000ff:0xfffff000 does not fit the NPU's 40-bit bus addresses"));
+  CHECK(dgmm_bind_output(h, "C", 0x10000000000ull - 6144) == DGMM_OK);  // its last byte is the bus's last
+  npu.writes.clear();
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(npu.value["C_BASE_HI"] == 0xFF && npu.value["C_BASE"] == 0xFFFFE800u);
+  // Bound for the reference executor, then the NPU chosen: refused there, the engine stays.
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_REFERENCE) == DGMM_OK);
+  CHECK(dgmm_bind_output(h, "C", 0x20000000000ull) == DGMM_OK);
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000200:0x00000000 does not fit the NPU's 40-bit bus addresses"));
+  CHECK(dgmm_bind_output(h, "C", c) == DGMM_OK && dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_OK);
+  // Hardware whose bus is narrower than the table says refuses the START with BASE_RANGE.
+  npu.addr_bits = 32;
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_ERROR_LAUNCH);
+  CHECK(contains(dgmm_last_error(), "ERROR 9 (an operand's base or extent does not fit the bus's address width)"));
+  CHECK(npu.violations.empty());
+
+  // A table of a wide bus without the high halves cannot drive it; a 32-bit one can.
+  std::vector<RegDef> low_only;
+  for (const RegDef& r : standard_regs())
+    if (r.name.find("_HI") == std::string::npos) low_only.push_back(r);
+  dgmm_handle w = load(npu_module(npu_plan(), make_table(kNpuBase, kDesignId, low_only, 40)));
+  CHECK(w != nullptr && dgmm_set_engine(w, DGMM_ENGINE_NPU) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "no writable register A_BASE_HI"));
+  dgmm_handle n = load(npu_module(npu_plan(), make_table(kNpuBase, kDesignId, low_only, 32)));
+  CHECK(n != nullptr && dgmm_set_engine(n, DGMM_ENGINE_NPU) == DGMM_OK);
 }
 
 void test_npu_k_range() {
@@ -1539,8 +1609,8 @@ void test_npu_k_range() {
   npu.writes.clear();
   CHECK(dgmm_launch(h) == DGMM_OK);
   const std::vector<std::pair<std::string, uint32_t>> expected = {
-      {"A_BASE", uint32_t(kAddrA)}, {"B_BASE", uint32_t(kAddrB)}, {"C_BASE", uint32_t(kAddrC)},
-      {"M", 32}, {"N", 48}, {"K", 48}, {"CTRL", 1}};
+      {"A_BASE", uint32_t(kAddrA)}, {"A_BASE_HI", 0}, {"B_BASE", uint32_t(kAddrB)}, {"B_BASE_HI", 0},
+      {"C_BASE", uint32_t(kAddrC)}, {"C_BASE_HI", 0}, {"M", 32}, {"N", 48}, {"K", 48}, {"CTRL", 1}};
   CHECK(npu.writes == expected);
   CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
   CHECK(dgmm_set_k(h, 32) == DGMM_OK);
@@ -1569,7 +1639,7 @@ void test_npu_k_range() {
   CHECK(npu.violations.empty());
 
   // The operand extents the 32-bit bus check uses are the current K's.
-  if constexpr (sizeof(uintptr_t) == 8) {
+  {
     MockNpu npu2(kNpuBase, kDesignId, standard_regs());
     npu2.k_min = 32, npu2.k_max = 64;
     Attached attached2(&npu2);
@@ -1604,8 +1674,8 @@ void test_npu_int4() {
   CHECK(dgmm_set_k(h, 64) == DGMM_OK);
   CHECK(dgmm_launch(h) == DGMM_OK);
   const std::vector<std::pair<std::string, uint32_t>> expected = {
-      {"A_BASE", uint32_t(kAddrA)}, {"B_BASE", uint32_t(kAddrB)}, {"C_BASE", uint32_t(kAddrC)},
-      {"M", 32}, {"N", 64}, {"K", 64}, {"CTRL", 1}};
+      {"A_BASE", uint32_t(kAddrA)}, {"A_BASE_HI", 0}, {"B_BASE", uint32_t(kAddrB)}, {"B_BASE_HI", 0},
+      {"C_BASE", uint32_t(kAddrC)}, {"C_BASE_HI", 0}, {"M", 32}, {"N", 64}, {"K", 64}, {"CTRL", 1}};
   CHECK(npu.writes == expected);
   CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
   // An odd K is refused by the runtime: nothing is written.
@@ -1701,6 +1771,7 @@ int main() {
   test_npu_errors();
   test_npu_timeout();
   test_npu_refused_before_start();
+  test_npu_wide_bus();
   test_npu_k_range();
   test_npu_int4();
 #ifdef DEEPGEMM_TEST_MODULE

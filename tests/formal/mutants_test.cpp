@@ -8,7 +8,10 @@
 
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "dgml/parser.h"
 #include "hdlgen/formal.h"
@@ -48,6 +51,22 @@ const Fixture& tiny() {
 /// K chosen at run time (32 .. 256, one or two K tiles), partial M and N tiles.
 const Fixture& krange() {
   static Fixture f = load("tests/formal/krange_partial.dgml");
+  return f;
+}
+
+/// A fixture's plan on its model with `bits`-bit bus addresses (the plan does not depend on them).
+Fixture with_addr_bits(Fixture f, int bits) {
+  f.problem.hw.npu.bus_addr_bits = bits;
+  return f;
+}
+
+/// The tiny plan on a bus with 64-bit addresses, the run-time-K one with 40-bit addresses.
+const Fixture& tiny64() {
+  static Fixture f = with_addr_bits(tiny(), 64);
+  return f;
+}
+const Fixture& krange40() {
+  static Fixture f = with_addr_bits(krange(), 40);
   return f;
 }
 
@@ -314,4 +333,46 @@ TEST_CASE("formal: an AXI4 write master that drops AWVALID before AWREADY is cau
   auto m = prove_one(d, "dg_axi_wr_proof");
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_AWVALID_STABLE");
+}
+
+TEST_CASE("formal: with 64- and 40-bit bus addresses every property is proved at that width") {
+  for (const auto& [f, name, bits] : {std::tuple{&tiny64(), "t64", 64}, std::tuple{&krange40(), "k40", 40}}) {
+    CAPTURE(bits);
+    hdlgen::Design d = hdlgen::generate(f->plan, f->problem.hw, name);
+    CHECK(d.addr_bits == bits);
+    hdlgen::FormalReport r = hdlgen::prove(d);
+    INFO(hdlgen::report_text(r));
+    REQUIRE(r.error.empty());
+    CHECK(r.modules.size() == 7);
+    CHECK(r.all_proved());
+    // The library modules are proved at the design's width, the AGUs' addresses are that wide.
+    const std::string text = hdlgen::report_text(r);
+    CHECK(text.find(fmt::format("dg_burst_split (AddrW={}, ", bits)) != std::string::npos);
+    CHECK(text.find(fmt::format("dg_axi_rd_proof (AddrW={}, ", bits)) != std::string::npos);
+    CHECK(text.find(fmt::format("dg_axi_wr_proof (AddrW={}, ", bits)) != std::string::npos);
+    for (const auto& v : d.files)
+      if (v.name.find("_agu_") != std::string::npos)
+        CHECK(v.text.find(fmt::format("output logic [{}:0] req_addr_o", bits - 1)) != std::string::npos);
+  }
+}
+
+TEST_CASE("formal: with 64-bit bus addresses the protocol mutants still fail") {
+  // A read burst across 4 KB, through the splitter and the master, against the checker.
+  hdlgen::Design d = mutate("dg_burst_split.v", "if (take > (LenW+1)'(to_edge)) take = (LenW+1)'(to_edge);", "",
+                            tiny64(), "t64");
+  auto m = prove_one(d, "dg_axi_rd_proof");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_breaks_rule(m, d, "ERRM_AR_BOUNDARY");
+  // A write master that drops AWVALID before AWREADY.
+  d = mutate("dg_axi_wr.v", "assign awvalid_o  = aw_valid_i && room;", "assign awvalid_o  = aw_valid_i && room && !wready_i;",
+             tiny64(), "t64");
+  m = prove_one(d, "dg_axi_wr_proof");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_breaks_rule(m, d, "ERRM_AWVALID_STABLE");
+  // An AGU whose address drops the base's high half.
+  d = mutate("npu_gemm_t64_agu_b.v", "assign req_addr_o  = base_q + 64'(offset);",
+             "assign req_addr_o  = {32'd0, base_q[31:0]} + 64'(offset);", tiny64(), "t64");
+  m = prove_one(d, "npu_gemm_t64_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_fails_only_on(m, d, "assert (req_addr_o ==");
 }

@@ -51,7 +51,8 @@ uint32_t touch(const ko::ModuleView& v, const uint8_t* data, size_t size) {
 }
 
 /// Parses a register table from an exact-size copy; on success reads every record and checks the
-/// reader's promises (NUL-terminated unique names, aligned in-page offsets, known access bits).
+/// reader's promises (NUL-terminated unique names, aligned in-page offsets, known access bits, an
+/// address width of 32 to 64 bits).
 void check_regmap(const uint8_t* data, size_t size) {
   std::vector<uint8_t> copy(data, data + size);
   rm::View v;
@@ -64,7 +65,9 @@ void check_regmap(const uint8_t* data, size_t size) {
     return;
   }
   require(v.count >= 1 && v.count <= rm::kMaxRegisters);
-  require(rm::table_size(v.count) == size);
+  require(v.header_size == rm::kHeaderSize || v.header_size == rm::kHeaderSizeV1);
+  require(v.header_size + static_cast<size_t>(v.count) * rm::kRecordSize == size);
+  require(v.addr_bits >= rm::kMinAddrBits && v.addr_bits <= rm::kMaxAddrBits);
   for (uint32_t i = 0; i < v.count; ++i) {
     rm::Register r;
     require(v.at(i, &r));
@@ -91,6 +94,9 @@ void fuzz_regmap(const uint8_t* data, size_t size) {
   const size_t records = (size - rm::kHeaderSize) / rm::kRecordSize;
   const uint32_t count = static_cast<uint32_t>(records > rm::kMaxRegisters ? rm::kMaxRegisters : records);
   ko::store_u32(t.data() + rm::header_field::kCount, count);
+  // An address width of 32 to 64 bits from the input's byte there, the reserved field zero.
+  ko::store_u32(t.data() + rm::header_field::kAddrBits, rm::kMinAddrBits + t[rm::header_field::kAddrBits] % 33);
+  ko::store_u32(t.data() + rm::header_field::kReserved, 0);
   t.resize(rm::table_size(count));
   check_regmap(t.data(), t.size());
 }

@@ -122,7 +122,7 @@ module npu_gemm_tiny_npu (
 
   // ---- AXI4 master a ----------------------------------------------------------------------
   logic                 a_ar_valid, a_ar_ready, a_r_valid, a_r_ready, a_idle;
-  logic [31:0]          a_ar_addr;
+  logic [AddrW-1:0]     a_ar_addr;
   logic [8:0]           a_ar_len;
   logic [127:0]       a_r_data;
   logic [1:0]           a_error;
@@ -161,7 +161,7 @@ module npu_gemm_tiny_npu (
   assign unused_a_outstanding = ^a_outstanding;
   // ---- AXI4 master b ----------------------------------------------------------------------
   logic                 b_ar_valid, b_ar_ready, b_r_valid, b_r_ready, b_idle;
-  logic [31:0]          b_ar_addr;
+  logic [AddrW-1:0]     b_ar_addr;
   logic [8:0]           b_ar_len;
   logic [127:0]       b_r_data;
   logic [1:0]           b_error;
@@ -200,7 +200,7 @@ module npu_gemm_tiny_npu (
   assign unused_b_outstanding = ^b_outstanding;
   // ---- AXI4 master c ----------------------------------------------------------------------
   logic                 c_aw_valid, c_aw_ready, c_w_valid, c_w_ready, c_w_last, c_idle;
-  logic [31:0]          c_aw_addr;
+  logic [AddrW-1:0]     c_aw_addr;
   logic [8:0]           c_aw_len;
   logic [127:0]       c_w_data;
   logic [1:0]           c_error;
@@ -367,19 +367,26 @@ endmodule
 // data channel: the beats in order), C write bursts (address channel, and data channel with the
 // burst's last beat marked). 128-bit data.
 //
+// Bus addresses are 32 bits: each operand's base is {X_BASE_HI, X_BASE} cut to that width; a START
+// whose bases have bits above it, or whose operands pass the end of the address space, is refused
+// (BASE_RANGE).
+//
 // Registers (byte offsets from the model's MMIO base; 32 bits each):
-//   0x000 ID      ro  identifies the generated design (a hash of its plan)
-//   0x004 CTRL    wo  control; bit 0 START
-//   0x008 STATUS  ro  run state; bit 0 BUSY, bit 1 DONE, bit 2 ERROR
-//   0x00c ERROR   ro  the start checks' verdict, or the run's bus error; bits 3:0 CODE: 0 NONE, 1 M, 2 N, 3 K, 4 BASE_ALIGN, 5 ROW_BEATS, 6 BUS_READ, 7 BUS_WRITE, 8 BUS_PROTOCOL
-//   0x010 CYCLES  ro  cycles of the last (or current) run
-//   0x014 A_BASE  rw  byte address of A (M x K, row-major)
-//   0x018 B_BASE  rw  byte address of B (K x N, row-major)
-//   0x01c C_BASE  rw  byte address of C (M x N, row-major; int32 or int64, the plan's output)
-//   0x020 M       rw  rows of A and C
-//   0x024 N       rw  columns of B and C
-//   0x028 K       rw  columns of A, rows of B
-//   0x02c BOUND   ro  the plan's estimate of a run's cycles at the largest K (not a proved bound)
+//   0x000 ID        ro  identifies the generated design (a hash of its plan)
+//   0x004 CTRL      wo  control; bit 0 START
+//   0x008 STATUS    ro  run state; bit 0 BUSY, bit 1 DONE, bit 2 ERROR
+//   0x00c ERROR     ro  the start checks' verdict, or the run's bus error; bits 3:0 CODE: 0 NONE, 1 M, 2 N, 3 K, 4 BASE_ALIGN, 5 ROW_BEATS, 6 BUS_READ, 7 BUS_WRITE, 8 BUS_PROTOCOL, 9 BASE_RANGE
+//   0x010 CYCLES    ro  cycles of the last (or current) run
+//   0x014 A_BASE    rw  byte address of A (M x K, row-major): its low 32 bits
+//   0x018 B_BASE    rw  byte address of B (K x N, row-major): its low 32 bits
+//   0x01c C_BASE    rw  byte address of C (M x N, row-major; int32 or int64, the plan's output): its low 32 bits
+//   0x020 M         rw  rows of A and C
+//   0x024 N         rw  columns of B and C
+//   0x028 K         rw  columns of A, rows of B
+//   0x02c BOUND     ro  the plan's estimate of a run's cycles at the largest K (not a proved bound)
+//   0x030 A_BASE_HI rw  byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
+//   0x034 B_BASE_HI rw  byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
+//   0x038 C_BASE_HI rw  byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
 module npu_gemm_tiny_npu_core (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -425,13 +432,19 @@ module npu_gemm_tiny_npu_core (
   localparam int AccBits = 16 * 32, AccAW = 5;
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
+  logic        a_hi_over_q, b_hi_over_q, c_hi_over_q;  // a 1 was written above the width
+  logic [31:0] a_base, b_base, c_base;   // the operands' bus addresses
+  assign a_base = a_base_q;
+  assign b_base = b_base_q;
+  assign c_base = c_base_q;
   logic [7:0] m_q, n_q, k_q;
   logic [3:0]  error_q;
   logic        running_q, done_q, start;
   logic [31:0] rdata_d;
 
   // START is refused (ERROR set) unless the configuration is inside the plan's ranges and every
-  // address and leading dimension is a whole number of 16-byte bus beats.
+  // address and leading dimension is a whole number of 16-byte bus beats, and every operand
+  // lies below 2^32 (its base has no bit above the width, its last byte is below the end).
   logic [3:0] check;
   always_comb begin
     check = 4'd0;
@@ -440,6 +453,12 @@ module npu_gemm_tiny_npu_core (
     else if (k_q < 8'(128) || k_q > 8'(128)) check = 4'd3;
     else if (((a_base_q | b_base_q | c_base_q) & 32'd15) != 32'd0) check = 4'd4;
     else if ((((32'(k_q) << 3) | (32'(n_q) << 3) | (32'(n_q) << 5)) & 32'd127) != 32'd0) check = 4'd5;
+    else if (a_hi_over_q ||
+             b_hi_over_q ||
+             c_hi_over_q ||
+             a_base > 32'd4294964736 ||
+             b_base > 32'd4294961152 ||
+             c_base > 32'd4294963456) check = 4'd9;
   end
 
   logic reg_write, start_write;
@@ -456,6 +475,9 @@ module npu_gemm_tiny_npu_core (
       a_base_q <= '0;
       b_base_q <= '0;
       c_base_q <= '0;
+      a_hi_over_q <= 1'b0;
+      b_hi_over_q <= 1'b0;
+      c_hi_over_q <= 1'b0;
       m_q <= '0;
       n_q <= '0;
       k_q <= '0;
@@ -473,6 +495,9 @@ module npu_gemm_tiny_npu_core (
           12'h020: m_q <= 8'(reg_wdata_i);
           12'h024: n_q <= 8'(reg_wdata_i);
           12'h028: k_q <= 8'(reg_wdata_i);
+          12'h030: a_hi_over_q <= reg_wdata_i != 32'd0;
+          12'h034: b_hi_over_q <= reg_wdata_i != 32'd0;
+          12'h038: c_hi_over_q <= reg_wdata_i != 32'd0;
           default: ;
         endcase
       end
@@ -506,6 +531,9 @@ module npu_gemm_tiny_npu_core (
       12'h024: rdata_d = 32'(n_q);
       12'h028: rdata_d = 32'(k_q);
       12'h02c: rdata_d = CycleBound;
+      12'h030: rdata_d = 32'd0;
+      12'h034: rdata_d = 32'd0;
+      12'h038: rdata_d = 32'd0;
       default: rdata_d = '0;
     endcase
   end
@@ -634,7 +662,7 @@ module npu_gemm_tiny_npu_core (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (start),
-    .base_i     (a_base_q),
+    .base_i     (a_base),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -650,7 +678,7 @@ module npu_gemm_tiny_npu_core (
   // A K step begins only while a scratchpad buffer is free for it.
   assign a_hold = a_req_row == '0 && !a_may_begin;
   assign a_req_ready = a_split_ready && !a_qfull && !a_hold;
-  dg_burst_split #(.BeatBytes(16), .MaxBurst(256), .Boundary(4096)) u_dma_a (
+  dg_burst_split #(.AddrW(32), .BeatBytes(16), .MaxBurst(256), .Boundary(4096)) u_dma_a (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .req_valid_i  (a_req_valid && !a_qfull && !a_hold),
@@ -702,7 +730,7 @@ module npu_gemm_tiny_npu_core (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (start),
-    .base_i     (b_base_q),
+    .base_i     (b_base),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -718,7 +746,7 @@ module npu_gemm_tiny_npu_core (
   // A K step begins only while a scratchpad buffer is free for it.
   assign b_hold = b_req_row == '0 && !b_may_begin;
   assign b_req_ready = b_split_ready && !b_qfull && !b_hold;
-  dg_burst_split #(.BeatBytes(16), .MaxBurst(256), .Boundary(4096)) u_dma_b (
+  dg_burst_split #(.AddrW(32), .BeatBytes(16), .MaxBurst(256), .Boundary(4096)) u_dma_b (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .req_valid_i  (b_req_valid && !b_qfull && !b_hold),
@@ -770,7 +798,7 @@ module npu_gemm_tiny_npu_core (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (start),
-    .base_i     (c_base_q),
+    .base_i     (c_base),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -784,7 +812,7 @@ module npu_gemm_tiny_npu_core (
     .req_last_o (c_req_last)
   );
   assign c_req_ready = c_split_ready && !c_qfull;
-  dg_burst_split #(.BeatBytes(16), .MaxBurst(256), .Boundary(4096)) u_dma_c (
+  dg_burst_split #(.AddrW(32), .BeatBytes(16), .MaxBurst(256), .Boundary(4096)) u_dma_c (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .req_valid_i  (c_req_valid && !c_qfull),
@@ -833,9 +861,10 @@ endmodule
 // Generated by deepgemm-hdlgen 1 from the plan of 'tiny_npu' for npu16: C[20×48] = A·B, K 128; tiles 16×32×64, output_stationary dataflow. Do not edit.
 //
 // AGU for A (activations, M×K, row-major): tile_m rows of tile_k elements: one request per tile row, in the plan's loop order block_m, block_n, k_tile, row.
-// A request is the row segment's DRAM byte address and its length in 16-byte bus beats; row
-// r of a tile goes to scratchpad bank r mod 16. The configuration (base address, M, N, K) is
-// latched at start; the top checks it against the plan's ranges before starting.
+// A request is the row segment's DRAM byte address (32 bits: the operand's base plus a 32-bit
+// offset within the operand) and its length in 16-byte bus beats; row r of a tile goes to
+// scratchpad bank r mod 16. The configuration (base address, M, N, K) is latched at start;
+// the top checks it against the plan's ranges and the bus's address width before starting.
 module npu_gemm_tiny_npu_agu_a (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -862,6 +891,7 @@ module npu_gemm_tiny_npu_agu_a (
   logic [7:0] m_q, n_q, k_q;
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
+  logic [31:0] offset;                  // the request's bytes from the operand's base
 
   assign ld_bytes = 32'd128;  // K is fixed by the plan
 
@@ -870,7 +900,8 @@ module npu_gemm_tiny_npu_agu_a (
   assign seg_left = k_q - k0_q;
   assign seg_len  = seg_left < 8'(TileSeg) ? seg_left : 8'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(m0_q) + 32'(r_q)) * ld_bytes + ((32'(k0_q) << LgBits) >> 3);
+  assign offset      = (32'(m0_q) + 32'(r_q)) * ld_bytes + ((32'(k0_q) << LgBits) >> 3);
+  assign req_addr_o  = base_q + 32'(offset);
   assign req_beats_o = 3'((32'(seg_len) << LgBits) >> 7);
   assign req_row_o   = r_q[3:0];
   assign busy_o = busy_q;
@@ -939,7 +970,7 @@ module npu_gemm_tiny_npu_agu_a (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer does not wrap the address space.
+  // beats, whose buffer (at most 4 GiB) does not pass the end of the 32-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -948,7 +979,8 @@ module npu_gemm_tiny_npu_agu_a (
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
       assume (((32'(k_i) << LgBits) & 32'(127)) == 32'd0);
-      assume ({1'b0, base_i} + 33'(32'(m_i) * ((32'(k_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
+      assume (33'(32'(m_i) * ((32'(k_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
+      assume ({1'b0, base_i} + 33'(33'(32'(m_i) * ((32'(k_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
     end
   end
 
@@ -966,7 +998,7 @@ module npu_gemm_tiny_npu_agu_a (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from k0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd128 + ((32'(k0_q) << LgBits) >> 3));
+      assert (req_addr_o == base_q + 32'(32'((32'(m0_q) + 32'(r_q)) * 32'd128 + ((32'(k0_q) << LgBits) >> 3))));
       assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (k_q - k0_q < 8'(TileSeg) ? k_q - k0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -992,9 +1024,10 @@ endmodule
 // Generated by deepgemm-hdlgen 1 from the plan of 'tiny_npu' for npu16: C[20×48] = A·B, K 128; tiles 16×32×64, output_stationary dataflow. Do not edit.
 //
 // AGU for B (weights, K×N, row-major): tile_k rows of tile_n elements: one request per tile row, in the plan's loop order block_m, block_n, k_tile, row.
-// A request is the row segment's DRAM byte address and its length in 16-byte bus beats; row
-// r of a tile goes to scratchpad bank r mod 16. The configuration (base address, M, N, K) is
-// latched at start; the top checks it against the plan's ranges before starting.
+// A request is the row segment's DRAM byte address (32 bits: the operand's base plus a 32-bit
+// offset within the operand) and its length in 16-byte bus beats; row r of a tile goes to
+// scratchpad bank r mod 16. The configuration (base address, M, N, K) is latched at start;
+// the top checks it against the plan's ranges and the bus's address width before starting.
 module npu_gemm_tiny_npu_agu_b (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -1021,6 +1054,7 @@ module npu_gemm_tiny_npu_agu_b (
   logic [7:0] m_q, n_q, k_q;
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
+  logic [31:0] offset;                  // the request's bytes from the operand's base
 
   assign ld_bytes = 32'd48;  // N is fixed by the plan
 
@@ -1029,7 +1063,8 @@ module npu_gemm_tiny_npu_agu_b (
   assign seg_left = n_q - n0_q;
   assign seg_len  = seg_left < 8'(TileSeg) ? seg_left : 8'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(k0_q) + 32'(r_q)) * ld_bytes + ((32'(n0_q) << LgBits) >> 3);
+  assign offset      = (32'(k0_q) + 32'(r_q)) * ld_bytes + ((32'(n0_q) << LgBits) >> 3);
+  assign req_addr_o  = base_q + 32'(offset);
   assign req_beats_o = 2'((32'(seg_len) << LgBits) >> 7);
   assign req_row_o   = r_q[5:0];
   assign busy_o = busy_q;
@@ -1098,7 +1133,7 @@ module npu_gemm_tiny_npu_agu_b (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer does not wrap the address space.
+  // beats, whose buffer (at most 4 GiB) does not pass the end of the 32-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -1107,7 +1142,8 @@ module npu_gemm_tiny_npu_agu_b (
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
       assume (((32'(n_i) << LgBits) & 32'(127)) == 32'd0);
-      assume ({1'b0, base_i} + 33'(32'(k_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
+      assume (33'(32'(k_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
+      assume ({1'b0, base_i} + 33'(33'(32'(k_i) * ((32'(n_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
     end
   end
 
@@ -1125,7 +1161,7 @@ module npu_gemm_tiny_npu_agu_b (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row k0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(k0_q) + 32'(r_q)) * 32'd48 + ((32'(n0_q) << LgBits) >> 3));
+      assert (req_addr_o == base_q + 32'(32'((32'(k0_q) + 32'(r_q)) * 32'd48 + ((32'(n0_q) << LgBits) >> 3))));
       assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -1151,9 +1187,10 @@ endmodule
 // Generated by deepgemm-hdlgen 1 from the plan of 'tiny_npu' for npu16: C[20×48] = A·B, K 128; tiles 16×32×64, output_stationary dataflow. Do not edit.
 //
 // AGU for C (outputs, M×N, row-major, int32): tile_m rows of tile_n elements: one request per tile row, in the plan's loop order block_m, block_n, row.
-// A request is the row segment's DRAM byte address and its length in 16-byte bus beats; row
-// r of a tile goes to scratchpad bank r mod 16. The configuration (base address, M, N, K) is
-// latched at start; the top checks it against the plan's ranges before starting.
+// A request is the row segment's DRAM byte address (32 bits: the operand's base plus a 32-bit
+// offset within the operand) and its length in 16-byte bus beats; row r of a tile goes to
+// scratchpad bank r mod 16. The configuration (base address, M, N, K) is latched at start;
+// the top checks it against the plan's ranges and the bus's address width before starting.
 module npu_gemm_tiny_npu_agu_c (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -1180,6 +1217,7 @@ module npu_gemm_tiny_npu_agu_c (
   logic [7:0] m_q, n_q, k_q;
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
+  logic [31:0] offset;                  // the request's bytes from the operand's base
 
   assign ld_bytes = 32'd192;  // N is fixed by the plan
 
@@ -1188,7 +1226,8 @@ module npu_gemm_tiny_npu_agu_c (
   assign seg_left = n_q - n0_q;
   assign seg_len  = seg_left < 8'(TileSeg) ? seg_left : 8'(TileSeg);
   assign req_valid_o = busy_q;
-  assign req_addr_o  = base_q + (32'(m0_q) + 32'(r_q)) * ld_bytes + ((32'(n0_q) << LgBits) >> 3);
+  assign offset      = (32'(m0_q) + 32'(r_q)) * ld_bytes + ((32'(n0_q) << LgBits) >> 3);
+  assign req_addr_o  = base_q + 32'(offset);
   assign req_beats_o = 4'((32'(seg_len) << LgBits) >> 7);
   assign req_row_o   = r_q[3:0];
   assign busy_o = busy_q;
@@ -1255,7 +1294,7 @@ module npu_gemm_tiny_npu_agu_c (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer does not wrap the address space.
+  // beats, whose buffer (at most 4 GiB) does not pass the end of the 32-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -1264,7 +1303,8 @@ module npu_gemm_tiny_npu_agu_c (
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
       assume (((32'(n_i) << LgBits) & 32'(127)) == 32'd0);
-      assume ({1'b0, base_i} + 33'(32'(m_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
+      assume (33'(32'(m_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
+      assume ({1'b0, base_i} + 33'(33'(32'(m_i) * ((32'(n_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
     end
   end
 
@@ -1282,7 +1322,7 @@ module npu_gemm_tiny_npu_agu_c (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + (32'(m0_q) + 32'(r_q)) * 32'd192 + ((32'(n0_q) << LgBits) >> 3));
+      assert (req_addr_o == base_q + 32'(32'((32'(m0_q) + 32'(r_q)) * 32'd192 + ((32'(n0_q) << LgBits) >> 3))));
       assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row place the request
@@ -1794,7 +1834,7 @@ module dg_axi_rd #(
   // the core's read address and data
   input  logic                   ar_valid_i,
   output logic                   ar_ready_o,
-  input  logic [31:0]            ar_addr_i,
+  input  logic [AddrW-1:0]       ar_addr_i,
   input  logic [8:0]             ar_len_i,     // beats, 1..256
   output logic                   r_valid_o,
   input  logic                   r_ready_i,
@@ -1833,7 +1873,7 @@ module dg_axi_rd #(
   assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out);
   assign ar_ready_o = arready_i && out_q != (LgOut+1)'(Out);
   assign arid_o    = IdW'(Id);
-  assign araddr_o  = AddrW'(ar_addr_i);
+  assign araddr_o  = ar_addr_i;
   assign arlen_o   = 8'(ar_len_i - 9'd1);
   assign arsize_o  = 3'($clog2(BeatBytes));
   assign arburst_o = 2'b01;      // INCR
@@ -1892,6 +1932,7 @@ endmodule
 // Proved with the parameters the top instantiates (the bus's beat, maximum burst and boundary,
 // and the master's outstanding reads). Part of the fixed DeepGEMM RTL library; not synthesized.
 module dg_axi_rd_proof #(
+  parameter int AddrW     = 32,
   parameter int BeatBytes = 16,
   parameter int MaxBurst  = 256,
   parameter int Boundary  = 4096,
@@ -1901,7 +1942,7 @@ module dg_axi_rd_proof #(
   input  logic                   rst_ni,
   input  logic                   start_i,
   input  logic                   req_valid_i,
-  input  logic [31:0]            req_addr_i,
+  input  logic [AddrW-1:0]       req_addr_i,
   input  logic [15:0]            req_beats_i,
   input  logic                   r_ready_i,
   input  logic                   arready_i,
@@ -1912,26 +1953,26 @@ module dg_axi_rd_proof #(
   input  logic                   rlast_i
 );
   logic             req_ready, ar_valid, ar_ready, split_last, r_valid, idle;
-  logic [31:0]      ar_addr;
+  logic [AddrW-1:0] ar_addr;
   logic [8:0]       ar_len;
   logic [BeatBytes*8-1:0] r_data;
   logic [1:0]       error;
   logic [LgOut:0]   outstanding;
   logic             arvalid, rready;
   logic [1:0]       arid, arburst;
-  logic [31:0]      araddr;
+  logic [AddrW-1:0] araddr;
   logic [7:0]       arlen;
   logic [2:0]       arsize, arprot;
   logic [3:0]       arcache;
   logic [LgOut:0]   f_reads;
   logic [0:0]       unused_writes;
 
-  dg_burst_split #(.BeatBytes(BeatBytes), .MaxBurst(MaxBurst), .Boundary(Boundary)) u_split (
+  dg_burst_split #(.AddrW(AddrW), .BeatBytes(BeatBytes), .MaxBurst(MaxBurst), .Boundary(Boundary)) u_split (
     .clk_i(clk_i), .rst_ni(rst_ni), .req_valid_i(req_valid_i), .req_ready_o(req_ready), .req_addr_i(req_addr_i),
     .req_beats_i(req_beats_i), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready), .burst_addr_o(ar_addr),
     .burst_len_o(ar_len), .burst_last_o(split_last)
   );
-  dg_axi_rd #(.AddrW(32), .IdW(2), .Id(2'd0), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
+  dg_axi_rd #(.AddrW(AddrW), .IdW(2), .Id(2'd0), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
     .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
     .ar_valid_i(ar_valid), .ar_ready_o(ar_ready), .ar_addr_i(ar_addr), .ar_len_i(ar_len),
     .r_valid_o(r_valid), .r_ready_i(r_ready_i), .r_data_o(r_data),
@@ -1940,13 +1981,13 @@ module dg_axi_rd_proof #(
     .rvalid_i(rvalid_i), .rready_o(rready), .rid_i(rid_i), .rdata_i(rdata_i), .rresp_i(rresp_i), .rlast_i(rlast_i),
     .error_o(error), .idle_o(idle), .outstanding_o(outstanding)
   );
-  dg_axi4_check #(.AddrW(32), .DataW(BeatBytes*8), .IdW(2), .MaxReads(1 << LgOut), .MaxWrites(1), .HasRead(1'b1),
+  dg_axi4_check #(.AddrW(AddrW), .DataW(BeatBytes*8), .IdW(2), .MaxReads(1 << LgOut), .MaxWrites(1), .HasRead(1'b1),
                   .HasWrite(1'b0), .SlaveAssumed(1'b1)) u_check (
     .clk_i(clk_i), .rst_ni(rst_ni), .idle_i(1'b0),
     .arvalid_i(arvalid), .arready_i(arready_i), .arid_i(arid), .araddr_i(araddr), .arlen_i(arlen),
     .arsize_i(arsize), .arburst_i(arburst), .arcache_i(arcache), .arprot_i(arprot),
     .rvalid_i(rvalid_i), .rready_i(rready), .rid_i(rid_i), .rdata_i(rdata_i), .rresp_i(rresp_i), .rlast_i(rlast_i),
-    .awvalid_i(1'b0), .awready_i(1'b0), .awid_i(2'd0), .awaddr_i(32'd0), .awlen_i(8'd0), .awsize_i(3'd0),
+    .awvalid_i(1'b0), .awready_i(1'b0), .awid_i(2'd0), .awaddr_i('0), .awlen_i(8'd0), .awsize_i(3'd0),
     .awburst_i(2'd0), .awcache_i(4'd0), .awprot_i(3'd0),
     .wvalid_i(1'b0), .wready_i(1'b0), .wdata_i('0), .wstrb_i('0), .wlast_i(1'b0),
     .bvalid_i(1'b0), .bready_i(1'b0), .bid_i(2'd0), .bresp_i(2'd0),
@@ -1988,7 +2029,7 @@ module dg_axi_wr #(
   // the core's write address and data
   input  logic                   aw_valid_i,
   output logic                   aw_ready_o,
-  input  logic [31:0]            aw_addr_i,
+  input  logic [AddrW-1:0]       aw_addr_i,
   input  logic [8:0]             aw_len_i,     // beats, 1..256
   input  logic                   w_valid_i,
   output logic                   w_ready_o,
@@ -2030,7 +2071,7 @@ module dg_axi_wr #(
   assign awvalid_o  = aw_valid_i && room;
   assign aw_ready_o = awready_i && room;
   assign awid_o     = IdW'(Id);
-  assign awaddr_o   = AddrW'(aw_addr_i);
+  assign awaddr_o   = aw_addr_i;
   assign awlen_o    = 8'(aw_len_i - 9'd1);
   assign awsize_o   = 3'($clog2(BeatBytes));
   assign awburst_o  = 2'b01;      // INCR
@@ -2079,6 +2120,7 @@ endmodule
 // WDATA held until WREADY, WLAST on each burst's last beat) are checked in every co-simulation,
 // not proved. Part of the fixed DeepGEMM RTL library; not synthesized.
 module dg_axi_wr_proof #(
+  parameter int AddrW     = 32,
   parameter int BeatBytes = 16,
   parameter int MaxBurst  = 256,
   parameter int Boundary  = 4096,
@@ -2088,7 +2130,7 @@ module dg_axi_wr_proof #(
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic        req_valid_i,
-  input  logic [31:0] req_addr_i,
+  input  logic [AddrW-1:0] req_addr_i,
   input  logic [15:0] req_beats_i,
   input  logic        awready_i,
   input  logic        wready_i,
@@ -2097,13 +2139,13 @@ module dg_axi_wr_proof #(
   input  logic [1:0]  bresp_i
 );
   logic                   req_ready, aw_valid, aw_ready, split_last, w_ready, idle;
-  logic [31:0]            aw_addr;
+  logic [AddrW-1:0] aw_addr;
   logic [8:0]             aw_len;
   logic [1:0]             error;
   logic [LgOut:0]         outstanding;
   logic                   awvalid, wvalid, wlast, bready;
   logic [1:0]             awid, awburst;
-  logic [31:0]            awaddr;
+  logic [AddrW-1:0] awaddr;
   logic [7:0]             awlen;
   logic [2:0]             awsize, awprot;
   logic [3:0]             awcache;
@@ -2112,12 +2154,12 @@ module dg_axi_wr_proof #(
   logic [LgOut:0]         f_writes;
   logic [0:0]             unused_reads;
 
-  dg_burst_split #(.BeatBytes(BeatBytes), .MaxBurst(MaxBurst), .Boundary(Boundary)) u_split (
+  dg_burst_split #(.AddrW(AddrW), .BeatBytes(BeatBytes), .MaxBurst(MaxBurst), .Boundary(Boundary)) u_split (
     .clk_i(clk_i), .rst_ni(rst_ni), .req_valid_i(req_valid_i), .req_ready_o(req_ready), .req_addr_i(req_addr_i),
     .req_beats_i(req_beats_i), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready), .burst_addr_o(aw_addr),
     .burst_len_o(aw_len), .burst_last_o(split_last)
   );
-  dg_axi_wr #(.AddrW(32), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
+  dg_axi_wr #(.AddrW(AddrW), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
     .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
     .aw_valid_i(aw_valid), .aw_ready_o(aw_ready), .aw_addr_i(aw_addr), .aw_len_i(aw_len),
     .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_last_i(1'b0),
@@ -2127,10 +2169,10 @@ module dg_axi_wr_proof #(
     .bvalid_i(bvalid_i), .bready_o(bready), .bid_i(bid_i), .bresp_i(bresp_i),
     .error_o(error), .idle_o(idle), .outstanding_o(outstanding)
   );
-  dg_axi4_check #(.AddrW(32), .DataW(BeatBytes*8), .IdW(2), .MaxReads(1), .MaxWrites(1 << LgOut), .HasRead(1'b0),
+  dg_axi4_check #(.AddrW(AddrW), .DataW(BeatBytes*8), .IdW(2), .MaxReads(1), .MaxWrites(1 << LgOut), .HasRead(1'b0),
                   .HasWrite(1'b1), .DataLeads(1'b0), .SlaveAssumed(1'b1)) u_check (
     .clk_i(clk_i), .rst_ni(rst_ni), .idle_i(1'b0),
-    .arvalid_i(1'b0), .arready_i(1'b0), .arid_i(2'd0), .araddr_i(32'd0), .arlen_i(8'd0), .arsize_i(3'd0),
+    .arvalid_i(1'b0), .arready_i(1'b0), .arid_i(2'd0), .araddr_i('0), .arlen_i(8'd0), .arsize_i(3'd0),
     .arburst_i(2'd0), .arcache_i(4'd0), .arprot_i(3'd0),
     .rvalid_i(1'b0), .rready_i(1'b0), .rid_i(2'd0), .rdata_i('0), .rresp_i(2'd0), .rlast_i(1'b0),
     .awvalid_i(awvalid), .awready_i(awready_i), .awid_i(awid), .awaddr_i(awaddr), .awlen_i(awlen),

@@ -29,11 +29,11 @@ const std::vector<rm::RegisterSpec>& three_regs() {
 }
 
 std::vector<uint8_t> encode(const std::vector<rm::RegisterSpec>& regs, uint64_t base = 0x40000000u,
-                            uint32_t id = 0x9b575bdbu) {
+                            uint32_t id = 0x9b575bdbu, uint32_t addr_bits = 32) {
   std::vector<uint8_t> out(rm::table_size(static_cast<uint32_t>(regs.size())) + 8, 0xAA);
   size_t written = 0;
   ko::ErrorDetail err;
-  const rm::Status st = rm::write(base, id, regs.data(), static_cast<uint32_t>(regs.size()), out.data(),
+  const rm::Status st = rm::write(base, id, addr_bits, regs.data(), static_cast<uint32_t>(regs.size()), out.data(),
                                   out.size(), &written, &err);
   REQUIRE_MESSAGE(st == rm::Status::Ok, err.text);
   out.resize(written);
@@ -53,20 +53,30 @@ std::string error_of(const std::vector<uint8_t>& t) {
 
 uint8_t* record(std::vector<uint8_t>& t, uint32_t i) { return t.data() + rm::kHeaderSize + i * rm::kRecordSize; }
 
+// The same table as version 1 wrote it: the 32-byte header, no address width.
+std::vector<uint8_t> as_version1(std::vector<uint8_t> t) {
+  t.erase(t.begin() + 32, t.begin() + 40);
+  ko::store_u32(&t[4], 1);
+  ko::store_u32(&t[8], 32);
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("register table: the layout is the documented one") {
-  const std::vector<uint8_t> t = encode(three_regs(), 0x123456789abcdef0ull, 0xcafef00du);
-  REQUIRE(t.size() == 32 + 3 * 24);
+  const std::vector<uint8_t> t = encode(three_regs(), 0x123456789abcdef0ull, 0xcafef00du, 48);
+  REQUIRE(t.size() == 40 + 3 * 24);
   CHECK(std::memcmp(t.data(), "DGRM", 4) == 0);
-  CHECK(ko::load_u32(&t[4]) == 1);    // version
-  CHECK(ko::load_u32(&t[8]) == 32);   // header size
+  CHECK(ko::load_u32(&t[4]) == 2);    // version
+  CHECK(ko::load_u32(&t[8]) == 40);   // header size
   CHECK(ko::load_u32(&t[12]) == 24);  // record size
   CHECK(ko::load_u32(&t[16]) == 0x9abcdef0u);
   CHECK(ko::load_u32(&t[20]) == 0x12345678u);
   CHECK(ko::load_u32(&t[24]) == 3);   // count
   CHECK(ko::load_u32(&t[28]) == 0xcafef00du);
-  const uint8_t* r = &t[32 + 2 * 24];
+  CHECK(ko::load_u32(&t[32]) == 48);  // bus address bits
+  CHECK(ko::load_u32(&t[36]) == 0);   // reserved
+  const uint8_t* r = &t[40 + 2 * 24];
   CHECK(std::string(reinterpret_cast<const char*>(r)) == "A_BASE");
   for (int i = 6; i < 16; ++i) CHECK(r[i] == 0);
   CHECK(ko::load_u32(r + 16) == 0x14);
@@ -127,7 +137,7 @@ TEST_CASE("register table: every truncation is rejected") {
   CHECK(error_of(std::vector<uint8_t>(t.begin(), t.begin() + 20)) ==
         "register table is truncated: 20 bytes, smaller than the 32-byte header");
   CHECK(error_of(std::vector<uint8_t>(t.begin(), t.end() - 1)) ==
-        "register table is truncated: 3 registers need 104 bytes, only 103 are present");
+        "register table is truncated: 3 registers need 112 bytes, only 111 are present");
   rm::View v;
   CHECK(rm::parse(nullptr, 0, &v) == rm::Status::Truncated);
   CHECK(rm::parse(nullptr, 40, &v) == rm::Status::NullArgument);
@@ -144,11 +154,23 @@ TEST_CASE("register table: each bad field has its own status and message") {
   auto t = with([](auto& t) { t[2] = 'X'; });
   CHECK(status_of(t) == rm::Status::BadMagic);
   CHECK(error_of(t) == "not a register table: bad magic at byte 2 (expected \"DGRM\")");
-  t = with([](auto& t) { ko::store_u32(&t[4], 2); });
+  t = with([](auto& t) { ko::store_u32(&t[4], 3); });
   CHECK(status_of(t) == rm::Status::UnsupportedVersion);
-  CHECK(error_of(t) == "unsupported register table version 2 (this reader supports version 1)");
+  CHECK(error_of(t) == "unsupported register table version 3 (this reader supports versions 1 and 2)");
   t = with([](auto& t) { ko::store_u32(&t[8], 36); });
   CHECK(status_of(t) == rm::Status::BadHeaderSize);
+  CHECK(error_of(t) == "bad register table header size 36 (expected 40)");
+  t = with([](auto& t) { ko::store_u32(&t[4], 1); });  // a version 1 header is 32 bytes
+  CHECK(status_of(t) == rm::Status::BadHeaderSize);
+  CHECK(error_of(t) == "bad register table header size 40 (expected 32)");
+  t = with([](auto& t) { ko::store_u32(&t[32], 31); });
+  CHECK(status_of(t) == rm::Status::BadAddrBits);
+  CHECK(error_of(t) == "bus address bits 31 is outside 32 to 64");
+  t = with([](auto& t) { ko::store_u32(&t[32], 65); });
+  CHECK(status_of(t) == rm::Status::BadAddrBits);
+  t = with([](auto& t) { t[37] = 1; });
+  CHECK(status_of(t) == rm::Status::BadAddrBits);
+  CHECK(error_of(t) == "the reserved header field at byte 36 is not zero");
   t = with([](auto& t) { ko::store_u32(&t[12], 20); });
   CHECK(status_of(t) == rm::Status::BadRecordSize);
   t = with([](auto& t) { ko::store_u32(&t[24], 0); });
@@ -160,7 +182,7 @@ TEST_CASE("register table: each bad field has its own status and message") {
   CHECK(status_of(t) == rm::Status::BadCount);
   t = with([](auto& t) { ko::store_u32(&t[24], 2); });
   CHECK(status_of(t) == rm::Status::TrailingData);
-  CHECK(error_of(t) == "trailing data: the register table is 104 bytes, 2 registers end at 80");
+  CHECK(error_of(t) == "trailing data: the register table is 112 bytes, 2 registers end at 88");
   t = with([](auto& t) { ko::store_u32(&t[24], 4); });
   CHECK(status_of(t) == rm::Status::Truncated);
 
@@ -203,7 +225,7 @@ TEST_CASE("register table: each bad field has its own status and message") {
   CHECK(status_of(encode({{"STATUS", 8, kR}, {"CMD", 8, kW}})) == rm::Status::Ok);
 
   // Every status has its own sentence.
-  for (uint32_t s = 0; s <= static_cast<uint32_t>(rm::Status::BufferTooSmall); ++s)
+  for (uint32_t s = 0; s <= static_cast<uint32_t>(rm::Status::BadAddrBits); ++s)
     CHECK(std::string(rm::status_message(static_cast<rm::Status>(s))) != "unknown status");
 }
 
@@ -212,7 +234,7 @@ TEST_CASE("register table: the writer refuses what the reader would") {
   size_t written = 7;
   ko::ErrorDetail err;
   auto write = [&](const std::vector<rm::RegisterSpec>& regs, size_t cap = 1024) {
-    return rm::write(0, 0, regs.data(), static_cast<uint32_t>(regs.size()), buf.data(), cap, &written, &err);
+    return rm::write(0, 0, 32, regs.data(), static_cast<uint32_t>(regs.size()), buf.data(), cap, &written, &err);
   };
   CHECK(write({{"ABCDEFGHIJKLMNOP", 0, kR}}) == rm::Status::BadName);
   CHECK(std::string(err.text) == "register 0 name is longer than 15 characters");
@@ -224,12 +246,45 @@ TEST_CASE("register table: the writer refuses what the reader would") {
   CHECK(write({{"ID", 4096, kR}}) == rm::Status::BadOffset);
   CHECK(write({{"ID", 0, 0}}) == rm::Status::BadAccess);
   CHECK(write({}) == rm::Status::BadCount);
-  CHECK(write(three_regs(), 103) == rm::Status::BufferTooSmall);
-  CHECK(std::string(err.text) == "output buffer holds 103 bytes, the table needs 104");
-  CHECK(write(three_regs(), 104) == rm::Status::Ok);
-  CHECK(written == 104);
-  CHECK(rm::write(0, 0, nullptr, 1, buf.data(), buf.size(), &written) == rm::Status::NullArgument);
-  CHECK(rm::write(0, 0, three_regs().data(), 3, nullptr, 0, &written) == rm::Status::NullArgument);
+  CHECK(write(three_regs(), 111) == rm::Status::BufferTooSmall);
+  CHECK(std::string(err.text) == "output buffer holds 111 bytes, the table needs 112");
+  CHECK(write(three_regs(), 112) == rm::Status::Ok);
+  CHECK(written == 112);
+  for (uint32_t bits : {0u, 31u, 65u}) {
+    CHECK(rm::write(0, 0, bits, three_regs().data(), 3, buf.data(), buf.size(), &written, &err) == rm::Status::BadAddrBits);
+    CHECK(written == 0);
+  }
+  CHECK(rm::write(0, 0, 64, three_regs().data(), 3, buf.data(), buf.size(), &written) == rm::Status::Ok);
+  CHECK(rm::write(0, 0, 32, nullptr, 1, buf.data(), buf.size(), &written) == rm::Status::NullArgument);
+  CHECK(rm::write(0, 0, 32, three_regs().data(), 3, nullptr, 0, &written) == rm::Status::NullArgument);
+}
+
+TEST_CASE("register table: a version 1 table reads as a design with 32-bit bus addresses") {
+  const std::vector<uint8_t> t = as_version1(encode(three_regs(), 0x40000000u, 0x9b575bdbu, 48));
+  REQUIRE(t.size() == 32 + 3 * 24);
+  rm::View v;
+  REQUIRE(rm::parse(t.data(), t.size(), &v) == rm::Status::Ok);
+  CHECK(v.addr_bits == 32);
+  CHECK(v.design_id == 0x9b575bdbu);
+  rm::Register r;
+  REQUIRE(v.find("A_BASE", &r));
+  CHECK(r.offset == 0x14);
+  for (size_t n = 0; n < t.size(); ++n)
+    CHECK(status_of(std::vector<uint8_t>(t.begin(), t.begin() + static_cast<long>(n))) == rm::Status::Truncated);
+}
+
+TEST_CASE("register table: which addresses the design's bus reaches") {
+  rm::View v;
+  std::vector<uint8_t> t = encode(three_regs(), 0, 0, 40);
+  REQUIRE(rm::parse(t.data(), t.size(), &v) == rm::Status::Ok);
+  CHECK(v.addr_bits == 40);
+  CHECK(v.reaches(0xFF00000000ull, 0x100000000ull));         // ends at 2^40 exactly
+  CHECK_FALSE(v.reaches(0xFF00000000ull, 0x100000001ull));
+  CHECK_FALSE(v.reaches(0x10000000000ull, 0));
+  t = encode(three_regs(), 0, 0, 64);
+  REQUIRE(rm::parse(t.data(), t.size(), &v) == rm::Status::Ok);
+  CHECK(v.reaches(0xFFFFFFFFFFFFF000ull, 0x1000));
+  CHECK_FALSE(v.reaches(0xFFFFFFFFFFFFF000ull, 0x1001));
 }
 
 TEST_CASE("hdlgen::register_table encodes a design's registers, base and ID") {
@@ -237,6 +292,7 @@ TEST_CASE("hdlgen::register_table encodes a design's registers, base and ID") {
   d.top = "npu_gemm_t";
   d.mmio_base = 0x40000000u;
   d.id = 0x1234abcdu;
+  d.addr_bits = 40;
   d.registers = {{"ID", 0x000, "ro", "identifies the design"},
                  {"CTRL", 0x004, "wo", "start"},
                  {"M", 0x020, "rw", "rows"}};
@@ -246,6 +302,7 @@ TEST_CASE("hdlgen::register_table encodes a design's registers, base and ID") {
   REQUIRE(rm::parse(t.data(), t.size(), &v) == rm::Status::Ok);
   CHECK(v.mmio_base == 0x40000000u);
   CHECK(v.design_id == 0x1234abcdu);
+  CHECK(v.addr_bits == 40);
   REQUIRE(v.count == 3);
   rm::Register r;
   REQUIRE(v.at(2, &r));
@@ -280,7 +337,7 @@ TEST_CASE("inspect decodes the register table and rejects a bad one") {
   std::ostringstream out, err;
   REQUIRE(dg::module::inspect(dg::module::write(c), "npu.ko", out, err) == 0);
   CHECK(err.str().empty());
-  CHECK(out.str().find("registers: 3 (base 0x40000000, design id 0x9b575bdb)\n"
+  CHECK(out.str().find("registers: 3 (base 0x40000000, design id 0x9b575bdb, 32-bit bus addresses)\n"
                        "  0x000  ID              ro\n"
                        "  0x004  CTRL            wo\n"
                        "  0x014  A_BASE          rw\n"

@@ -58,11 +58,17 @@
  * (so is a table without the registers below, or an MMIO base the board cannot address). A launch
  * reads ID and compares it with the table's design ID (a mismatch is DGMM_ERROR_TARGET_MISMATCH:
  * the hardware was built from another plan; nothing is written), checks that STATUS is not BUSY,
- * writes A_BASE, B_BASE, C_BASE (the bound physical addresses, which must lie below 4 GiB), M, N
- * (the plan's) and K (the current K), then CTRL = 1 (START), and returns without waiting. dgmm_wait polls STATUS
+ * writes A_BASE, B_BASE, C_BASE and A_BASE_HI, B_BASE_HI, C_BASE_HI (the low and high 32 bits of
+ * the bound physical addresses), M, N (the plan's) and K (the current K), then CTRL = 1 (START),
+ * and returns without waiting. Every operand must lie below 2^bits of the design's bus address
+ * width (the table's; the model's npu.bus_addr_bits, 32 by default): an address that does not is
+ * refused with DGMM_ERROR_INVALID_ARGUMENT by dgmm_bind_* on the NPU engine, by
+ * dgmm_set_engine(h, DGMM_ENGINE_NPU) for an operand already bound, and by the launch (the extents
+ * follow K). dgmm_wait polls STATUS
  * (port_wait_irq between polls) until DONE or ERROR; ERROR becomes DGMM_ERROR_LAUNCH with a
  * dgmm_last_error message naming the ERROR register's code (1 M, 2 N not the plan's, 3 K outside
- * its range, 4 base not beat-aligned, 5 row not whole beats). dgmm_npu_cycles gives the CYCLES
+ * its range, 4 base not beat-aligned, 5 row not whole beats, 6 to 8 bus errors, 9 base or extent
+ * beyond the bus's address width). dgmm_npu_cycles gives the CYCLES
  * register of the last completed run. The data the NPU reads and writes is its own business: the
  * runtime touches no operand memory on this engine.
  *
@@ -119,12 +125,15 @@ void dgmm_unload(dgmm_handle handle);
 
 /* ---- Binding and launching ------------------------------------------------------------------- */
 
-/** Binds input operand `name` ("A" or "B") to the physical address of its data. The address must
- *  be non-zero and aligned to the element container (dgmm_operand.element_bits / 8 bytes; any
- *  address for 4-bit elements, which start at the low nibble of the first byte). */
-dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, uintptr_t physical_address);
+/** Binds input operand `name` ("A" or "B") to the physical address of its data: 64 bits, as the
+ *  NPU's bus may be wider than the CPU's pointers (the reference executor refuses at launch an
+ *  operand its pointers cannot reach). The address must be non-zero and aligned to the element
+ *  container (dgmm_operand.element_bits / 8 bytes; any address for 4-bit elements, which start at
+ *  the low nibble of the first byte); on the NPU engine the operand must fit the design's bus
+ *  address width. */
+dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, uint64_t physical_address);
 /** Binds output operand `name` ("C"). */
-dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uintptr_t physical_address);
+dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, uint64_t physical_address);
 
 /** Chooses the engine of the following launches. DGMM_ERROR_UNSUPPORTED for DGMM_ENGINE_NPU when
  *  the module has no usable register table; DGMM_ERROR_INVALID_STATE while a launch runs;

@@ -7,17 +7,23 @@
 // prints it. Freestanding C++20 like <deepgemm/module_format.h>: no allocation, no exceptions, no
 // library calls, every field read byte by byte (little-endian), so unaligned buffers are fine.
 //
-// Layout, table version 1. All integers are unsigned little-endian.
+// Layout, table version 2. All integers are unsigned little-endian.
 //
-//   offset  size  header (32 bytes)
+//   offset  size  header (40 bytes)
 //   ------  ----  --------------------------------------------------------------------------------
 //        0     4  magic "DGRM"
-//        4     4  table version (1)
-//        8     4  header size (32)
+//        4     4  table version (2)
+//        8     4  header size (40)
 //       12     4  record size (24)
 //       16     8  MMIO base: physical address of the register block (register offsets are from it)
 //       24     4  register count (1 to 256)
 //       28     4  design ID: the value the design's ID register reads (a hash of its plan)
+//       32     4  bus address bits: the width of the design's DMA addresses, 32 to 64 (an operand
+//                 must lie below 2^bits)
+//       36     4  reserved, zero
+//
+// A version 1 table (written before the address width was recorded) has the 32-byte header
+// above without its last two fields; the reader takes it as a design with 32-bit addresses.
 //
 //   offset  size  record (24 bytes each, one per register, right after the header)
 //   ------  ----  --------------------------------------------------------------------------------
@@ -43,8 +49,11 @@ namespace dg::ko::regmap {
 // ---- Constants ---------------------------------------------------------------------------------
 
 inline constexpr uint8_t kMagic[4] = {'D', 'G', 'R', 'M'};
-inline constexpr uint32_t kVersion = 1;
-inline constexpr uint32_t kHeaderSize = 32;
+inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kHeaderSize = 40;
+inline constexpr uint32_t kHeaderSizeV1 = 32;  // version 1: no address width (32 bits)
+inline constexpr uint32_t kMinAddrBits = 32;
+inline constexpr uint32_t kMaxAddrBits = 64;
 inline constexpr uint32_t kRecordSize = 24;
 inline constexpr uint32_t kNameSize = 16;  // field size; names have at most kNameSize - 1 chars
 inline constexpr uint32_t kMaxRegisters = 256;
@@ -63,6 +72,8 @@ inline constexpr uint32_t kRecordSize = 12;
 inline constexpr uint32_t kMmioBase = 16;
 inline constexpr uint32_t kCount = 24;
 inline constexpr uint32_t kDesignId = 28;
+inline constexpr uint32_t kAddrBits = 32;
+inline constexpr uint32_t kReserved = 36;
 }  // namespace header_field
 
 /// Byte offsets of the fields of one record.
@@ -79,8 +90,8 @@ enum class Status : uint32_t {
   NullArgument,        // a required pointer is null
   Truncated,           // fewer bytes than the header, or than its register count needs
   BadMagic,            // not a register table
-  UnsupportedVersion,  // table version other than kVersion
-  BadHeaderSize,       // header size field is not 32
+  UnsupportedVersion,  // table version other than 1 or kVersion
+  BadHeaderSize,       // header size field is not 40 (version 1: 32)
   BadRecordSize,       // record size field is not 24
   BadCount,            // no registers, or more than kMaxRegisters
   TrailingData,        // more bytes than header + count * record
@@ -89,6 +100,7 @@ enum class Status : uint32_t {
   BadOffset,           // offset not a multiple of 4, or not below 4096
   BadAccess,           // neither readable nor writable, or reserved access bits set
   BufferTooSmall,      // write(): output buffer too small
+  BadAddrBits,         // bus address bits outside 32 to 64, or the reserved header field not zero
 };
 
 /// A fixed English sentence for each status; View::error() is more precise.
@@ -122,6 +134,8 @@ constexpr const char* status_message(Status s) {
       return "bad register access flags";
     case Status::BufferTooSmall:
       return "output buffer too small";
+    case Status::BadAddrBits:
+      return "bad bus address width";
   }
   return "unknown status";
 }
@@ -143,6 +157,13 @@ constexpr void store_u64(uint8_t* p, uint64_t v) {
 
 // ---- Reader ------------------------------------------------------------------------------------
 
+/// Whether [address, address + bytes) lies inside an `addr_bits`-bit address space (32 to 64):
+/// the bytes a bus of that width reaches. An empty range needs its address inside.
+constexpr bool reaches(uint32_t addr_bits, uint64_t address, uint64_t bytes) {
+  const uint64_t last = addr_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << addr_bits) - 1;
+  return address <= last && (bytes == 0 || bytes - 1 <= last - address);
+}
+
 /// One register, decoded from its record.
 struct Register {
   char name[kNameSize] = {};  // NUL-terminated
@@ -159,6 +180,11 @@ struct View {
   uint64_t mmio_base = 0;
   uint32_t count = 0;
   uint32_t design_id = 0;
+  uint32_t addr_bits = 0;    // the design's bus address width (32 for a version 1 table)
+  uint32_t header_size = 0;  // where the records begin
+
+  /// Whether the design's bus reaches [address, address + bytes) (see regmap::reaches).
+  bool reaches(uint64_t address, uint64_t bytes) const { return regmap::reaches(addr_bits, address, bytes); }
 
   bool ok() const { return status == Status::Ok; }
   const char* error() const { return detail.len != 0 ? detail.text : status_message(status); }
@@ -166,7 +192,7 @@ struct View {
   /// Decodes record `index`; false when the view is not valid or index >= count.
   bool at(uint32_t index, Register* out) const {
     if (out == nullptr || status != Status::Ok || data == nullptr || index >= count) return false;
-    const uint8_t* r = data + kHeaderSize + static_cast<size_t>(index) * kRecordSize;
+    const uint8_t* r = data + header_size + static_cast<size_t>(index) * kRecordSize;
     for (uint32_t i = 0; i < kNameSize; ++i) out->name[i] = static_cast<char>(r[record_field::kName + i]);
     out->name[kNameSize - 1] = '\0';
     out->offset = load_u32(r + record_field::kOffset);
@@ -178,7 +204,7 @@ struct View {
   bool find(const char* name, Register* out) const {
     if (name == nullptr || status != Status::Ok || data == nullptr) return false;
     for (uint32_t i = 0; i < count; ++i) {
-      const uint8_t* r = data + kHeaderSize + static_cast<size_t>(i) * kRecordSize;
+      const uint8_t* r = data + header_size + static_cast<size_t>(i) * kRecordSize;
       uint32_t j = 0;
       while (j < kNameSize && name[j] != '\0' && static_cast<uint8_t>(name[j]) == r[j]) ++j;
       if (j < kNameSize && name[j] == '\0' && r[j] == 0) return at(i, out);
@@ -195,6 +221,8 @@ inline Status fail(View* v, Status s) {
   v->count = 0;
   v->mmio_base = 0;
   v->design_id = 0;
+  v->addr_bits = 0;
+  v->header_size = 0;
   return s;
 }
 
@@ -233,9 +261,9 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
     d.str("register table data pointer is null but size is ").num(size);
     return fail(v, Status::NullArgument);
   }
-  if (size < kHeaderSize) {
+  if (size < kHeaderSizeV1) {
     d.str("register table is truncated: ").num(size).str(" bytes, smaller than the ");
-    d.num(kHeaderSize).str("-byte header");
+    d.num(kHeaderSizeV1).str("-byte header");
     return fail(v, Status::Truncated);
   }
   for (uint32_t i = 0; i < 4; ++i) {
@@ -245,15 +273,33 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
     }
   }
   const uint32_t version = load_u32(data + header_field::kVersion);
-  if (version != kVersion) {
+  if (version != 1 && version != kVersion) {
     d.str("unsupported register table version ").num(version);
-    d.str(" (this reader supports version ").num(kVersion).chr(')');
+    d.str(" (this reader supports versions 1 and ").num(kVersion).chr(')');
     return fail(v, Status::UnsupportedVersion);
   }
+  const uint32_t want_header = version == 1 ? kHeaderSizeV1 : kHeaderSize;
   const uint32_t header_size = load_u32(data + header_field::kHeaderSize);
-  if (header_size != kHeaderSize) {
-    d.str("bad register table header size ").num(header_size).str(" (expected ").num(kHeaderSize).chr(')');
+  if (header_size != want_header) {
+    d.str("bad register table header size ").num(header_size).str(" (expected ").num(want_header).chr(')');
     return fail(v, Status::BadHeaderSize);
+  }
+  if (size < header_size) {
+    d.str("register table is truncated: ").num(size).str(" bytes, smaller than the ");
+    d.num(header_size).str("-byte header");
+    return fail(v, Status::Truncated);
+  }
+  uint32_t addr_bits = 32;
+  if (version != 1) {
+    addr_bits = load_u32(data + header_field::kAddrBits);
+    if (addr_bits < kMinAddrBits || addr_bits > kMaxAddrBits) {
+      d.str("bus address bits ").num(addr_bits).str(" is outside ").num(kMinAddrBits).str(" to ").num(kMaxAddrBits);
+      return fail(v, Status::BadAddrBits);
+    }
+    if (load_u32(data + header_field::kReserved) != 0) {
+      d.str("the reserved header field at byte ").num(header_field::kReserved).str(" is not zero");
+      return fail(v, Status::BadAddrBits);
+    }
   }
   const uint32_t record_size = load_u32(data + header_field::kRecordSize);
   if (record_size != kRecordSize) {
@@ -265,7 +311,7 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
     d.str("register count ").num(count).str(" is outside 1 to ").num(kMaxRegisters);
     return fail(v, Status::BadCount);
   }
-  const uint64_t need = static_cast<uint64_t>(kHeaderSize) + static_cast<uint64_t>(count) * kRecordSize;
+  const uint64_t need = static_cast<uint64_t>(header_size) + static_cast<uint64_t>(count) * kRecordSize;
   if (size < need) {
     d.str("register table is truncated: ").num(count).str(" registers need ").num(need);
     d.str(" bytes, only ").num(size).str(" are present");
@@ -277,7 +323,7 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
     return fail(v, Status::TrailingData);
   }
   for (uint32_t i = 0; i < count; ++i) {
-    const uint8_t* r = data + kHeaderSize + static_cast<size_t>(i) * kRecordSize;
+    const uint8_t* r = data + header_size + static_cast<size_t>(i) * kRecordSize;
     const int bad = detail::check_name(r + record_field::kName);
     if (bad >= 0) {
       d.str("register ").num(i);
@@ -290,7 +336,7 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
       return fail(v, Status::BadName);
     }
     for (uint32_t j = 0; j < i; ++j) {
-      const uint8_t* q = data + kHeaderSize + static_cast<size_t>(j) * kRecordSize;
+      const uint8_t* q = data + header_size + static_cast<size_t>(j) * kRecordSize;
       if (detail::same_name(q, r)) {
         d.str("register ").num(i).str(" (").str(reinterpret_cast<const char*>(r));
         d.str(") has the same name as register ").num(j);
@@ -315,6 +361,8 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
   v->mmio_base = load_u64(data + header_field::kMmioBase);
   v->count = count;
   v->design_id = load_u32(data + header_field::kDesignId);
+  v->addr_bits = addr_bits;
+  v->header_size = header_size;
   return Status::Ok;
 }
 
@@ -327,16 +375,17 @@ struct RegisterSpec {
   uint32_t access = 0;
 };
 
-/// Bytes a table of `count` registers occupies.
+/// Bytes a table of `count` registers occupies (as written: the current version).
 constexpr size_t table_size(uint32_t count) {
   return kHeaderSize + static_cast<size_t>(count) * kRecordSize;
 }
 
-/// Encodes a table into buf[0, cap) and stores its size in *written; checks the registers with
+/// Encodes a table (the current version; `addr_bits`: the design's bus address width, 32 to 64)
+/// into buf[0, cap) and stores its size in *written; checks the registers with
 /// the reader's rules first (problems reported in *err, optional). The same input always gives the
 /// same bytes.
-inline Status write(uint64_t mmio_base, uint32_t design_id, const RegisterSpec* regs, uint32_t count,
-                    uint8_t* buf, size_t cap, size_t* written, ErrorDetail* err = nullptr) {
+inline Status write(uint64_t mmio_base, uint32_t design_id, uint32_t addr_bits, const RegisterSpec* regs,
+                    uint32_t count, uint8_t* buf, size_t cap, size_t* written, ErrorDetail* err = nullptr) {
   ErrorDetail scratch;
   ErrorDetail& d = err != nullptr ? *err : scratch;
   d.clear();
@@ -348,6 +397,10 @@ inline Status write(uint64_t mmio_base, uint32_t design_id, const RegisterSpec* 
   if (count == 0 || count > kMaxRegisters) {
     d.str("register count ").num(count).str(" is outside 1 to ").num(kMaxRegisters);
     return Status::BadCount;
+  }
+  if (addr_bits < kMinAddrBits || addr_bits > kMaxAddrBits) {
+    d.str("bus address bits ").num(addr_bits).str(" is outside ").num(kMinAddrBits).str(" to ").num(kMaxAddrBits);
+    return Status::BadAddrBits;
   }
   const size_t total = table_size(count);
   if (cap < total) {
@@ -362,6 +415,7 @@ inline Status write(uint64_t mmio_base, uint32_t design_id, const RegisterSpec* 
   store_u64(buf + header_field::kMmioBase, mmio_base);
   store_u32(buf + header_field::kCount, count);
   store_u32(buf + header_field::kDesignId, design_id);
+  store_u32(buf + header_field::kAddrBits, addr_bits);
   for (uint32_t i = 0; i < count; ++i) {
     uint8_t* r = buf + kHeaderSize + static_cast<size_t>(i) * kRecordSize;
     const char* name = regs[i].name;

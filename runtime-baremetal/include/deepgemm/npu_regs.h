@@ -6,7 +6,8 @@
 // runtime's register lookup, STATUS bits and error strings (src/runtime.cpp), the Verilator
 // harness (sim/cosim_main.cpp), the Icarus testbench's constants, and, per design, a C header with
 // offsets, masks and error codes (`<top>_regs.h`) and a SystemRDL description (`<top>.rdl`) that
-// `deepgemm compile --emit=verilog -o DIR` writes beside the Verilog.
+// `deepgemm compile --emit=verilog -o DIR` writes beside the Verilog. An operand's bus address is
+// {X_BASE_HI, X_BASE} cut to the design's address width (the model's npu.bus_addr_bits).
 //
 // Freestanding C++20 like <deepgemm/module_format.h>: constexpr data only, no library calls.
 #pragma once
@@ -61,17 +62,21 @@ inline constexpr Register kRegisters[] = {
     {"STATUS", 0x008, kRO, 0, "run state", kStatusFields, 3},
     {"ERROR", 0x00c, kRO, 0, "the start checks' verdict, or the run's bus error", kErrorFields, 1},
     {"CYCLES", 0x010, kRO, 0, "cycles of the last (or current) run", nullptr, 0},
-    {"A_BASE", 0x014, kRW, 0, "byte address of A (M x K, row-major)", nullptr, 0},
-    {"B_BASE", 0x018, kRW, 0, "byte address of B (K x N, row-major)", nullptr, 0},
-    {"C_BASE", 0x01c, kRW, 0, "byte address of C (M x N, row-major; int32 or int64, the plan's output)", nullptr, 0},
+    {"A_BASE", 0x014, kRW, 0, "byte address of A (M x K, row-major): its low 32 bits", nullptr, 0},
+    {"B_BASE", 0x018, kRW, 0, "byte address of B (K x N, row-major): its low 32 bits", nullptr, 0},
+    {"C_BASE", 0x01c, kRW, 0, "byte address of C (M x N, row-major; int32 or int64, the plan's output): its low 32 bits", nullptr, 0},
     {"M", 0x020, kRW, 0, "rows of A and C", nullptr, 0},
     {"N", 0x024, kRW, 0, "columns of B and C", nullptr, 0},
     {"K", 0x028, kRW, 0, "columns of A, rows of B", nullptr, 0},
     {"BOUND", 0x02c, kRO, 0, "the plan's estimate of a run's cycles at the largest K (not a proved bound)", nullptr, 0},
+    {"A_BASE_HI", 0x030, kRW, 0, "byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)", nullptr, 0},
+    {"B_BASE_HI", 0x034, kRW, 0, "byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)", nullptr, 0},
+    {"C_BASE_HI", 0x038, kRW, 0, "byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)", nullptr, 0},
 };
 inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
 
-// The ERROR register's codes: the start checks' in the order they are tested, then the run's bus errors.
+// The ERROR register's codes: the start checks' in the order they are tested, then the run's bus
+// errors; BASE_RANGE, a start check added later, is tested after ROW_BEATS.
 inline constexpr ErrorCode kErrorCodes[] = {
     {0, "NONE", "no error"},
     {1, "M", "M is not the plan's"},
@@ -82,6 +87,7 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {6, "BUS_READ", "a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid"},
     {7, "BUS_WRITE", "a write of C had an error response (BRESP SLVERR or DECERR); C is not valid"},
     {8, "BUS_PROTOCOL", "the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid"},
+    {9, "BASE_RANGE", "an operand's base or extent does not fit the bus's address width"},
 };
 inline constexpr size_t kErrorCodeCount = sizeof(kErrorCodes) / sizeof(kErrorCodes[0]);
 
