@@ -222,6 +222,7 @@ TEST_CASE("npu16 model: reference NPU") {
   CHECK(n.bus_boundary_bytes == 4096);
   CHECK(n.dram_latency_cycles == 100);
   CHECK(n.mmio_base == 0x40000000u);
+  CHECK(n.bus_addr_bits == 32);  // absent: the default
   CHECK(n.clock_mhz == 200);
   CHECK(m.source_of("npu.spad_rows").find("design parameter") != std::string::npos);
   CHECK(m.sources.at("npu.bus_boundary_bytes").find("AXI") != std::string::npos);
@@ -245,6 +246,41 @@ TEST_CASE("npu4 model: the board-sized NPU names its board") {
   std::ostringstream os;
   os << m;
   CHECK(os.str().find("board: icebreaker (boards/icebreaker/)") != std::string::npos);
+}
+
+TEST_CASE("npu bus_addr_bits: read, written back, printed, and refused where it cannot be built") {
+  TempDir dir;
+  const fs::path file = dir.path / "npu16.json";
+  json j = read_model("npu16");
+  j["npu"]["bus_addr_bits"] = 40;
+  j["npu"]["bus_addr_bits_source"] = "test: a 40-bit SoC bus";
+  write_text(file, j.dump(2));
+  HwModel m = load(file.string());
+  CHECK(m.npu.bus_addr_bits == 40);
+  CHECK(m.sources.at("npu.bus_addr_bits") == "test: a 40-bit SoC bus");
+  const json out = to_json(m);
+  CHECK(out["npu"]["bus_addr_bits"] == 40);
+  CHECK(out["npu"]["bus_addr_bits_source"] == "test: a 40-bit SoC bus");
+  CHECK(from_json(out, file.string()).npu.bus_addr_bits == 40);
+  std::ostringstream os;
+  os << m;
+  CHECK(os.str().find("bus: 128 bits, 40-bit addresses, bursts up to 256 beats") != std::string::npos);
+  CHECK(npu_unbuildable(m.npu).empty());
+  // The default is not written back (a model without the field stays without it).
+  CHECK(!to_json(load(kModels + "/npu16.json"))["npu"].contains("bus_addr_bits"));
+  // Every width from 32 to 64 is built; a board's 32-bit memory and bridge take only 32.
+  for (int bits : {32, 33, 48, 63, 64}) {
+    m.npu.bus_addr_bits = bits;
+    CHECK(npu_unbuildable(m.npu).empty());
+  }
+  HwModel board = load(kModels + "/npu4.json");
+  CHECK(npu_unbuildable(board.npu).empty());
+  board.npu.bus_addr_bits = 40;
+  CHECK(npu_unbuildable(board.npu) ==
+        "npu.bus_addr_bits is 40 and npu.board is \"icebreaker\", whose memory and bridge (boards/icebreaker/) decode "
+        "32-bit bus addresses; set npu.bus_addr_bits to 32 or leave out npu.board");
+  board.npu.board.clear();
+  CHECK(npu_unbuildable(board.npu).empty());
 }
 
 TEST_CASE("list_names, load_dir, load_named") {
@@ -419,6 +455,22 @@ TEST_CASE("broken models: each a UserError naming file and field") {
        [] { return edited("npu16", [](json& j) { j["npu"]["bus_data_bits"] = 256; }); },
        "npu.bus_max_burst_beats: a burst of 256 beats x 32 bytes = 8192 bytes cannot fit within "
        "the 4096-byte boundary"},
+      {"npu: bus address width below 32", "npu16",
+       [] {
+         return edited("npu16", [](json& j) {
+           j["npu"]["bus_addr_bits"] = 16;
+           j["npu"]["bus_addr_bits_source"] = "test";
+         });
+       },
+       "npu.bus_addr_bits: expected integer in [32, 64], got 16"},
+      {"npu: bus address width above 64", "npu16",
+       [] {
+         return edited("npu16", [](json& j) {
+           j["npu"]["bus_addr_bits"] = 100;
+           j["npu"]["bus_addr_bits_source"] = "test";
+         });
+       },
+       "npu.bus_addr_bits: expected integer in [32, 64], got 100"},
       {"npu: unknown board", "npu4",
        [] { return edited("npu4", [](json& j) { j["npu"]["board"] = "icebraker"; }); },
        "npu.board: expected one of \"icebreaker\", got \"icebraker\" (did you mean \"icebreaker\"?)"},
