@@ -82,6 +82,11 @@ extern "C" int main() {
   if (dgmm_launch(h) != DGMM_ERROR_UNBOUND_OPERAND) return fail("launch without bindings");
   if (dgmm_bind_input(h, "A", reinterpret_cast<uintptr_t>(golden_a)) != DGMM_OK) return fail("bind A");
   if (dgmm_bind_input(h, "B", reinterpret_cast<uintptr_t>(golden_b)) != DGMM_OK) return fail("bind B");
+  // A physical address above this CPU's 32-bit pointers binds (the API takes 64 bits, as an NPU's
+  // bus may be wider), but the reference executor, which reads through pointers, refuses it.
+  if (dgmm_bind_output(h, "C", 0x100000000ull) != DGMM_OK) return fail("bind C above 4 GiB");
+  if (dgmm_launch(h) != DGMM_ERROR_INVALID_ARGUMENT) return fail("launch with C beyond the CPU's pointers");
+  board_puts("C above 4 GiB: refused by the reference executor\n");
   if (dgmm_bind_output(h, "C", reinterpret_cast<uintptr_t>(g_c)) != DGMM_OK) return fail("bind C");
   for (size_t i = 0; i < sizeof(g_c); ++i) g_c[i] = 0xA5;
   if (dgmm_launch(h) != DGMM_OK) return fail("launch");
