@@ -71,6 +71,7 @@ struct GemmProblem {
   Declared<std::optional<DType>> cast_output;
   Declared<bool> warp_level_sync;
   Declared<std::string> family;   // "mma.sync" | "wgmma": the tensor-core instruction family ("" = solver's choice)
+  Declared<std::string> loader;   // "cp.async" | "tma": how wgmma tiles reach shared memory ("" = solver's choice)
   Declared<std::vector<std::string>> epilogue;  // op_type: gelu, relu, bias, silu
   std::vector<UserConstraint> user_constraints;
 

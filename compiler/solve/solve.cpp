@@ -166,8 +166,39 @@ class Encoder {
            flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[0] % (v[1] * s_.im) == 0; }));
     rule("hw.warp_tile_n", fmt::format("tile_n / warp_n is a multiple of the instruction's N ({})", s_.in), "hardware",
          flag({"tile_n", "warp_n"}, [&](const Vals& v) { return v[0] % (v[1] * s_.in) == 0; }));
+    // The wgmma family's loader: a TMA producer warpgroup adds threads and registers.
+    const bool loaders = s_.index_of("loader") >= 0;
+    auto with_loader = [&](std::vector<std::string> vars) {
+      if (loaders) vars.push_back("loader");
+      return vars;
+    };
+    auto loader_of = [&](const Vals& v) { return loaders ? v.back() : kLoaderCpAsync; };
+    Expr thr = q_.table(with_loader({"warp_m", "warp_n"}),
+                        [&](const Vals& v) { return block_threads(v[0], v[1], loader_of(v)); });
     rule("hw.threads_per_block", fmt::format("threads per block <= {} ({})", g.max_threads_per_block, hwn), "hardware",
-         q_.table({"warp_m", "warp_n"}, [&](const Vals& v) { return threads(v[0], v[1]); }) <= g.max_threads_per_block);
+         thr <= g.max_threads_per_block);
+    if (loaders) {
+      // The copy engine's tensor maps (PTX ISA, cp.async.bulk.tensor; CUDA driver API,
+      // cuTensorMapEncodeTiled): a global row stride that is a multiple of 16 bytes, and one 2-D
+      // map per operand (a batch is not mapped yet). The base addresses' 16-byte alignment is the
+      // runtime's check when a buffer is bound.
+      const GemmProblem& pr = p();
+      const std::int64_t lda = pr.a_layout.value == Layout::RowMajor ? s_.K : s_.M;
+      const std::int64_t ldb = pr.b_layout.value == Layout::RowMajor ? s_.N : s_.K;
+      const bool strides = (lda * s_.a_bits) % 128 == 0 && (ldb * s_.b_bits) % 128 == 0;
+      rule("hw.tma_strides",
+           fmt::format("the TMA loader needs A's and B's row strides to be multiples of 16 bytes (A: {} × {} bits, "
+                       "B: {} × {} bits)",
+                       lda, s_.a_bits, ldb, s_.b_bits),
+           "hardware", flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || strides; }));
+      rule("hw.tma_batch", "the TMA loader maps one matrix per operand (batch 1)", "hardware",
+           flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || s_.batch == 1; }));
+    }
+    if (p().loader.user)
+      rule("spec.loader", fmt::format("operand tiles are loaded by {}", p().loader.value), "user",
+           loaders ? q_.is_value("loader", p().loader.value == "tma" ? kLoaderTma : kLoaderCpAsync)
+                   : z_.bool_val(p().loader.value == "cp.async"),
+           p().loader.loc);
     Expr regs = q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"},
                          [&](const Vals& v) { return regs_per_thread(s_, v[0], v[1], v[2], v[3], v[4]); });
     rule("hw.registers_per_thread",
@@ -189,12 +220,11 @@ class Encoder {
     rule("hw.occupancy_smem",
          fmt::format("blocks_per_sm × shared memory per block <= {} per SM ({})", kb(g.smem_per_sm_bytes), hwn),
          "hardware", q_.times_var("blocks_per_sm", smem) <= g.smem_per_sm_bytes);
-    Expr regs_block = q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"}, [&](const Vals& v) {
-      return regs_per_thread(s_, v[0], v[1], v[2], v[3], v[4]) * threads(v[3], v[4]);
+    Expr regs_block = q_.table(with_loader({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"}), [&](const Vals& v) {
+      return block_registers(s_, v[0], v[1], v[2], v[3], v[4], loader_of(v));
     });
     rule("hw.occupancy_registers", fmt::format("blocks_per_sm × registers per block <= {} per SM ({})", g.regs_per_sm, hwn),
          "hardware", q_.times_var("blocks_per_sm", regs_block) <= g.regs_per_sm);
-    Expr thr = q_.table({"warp_m", "warp_n"}, [&](const Vals& v) { return threads(v[0], v[1]); });
     rule("hw.occupancy_threads", fmt::format("blocks_per_sm × threads per block <= {} per SM ({})", g.max_threads_per_sm, hwn),
          "hardware", q_.times_var("blocks_per_sm", thr) <= g.max_threads_per_sm);
 
@@ -514,7 +544,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.blocks_per_sm = v("blocks_per_sm");
     pl.cluster_m = v("cluster_m");
     pl.cluster_n = v("cluster_n");
-    pl.threads = threads(pl.warp_m, pl.warp_n);
+    pl.loader = s.index_of("loader") >= 0 && at(s, x, "loader") == kLoaderTma ? "tma" : "cp.async";
+    pl.threads = block_threads(pl.warp_m, pl.warp_n, pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync);
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem"));
     pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);
     pl.k_iters = ceil_div(s.K, pl.tile_k * pl.split_k);
@@ -846,6 +877,7 @@ std::vector<std::pair<std::string, std::int64_t>> schedule_of(const Plan& pl) {
           {"blocks_per_sm", pl.blocks_per_sm},
           {"cluster_m", pl.cluster_m},
           {"cluster_n", pl.cluster_n},
+          {"loader", pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync},
           {"dataflow", pl.dataflow == "weight_stationary" ? 0 : 1}};
 }
 

@@ -98,6 +98,10 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   std::vector<std::int64_t> wm = {4, 8}, wn = {1}, stages = {3, 4, 5, 6}, split = {1}, raster = {1, 2, 4, 8, 16};
   std::vector<std::int64_t> occ;
   for (std::int64_t v : {1, 2}) occ.push_back(v);
+  // The tensor-memory accelerator where the model has one: a producer warpgroup copies tiles for
+  // the consumers (wgmma_tma.cpp); its own rules (solve.cpp) say when it can.
+  std::vector<std::int64_t> loader = {kLoaderCpAsync};
+  if (g.has_tma) loader.push_back(kLoaderTma);
   for (auto* v : {&tm, &tn, &tk, &wm, &stages, &raster, &occ}) cap(*v, max_values);
   s.vars = {
       {"tile_m", tm, fmt::format("multiples of the instruction's M ({}) per warpgroup", s.im)},
@@ -105,7 +109,8 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
       {"tile_k", tk, "one 128-byte swizzle atom row of elements"},
       {"warp_m", wm, "warps along M: one or two warpgroups of 4 warps"},
       {"warp_n", wn, "a warpgroup spans the whole tile_n"},
-      {"stages", stages, "cp.async pipeline depth; one stage stays under the running wgmma group"},
+      {"stages", stages, "pipeline depth; one stage stays under the running wgmma group"},
+      {"loader", loader, "0 = cp.async by every thread, 1 = TMA by a producer warpgroup (mbarrier pipeline)"},
       {"split_k", split, "K split across blocks (1: the split-K reduction is not generated yet)"},
       {"raster_group", raster, "tile rows per rasterization group"},
       {"smem", {kSwizzle128}, "128-byte swizzle: the layout wgmma reads through its descriptors"},
@@ -292,6 +297,17 @@ std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::i
 }
 
 std::int64_t threads(std::int64_t wm, std::int64_t wn) { return 32 * wm * wn; }
+
+std::int64_t block_threads(std::int64_t wm, std::int64_t wn, std::int64_t loader) {
+  return threads(wm, wn) + (loader == kLoaderTma ? 128 : 0);
+}
+
+std::int64_t block_registers(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
+                             std::int64_t wn, std::int64_t loader) {
+  const std::int64_t r = regs_per_thread(s, tm, tn, tk, wm, wn);
+  // A TMA producer warpgroup gives its registers back (setmaxnreg) down to kProducerRegisters.
+  return r * threads(wm, wn) + (loader == kLoaderTma ? 128 * kProducerRegisters : 0);
+}
 
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
                              std::int64_t wn) {

@@ -72,8 +72,17 @@ std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::in
 std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t stages,
                         std::int64_t layout);
 std::int64_t threads(std::int64_t wm, std::int64_t wn);
+/// The wgmma family's loaders (the schedule variable "loader").
+inline constexpr std::int64_t kLoaderCpAsync = 0, kLoaderTma = 1;
+/// Registers a TMA producer warpgroup keeps per thread (setmaxnreg.dec): its loop of copies.
+inline constexpr std::int64_t kProducerRegisters = 40;
+/// Threads per block: the computing warps, and a TMA loader's producer warpgroup.
+std::int64_t block_threads(std::int64_t wm, std::int64_t wn, std::int64_t loader);
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
                              std::int64_t wn);
+/// Registers one block holds: the computing threads', and a TMA producer's after setmaxnreg.
+std::int64_t block_registers(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
+                             std::int64_t wn, std::int64_t loader);
 /// Shared-memory rows and row length of operand A (`a`) or B as stored for this tile.
 void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t& rows,
                      std::int64_t& row_bytes);

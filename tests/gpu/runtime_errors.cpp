@@ -178,7 +178,7 @@ void foreign_and_incomplete_modules() {
   m = build_module(v1);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH,
-                 "launch record version 1 is not supported (this runtime reads version 2)");
+                 "launch record version 1 is not supported (this runtime reads version 3)");
 
   ModuleParts twice = base;
   l = add_launch(16, 16);
