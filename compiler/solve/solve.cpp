@@ -208,6 +208,8 @@ class Encoder {
     Expr per_stage = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return stage_bytes(s_, v[0], v[1], v[2]); }) +
                      q_.table({"tile_m", "tile_n", "tile_k", "smem"},
                               [&](const Vals& v) { return pad_bytes(s_, v[0], v[1], v[2], v[3]); });
+    if (loaders)  // the TMA loader's two mbarriers per stage
+      per_stage = per_stage + q_.table({"loader"}, [&](const Vals& v) { return v[0] == kLoaderTma ? kTmaBarrierBytes : 0; });
     Expr smem = q_.times_var("stages", per_stage);
     m_.smem = smem;
     rule("hw.smem_per_block", fmt::format("shared memory per block <= {} ({})", kb(g.smem_per_block_bytes), hwn),
@@ -276,7 +278,8 @@ class Encoder {
                q_.table({"tile_m", "tile_n", "raster_group", "blocks_per_sm"},
                         [&](const Vals& v) { return log_mem_rate(s_, v[0], v[1], v[2], v[3]); });
     Expr lat = q_.table({"stages"}, [&](const Vals& v) { return log_latency(s_, v[0]); });
-    objective(waves + iters + epi, {math, mem, lat});
+    Expr load = loaders ? q_.table({"loader"}, [&](const Vals& v) { return log_loader(s_, v[0]); }) : z_.int_val(0);
+    objective(waves + iters + epi + load, {math, mem, lat});
   }
 
   void encode_npu() {
@@ -546,7 +549,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.cluster_n = v("cluster_n");
     pl.loader = s.index_of("loader") >= 0 && at(s, x, "loader") == kLoaderTma ? "tma" : "cp.async";
     pl.threads = block_threads(pl.warp_m, pl.warp_n, pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync);
-    pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem"));
+    pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
+                    (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
     pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);
     pl.k_iters = ceil_div(s.K, pl.tile_k * pl.split_k);
     pl.l2_hit_rate = l2_hit_milli(s, pl.tile_m, pl.tile_n, pl.raster_group, pl.blocks_per_sm) / 1000.0;
