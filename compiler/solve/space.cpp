@@ -134,6 +134,9 @@ std::vector<std::string> families(const GemmProblem& p) {
     if (ins && !(ins->b_k_major_only && p.b_layout.value == Layout::RowMajor)) out.push_back(f);
   }
   DG_INTERNAL_ASSERT(!out.empty(), "sema accepted a precision without a tensor-core shape");
+  // The TMA loader exists in the wgmma family only: asked for, it is that family's question.
+  if (p.loader.user && p.loader.value == "tma" && std::find(out.begin(), out.end(), "wgmma") != out.end())
+    return {"wgmma"};
   return out;
 }
 
