@@ -104,9 +104,10 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   }
 }
 
-void KernelBuilder::block_origin() {
+void KernelBuilder::block_origin() { block_origin(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)); }
+
+void KernelBuilder::block_origin(Value* id) {
   const IndexDesc& d = p_.index;
-  Value* id = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
   std::int64_t g = std::max<std::int64_t>(1, std::min(p_.raster_group, grid_m_));
   Value* per_group = c32(g * grid_n_);
   Value* group = b_.CreateUDiv(id, per_group);

@@ -76,6 +76,8 @@ class KernelBuilder {
   /// Sets row_base_ and col_base_ (first C row and column of this block) through the plan's
   /// block_m and block_n coefficients.
   void block_origin();
+  /// The same for output tile `id` (a persistent block's current tile) instead of blockIdx.x.
+  void block_origin(Value* id);
 
   /// Byte offset of (row, 16-byte chunk) in a tile of `pitch`-byte rows through the plan's layout:
   /// the XOR swizzle of `swizzle_bits` bits ([7, 7+b) into [4, 4+b) of the offset), the same

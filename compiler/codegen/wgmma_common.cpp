@@ -40,13 +40,17 @@ void WgmmaBase::read_plan() {
   acc_per_frag_ = bn_ / 2;  // m64nNk*: N/2 accumulators per thread
 }
 
-void WgmmaBase::setup() {
+void WgmmaBase::zero_accumulators() {
+  Value* zero = int8_ ? static_cast<Value*>(b_.getInt32(0)) : llvm::ConstantFP::get(acc_elem_, 0.0);
+  for (std::int64_t e = 0; e < fm_ * acc_per_frag_; ++e) b_.CreateStore(zero, acc_at(e));
+}
+
+void WgmmaBase::setup(bool origin) {
   acc_elem_ = int8_ ? b_.getInt32Ty() : b_.getFloatTy();
   acc_c_ = int8_ ? 'r' : 'f';
   acc_ty_ = llvm::ArrayType::get(acc_elem_, static_cast<std::uint64_t>(fm_ * acc_per_frag_));
   acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
-  Value* zero = int8_ ? static_cast<Value*>(b_.getInt32(0)) : llvm::ConstantFP::get(acc_elem_, 0.0);
-  for (std::int64_t e = 0; e < fm_ * acc_per_frag_; ++e) b_.CreateStore(zero, acc_at(e));
+  zero_accumulators();
   tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
   lane_ = b_.CreateAnd(tid_, c32(31));
   warp_ = b_.CreateLShr(tid_, 5);
@@ -55,7 +59,7 @@ void WgmmaBase::setup() {
   group_row_bytes_ = b_.CreateMul(group_row_, c32(128));
   warp_row_ = b_.CreateMul(b_.CreateAnd(warp_, c32(3)), c32(warp_rows_));
   smem_base_ = b_.CreateTrunc(b_.CreatePtrToInt(smem_, b_.getInt64Ty()), b_.getInt32Ty());
-  block_origin();
+  if (origin) block_origin();
 }
 
 llvm::Value* WgmmaBase::descriptor(Value* byte_address, std::uint64_t high) {
@@ -124,8 +128,14 @@ void WgmmaBase::epilogue() {
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
       b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
   }
-  Value* r0 = b_.CreateLShr(lane_, 2);
-  Value* c0 = b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1);
+  // The thread's row and column offsets, read afresh here (an opaque read of %tid.x): in a
+  // persistent kernel the tile loop would otherwise keep every store's lane-dependent offset live
+  // across the main loop, beside the accumulators.
+  InlinePtx tid;
+  tid.out('r');
+  Value* lane = b_.CreateAnd(tid.emit(b_, "mov.u32 $0, %tid.x;", false), c32(31));
+  Value* r0 = b_.CreateLShr(lane, 2);
+  Value* c0 = b_.CreateShl(b_.CreateAnd(lane, c32(3)), 1);
   Value* rows = b_.CreateAdd(b_.CreateAdd(row_base_, group_row_), b_.CreateAdd(warp_row_, r0));
   Value* cols = b_.CreateAdd(col_base_, c0);
   for (std::int64_t f = 0; f < fm_; ++f)

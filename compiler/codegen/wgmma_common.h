@@ -18,8 +18,10 @@ class WgmmaBase : protected KernelBuilder {
   /// The tile's shape and the stages' sizes, from the plan and its index description.
   void read_plan();
   /// The accumulators (zeroed), thread, lane, warpgroup and row registers, the shared-memory base,
-  /// and the block's origin. Call at the kernel's entry.
-  void setup();
+  /// and (`origin`) the block's origin. Call at the kernel's entry.
+  void setup(bool origin = true);
+  /// Zero the accumulators (a persistent block's next tile).
+  void zero_accumulators();
 
   /// The 128-byte swizzle (the plan's layout, proved bank-conflict free): 16-byte chunk c of
   /// 128-byte row r lands at r·128 + ((c ^ (r mod 8)) · 16). The copy engine's 128-byte swizzle

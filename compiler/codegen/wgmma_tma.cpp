@@ -42,8 +42,13 @@ class WgmmaTmaKernel : WgmmaBase {
     read_plan();
     begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, 2);
     barriers_ = stages_ * (a_stage_ + b_stage_);
+    // Persistent: the plan's blocks (verify proved they take every tile once), each looping over
+    // the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster order.
+    tiles_ = grid_m_ * grid_n_;
+    grid_ = p_.persistent_blocks;
     body();
     LaunchInfo li = launch_info(name, barriers_ + 2 * 8 * stages_);
+    li.grid[0] = static_cast<std::uint32_t>(grid_);
     const std::uint32_t row = static_cast<std::uint32_t>(128 / elem_bytes_);  // one 128-byte swizzle row
     li.box[0][0] = row;
     li.box[0][1] = static_cast<std::uint32_t>(bm_);
@@ -98,11 +103,29 @@ class WgmmaTmaKernel : WgmmaBase {
               {dst, tensor_map(map), inner, outer, bar});
   }
 
-  /// The producer: one thread fills stage kt mod stages with K tile kt once the stage is empty.
+  /// This block's tiles: blockIdx.x, blockIdx.x + grid, ... below the tile count (at least one).
+  Value* my_tiles() {
+    Value* bid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+    return b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(c32(tiles_), bid), c32(grid_ - 1)), c32(grid_));
+  }
+  /// For the block's i-th tile, its origin (row_base_, col_base_).
+  void tile_origin(Value* i) {
+    block_origin(b_.CreateAdd(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b_.CreateMul(i, c32(grid_))));
+  }
+
+  /// The producer: one thread fills stage g mod stages with the block's g-th K tile (counted over
+  /// all its output tiles) once the stage is empty.
   void produce(Value* tiles) {
+    loop(my_tiles(), [&](Value* i) {
+      tile_origin(i);
+      produce_tile(i, tiles);
+    });
+  }
+  void produce_tile(Value* i, Value* tiles) {
     loop(tiles, [&](Value* kt) {
-      Value* s = b_.CreateURem(kt, c32(stages_));
-      Value* round = b_.CreateUDiv(kt, c32(stages_));
+      Value* g = b_.CreateAdd(b_.CreateMul(i, tiles), kt);
+      Value* s = b_.CreateURem(g, c32(stages_));
+      Value* round = b_.CreateUDiv(g, c32(stages_));
       wait(empty(s), b_.CreateXor(b_.CreateAnd(round, c32(1)), c32(1)));
       Value* bar = full(s);
       statement("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;", {bar, c32(a_stage_ + b_stage_)});
@@ -121,21 +144,34 @@ class WgmmaTmaKernel : WgmmaBase {
     });
   }
 
-  /// The consumers: wgmma over each stage once full, the stage of the retired group released.
+  /// The consumers, per output tile: wgmma over each stage once full, the stage of the retired
+  /// group released, the last one once every group retired; then the tile's epilogue, while the
+  /// producer already fills the stages with the next tile.
   void consume(Value* tiles) {
-    loop(tiles, [&](Value* kt) {
-      Value* s = b_.CreateURem(kt, c32(stages_));
-      wait(full(s), b_.CreateAnd(b_.CreateUDiv(kt, c32(stages_)), c32(1)));
-      compute_stage(s);
-      emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 1;");
-      // The group of K tile kt - 1 has retired in this warp: its stage may be refilled.
-      Value* release = b_.CreateAnd(b_.CreateICmpUGT(kt, c32(0)), b_.CreateICmpEQ(lane_, c32(0)));
-      emit_guarded(release, true, [&] {
-        Value* prev = b_.CreateURem(b_.CreateAdd(kt, c32(stages_ - 1)), c32(stages_));
-        statement("mbarrier.arrive.shared::cta.b64 _, [%0];", {empty(prev)});
+    loop(my_tiles(), [&](Value* i) {
+      tile_origin(i);
+      zero_accumulators();
+      Value* first = b_.CreateMul(i, tiles);
+      loop(tiles, [&](Value* kt) {
+        Value* g = b_.CreateAdd(first, kt);
+        Value* s = b_.CreateURem(g, c32(stages_));
+        wait(full(s), b_.CreateAnd(b_.CreateUDiv(g, c32(stages_)), c32(1)));
+        compute_stage(s);
+        emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 1;");
+        // The group of the K tile before has retired in this warp: its stage may be refilled.
+        release(b_.CreateAnd(b_.CreateICmpUGT(kt, c32(0)), b_.CreateICmpEQ(lane_, c32(0))),
+                b_.CreateSub(g, c32(1)));
       });
+      emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
+      release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
+      epilogue();
     });
-    emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
+  }
+  /// One arrive on the empty barrier of the stage of K tile g, when `cond`.
+  void release(Value* cond, Value* g) {
+    emit_guarded(cond, true, [&] {
+      statement("mbarrier.arrive.shared::cta.b64 _, [%0];", {empty(b_.CreateURem(g, c32(stages_)))});
+    });
   }
 
   /// Registers per thread: the launch bound's share at entry, then the producer's few and the
@@ -151,7 +187,7 @@ class WgmmaTmaKernel : WgmmaBase {
   }
 
   void body() {
-    setup();
+    setup(false);
     Value* tiles = k_tile_count(bk_, k_tiles_);
     // Thread 0 initializes the barriers: full expects the producer's one arrive (and the bytes),
     // empty one arrive per consumer warp.
@@ -186,6 +222,7 @@ class WgmmaTmaKernel : WgmmaBase {
   }
 
   std::int64_t barriers_ = 0;  // byte offset of the barriers: after every stage
+  std::int64_t tiles_ = 1, grid_ = 1;
 };
 
 }  // namespace
@@ -199,6 +236,8 @@ std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (!hw.gpu.has_tma) return fmt::format("{} has no tensor-memory accelerator (has_tma)", hw.name);
   if (p.batch != 1) return "the TMA loader maps one matrix per operand (batch 1)";
   if (p.tile_m > 256 || p.tile_n > 256 || p.tile_k > 256) return "a TMA box holds at most 256 rows";
+  if (p.persistent_blocks < 1 || p.persistent_blocks > p.grid_m * p.grid_n)
+    return "the TMA kernel is persistent: its plan names between 1 and one block per tile (persistent_blocks)";
   return "";
 }
 

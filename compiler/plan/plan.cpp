@@ -18,7 +18,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, target, target_kind, family, a_type, b_
                                    weight_conversion, M, N, K, K_min, K_max, batch, k_dynamic, k_align, pad_k, epilogue, scale_a,
                                    scale_b, tile_m,
                                    tile_n, tile_k, warp_m, warp_n, stages, split_k, raster_group, cluster_m, cluster_n,
-                                   blocks_per_sm, loader, smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
+                                   blocks_per_sm, loader, persistent_blocks, smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
                                    regs_per_thread, grid_m, grid_n, k_iters, predicted_us, predicted_tflops,
                                    l2_hit_rate, bank_conflict_rate, bound, space_size, feasible_tiles, rules, notes,
                                    index)
@@ -50,6 +50,7 @@ Plan plan_from_json(const nlohmann::json& j) {
     for (const char* key : {"scale_a", "scale_b"})
       if (!with_defaults.contains(key)) with_defaults[key] = "none";
     // ... and the loader: cp.async on GPUs, none on NPUs.
+    if (!with_defaults.contains("persistent_blocks")) with_defaults["persistent_blocks"] = 0;
     if (!with_defaults.contains("loader"))
       with_defaults["loader"] = with_defaults.value("target_kind", std::string()) == "gpu" ? "cp.async" : "";
     Plan p;

@@ -549,6 +549,10 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.cluster_n = v("cluster_n");
     pl.loader = s.index_of("loader") >= 0 && at(s, x, "loader") == kLoaderTma ? "tma" : "cp.async";
     pl.threads = block_threads(pl.warp_m, pl.warp_n, pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync);
+    // The TMA kernel is persistent: one block per resident slot, at most one per tile.
+    if (pl.loader == "tma")
+      pl.persistent_blocks = std::min<std::int64_t>(ceil_div(s.M, pl.tile_m) * ceil_div(s.N, pl.tile_n),
+                                                    std::max<std::int64_t>(1, p.hw.gpu.sm_count) * pl.blocks_per_sm);
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
                     (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
     pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);
