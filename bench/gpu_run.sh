@@ -53,7 +53,7 @@ if ls "$mods"/smallm_*.ko > /dev/null 2>&1; then
   build/runtime-only/bench/gpu_bench "$mods"/smallm_*.ko 2>&1 | tee "$logs/bench_smallm.log"
 fi
 if ls "$mods"/tma_*.ko > /dev/null 2>&1; then
-  echo "== the wgmma family with each loader forced: TMA (producer warpgroup) against cp.async"
+  echo "== the wgmma family with each loader forced, in this order: cp.async, TMA with a persistent tile loop, TMA"
   build/runtime-only/bench/gpu_bench "$mods"/tma_*.ko 2>&1 | tee "$logs/bench_tma.log"
 fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then

@@ -12,7 +12,7 @@ namespace dg::codegen {
 LaunchInfo build_mma_sync(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name);
 LaunchInfo build_mma_sync_m8n8k4(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name);
 LaunchInfo build_wgmma(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name);
-/// The TMA kernel is persistent: the plan's persistent_blocks blocks loop over the tiles.
+/// With the plan's persistent_blocks > 0, that many blocks loop over the tiles.
 LaunchInfo build_wgmma_tma(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name);
 LaunchInfo build_simt(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name);
 

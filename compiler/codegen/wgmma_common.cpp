@@ -128,12 +128,15 @@ void WgmmaBase::epilogue() {
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
       b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
   }
-  // The thread's row and column offsets, read afresh here (an opaque read of %tid.x): in a
-  // persistent kernel the tile loop would otherwise keep every store's lane-dependent offset live
+  // In a persistent kernel the thread's row and column offsets are read afresh here (an opaque
+  // read of %tid.x): the tile loop would otherwise keep every store's lane-dependent offset live
   // across the main loop, beside the accumulators.
-  InlinePtx tid;
-  tid.out('r');
-  Value* lane = b_.CreateAnd(tid.emit(b_, "mov.u32 $0, %tid.x;", false), c32(31));
+  Value* lane = lane_;
+  if (fresh_lane_) {
+    InlinePtx tid;
+    tid.out('r');
+    lane = b_.CreateAnd(tid.emit(b_, "mov.u32 $0, %tid.x;", false), c32(31));
+  }
   Value* r0 = b_.CreateLShr(lane, 2);
   Value* c0 = b_.CreateShl(b_.CreateAnd(lane, c32(3)), 1);
   Value* rows = b_.CreateAdd(b_.CreateAdd(row_base_, group_row_), b_.CreateAdd(warp_row_, r0));

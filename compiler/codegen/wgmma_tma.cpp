@@ -42,10 +42,13 @@ class WgmmaTmaKernel : WgmmaBase {
     read_plan();
     begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, 2);
     barriers_ = stages_ * (a_stage_ + b_stage_);
-    // Persistent: the plan's blocks (verify proved they take every tile once), each looping over
-    // the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster order.
+    // Persistent (persistent_blocks > 0): the plan's blocks (verify proved they take every tile
+    // once), each looping over the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster
+    // order. Otherwise one block per tile.
     tiles_ = grid_m_ * grid_n_;
-    grid_ = p_.persistent_blocks;
+    persistent_ = p_.persistent_blocks > 0;
+    grid_ = persistent_ ? p_.persistent_blocks : tiles_;
+    fresh_lane_ = persistent_;
     body();
     LaunchInfo li = launch_info(name, barriers_ + 2 * 8 * stages_);
     li.grid[0] = static_cast<std::uint32_t>(grid_);
@@ -112,14 +115,23 @@ class WgmmaTmaKernel : WgmmaBase {
   void tile_origin(Value* i) {
     block_origin(b_.CreateAdd(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b_.CreateMul(i, c32(grid_))));
   }
+  /// body(i) for each of the block's tiles (i: the block's tile count so far), its origin set:
+  /// a loop when persistent, else the block's one tile (i = 0).
+  void for_tiles(const std::function<void(Value*)>& body) {
+    if (!persistent_) {
+      body(c32(0));
+      return;
+    }
+    loop(my_tiles(), [&](Value* i) {
+      tile_origin(i);
+      body(i);
+    });
+  }
 
   /// The producer: one thread fills stage g mod stages with the block's g-th K tile (counted over
   /// all its output tiles) once the stage is empty.
   void produce(Value* tiles) {
-    loop(my_tiles(), [&](Value* i) {
-      tile_origin(i);
-      produce_tile(i, tiles);
-    });
+    for_tiles([&](Value* i) { produce_tile(i, tiles); });
   }
   void produce_tile(Value* i, Value* tiles) {
     loop(tiles, [&](Value* kt) {
@@ -148,9 +160,8 @@ class WgmmaTmaKernel : WgmmaBase {
   /// group released, the last one once every group retired; then the tile's epilogue, while the
   /// producer already fills the stages with the next tile.
   void consume(Value* tiles) {
-    loop(my_tiles(), [&](Value* i) {
-      tile_origin(i);
-      zero_accumulators();
+    for_tiles([&](Value* i) {
+      if (persistent_) zero_accumulators();
       Value* first = b_.CreateMul(i, tiles);
       loop(tiles, [&](Value* kt) {
         Value* g = b_.CreateAdd(first, kt);
@@ -160,10 +171,11 @@ class WgmmaTmaKernel : WgmmaBase {
         emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 1;");
         // The group of the K tile before has retired in this warp: its stage may be refilled.
         release(b_.CreateAnd(b_.CreateICmpUGT(kt, c32(0)), b_.CreateICmpEQ(lane_, c32(0))),
-                b_.CreateSub(g, c32(1)));
+                b_.CreateAdd(g, c32(stages_ - 1)));
       });
       emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
-      release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
+      // The tile's last stage, for the next tile's copies.
+      if (persistent_) release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
       epilogue();
     });
   }
@@ -187,7 +199,7 @@ class WgmmaTmaKernel : WgmmaBase {
   }
 
   void body() {
-    setup(false);
+    setup(!persistent_);  // one tile per block: its origin at the entry
     Value* tiles = k_tile_count(bk_, k_tiles_);
     // Thread 0 initializes the barriers: full expects the producer's one arrive (and the bytes),
     // empty one arrive per consumer warp.
@@ -213,8 +225,7 @@ class WgmmaTmaKernel : WgmmaBase {
 
     b_.SetInsertPoint(consumer);
     rebalance(false);
-    consume(tiles);
-    epilogue();
+    consume(tiles);  // each tile's epilogue included
     b_.CreateBr(end);
 
     b_.SetInsertPoint(end);
@@ -223,6 +234,7 @@ class WgmmaTmaKernel : WgmmaBase {
 
   std::int64_t barriers_ = 0;  // byte offset of the barriers: after every stage
   std::int64_t tiles_ = 1, grid_ = 1;
+  bool persistent_ = false;
 };
 
 }  // namespace
@@ -236,8 +248,8 @@ std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (!hw.gpu.has_tma) return fmt::format("{} has no tensor-memory accelerator (has_tma)", hw.name);
   if (p.batch != 1) return "the TMA loader maps one matrix per operand (batch 1)";
   if (p.tile_m > 256 || p.tile_n > 256 || p.tile_k > 256) return "a TMA box holds at most 256 rows";
-  if (p.persistent_blocks < 1 || p.persistent_blocks > p.grid_m * p.grid_n)
-    return "the TMA kernel is persistent: its plan names between 1 and one block per tile (persistent_blocks)";
+  if (p.persistent_blocks < 0 || p.persistent_blocks > p.grid_m * p.grid_n)
+    return "a persistent grid has between 1 and one block per tile (persistent_blocks)";
   return "";
 }
 

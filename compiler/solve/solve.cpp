@@ -194,6 +194,9 @@ class Encoder {
       rule("hw.tma_batch", "the TMA loader maps one matrix per operand (batch 1)", "hardware",
            flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || s_.batch == 1; }));
     }
+    if (p().persistent.user && p().persistent.value)
+      rule("spec.persistent", "a persistent tile loop is generated for the TMA loader", "user",
+           loaders ? q_.is_value("loader", kLoaderTma) : z_.bool_val(false), p().persistent.loc);
     if (p().loader.user)
       rule("spec.loader", fmt::format("operand tiles are loaded by {}", p().loader.value), "user",
            loaders ? q_.is_value("loader", p().loader.value == "tma" ? kLoaderTma : kLoaderCpAsync)
@@ -549,8 +552,10 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.cluster_n = v("cluster_n");
     pl.loader = s.index_of("loader") >= 0 && at(s, x, "loader") == kLoaderTma ? "tma" : "cp.async";
     pl.threads = block_threads(pl.warp_m, pl.warp_n, pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync);
-    // The TMA kernel is persistent: one block per resident slot, at most one per tile.
-    if (pl.loader == "tma")
+    // 'persistent: true': the TMA kernel loops over tiles, one block per resident slot (at most
+    // one per tile). Not the default: on the H200 it measured 1-19% slower than one block per
+    // tile on five of six shapes (bench/RESULTS.md, "Hopper: a TMA loader").
+    if (pl.loader == "tma" && p.persistent.value)
       pl.persistent_blocks = std::min<std::int64_t>(ceil_div(s.M, pl.tile_m) * ceil_div(s.N, pl.tile_n),
                                                     std::max<std::int64_t>(1, p.hw.gpu.sm_count) * pl.blocks_per_sm);
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
