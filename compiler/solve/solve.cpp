@@ -552,12 +552,17 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.cluster_n = v("cluster_n");
     pl.loader = s.index_of("loader") >= 0 && at(s, x, "loader") == kLoaderTma ? "tma" : "cp.async";
     pl.threads = block_threads(pl.warp_m, pl.warp_n, pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync);
-    // 'persistent: true': the TMA kernel loops over tiles, one block per resident slot (at most
-    // one per tile). Not the default: on the H200 it measured 1-19% slower than one block per
-    // tile on five of six shapes (bench/RESULTS.md, "Hopper: a TMA loader").
-    if (pl.loader == "tma" && p.persistent.value)
-      pl.persistent_blocks = std::min<std::int64_t>(ceil_div(s.M, pl.tile_m) * ceil_div(s.N, pl.tile_n),
-                                                    std::max<std::int64_t>(1, p.hw.gpu.sm_count) * pl.blocks_per_sm);
+    // The TMA kernel's persistent tile loop: one block per resident slot, each taking several
+    // tiles, where the tiles outnumber the slots; one block per tile where they fit in one wave
+    // (there the loop only costs: 3% at 128 × 14336 × 4096 on the H200, while multi-wave shapes
+    // gained 0-4.5%; bench/RESULTS.md, "Hopper: a TMA loader"). 'persistent: true' or 'false' in
+    // the spec decides instead.
+    if (pl.loader == "tma") {
+      const std::int64_t tiles = ceil_div(s.M, pl.tile_m) * ceil_div(s.N, pl.tile_n);
+      const std::int64_t slots = std::max<std::int64_t>(1, p.hw.gpu.sm_count) * pl.blocks_per_sm;
+      const bool persistent = p.persistent.user ? p.persistent.value : tiles > slots;
+      if (persistent) pl.persistent_blocks = std::min(tiles, slots);
+    }
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
                     (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
     pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);

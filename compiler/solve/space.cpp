@@ -135,7 +135,7 @@ std::vector<std::string> families(const GemmProblem& p) {
   }
   DG_INTERNAL_ASSERT(!out.empty(), "sema accepted a precision without a tensor-core shape");
   // The TMA loader exists in the wgmma family only: asked for, it is that family's question.
-  if (((p.loader.user && p.loader.value == "tma") || p.persistent.value) &&
+  if (((p.loader.user && p.loader.value == "tma") || (p.persistent.user && p.persistent.value)) &&
       std::find(out.begin(), out.end(), "wgmma") != out.end())
     return {"wgmma"};
   return out;
