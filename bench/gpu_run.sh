@@ -52,6 +52,10 @@ if ls "$mods"/smallm_*.ko > /dev/null 2>&1; then
   echo "== M = 64-256: the solver's choice and each family forced"
   build/runtime-only/bench/gpu_bench "$mods"/smallm_*.ko 2>&1 | tee "$logs/bench_smallm.log"
 fi
+if ls "$mods"/tma_*.ko > /dev/null 2>&1; then
+  echo "== the wgmma family with each loader forced, in this order: cp.async, TMA with a persistent tile loop, TMA"
+  build/runtime-only/bench/gpu_bench "$mods"/tma_*.ko 2>&1 | tee "$logs/bench_tma.log"
+fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"
   build/runtime-only/bench/gpu_bench "$mods"/explore_*.ko 2>&1 | tee "$logs/bench_explore.log"

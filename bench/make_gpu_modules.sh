@@ -8,7 +8,10 @@
 #   int8_MxNxK.ko             int8 x int8 -> int32 GEMMs (B column-major) for the int8 benchmark
 #   fp8_<a>_<c>_MxNxK.ko      fp8 x fp8 GEMMs (B column-major) for the fp8 benchmark
 #   batch_<type>_MxNxK_b<n>.ko strided batched GEMMs for the batch benchmark
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8]   (fp8: only the fp8, scales and batch modules)
+#   tma_<loader>_<type>_MxNxK.ko the wgmma family with each loader forced (cp_async, tma, and pers:
+#                             TMA with the persistent tile loop)
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma]
+#   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -48,6 +51,64 @@ constraints { ${6:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
 }
+# The TMA loader (a producer warpgroup, mbarrier pipeline): odd shapes and tails (the copy engine
+# zero-fills them), each B layout, tile variant, input type, epilogue, scales and a run-time K; and
+# tma_<loader>_*.ko, each loader forced on the benchmark's shapes, timed beside cuBLAS.
+spec_tma_kr() {  # A/B-type C-type M N K_min K_max out [extra constraints] [layout]
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $2; }
+shape { M: $3; N: $4; K_min: $5; K_max: $6; }
+layout { ${9:-} }
+constraints { loader: tma; ${8:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+for t in fp16 bf16; do
+  spec $t 1000 776 1008 "check_tma_${t}_1000x776x1008.ko" "loader: tma;"
+  spec $t 333 520 72 "check_tma_${t}_333x520x72.ko" "loader: tma; pad_k: true;"
+  spec $t 127 4104 1544 "check_tma_${t}_127x4104x1544.ko" "loader: tma; pad_k: true;"
+  spec $t 4096 4096 4096 "check_tma_${t}_4096x4096x4096.ko" "loader: tma;"
+  spec $t 1000 776 1008 "check_tma128x128_${t}_1000x776x1008.ko" "loader: tma; tile_m == 128; tile_n == 128; warps == 4;"
+  spec $t 200 136 200 "check_tma64x64_${t}_200x136x200.ko" "loader: tma; tile_m == 64; tile_n == 64; pad_k: true;"
+  spec $t 1000 776 1008 "check_tma256x128_${t}_1000x776x1008.ko" "loader: tma; tile_m == 256; tile_n == 128;"
+  spec_b_col $t 1000 776 1008 "check_tma_${t}_bcol_1000x776x1008.ko" "loader: tma;"
+  spec $t 333 520 72 "check_tma_${t}_bias_gelu_333x520x72.ko" "loader: tma; op_type: bias_gelu; pad_k: true;"
+  spec $t 1000 776 1008 "check_tma_${t}_scales_1000x776x1008.ko" "loader: tma;" "A: per_tensor; B: per_tensor;"
+done
+# The persistent tile loop (persistent: true): blocks that take several tiles (more tiles than
+# 132 SMs hold), tails, a run-time K, fp8.
+for t in fp16 bf16; do
+  spec $t 4096 4096 4096 "check_tmap_${t}_4096x4096x4096.ko" "loader: tma; persistent: true;"
+  spec $t 1000 776 1008 "check_tmap64x64_${t}_1000x776x1008.ko" "loader: tma; persistent: true; tile_m == 64; tile_n == 64; blocks_per_sm == 1;"
+  spec $t 255 4104 1544 "check_tmap_${t}_255x4104x1544.ko" "loader: tma; persistent: true; pad_k: true; tile_m == 64; tile_n == 64; blocks_per_sm == 1;"
+done
+spec_tma_kr bf16 fp32 1000 776 64 1032 "check_tmap_krange_bf16_1000x776xK64-1032.ko" "persistent: true; tile_m == 64; tile_n == 64; blocks_per_sm == 1;"
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 2000 1552 1024 "check_tmap_fp8_e4m3_bf16_2000x1552x1024.ko" "loader: tma; persistent: true; tile_m == 128; tile_n == 128; blocks_per_sm == 1;"
+spec_tma_kr fp16 fp32 1000 776 128 1024 "check_tma_krange_fp16_1000x776xK128-1024.ko"
+spec_tma_kr bf16 fp32 333 520 64 4104 "check_tma_krange_bf16_bcol_333x520xK64-4104.ko" "" "B: col_major;"
+spec_b_col int8 1000 776 1024 "check_tma_int8_bcol_1000x776x1024.ko" "loader: tma;"
+spec_b_col int8 129 520 4112 "check_tma_int8_bcol_129x520x4112.ko" "loader: tma; pad_k: true;"
+spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_tma_fp8_e4m3_bf16_1000x776x1024.ko" "loader: tma;"
+spec_fp8 fp8_e5m2 fp8_e4m3 fp32 129 264 224 "check_tma_fp8_e5m2xe4m3_fp32_129x264x224.ko" "loader: tma;"
+for l in tma cp_async pers; do
+  c="loader: $l;"
+  [ $l = pers ] && c="loader: tma; persistent: true;"
+  for s in 2048 4096 8192; do spec bf16 $s $s $s "tma_${l}_bf16_${s}x${s}x${s}.ko" "family: wgmma; $c"; done
+  for m in 128 4096; do
+    for nk in "4096 4096" "14336 4096" "4096 14336" "7168 2048"; do
+      set -- $nk
+      spec bf16 $m $1 $2 "tma_${l}_bf16_${m}x${1}x${2}.ko" "family: wgmma; $c"
+    done
+  done
+  spec_fp8 fp8_e4m3 fp8_e4m3 bf16 4096 4096 4096 "tma_${l}_fp8_e4m3_bf16_4096x4096x4096.ko" "$c"
+  spec_fp8 fp8_e4m3 fp8_e4m3 bf16 8192 8192 8192 "tma_${l}_fp8_e4m3_bf16_8192x8192x8192.ko" "$c"
+done
+if [ "$what" = tma ]; then
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 # fp8 (e4m3, e5m2, mixed) x fp8 -> fp32 accumulation on wgmma m64nNk32: odd shapes and tails for
 # the checks, each output type, a fused epilogue, the tile variants.
 spec_fp8 fp8_e4m3 fp8_e4m3 fp16 1000 776 1024 "check_fp8_e4m3_fp16_1000x776x1024.ko"

@@ -27,7 +27,7 @@ std::int64_t extent(const std::vector<IndexVar>& vars, const std::string& name) 
 }
 
 void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, std::int64_t min_blocks,
-                                 std::uint64_t smem_align) {
+                                 std::uint64_t smem_align, unsigned tensor_maps) {
   threads_ = threads;
   grid_m_ = extent(p_.index.out_vars, "block_m");
   grid_n_ = extent(p_.index.out_vars, "block_n");
@@ -43,11 +43,20 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   pointers_ = static_cast<unsigned>(names.size());
   std::vector<llvm::Type*> params(pointers_, gptr);
   params.insert(params.end(), {i32, i32, i32});
+  // Tensor maps (launch_format.h): 128 bytes by value, 64-byte aligned, after M, N and K.
+  auto* map_ty = llvm::ArrayType::get(b_.getInt8Ty(), 128);
+  for (unsigned i = 0; i < tensor_maps; ++i) params.push_back(llvm::PointerType::get(ctx_, 0));
   kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false), llvm::Function::ExternalLinkage,
                                name, m_);
   kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
   names.insert(names.end(), {"M", "N", "K"});
   for (unsigned i = 0; i < names.size(); ++i) kernel_->getArg(i)->setName(names[i]);
+  const unsigned first_map = pointers_ + 3;
+  for (unsigned i = 0; i < tensor_maps; ++i) {
+    kernel_->getArg(first_map + i)->setName(i == 0 ? "tmap_A" : "tmap_B");
+    kernel_->addParamAttr(first_map + i, llvm::Attribute::getWithByValType(ctx_, map_ty));
+    kernel_->addParamAttr(first_map + i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+  }
   for (unsigned i = 0; i < pointers_; ++i) kernel_->addParamAttr(i, llvm::Attribute::NoAlias);
   auto* md = m_.getOrInsertNamedMetadata("nvvm.annotations");
   auto add = [&](const char* key, std::int64_t v) {
@@ -58,6 +67,16 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   add("kernel", 1);
   add("maxntidx", threads);
   add("minctasm", min_blocks);
+  if (tensor_maps > 0) {
+    // Read in place (cvta.param), never copied to local memory: the copy engine reads the map
+    // from the parameter space. Indices are 1-based.
+    std::vector<llvm::Metadata*> idx;
+    for (unsigned i = 0; i < tensor_maps; ++i)
+      idx.push_back(llvm::ValueAsMetadata::get(b_.getInt32(first_map + i + 1)));
+    llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(ctx_, "grid_constant"),
+                             llvm::MDNode::get(ctx_, idx)};
+    md->addOperand(llvm::MDNode::get(ctx_, ops));
+  }
   smem_ = new llvm::GlobalVariable(m_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false, llvm::GlobalValue::ExternalLinkage,
                                    nullptr, "dg_smem", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
   smem_->setAlignment(llvm::Align(smem_align));
@@ -85,9 +104,10 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   }
 }
 
-void KernelBuilder::block_origin() {
+void KernelBuilder::block_origin() { block_origin(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)); }
+
+void KernelBuilder::block_origin(Value* id) {
   const IndexDesc& d = p_.index;
-  Value* id = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
   std::int64_t g = std::max<std::int64_t>(1, std::min(p_.raster_group, grid_m_));
   Value* per_group = c32(g * grid_n_);
   Value* group = b_.CreateUDiv(id, per_group);

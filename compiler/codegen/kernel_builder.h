@@ -36,10 +36,16 @@ class KernelBuilder {
  protected:
   using Value = llvm::Value;
 
-  /// Declare the kernel `name` (A, B, C global pointers; M, N, K), its launch annotations and the
-  /// dynamic shared-memory buffer (aligned to `smem_align` bytes), and position the builder at its
-  /// entry block.
-  void begin_kernel(const std::string& name, std::int64_t threads, std::int64_t min_blocks, std::uint64_t smem_align);
+  /// Declare the kernel `name` (A, B, C global pointers; M, N, K; then `tensor_maps` tensor maps
+  /// by value, for A and then B), its launch annotations and the dynamic shared-memory buffer
+  /// (aligned to `smem_align` bytes), and position the builder at its entry block.
+  void begin_kernel(const std::string& name, std::int64_t threads, std::int64_t min_blocks, std::uint64_t smem_align,
+                    unsigned tensor_maps = 0);
+  /// The generic address of tensor map i (0: A's, 1: B's), a kernel parameter kept in the
+  /// parameter space (grid_constant), as cp.async.bulk.tensor takes it.
+  Value* tensor_map(unsigned i) {
+    return b_.CreatePtrToInt(kernel_->getArg(pointers_ + 3 + i), b_.getInt64Ty());
+  }
 
   Value* c32(std::int64_t v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
   Value* sreg(llvm::Intrinsic::ID id) { return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id)); }
@@ -70,6 +76,8 @@ class KernelBuilder {
   /// Sets row_base_ and col_base_ (first C row and column of this block) through the plan's
   /// block_m and block_n coefficients.
   void block_origin();
+  /// The same for output tile `id` (a persistent block's current tile) instead of blockIdx.x.
+  void block_origin(Value* id);
 
   /// Byte offset of (row, 16-byte chunk) in a tile of `pitch`-byte rows through the plan's layout:
   /// the XOR swizzle of `swizzle_bits` bits ([7, 7+b) into [4, 4+b) of the offset), the same

@@ -68,6 +68,10 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
                      batch_stride(p, 0));
   l.operands[1] = op("B", ko::launch::Role::Input, l.K, l.N, p.b_type, p.index.b_row_major, p.index.ldb, l.batch,
                      batch_stride(p, 1));
+  for (int i = 0; i < 2; ++i) {
+    l.operands[i].box_inner = li.box[i][0];
+    l.operands[i].box_outer = li.box[i][1];
+  }
   l.operands[2] = op("C", ko::launch::Role::Output, l.M, l.N, p.c_type, p.index.c_row_major, p.index.ldc, l.batch,
                      batch_stride(p, 2));
   // A bias epilogue reads one value per column of C, in C's type: the fourth operand, bound by name.

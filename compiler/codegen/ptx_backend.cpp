@@ -25,7 +25,9 @@ class GpuBackend : public PtxBackend {
     std::string family = plan.family == "mma.sync" ? "" : plan.family + "_";
     std::string name = fmt::format("dg_gemm_{}{}_{}x{}x{}", family, plan.a_type, plan.tile_m, plan.tile_n, plan.tile_k);
     Artifacts a;
-    a.launch = plan.family == "wgmma"  ? build_wgmma(plan, ctx, *m, name)
+    if (plan.loader == "tma") name += "_tma";
+    a.launch = plan.family == "wgmma"  ? (plan.loader == "tma" ? build_wgmma_tma(plan, ctx, *m, name)
+                                                               : build_wgmma(plan, ctx, *m, name))
                : plan.family == "simt" ? build_simt(plan, ctx, *m, name)
                : is_m8n8k4(plan) ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
                                  : build_mma_sync(plan, ctx, *m, name);
@@ -96,7 +98,9 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
     return "per-tensor scales multiply an fp32 accumulation only";
   if (p.epilogue != "none" && int8)
     return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)", p.epilogue);
+  if (p.family == "wgmma" && p.loader == "tma") return wgmma_tma_unsupported(p, hw);
   if (p.family == "wgmma") return wgmma_unsupported(p, hw);
+  if (p.loader == "tma") return "the TMA loader is generated for the wgmma family only";
   if (p.family == "simt") return "";
   return is_m8n8k4(p) ? mma_sync_m8n8k4_unsupported(p, hw) : mma_sync_unsupported(p, hw);
 }

@@ -27,6 +27,9 @@ struct LaunchInfo {
   std::uint32_t block[3] = {1, 1, 1};
   std::uint32_t smem_bytes = 0;
   std::uint32_t compute_capability = 0;  // e.g. 90
+  // Tensor-map boxes of A and B (elements along the contiguous dimension, rows); {0, 0} when the
+  // kernel takes no tensor map for the operand.
+  std::uint32_t box[2][2] = {{0, 0}, {0, 0}};
 };
 
 struct PtxasReport {

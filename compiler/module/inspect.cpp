@@ -128,9 +128,10 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
                        "bytes");
     for (uint32_t i = 0; i < l.operand_count; ++i) {
       const ko::launch::Operand& o = l.operands[i];
-      out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}\n", i, o.name,
+      out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}{}\n", i, o.name,
                          o.role == ko::launch::Role::Output ? "output" : "input", o.element_bits,
-                         o.row_major ? "row-major" : "col-major", o.ld_is_k ? "K" : std::to_string(o.ld), o.bytes);
+                         o.row_major ? "row-major" : "col-major", o.ld_is_k ? "K" : std::to_string(o.ld), o.bytes,
+                         o.box_inner != 0 ? fmt::format("  tensor map {}x{}", o.box_inner, o.box_outer) : "");
     }
   }
   if (const ko::Payload table = view.find(ko::SectionKind::NpuRegmap)) {

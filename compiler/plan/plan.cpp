@@ -18,7 +18,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, target, target_kind, family, a_type, b_
                                    weight_conversion, M, N, K, K_min, K_max, batch, k_dynamic, k_align, pad_k, epilogue, scale_a,
                                    scale_b, tile_m,
                                    tile_n, tile_k, warp_m, warp_n, stages, split_k, raster_group, cluster_m, cluster_n,
-                                   blocks_per_sm, smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
+                                   blocks_per_sm, loader, persistent_blocks, smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
                                    regs_per_thread, grid_m, grid_n, k_iters, predicted_us, predicted_tflops,
                                    l2_hit_rate, bank_conflict_rate, bound, space_size, feasible_tiles, rules, notes,
                                    index)
@@ -49,6 +49,10 @@ Plan plan_from_json(const nlohmann::json& j) {
     nlohmann::json with_defaults = j;
     for (const char* key : {"scale_a", "scale_b"})
       if (!with_defaults.contains(key)) with_defaults[key] = "none";
+    // ... and the loader: cp.async on GPUs, none on NPUs.
+    if (!with_defaults.contains("persistent_blocks")) with_defaults["persistent_blocks"] = 0;
+    if (!with_defaults.contains("loader"))
+      with_defaults["loader"] = with_defaults.value("target_kind", std::string()) == "gpu" ? "cp.async" : "";
     Plan p;
     from_json(with_defaults, p);
     if (j.contains("npu_layout")) p.npu_layout = j.at("npu_layout").get<hw::NpuLayout>();
@@ -83,8 +87,9 @@ std::ostream& operator<<(std::ostream& os, const Plan& p) {
   os << fmt::format("  tile         {}×{}×{} (instruction {}×{}×{})\n", p.tile_m, p.tile_n, p.tile_k, p.instr_m,
                     p.instr_n, p.instr_k);
   if (p.target_kind == "gpu") {
-    os << fmt::format("  warps        {}×{} ({} threads), {} stages, split_k {}, raster group {}, cluster {}×{}\n",
-                      p.warp_m, p.warp_n, p.threads, p.stages, p.split_k, p.raster_group, p.cluster_m, p.cluster_n);
+    os << fmt::format("  warps        {}×{} ({} threads{}), {} stages ({}), split_k {}, raster group {}, cluster {}×{}\n",
+                      p.warp_m, p.warp_n, p.threads, p.loader == "tma" ? ", one producer warpgroup" : "", p.stages,
+                      p.loader, p.split_k, p.raster_group, p.cluster_m, p.cluster_n);
     os << fmt::format("  resources    {} B shared memory ({}), ~{} registers/thread, {} blocks/SM, grid {}×{}\n",
                       p.smem_bytes, p.smem_layout, p.regs_per_thread, p.blocks_per_sm, p.grid_m, p.grid_n);
   } else {

@@ -82,6 +82,11 @@ struct Plan {
   std::int64_t warp_m = 1, warp_n = 1;  // warps along M and N (GPU)
   std::int64_t stages = 1, split_k = 1, raster_group = 1, cluster_m = 1, cluster_n = 1;
   std::int64_t blocks_per_sm = 1;
+  std::string loader;        // GPU: how operand tiles reach shared memory: "cp.async" (every thread
+                             // copies) or "tma" (a producer warpgroup drives the tensor-memory
+                             // accelerator, the others compute); "" on NPUs
+  std::int64_t persistent_blocks = 0;  // GPU, TMA loader: blocks launched, block b taking tiles b,
+                                       // b + G, ... (G blocks); 0: one block per tile
   std::string smem_layout;   // none | padded | swizzle_32b | swizzle_64b | swizzle_128b | banked (NPU)
   std::string dataflow;      // NPU: weight_stationary | output_stationary
   std::int64_t instr_m = 0, instr_n = 0, instr_k = 0;  // instruction shape (PE array on NPUs)

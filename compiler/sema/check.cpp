@@ -25,7 +25,7 @@ const std::map<std::string, std::vector<std::string>>& block_keys() {
       {"scales", {"A", "B"}},
       {"constraints",
        {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync",
-        "family", "op_type", "sparse_pattern", "custom_bitwidth"}},
+        "family", "loader", "persistent", "op_type", "sparse_pattern", "custom_bitwidth"}},
   };
   return keys;
 }
@@ -397,7 +397,12 @@ class Checker {
       std::string v;
       if (want_ident(*e, {"mma_sync", "wgmma"}, v)) p_.family = {v == "mma_sync" ? "mma.sync" : v, e->value.loc, true};
     }
+    if (const auto* e = get("constraints", "loader"); e && gpu_only(*e)) {
+      std::string v;
+      if (want_ident(*e, {"cp_async", "tma"}, v)) p_.loader = {v == "cp_async" ? "cp.async" : v, e->value.loc, true};
+    }
     if (const auto* e = get("constraints", "pad_k")) want_bool(*e, p_.pad_k);
+    if (const auto* e = get("constraints", "persistent"); e && gpu_only(*e)) want_bool(*e, p_.persistent);
     if (const auto* e = get("constraints", "sm_mem_limit")) {
       if (want_number(*e, 1, 1e6, p_.sm_mem_limit_kb)) {
         double hw_kb = gpu ? p_.hw.gpu.smem_per_block_bytes / 1024.0

@@ -68,9 +68,11 @@ struct GemmProblem {
   Declared<double> sm_mem_limit_kb;     // 0 = hardware limit
   Declared<double> l2_hit_rate_min;     // 0 = none
   Declared<bool> pad_k;
+  Declared<bool> persistent;      // the TMA kernel's persistent tile loop (one block per SM slot)
   Declared<std::optional<DType>> cast_output;
   Declared<bool> warp_level_sync;
   Declared<std::string> family;   // "mma.sync" | "wgmma": the tensor-core instruction family ("" = solver's choice)
+  Declared<std::string> loader;   // "cp.async" | "tma": how wgmma tiles reach shared memory ("" = solver's choice)
   Declared<std::vector<std::string>> epilogue;  // op_type: gelu, relu, bias, silu
   std::vector<UserConstraint> user_constraints;
 

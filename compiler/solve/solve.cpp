@@ -166,8 +166,42 @@ class Encoder {
            flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[0] % (v[1] * s_.im) == 0; }));
     rule("hw.warp_tile_n", fmt::format("tile_n / warp_n is a multiple of the instruction's N ({})", s_.in), "hardware",
          flag({"tile_n", "warp_n"}, [&](const Vals& v) { return v[0] % (v[1] * s_.in) == 0; }));
+    // The wgmma family's loader: a TMA producer warpgroup adds threads and registers.
+    const bool loaders = s_.index_of("loader") >= 0;
+    auto with_loader = [&](std::vector<std::string> vars) {
+      if (loaders) vars.push_back("loader");
+      return vars;
+    };
+    auto loader_of = [&](const Vals& v) { return loaders ? v.back() : kLoaderCpAsync; };
+    Expr thr = q_.table(with_loader({"warp_m", "warp_n"}),
+                        [&](const Vals& v) { return block_threads(v[0], v[1], loader_of(v)); });
     rule("hw.threads_per_block", fmt::format("threads per block <= {} ({})", g.max_threads_per_block, hwn), "hardware",
-         q_.table({"warp_m", "warp_n"}, [&](const Vals& v) { return threads(v[0], v[1]); }) <= g.max_threads_per_block);
+         thr <= g.max_threads_per_block);
+    if (loaders) {
+      // The copy engine's tensor maps (PTX ISA, cp.async.bulk.tensor; CUDA driver API,
+      // cuTensorMapEncodeTiled): a global row stride that is a multiple of 16 bytes, and one 2-D
+      // map per operand (a batch is not mapped yet). The base addresses' 16-byte alignment is the
+      // runtime's check when a buffer is bound.
+      const GemmProblem& pr = p();
+      const std::int64_t lda = pr.a_layout.value == Layout::RowMajor ? s_.K : s_.M;
+      const std::int64_t ldb = pr.b_layout.value == Layout::RowMajor ? s_.N : s_.K;
+      const bool strides = (lda * s_.a_bits) % 128 == 0 && (ldb * s_.b_bits) % 128 == 0;
+      rule("hw.tma_strides",
+           fmt::format("the TMA loader needs A's and B's row strides to be multiples of 16 bytes (A: {} × {} bits, "
+                       "B: {} × {} bits)",
+                       lda, s_.a_bits, ldb, s_.b_bits),
+           "hardware", flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || strides; }));
+      rule("hw.tma_batch", "the TMA loader maps one matrix per operand (batch 1)", "hardware",
+           flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || s_.batch == 1; }));
+    }
+    if (p().persistent.user && p().persistent.value)
+      rule("spec.persistent", "a persistent tile loop is generated for the TMA loader", "user",
+           loaders ? q_.is_value("loader", kLoaderTma) : z_.bool_val(false), p().persistent.loc);
+    if (p().loader.user)
+      rule("spec.loader", fmt::format("operand tiles are loaded by {}", p().loader.value), "user",
+           loaders ? q_.is_value("loader", p().loader.value == "tma" ? kLoaderTma : kLoaderCpAsync)
+                   : z_.bool_val(p().loader.value == "cp.async"),
+           p().loader.loc);
     Expr regs = q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"},
                          [&](const Vals& v) { return regs_per_thread(s_, v[0], v[1], v[2], v[3], v[4]); });
     rule("hw.registers_per_thread",
@@ -177,6 +211,8 @@ class Encoder {
     Expr per_stage = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return stage_bytes(s_, v[0], v[1], v[2]); }) +
                      q_.table({"tile_m", "tile_n", "tile_k", "smem"},
                               [&](const Vals& v) { return pad_bytes(s_, v[0], v[1], v[2], v[3]); });
+    if (loaders)  // the TMA loader's two mbarriers per stage
+      per_stage = per_stage + q_.table({"loader"}, [&](const Vals& v) { return v[0] == kLoaderTma ? kTmaBarrierBytes : 0; });
     Expr smem = q_.times_var("stages", per_stage);
     m_.smem = smem;
     rule("hw.smem_per_block", fmt::format("shared memory per block <= {} ({})", kb(g.smem_per_block_bytes), hwn),
@@ -189,12 +225,11 @@ class Encoder {
     rule("hw.occupancy_smem",
          fmt::format("blocks_per_sm × shared memory per block <= {} per SM ({})", kb(g.smem_per_sm_bytes), hwn),
          "hardware", q_.times_var("blocks_per_sm", smem) <= g.smem_per_sm_bytes);
-    Expr regs_block = q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"}, [&](const Vals& v) {
-      return regs_per_thread(s_, v[0], v[1], v[2], v[3], v[4]) * threads(v[3], v[4]);
+    Expr regs_block = q_.table(with_loader({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"}), [&](const Vals& v) {
+      return block_registers(s_, v[0], v[1], v[2], v[3], v[4], loader_of(v));
     });
     rule("hw.occupancy_registers", fmt::format("blocks_per_sm × registers per block <= {} per SM ({})", g.regs_per_sm, hwn),
          "hardware", q_.times_var("blocks_per_sm", regs_block) <= g.regs_per_sm);
-    Expr thr = q_.table({"warp_m", "warp_n"}, [&](const Vals& v) { return threads(v[0], v[1]); });
     rule("hw.occupancy_threads", fmt::format("blocks_per_sm × threads per block <= {} per SM ({})", g.max_threads_per_sm, hwn),
          "hardware", q_.times_var("blocks_per_sm", thr) <= g.max_threads_per_sm);
 
@@ -246,7 +281,8 @@ class Encoder {
                q_.table({"tile_m", "tile_n", "raster_group", "blocks_per_sm"},
                         [&](const Vals& v) { return log_mem_rate(s_, v[0], v[1], v[2], v[3]); });
     Expr lat = q_.table({"stages"}, [&](const Vals& v) { return log_latency(s_, v[0]); });
-    objective(waves + iters + epi, {math, mem, lat});
+    Expr load = loaders ? q_.table({"loader"}, [&](const Vals& v) { return log_loader(s_, v[0]); }) : z_.int_val(0);
+    objective(waves + iters + epi + load, {math, mem, lat});
   }
 
   void encode_npu() {
@@ -514,8 +550,21 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.blocks_per_sm = v("blocks_per_sm");
     pl.cluster_m = v("cluster_m");
     pl.cluster_n = v("cluster_n");
-    pl.threads = threads(pl.warp_m, pl.warp_n);
-    pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem"));
+    pl.loader = s.index_of("loader") >= 0 && at(s, x, "loader") == kLoaderTma ? "tma" : "cp.async";
+    pl.threads = block_threads(pl.warp_m, pl.warp_n, pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync);
+    // The TMA kernel's persistent tile loop: one block per resident slot, each taking several
+    // tiles, where the tiles outnumber the slots; one block per tile where they fit in one wave
+    // (there the loop only costs: 3% at 128 × 14336 × 4096 on the H200, while multi-wave shapes
+    // gained 0-4.5%; bench/RESULTS.md, "Hopper: a TMA loader"). 'persistent: true' or 'false' in
+    // the spec decides instead.
+    if (pl.loader == "tma") {
+      const std::int64_t tiles = ceil_div(s.M, pl.tile_m) * ceil_div(s.N, pl.tile_n);
+      const std::int64_t slots = std::max<std::int64_t>(1, p.hw.gpu.sm_count) * pl.blocks_per_sm;
+      const bool persistent = p.persistent.user ? p.persistent.value : tiles > slots;
+      if (persistent) pl.persistent_blocks = std::min(tiles, slots);
+    }
+    pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
+                    (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
     pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);
     pl.k_iters = ceil_div(s.K, pl.tile_k * pl.split_k);
     pl.l2_hit_rate = l2_hit_milli(s, pl.tile_m, pl.tile_n, pl.raster_group, pl.blocks_per_sm) / 1000.0;
@@ -846,6 +895,7 @@ std::vector<std::pair<std::string, std::int64_t>> schedule_of(const Plan& pl) {
           {"blocks_per_sm", pl.blocks_per_sm},
           {"cluster_m", pl.cluster_m},
           {"cluster_n", pl.cluster_n},
+          {"loader", pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync},
           {"dataflow", pl.dataflow == "weight_stationary" ? 0 : 1}};
 }
 

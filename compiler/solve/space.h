@@ -72,8 +72,19 @@ std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::in
 std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t stages,
                         std::int64_t layout);
 std::int64_t threads(std::int64_t wm, std::int64_t wn);
+/// The wgmma family's loaders (the schedule variable "loader").
+inline constexpr std::int64_t kLoaderCpAsync = 0, kLoaderTma = 1;
+/// Shared memory of the TMA loader's barriers per stage: "full" and "empty", 8 bytes each.
+inline constexpr std::int64_t kTmaBarrierBytes = 16;
+/// Registers a TMA producer warpgroup keeps per thread (setmaxnreg.dec): its loop of copies.
+inline constexpr std::int64_t kProducerRegisters = 40;
+/// Threads per block: the computing warps, and a TMA loader's producer warpgroup.
+std::int64_t block_threads(std::int64_t wm, std::int64_t wn, std::int64_t loader);
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
                              std::int64_t wn);
+/// Registers one block holds: the computing threads', and a TMA producer's after setmaxnreg.
+std::int64_t block_registers(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
+                             std::int64_t wn, std::int64_t loader);
 /// Shared-memory rows and row length of operand A (`a`) or B as stored for this tile.
 void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t& rows,
                      std::int64_t& row_bytes);
@@ -91,6 +102,7 @@ struct CostTerms {
   std::int64_t waves = 0;      // log2 waves
   std::int64_t iters = 0;      // log2 (k_iters + stages - 1)
   std::int64_t epilogue = 0;   // log2 (1 + epilogue / main loop)
+  std::int64_t loader = 0;     // log2 of the loader's measured slowdown (wgmma: cp.async against TMA)
   std::int64_t math = 0, mem = 0, latency = 0;  // log2 ns per iteration, each a lower bound
   std::int64_t total() const;
   const char* bound() const;
@@ -107,6 +119,7 @@ std::int64_t log_math_occ(const Space& s, std::int64_t wm, std::int64_t wn, std:
 std::int64_t log_mem_tile(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
 std::int64_t log_mem_rate(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t raster, std::int64_t occ);
 std::int64_t log_latency(const Space& s, std::int64_t stages);
+std::int64_t log_loader(const Space& s, std::int64_t loader);
 
 // ---- NPU ---------------------------------------------------------------------------------------
 std::int64_t npu_spad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);

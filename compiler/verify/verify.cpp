@@ -135,6 +135,49 @@ void exactly_once(const Plan& p, const std::vector<IndexVar>& vars, const Affine
   }
 }
 
+/// A persistent grid (the TMA loader's): G blocks, block b taking the tiles b + i·G for
+/// i < (T - b + G - 1) / G, the kernel's own loop bound. Every tile in [0, T) is taken by exactly one
+/// (block, iteration), and no iteration takes a tile past the last.
+void persistent_tiles(const Plan& p, Certificate& cert) {
+  const std::int64_t T = p.grid_m * p.grid_n, G = p.persistent_blocks;
+  auto loop_ok = [&](Query& q, const Expr& b, const Expr& i) {
+    // i < (T - b + G - 1) / G, over the integers as the kernel computes it (b < G <= T: no wrap).
+    return smt::all_of({b >= 0, b < G, i >= 0, i < (q.z().int_val(T) - b + G - 1) / q.z().int_val(G)});
+  };
+  {
+    Check c{"tile_loop_in_range", fmt::format("every iteration of the {} persistent blocks takes a tile in [0, {})", G, T)};
+    Query q(c.name);
+    Expr b = q.named("block", q.z().int_var("block")), i = q.named("iteration", q.z().int_var("iteration"));
+    q.z().add(loop_ok(q, b, i));
+    q.z().add(smt::any_of({b + i * G < 0, b + i * G >= T}));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+  {
+    Check c{"tile_loop_unique", fmt::format("no two (block, iteration) pairs take the same tile ({} blocks)", G)};
+    Query q(c.name);
+    Expr b = q.named("block", q.z().int_var("block")), i = q.named("iteration", q.z().int_var("iteration"));
+    Expr b2 = q.named("block'", q.z().int_var("block'")), i2 = q.named("iteration'", q.z().int_var("iteration'"));
+    q.z().add(loop_ok(q, b, i));
+    q.z().add(loop_ok(q, b2, i2));
+    q.z().add(b + i * G == b2 + i2 * G);
+    q.z().add(smt::any_of({b != b2, i != i2}));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+  {
+    Check c{"tile_loop_covered", fmt::format("every tile in [0, {}) is taken by a persistent block's iteration", T)};
+    Query q(c.name);
+    Expr t = q.named("tile", q.z().int_var("tile"));
+    q.z().add(t >= 0);
+    q.z().add(t < T);
+    Expr b = t % q.z().int_val(G), i = t / q.z().int_val(G);
+    q.z().add(!loop_ok(q, b, i));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+}
+
 void bounds_and_overflow(const Plan& p, Certificate& cert) {
   const IndexDesc& d = p.index;
   std::int64_t K = p.K;
@@ -240,6 +283,9 @@ Certificate verify(const Plan& p) {
       [&](Certificate& c) { bounds_and_overflow(p, c); },
       [&](Certificate& c) {
         if (p.target_kind == "gpu" && d.a_smem_row_bytes > 0) bank_conflicts(p, c);
+      },
+      [&](Certificate& c) {
+        if (p.persistent_blocks > 0) persistent_tiles(p, c);
       },
   };
   std::vector<Certificate> parts(groups.size());

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <string>
 
@@ -36,6 +37,16 @@ using CUevent = CUevent_st*;
 using CUjit_option = int;          // enum CUjit_option_enum
 using CUfunction_attribute = int;  // enum CUfunction_attribute_enum
 using CUdevice_attribute = int;    // enum CUdevice_attribute_enum
+// The copy engine's tensor maps (cuTensorMapEncodeTiled). The map itself is 128 opaque bytes,
+// aligned (CUtensorMap in <cuda.h>); the runtime passes its address as void*.
+using CUtensorMapDataType = int;     // enum CUtensorMapDataType_enum
+using CUtensorMapInterleave = int;   // enum CUtensorMapInterleave_enum
+using CUtensorMapSwizzle = int;      // enum CUtensorMapSwizzle_enum
+using CUtensorMapL2promotion = int;  // enum CUtensorMapL2promotion_enum
+using CUtensorMapFloatOOBfill = int; // enum CUtensorMapFloatOOBfill_enum
+struct alignas(128) TensorMap {  // <cuda.h> aligns CUtensorMap to 128 bytes
+  unsigned char bytes[128];
+};
 
 // CUresult values the runtime treats specially (the rest are reported with the driver's words).
 inline constexpr CUresult CUDA_SUCCESS = 0;
@@ -79,6 +90,14 @@ inline constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_
 inline constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER = 5;
 inline constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
+inline constexpr CUtensorMapDataType CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+inline constexpr CUtensorMapDataType CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+inline constexpr CUtensorMapDataType CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+inline constexpr CUtensorMapInterleave CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+inline constexpr CUtensorMapSwizzle CU_TENSOR_MAP_SWIZZLE_128B = 3;
+inline constexpr CUtensorMapL2promotion CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+inline constexpr CUtensorMapFloatOOBfill CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
+
 inline constexpr unsigned CU_STREAM_DEFAULT = 0x0;
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
@@ -118,7 +137,11 @@ inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
   X(cuEventSynchronize, (CUevent))                                                       \
   X(cuEventDestroy_v2, (CUevent))                                                        \
   X(cuLaunchKernel, (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, \
-                     unsigned int, unsigned int, unsigned int, CUstream, void**, void**))
+                     unsigned int, unsigned int, unsigned int, CUstream, void**, void**))   \
+  X(cuTensorMapEncodeTiled, (void*, CUtensorMapDataType, uint32_t, void*, const uint64_t*, \
+                             const uint64_t*, const uint32_t*, const uint32_t*,              \
+                             CUtensorMapInterleave, CUtensorMapSwizzle,                      \
+                             CUtensorMapL2promotion, CUtensorMapFloatOOBfill))
 
 #define DG_CUDA_DECLARE_PFN(name, params) using PFN_##name = CUresult(*) params;
 DG_CUDA_DRIVER_FUNCTIONS(DG_CUDA_DECLARE_PFN)

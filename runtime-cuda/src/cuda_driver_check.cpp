@@ -32,6 +32,38 @@ template <>
 struct canon<CUdevice_attribute> {
   using type = int;
 };
+template <>
+struct canon<CUtensorMapDataType> {
+  using type = int;
+};
+template <>
+struct canon<CUtensorMapInterleave> {
+  using type = int;
+};
+template <>
+struct canon<CUtensorMapSwizzle> {
+  using type = int;
+};
+template <>
+struct canon<CUtensorMapL2promotion> {
+  using type = int;
+};
+template <>
+struct canon<CUtensorMapFloatOOBfill> {
+  using type = int;
+};
+template <>
+struct canon<CUtensorMap*> {  // passed as void* (the runtime's own 128-byte, 64-byte-aligned map)
+  using type = void*;
+};
+template <>
+struct canon<cuuint32_t> {
+  using type = uint32_t;
+};
+template <>
+struct canon<cuuint64_t> {
+  using type = uint64_t;
+};
 template <typename T>
 struct canon<const T> {
   using type = const typename canon<T>::type;
@@ -106,6 +138,15 @@ DG_CHECK_VALUE(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
 DG_CHECK_VALUE(CU_STREAM_DEFAULT)
 DG_CHECK_VALUE(CU_STREAM_NON_BLOCKING)
 DG_CHECK_VALUE(CU_EVENT_DISABLE_TIMING)
+DG_CHECK_VALUE(CU_TENSOR_MAP_DATA_TYPE_UINT8)
+DG_CHECK_VALUE(CU_TENSOR_MAP_DATA_TYPE_UINT16)
+DG_CHECK_VALUE(CU_TENSOR_MAP_DATA_TYPE_UINT32)
+DG_CHECK_VALUE(CU_TENSOR_MAP_INTERLEAVE_NONE)
+DG_CHECK_VALUE(CU_TENSOR_MAP_SWIZZLE_128B)
+DG_CHECK_VALUE(CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
+DG_CHECK_VALUE(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+static_assert(sizeof(CUtensorMap) == sizeof(dg::cuda::TensorMap) && alignof(CUtensorMap) == alignof(dg::cuda::TensorMap));
+static_assert(sizeof(CUtensorMapDataType) == sizeof(int) && sizeof(CUtensorMapSwizzle) == sizeof(int));
 #undef DG_CHECK_VALUE
 
 }  // namespace

@@ -473,13 +473,43 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
   CUdeviceptr pointers[launch_fmt::kMaxOperands] = {};
   int32_t sizes[3] = {static_cast<int32_t>(l.M), static_cast<int32_t>(l.N),
                       static_cast<int32_t>(h->k)};
-  void* params[launch_fmt::kMaxOperands + 3] = {};
+  cu::TensorMap maps[launch_fmt::kMaxOperands];
+  void* params[2 * launch_fmt::kMaxOperands + 3] = {};
   size_t n = 0;
   for (size_t i = 0; i < h->operands.size(); ++i) {
     pointers[i] = h->operands[i].device();
     params[n++] = &pointers[i];
   }
   for (int32_t& s : sizes) params[n++] = &s;
+  // The tensor maps of the operands the copy engine reads (launch_format.h), for the buffers
+  // bound now and the run-time K.
+  for (size_t i = 0; i < h->operands.size(); ++i) {
+    const launch_fmt::Operand& o = h->operands[i].decl;
+    if (o.box_inner == 0) continue;
+    // (Every buffer is 16-byte aligned, as the copy engine needs: dgmm_bind_device refuses
+    // others, and the runtime's own come from cuMemAlloc.)
+    const bool a = o.name[0] == 'A';
+    const uint64_t rows = a ? l.M : h->k, cols = a ? h->k : l.N;
+    const uint64_t dims[2] = {o.row_major ? cols : rows, o.row_major ? rows : cols};
+    const uint64_t ld = o.ld_is_k ? h->k : o.ld;
+    const uint64_t strides[1] = {ld * o.element_bits / 8};
+    const uint32_t box[2] = {o.box_inner, o.box_outer};
+    const uint32_t element_strides[2] = {1, 1};
+    const cu::CUtensorMapDataType type = o.element_bits == 8    ? cu::CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                         : o.element_bits == 16 ? cu::CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                                                : cu::CU_TENSOR_MAP_DATA_TYPE_UINT32;
+    if (CUresult r = d.cuTensorMapEncodeTiled(
+            &maps[i], type, 2, reinterpret_cast<void*>(static_cast<uintptr_t>(pointers[i])), dims,
+            strides, box, element_strides, cu::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            cu::CU_TENSOR_MAP_SWIZZLE_128B, cu::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) {
+      return driver_fail(d, DGMM_ERROR_DRIVER,
+                         std::string(api) + ": cannot describe operand " + quoted(o.name) +
+                             " to the tensor-memory accelerator (cuTensorMapEncodeTiled)",
+                         r);
+    }
+    params[n++] = &maps[i];
+  }
   if (CUresult r =
           d.cuLaunchKernel(h->function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
                            l.block[2], l.smem_bytes, h->stream, params, nullptr)) {

@@ -533,6 +533,35 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
   return CUDA_SUCCESS;
 }
 
+// The documented rules of a tiled map (CUDA driver API, cuTensorMapEncodeTiled): a 16-byte
+// aligned address, dimensions of at most 2^32, strides that are multiples of 16 bytes below 2^40,
+// boxes of 1-256 elements, a 128-byte swizzle's box row at most 128 bytes. The map records the
+// address and the first dimensions, enough for a test to look at.
+CUresult cuTensorMapEncodeTiled(void* map, CUtensorMapDataType type, uint32_t rank, void* address,
+                                const uint64_t* dims, const uint64_t* strides, const uint32_t* box,
+                                const uint32_t* element_strides, CUtensorMapInterleave interleave,
+                                CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+                                CUtensorMapFloatOOBfill fill) {
+  if (map == nullptr || (uintptr_t(map) % 64) != 0 || type < 0 || rank < 1 || rank > 5 || address == nullptr ||
+      (uintptr_t(address) % 16) != 0 || type < 0 || type > 12 || interleave != 0 || swizzle < 0 ||
+      swizzle > 3 || l2 < 0 || l2 > 3 || (fill != 0 && fill != 1) || dims == nullptr ||
+      box == nullptr || element_strides == nullptr || (rank > 1 && strides == nullptr))
+    return CUDA_ERROR_INVALID_VALUE;
+  const uint32_t bytes = type == 0 ? 1 : type == 1 ? 2 : type <= 3 ? 4 : 8;
+  for (uint32_t i = 0; i < rank; ++i) {
+    if (dims[i] == 0 || dims[i] > (uint64_t(1) << 32) || box[i] == 0 || box[i] > 256 ||
+        element_strides[i] == 0 || element_strides[i] > 8)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (i + 1 < rank && (strides[i] % 16 != 0 || strides[i] >= (uint64_t(1) << 40)))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (swizzle == 3 && uint64_t(box[0]) * bytes > 128) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(map, 0, 128);
+  std::memcpy(map, &address, sizeof address);
+  std::memcpy(static_cast<char*>(map) + 8, dims, sizeof(uint64_t) * (rank < 2 ? rank : 2));
+  return CUDA_SUCCESS;
+}
+
 }  // extern "C"
 
 // Every entry point the runtime looks up exists here with the runtime's signature.

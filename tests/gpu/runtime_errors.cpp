@@ -178,7 +178,7 @@ void foreign_and_incomplete_modules() {
   m = build_module(v1);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH,
-                 "launch record version 1 is not supported (this runtime reads version 2)");
+                 "launch record version 1 is not supported (this runtime reads version 3)");
 
   ModuleParts twice = base;
   l = add_launch(16, 16);
@@ -418,6 +418,38 @@ void launch_errors(dgmm_handle h) {
   DG_CHECK_CONTAINS(last(), "operand \"A\" is bound to host memory but not resident on the device");
 }
 
+// A kernel that reads A and B through tensor maps (launch record: a box per operand): the runtime
+// encodes the maps for the buffers bound at each launch (the fake driver checks the documented
+// rules of cuTensorMapEncodeTiled) and passes them after M, N and K.
+void tensor_map_launches() {
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  for (int i = 0; i < 2; ++i) {
+    l.operands[i].box_inner = 32;  // one 128-byte row of fp32
+    l.operands[i].box_outer = 16;
+  }
+  const std::vector<uint8_t> m = module_with(l, add_ptx());
+  dgmm_handle h = dgmm_load_kernel_from_memory(m.data(), m.size());
+  DG_CHECK(h != nullptr);
+  if (h == nullptr) return;
+  std::vector<float> a(256), b(256), c(256, -1.0f);
+  for (int i = 0; i < 256; ++i) {
+    a[size_t(i)] = float(i);
+    b[size_t(i)] = 2.0f * float(i);
+  }
+  DG_CHECK_STATUS(dgmm_bind_input(h, "A", a.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", b.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_output(h, "C", c.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_launch(h), DGMM_OK);
+  dgmm_fence f = dgmm_sync(h);
+  DG_CHECK(f != nullptr);
+  if (f != nullptr) DG_CHECK_STATUS(dgmm_wait(f), DGMM_OK);
+  DG_CHECK(c[255] == 3.0f * 255.0f);
+  // The copy engine reads 16-byte-aligned buffers only: binding refuses any other.
+  DG_CHECK_STATUS(dgmm_bind_device(h, "A", 0x10004), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "not 16-byte aligned");
+  dgmm_unload_kernel(h);
+}
+
 void device_module_errors(const std::string& device_sm) {
   const std::string ptx = add_ptx();
 
@@ -502,6 +534,7 @@ int main(int argc, char** argv) {
   fixed_k_errors(h);
   launch_errors(h);
   k_range_errors();
+  tensor_map_launches();
   dgmm_unload_kernel(h);
   device_module_errors(device_sm);
   return report();

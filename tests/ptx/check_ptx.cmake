@@ -1,20 +1,46 @@
-# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma] [-DEXTRA=regex] -P check_ptx.cmake
+# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma[+tma]] [-DEXTRA=regex] -P check_ptx.cmake
+# A wgmma family with "+tma" loads its tiles with the tensor-memory accelerator from a producer
+# warpgroup (mbarrier pipeline, setmaxnreg); without it, with cp.async in every thread.
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=ptx -o ${OUT} --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compile --emit=ptx failed (${rc}):\n${err}")
 endif()
 file(READ ${OUT} ptx)
+set(tma OFF)
+if(FAMILY MATCHES "\\+tma$")
+  set(tma ON)
+  string(REGEX REPLACE "\\+tma$" "" FAMILY "${FAMILY}")
+endif()
+set(cp_async_loads "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+set(tma_loads "cp\\.async\\.bulk\\.tensor\\.2d\\.shared::cluster\\.global\\.tile\\.mbarrier::complete_tx::bytes"
+              "mbarrier\\.init\\.shared::cta\\.b64" "mbarrier\\.arrive\\.expect_tx\\.shared::cta\\.b64"
+              "mbarrier\\.try_wait\\.parity\\.shared::cta\\.b64" "mbarrier\\.arrive\\.shared::cta\\.b64"
+              "setmaxnreg\\.dec\\.sync\\.aligned\\.u32 40" "\\.param \\.align 64 \\.b8 [a-z0-9_]+\\[128\\]")
+if(tma)
+  if(ptx MATCHES "cp\\.async\\.cg")
+    message(FATAL_ERROR "a TMA kernel loads tiles with cp.async too")
+  endif()
+  set(loads ${tma_loads})
+else()
+  if(ptx MATCHES "cp\\.async\\.bulk|mbarrier")
+    message(FATAL_ERROR "a cp.async kernel uses the TMA loader's instructions")
+  endif()
+  set(loads ${cp_async_loads})
+endif()
 if(FAMILY STREQUAL "wgmma")
   set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k16\\.f32\\.(f16|bf16)\\.(f16|bf16)"
             "wgmma\\.fence\\.sync\\.aligned" "wgmma\\.commit_group\\.sync\\.aligned" "wgmma\\.wait_group\\.sync\\.aligned 1"
-            "fence\\.proxy\\.async\\.shared::cta" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+            ${loads})
+  if(NOT tma)
+    list(APPEND wants "fence\\.proxy\\.async\\.shared::cta")
+  endif()
 elseif(FAMILY STREQUAL "wgmma_int8")
   set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k32\\.s32\\.s8\\.s8"
-            "wgmma\\.commit_group\\.sync\\.aligned" "fence\\.proxy\\.async\\.shared::cta")
+            "wgmma\\.commit_group\\.sync\\.aligned" ${loads})
 elseif(FAMILY STREQUAL "wgmma_fp8")
   # fp8 x fp8 -> fp32: k32 steps, no transpose operands (both K-major), input scales +1.
   set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k32\\.f32\\.e(4m3|5m2)\\.e(4m3|5m2) [^;]*, p, 1, 1;"
-            "wgmma\\.commit_group\\.sync\\.aligned" "fence\\.proxy\\.async\\.shared::cta" "cp\\.async\\.cg\\.shared\\.global")
+            "wgmma\\.commit_group\\.sync\\.aligned" ${loads})
 elseif(FAMILY STREQUAL "simt")
   # CUDA cores: fused multiply-adds, cp.async into shared memory, no tensor-core instruction.
   set(wants "\\.target sm_(80|90a)" "fma\\.rn\\.f32" "cp\\.async\\.cg\\.shared\\.global" "ld\\.shared")

@@ -2,7 +2,7 @@
 // parsing the plan. Freestanding like module_format.h: fixed little-endian binary layout, read
 // byte by byte, validated before use.
 //
-// Layout (all integers unsigned little-endian unless noted), version 2:
+// Layout (all integers unsigned little-endian unless noted), version 3:
 //
 //   offset  size  field
 //   ------  ----  ----------------------------------------------------------------------------
@@ -30,9 +30,16 @@
 //                  20  4  flags: bit 0 row-major (else column-major); bit 1 the leading dimension
 //                         is the run-time K (A row-major, B column-major: packed at any K)
 //                  24  8  leading dimension in elements (u64), at K for a bit-1 operand
+//                  32  4  tensor-map box, elements along the operand's contiguous dimension
+//                         (0: the kernel takes no tensor map for this operand)
+//                  36  4  tensor-map box, rows (lines of the contiguous dimension)
 //
 // Kernel parameters, in this order: the operand device pointers (u64 each, operand order), then
-// M, N, K as 32-bit signed integers (K the run-time K, in [K_min, K]).
+// M, N, K as 32-bit signed integers (K the run-time K, in [K_min, K]), then, for each operand
+// with a box (A and B only), in operand order, its tensor map by value (128 bytes, 64-byte
+// aligned): the runtime encodes it for the bound buffer as a 2-D tiled map of the operand
+// (contiguous dimension first, at its leading dimension), the box above, 128-byte swizzle,
+// out-of-range elements read as zero.
 #pragma once
 
 #include <stddef.h>
@@ -41,9 +48,9 @@
 namespace dg::ko::launch {
 
 inline constexpr uint8_t kMagic[4] = {'D', 'G', 'L', 'N'};
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kHeaderSize = 160;
-inline constexpr uint32_t kOperandSize = 32;
+inline constexpr uint32_t kOperandSize = 40;
 inline constexpr uint32_t kMaxOperands = 8;
 inline constexpr uint32_t kNameSize = 64;
 
@@ -57,7 +64,12 @@ struct Operand {
   bool row_major;
   bool ld_is_k;  // the leading dimension is the run-time K (it follows dgmm_set_k)
   uint64_t ld;
+  uint32_t box_inner;  // tensor-map box along the contiguous dimension, elements (0: no map)
+  uint32_t box_outer;  // tensor-map box, rows
 };
+
+inline constexpr uint32_t kTensorMapBytes = 128;  // a CUtensorMap, passed by value
+inline constexpr uint32_t kSwizzleBytes = 128;    // the maps' swizzle span: a box row is this wide
 
 struct Launch {
   char kernel[kNameSize + 1];
@@ -147,7 +159,18 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     o.row_major = (flags & 1) != 0;
     o.ld_is_k = (flags & 2) != 0;
     o.ld = detail::rd64(q + 24);
+    o.box_inner = detail::rd32(q + 32);
+    o.box_outer = detail::rd32(q + 36);
     if (o.bytes == 0 || o.element_bits == 0 || o.element_bits > 64) return "launch record: bad operand size";
+    // A tensor map's box: one 128-byte swizzle row wide, at most 256 rows (the copy engine's
+    // limit), for A and B only, whose elements are whole bytes.
+    if (o.box_inner != 0 || o.box_outer != 0) {
+      const bool ab = (o.name[0] == 'A' || o.name[0] == 'B') && o.name[1] == 0;
+      if (!ab || o.element_bits % 8 != 0 || o.box_outer == 0 || o.box_outer > 256 ||
+          uint64_t(o.box_inner) * o.element_bits != uint64_t(kSwizzleBytes) * 8)
+        return "launch record: bad tensor-map box";
+      if (out->batch != 1) return "launch record: a tensor map of a batched operand";
+    }
     // A, B and C must hold their whole matrix at their leading dimension, `batch` times, each
     // matrix outer × ld elements after the previous: a kernel reads and writes exactly that span,
     // so a smaller buffer would be overrun.
@@ -217,6 +240,8 @@ inline void write(const Launch& l, uint8_t* p) {
     detail::wr32(q + 16, o.element_bits);
     detail::wr32(q + 20, (o.row_major ? 1u : 0u) | (o.ld_is_k ? 2u : 0u));
     detail::wr64(q + 24, o.ld);
+    detail::wr32(q + 32, o.box_inner);
+    detail::wr32(q + 36, o.box_outer);
   }
 }
 

@@ -1,0 +1,154 @@
+// The wgmma families' shared part: see wgmma_common.h.
+#include "codegen/wgmma_common.h"
+
+#include <fmt/format.h>
+
+#include "codegen/inline_ptx.h"
+#include "support/error.h"
+
+namespace dg::codegen {
+
+namespace {
+
+/// The PTX name of an fp8 format: fp8_e4m3 → e4m3.
+const char* fp8_name(const std::string& t) { return t == "fp8_e5m2" ? "e5m2" : "e4m3"; }
+
+/// Matrix-descriptor bits (PTX ISA, "Matrix Descriptor Format" of wgmma): start address >> 4 in
+/// bits 0-13, leading-dimension byte offset >> 4 in 16-29, stride-dimension byte offset >> 4 in
+/// 32-45, base offset 0 (stage bases are 1024-byte aligned), swizzle mode 1 (128 B) in 62-63.
+std::uint64_t descriptor_high_bits(std::uint64_t lbo, std::uint64_t sbo) {
+  return ((lbo >> 4) & 0x3FFF) << 16 | ((sbo >> 4) & 0x3FFF) << 32 | std::uint64_t{1} << 62;
+}
+
+}  // namespace
+
+void WgmmaBase::read_plan() {
+  const IndexDesc& d = p_.index;
+  bm_ = p_.tile_m;
+  bn_ = p_.tile_n;
+  bk_ = p_.tile_k;
+  groups_ = extent(d.out_vars, "group_m");
+  fm_ = extent(d.out_vars, "frag_m");
+  group_rows_ = coeff(d.c_row, "group_m");
+  warp_rows_ = coeff(d.c_row, "warp_m");
+  k_tiles_ = extent(d.k_vars, "k_tile");
+  stages_ = p_.stages;
+  a_stage_ = d.a_smem_rows * d.a_smem_row_bytes;
+  b_stage_ = d.b_smem_rows * d.b_smem_row_bytes;
+  elem_bytes_ = element_bytes(p_.a_type);
+  int8_ = p_.a_type == "int8";
+  acc_per_frag_ = bn_ / 2;  // m64nNk*: N/2 accumulators per thread
+}
+
+void WgmmaBase::zero_accumulators() {
+  Value* zero = int8_ ? static_cast<Value*>(b_.getInt32(0)) : llvm::ConstantFP::get(acc_elem_, 0.0);
+  for (std::int64_t e = 0; e < fm_ * acc_per_frag_; ++e) b_.CreateStore(zero, acc_at(e));
+}
+
+void WgmmaBase::setup(bool origin) {
+  acc_elem_ = int8_ ? b_.getInt32Ty() : b_.getFloatTy();
+  acc_c_ = int8_ ? 'r' : 'f';
+  acc_ty_ = llvm::ArrayType::get(acc_elem_, static_cast<std::uint64_t>(fm_ * acc_per_frag_));
+  acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
+  zero_accumulators();
+  tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  lane_ = b_.CreateAnd(tid_, c32(31));
+  warp_ = b_.CreateLShr(tid_, 5);
+  group_ = b_.CreateLShr(warp_, 2);
+  group_row_ = b_.CreateMul(group_, c32(group_rows_));
+  group_row_bytes_ = b_.CreateMul(group_row_, c32(128));
+  warp_row_ = b_.CreateMul(b_.CreateAnd(warp_, c32(3)), c32(warp_rows_));
+  smem_base_ = b_.CreateTrunc(b_.CreatePtrToInt(smem_, b_.getInt64Ty()), b_.getInt32Ty());
+  if (origin) block_origin();
+}
+
+llvm::Value* WgmmaBase::descriptor(Value* byte_address, std::uint64_t high) {
+  Value* start = b_.CreateZExt(b_.CreateLShr(byte_address, 4), b_.getInt64Ty());
+  return b_.CreateOr(start, b_.getInt64(high));
+}
+
+/// One wgmma.mma_async m64nNk16 on fragment f: D += A(desc_a) · B(desc_b).
+void WgmmaBase::mma(std::int64_t f, Value* desc_a, Value* desc_b) {
+  InlinePtx w;
+  std::vector<std::string> regs;
+  for (std::int64_t e = 0; e < acc_per_frag_; ++e)
+    regs.push_back(fmt::format("${}", w.inout(b_.CreateLoad(acc_elem_, acc_at(f * acc_per_frag_ + e)), acc_c_)));
+  int da = w.in(desc_a, 'l'), db = w.in(desc_b, 'l'), scale = w.in(c32(1), 'r');
+  std::string shape_types, tail;
+  if (int8_) {
+    shape_types = fmt::format("m64n{}k32.s32.s8.s8", bn_);  // integer wgmma: no scales, no transposes
+  } else if (elem_bytes_ == 1) {
+    // fp8: both operands K-major, so no transpose operands; the input scales are +1.
+    shape_types = fmt::format("m64n{}k32.f32.{}.{}", bn_, fp8_name(p_.a_type), fp8_name(p_.b_type));
+    tail = ", 1, 1";
+  } else {
+    const char* t = p_.a_type == "bf16" ? "bf16" : "f16";
+    shape_types = fmt::format("m64n{}k16.f32.{}.{}", bn_, t, t);
+    tail = fmt::format(", 1, 1, 0, {}", p_.index.b_row_major ? 1 : 0);  // B N-major: transposed
+  }
+  std::string text = fmt::format(
+      "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\n"
+      "wgmma.mma_async.sync.aligned.{} {{{}}}, ${}, ${}, p{};\n}}",
+      scale, shape_types, fmt::join(regs, ", "), da, db, tail);
+  Value* r = w.emit(b_, text);
+  for (std::int64_t e = 0; e < acc_per_frag_; ++e)
+    b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
+}
+
+/// The wgmma group of one K tile: tile_k / 16 steps on every fragment of this warpgroup.
+void WgmmaBase::compute_stage(Value* stage) {
+  const bool b_n_major = p_.index.b_row_major;
+  const std::uint64_t a_high = descriptor_high_bits(16, 1024);  // K-major: LBO unused, 8 rows apart
+  const std::uint64_t b_high = b_n_major ? descriptor_high_bits(static_cast<std::uint64_t>(bk_ * 128), 1024)  // slabs
+                                         : a_high;
+  Value* a_base = b_.CreateAdd(smem_base_, b_.CreateAdd(b_.CreateMul(stage, c32(a_stage_)), group_row_bytes_));
+  Value* b_base = b_.CreateAdd(smem_base_, b_.CreateAdd(b_region(), b_.CreateMul(stage, c32(b_stage_))));
+  emit_ptx_statement(b_, "wgmma.fence.sync.aligned;");
+  for (std::int64_t kk = 0; kk < bk_ / p_.instr_k; ++kk)
+    for (std::int64_t f = 0; f < fm_; ++f) {
+      // A: the fragment's 64 rows start f·64 rows in; step kk is 32 bytes along K inside the
+      // swizzle atom (16 fp16/bf16 or 32 int8/fp8 elements). B: N-major, step kk is 16 k rows (two
+      // 8-row atoms) further; K-major, 32 bytes along K as for A.
+      Value* a = descriptor(b_.CreateAdd(a_base, c32(f * 64 * 128 + kk * 32)), a_high);
+      Value* bd = descriptor(b_.CreateAdd(b_base, c32(b_n_major ? kk * 16 * 128 : kk * 32)), b_high);
+      mma(f, a, bd);
+    }
+  emit_ptx_statement(b_, "wgmma.commit_group.sync.aligned;");
+}
+
+void WgmmaBase::epilogue() {
+  auto* f32 = acc_elem_;
+  // The accumulators are final once the last group has retired: route them through an empty
+  // statement after the wait, so that no use is scheduled above it.
+  for (std::int64_t f = 0; f < fm_; ++f) {
+    InlinePtx fence;
+    for (std::int64_t e = 0; e < acc_per_frag_; ++e)
+      fence.inout(b_.CreateLoad(f32, acc_at(f * acc_per_frag_ + e)), acc_c_);
+    Value* r = fence.emit(b_, "", false);
+    for (std::int64_t e = 0; e < acc_per_frag_; ++e)
+      b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
+  }
+  // In a persistent kernel the thread's row and column offsets are read afresh here (an opaque
+  // read of %tid.x): the tile loop would otherwise keep every store's lane-dependent offset live
+  // across the main loop, beside the accumulators.
+  Value* lane = lane_;
+  if (fresh_lane_) {
+    InlinePtx tid;
+    tid.out('r');
+    lane = b_.CreateAnd(tid.emit(b_, "mov.u32 $0, %tid.x;", false), c32(31));
+  }
+  Value* r0 = b_.CreateLShr(lane, 2);
+  Value* c0 = b_.CreateShl(b_.CreateAnd(lane, c32(3)), 1);
+  Value* rows = b_.CreateAdd(b_.CreateAdd(row_base_, group_row_), b_.CreateAdd(warp_row_, r0));
+  Value* cols = b_.CreateAdd(col_base_, c0);
+  for (std::int64_t f = 0; f < fm_; ++f)
+    for (std::int64_t j = 0; j < bn_ / 8; ++j)
+      for (unsigned half = 0; half < 2; ++half) {
+        Value* gm = b_.CreateAdd(rows, c32(f * 64 + half * 8));
+        Value* gn = b_.CreateAdd(cols, c32(j * 8));
+        std::int64_t e = f * acc_per_frag_ + j * 4 + half * 2;
+        store_pair(gm, gn, b_.CreateLoad(f32, acc_at(e)), b_.CreateLoad(f32, acc_at(e + 1)));
+      }
+}
+
+}  // namespace dg::codegen

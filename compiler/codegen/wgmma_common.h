@@ -1,0 +1,56 @@
+// What the two wgmma kernel families share (wgmma.cpp: tiles loaded by cp.async in every thread;
+// wgmma_tma.cpp: tiles loaded by the tensor-memory accelerator from a producer warpgroup): the
+// accumulators, the wgmma.mma_async instructions over one stage of 128-byte-swizzled A and B
+// tiles through matrix descriptors, and the epilogue's stores. Internal to compiler/codegen/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "codegen/kernel_builder.h"
+
+namespace dg::codegen {
+
+class WgmmaBase : protected KernelBuilder {
+ protected:
+  WgmmaBase(const Plan& p, llvm::LLVMContext& ctx, llvm::Module& m) : KernelBuilder(p, ctx, m) {}
+
+  /// The tile's shape and the stages' sizes, from the plan and its index description.
+  void read_plan();
+  /// The accumulators (zeroed), thread, lane, warpgroup and row registers, the shared-memory base,
+  /// and (`origin`) the block's origin. Call at the kernel's entry.
+  void setup(bool origin = true);
+  /// Zero the accumulators (a persistent block's next tile).
+  void zero_accumulators();
+
+  /// The 128-byte swizzle (the plan's layout, proved bank-conflict free): 16-byte chunk c of
+  /// 128-byte row r lands at r·128 + ((c ^ (r mod 8)) · 16). The copy engine's 128-byte swizzle
+  /// writes the same layout into a 1024-byte-aligned buffer.
+  Value* swizzled(Value* row, Value* chunk) { return smem_offset(row, chunk, 128, 3); }
+  /// Offset of B's stages: after every A stage.
+  Value* b_region() { return c32(stages_ * a_stage_); }
+
+  /// The wgmma group of one K tile in `stage`: tile_k / instr_k steps on every fragment of this
+  /// warpgroup, fenced before and committed after.
+  void compute_stage(Value* stage);
+  /// The accumulators, final after the last wgmma group retired, stored through the plan's epilogue.
+  void epilogue();
+
+  std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, groups_ = 1, fm_ = 1, group_rows_ = 0, warp_rows_ = 16, k_tiles_ = 1;
+  std::int64_t stages_ = 3, a_stage_ = 0, b_stage_ = 0, acc_per_frag_ = 0, elem_bytes_ = 2;
+  bool int8_ = false;
+  bool fresh_lane_ = false;  // the epilogue re-reads the lane (a persistent kernel's tile loop)
+  Value *acc_ = nullptr, *group_row_ = nullptr, *group_row_bytes_ = nullptr, *warp_row_ = nullptr,
+        *smem_base_ = nullptr, *warp_ = nullptr, *group_ = nullptr;
+
+ private:
+  Value* acc_at(std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, acc_, 0, static_cast<unsigned>(e)); }
+  Value* descriptor(Value* byte_address, std::uint64_t high);
+  void mma(std::int64_t f, Value* desc_a, Value* desc_b);
+
+  llvm::ArrayType* acc_ty_ = nullptr;
+  llvm::Type* acc_elem_ = nullptr;
+  char acc_c_ = 'f';
+};
+
+}  // namespace dg::codegen

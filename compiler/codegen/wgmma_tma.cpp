@@ -1,0 +1,256 @@
+// The wgmma kernel family with the tensor-memory accelerator (sm_90a), warp-specialized: the
+// block's last warpgroup is the producer, the ones before it the consumers of wgmma.cpp's
+// layout (warpgroup g owns rows [g·gtm, (g+1)·gtm) of the tile).
+//
+// - The producer gives its registers back (setmaxnreg.dec) and one of its threads issues, per K
+//   tile, cp.async.bulk.tensor copies of A's and B's tiles straight into the 128-byte-swizzled
+//   stage wgmma reads: A's box is tile_m rows of 128 bytes, a K-major B's tile_n rows, an N-major
+//   B's tile_k rows of each 64-column slab. The maps come from the runtime (launch_format.h), as
+//   kernel parameters by value; elements outside the matrix arrive as zeros, so M, N and K tails
+//   need no code.
+// - Each stage has two mbarriers: "full" (the producer's arrive.expect_tx of the stage's bytes,
+//   completed by the copies) and "empty" (one arrive per consumer warp once the wgmma group that
+//   read the stage has retired). The producer waits on empty with the parity of the previous
+//   round, so its first round over the stages does not wait.
+// - The consumers take more registers (setmaxnreg.inc), wait on full, issue the stage's wgmma
+//   group, keep one group in flight, release the stage of the group that retired, and store the
+//   accumulators through the plan's epilogue as wgmma.cpp does.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "codegen/families.h"
+#include "codegen/inline_ptx.h"
+#include "codegen/wgmma_common.h"
+#include "support/error.h"
+
+namespace dg::codegen {
+
+namespace {
+
+using llvm::Value;
+
+/// Registers the producer warpgroup keeps (solve/space.h's kProducerRegisters: the solver's
+/// register rule counts the same figure).
+constexpr std::int64_t kProducerRegs = 40;
+
+class WgmmaTmaKernel : WgmmaBase {
+ public:
+  WgmmaTmaKernel(const Plan& p, llvm::LLVMContext& ctx, llvm::Module& m) : WgmmaBase(p, ctx, m) {}
+
+  LaunchInfo build(const std::string& name) {
+    read_plan();
+    begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, 2);
+    barriers_ = stages_ * (a_stage_ + b_stage_);
+    // Persistent (persistent_blocks > 0): the plan's blocks (verify proved they take every tile
+    // once), each looping over the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster
+    // order. Otherwise one block per tile.
+    tiles_ = grid_m_ * grid_n_;
+    persistent_ = p_.persistent_blocks > 0;
+    grid_ = persistent_ ? p_.persistent_blocks : tiles_;
+    fresh_lane_ = persistent_;
+    body();
+    LaunchInfo li = launch_info(name, barriers_ + 2 * 8 * stages_);
+    li.grid[0] = static_cast<std::uint32_t>(grid_);
+    const std::uint32_t row = static_cast<std::uint32_t>(128 / elem_bytes_);  // one 128-byte swizzle row
+    li.box[0][0] = row;
+    li.box[0][1] = static_cast<std::uint32_t>(bm_);
+    li.box[1][0] = row;
+    li.box[1][1] = static_cast<std::uint32_t>(p_.index.b_row_major ? bk_ : bn_);
+    return li;
+  }
+
+ private:
+  /// Shared-memory addresses of stage s's barriers.
+  Value* full(Value* s) { return b_.CreateAdd(smem_base_, b_.CreateAdd(c32(barriers_), b_.CreateShl(s, 3))); }
+  Value* empty(Value* s) {
+    return b_.CreateAdd(smem_base_, b_.CreateAdd(c32(barriers_ + 8 * stages_), b_.CreateShl(s, 3)));
+  }
+
+  /// Spin until the barrier at `bar` completes the phase of parity `parity`.
+  void wait(Value* bar, Value* parity) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    auto* spin = llvm::BasicBlock::Create(ctx_, "wait", f);
+    auto* done = llvm::BasicBlock::Create(ctx_, "waited", f);
+    b_.CreateBr(spin);
+    b_.SetInsertPoint(spin);
+    InlinePtx w;
+    int out = w.out('r');
+    int a = w.in(bar, 'r'), ph = w.in(parity, 'r');
+    Value* ok = w.emit(b_, fmt::format("{{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [${}], ${};\n"
+                                       "selp.u32 ${}, 1, 0, p;\n}}",
+                                       a, ph, out));
+    b_.CreateCondBr(b_.CreateICmpNE(ok, c32(0)), done, spin);
+    b_.SetInsertPoint(done);
+    (void)out;
+  }
+
+  void statement(const std::string& text, std::initializer_list<Value*> regs) {
+    InlinePtx w;
+    std::vector<int> ids;
+    for (Value* v : regs) ids.push_back(w.in(v, v->getType()->isIntegerTy(64) ? 'l' : 'r'));
+    std::string t = text;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string key = fmt::format("%{}", i);
+      for (auto at = t.find(key); at != std::string::npos; at = t.find(key, at))
+        t.replace(at, key.size(), fmt::format("${}", ids[i]));
+    }
+    w.emit(b_, t);
+  }
+
+  /// One 2-D tensor copy of map `map` at coordinates (inner, outer) into shared `dst`, completing
+  /// on the barrier `bar`.
+  void copy(Value* dst, unsigned map, Value* inner, Value* outer, Value* bar) {
+    statement("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+              "[%4];",
+              {dst, tensor_map(map), inner, outer, bar});
+  }
+
+  /// This block's tiles: blockIdx.x, blockIdx.x + grid, ... below the tile count (at least one).
+  Value* my_tiles() {
+    Value* bid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+    return b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(c32(tiles_), bid), c32(grid_ - 1)), c32(grid_));
+  }
+  /// For the block's i-th tile, its origin (row_base_, col_base_).
+  void tile_origin(Value* i) {
+    block_origin(b_.CreateAdd(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b_.CreateMul(i, c32(grid_))));
+  }
+  /// body(i) for each of the block's tiles (i: the block's tile count so far), its origin set:
+  /// a loop when persistent, else the block's one tile (i = 0).
+  void for_tiles(const std::function<void(Value*)>& body) {
+    if (!persistent_) {
+      body(c32(0));
+      return;
+    }
+    loop(my_tiles(), [&](Value* i) {
+      tile_origin(i);
+      body(i);
+    });
+  }
+
+  /// The producer: one thread fills stage g mod stages with the block's g-th K tile (counted over
+  /// all its output tiles) once the stage is empty.
+  void produce(Value* tiles) {
+    for_tiles([&](Value* i) { produce_tile(i, tiles); });
+  }
+  void produce_tile(Value* i, Value* tiles) {
+    loop(tiles, [&](Value* kt) {
+      Value* g = b_.CreateAdd(b_.CreateMul(i, tiles), kt);
+      Value* s = b_.CreateURem(g, c32(stages_));
+      Value* round = b_.CreateUDiv(g, c32(stages_));
+      wait(empty(s), b_.CreateXor(b_.CreateAnd(round, c32(1)), c32(1)));
+      Value* bar = full(s);
+      statement("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;", {bar, c32(a_stage_ + b_stage_)});
+      Value* k0 = b_.CreateMul(kt, c32(bk_));
+      Value* a_dst = b_.CreateAdd(smem_base_, b_.CreateMul(s, c32(a_stage_)));
+      copy(a_dst, 0, k0, row_base_, bar);
+      Value* b_dst = b_.CreateAdd(smem_base_, b_.CreateAdd(b_region(), b_.CreateMul(s, c32(b_stage_))));
+      if (p_.index.b_row_major) {
+        // N-major B: each 64-column slab of the tile is one box of tile_k rows, slab after slab.
+        const std::int64_t per_slab = 128 / elem_bytes_;
+        for (std::int64_t j = 0; j < bn_ / per_slab; ++j)
+          copy(b_.CreateAdd(b_dst, c32(j * bk_ * 128)), 1, b_.CreateAdd(col_base_, c32(j * per_slab)), k0, bar);
+      } else {
+        copy(b_dst, 1, k0, col_base_, bar);
+      }
+    });
+  }
+
+  /// The consumers, per output tile: wgmma over each stage once full, the stage of the retired
+  /// group released, the last one once every group retired; then the tile's epilogue, while the
+  /// producer already fills the stages with the next tile.
+  void consume(Value* tiles) {
+    for_tiles([&](Value* i) {
+      if (persistent_) zero_accumulators();
+      Value* first = b_.CreateMul(i, tiles);
+      loop(tiles, [&](Value* kt) {
+        Value* g = b_.CreateAdd(first, kt);
+        Value* s = b_.CreateURem(g, c32(stages_));
+        wait(full(s), b_.CreateAnd(b_.CreateUDiv(g, c32(stages_)), c32(1)));
+        compute_stage(s);
+        emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 1;");
+        // The group of the K tile before has retired in this warp: its stage may be refilled.
+        release(b_.CreateAnd(b_.CreateICmpUGT(kt, c32(0)), b_.CreateICmpEQ(lane_, c32(0))),
+                b_.CreateAdd(g, c32(stages_ - 1)));
+      });
+      emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
+      // The tile's last stage, for the next tile's copies.
+      if (persistent_) release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
+      epilogue();
+    });
+  }
+  /// One arrive on the empty barrier of the stage of K tile g, when `cond`.
+  void release(Value* cond, Value* g) {
+    emit_guarded(cond, true, [&] {
+      statement("mbarrier.arrive.shared::cta.b64 _, [%0];", {empty(b_.CreateURem(g, c32(stages_)))});
+    });
+  }
+
+  /// Registers per thread: the launch bound's share at entry, then the producer's few and the
+  /// consumers' share of the rest (setmaxnreg counts are multiples of 8 in [24, 256]).
+  void rebalance(bool producer) {
+    const std::int64_t budget = 65536 / std::max<std::int64_t>(1, p_.blocks_per_sm);
+    const std::int64_t entry = std::min<std::int64_t>(255, budget / (128 * (groups_ + 1))) / 8 * 8;
+    const std::int64_t consumer = std::min<std::int64_t>(240, (budget - 128 * kProducerRegs) / (128 * groups_) / 8 * 8);
+    if (producer && kProducerRegs < entry)
+      emit_ptx_statement(b_, fmt::format("setmaxnreg.dec.sync.aligned.u32 {};", kProducerRegs));
+    if (!producer && consumer > entry)
+      emit_ptx_statement(b_, fmt::format("setmaxnreg.inc.sync.aligned.u32 {};", consumer));
+  }
+
+  void body() {
+    setup(!persistent_);  // one tile per block: its origin at the entry
+    Value* tiles = k_tile_count(bk_, k_tiles_);
+    // Thread 0 initializes the barriers: full expects the producer's one arrive (and the bytes),
+    // empty one arrive per consumer warp.
+    emit_guarded(b_.CreateICmpEQ(tid_, c32(0)), true, [&] {
+      for (std::int64_t s = 0; s < stages_; ++s) {
+        statement("mbarrier.init.shared::cta.b64 [%0], %1;", {full(c32(s)), c32(1)});
+        statement("mbarrier.init.shared::cta.b64 [%0], %1;", {empty(c32(s)), c32(4 * groups_)});
+      }
+      emit_ptx_statement(b_, "fence.mbarrier_init.release.cluster;");
+    });
+    b_.CreateCall(intr(llvm::Intrinsic::nvvm_barrier0));
+
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    auto* producer = llvm::BasicBlock::Create(ctx_, "producer", f);
+    auto* consumer = llvm::BasicBlock::Create(ctx_, "consumer", f);
+    auto* end = llvm::BasicBlock::Create(ctx_, "end", f);
+    b_.CreateCondBr(b_.CreateICmpEQ(group_, c32(groups_)), producer, consumer);
+
+    b_.SetInsertPoint(producer);
+    rebalance(true);
+    emit_guarded(b_.CreateICmpEQ(tid_, c32(128 * groups_)), true, [&] { produce(tiles); });
+    b_.CreateBr(end);
+
+    b_.SetInsertPoint(consumer);
+    rebalance(false);
+    consume(tiles);  // each tile's epilogue included
+    b_.CreateBr(end);
+
+    b_.SetInsertPoint(end);
+    b_.CreateRetVoid();
+  }
+
+  std::int64_t barriers_ = 0;  // byte offset of the barriers: after every stage
+  std::int64_t tiles_ = 1, grid_ = 1;
+  bool persistent_ = false;
+};
+
+}  // namespace
+
+LaunchInfo build_wgmma_tma(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m, const std::string& name) {
+  return WgmmaTmaKernel(plan, ctx, m).build(name);
+}
+
+std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
+  if (std::string why = wgmma_unsupported(p, hw); !why.empty()) return why;
+  if (!hw.gpu.has_tma) return fmt::format("{} has no tensor-memory accelerator (has_tma)", hw.name);
+  if (p.batch != 1) return "the TMA loader maps one matrix per operand (batch 1)";
+  if (p.tile_m > 256 || p.tile_n > 256 || p.tile_k > 256) return "a TMA box holds at most 256 rows";
+  if (p.persistent_blocks < 0 || p.persistent_blocks > p.grid_m * p.grid_n)
+    return "a persistent grid has between 1 and one block per tile (persistent_blocks)";
+  return "";
+}
+
+}  // namespace dg::codegen
