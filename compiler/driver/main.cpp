@@ -26,7 +26,7 @@ namespace {
 
 std::string version_line() {
   return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_70: mma.m8n8k4; sm_80: mma.sync, "
-                     "simt; sm_90a: wgmma, mma.sync, simt), npu: Verilog (Yosys, Verilator))",
+                     "simt; sm_90a: wgmma (TMA or cp.async loads), mma.sync, simt), npu: Verilog (Yosys, Verilator))",
                      DEEPGEMM_VERSION, Z3_MAJOR_VERSION, Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
 }
 
