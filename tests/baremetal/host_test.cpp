@@ -1583,10 +1583,13 @@ void test_npu_wide_bus() {
   std::vector<RegDef> low_only;
   for (const RegDef& r : standard_regs())
     if (r.name.find("_HI") == std::string::npos) low_only.push_back(r);
-  dgmm_handle w = load(npu_module(npu_plan(), make_table(kNpuBase, kDesignId, low_only, 40)));
+  // (The runtime reads a module in place: each module outlives its handle.)
+  const auto wide = npu_module(npu_plan(), make_table(kNpuBase, kDesignId, low_only, 40));
+  dgmm_handle w = load(wide);
   CHECK(w != nullptr && dgmm_set_engine(w, DGMM_ENGINE_NPU) == DGMM_ERROR_UNSUPPORTED);
   CHECK(contains(dgmm_last_error(), "no writable register A_BASE_HI"));
-  dgmm_handle n = load(npu_module(npu_plan(), make_table(kNpuBase, kDesignId, low_only, 32)));
+  const auto narrow = npu_module(npu_plan(), make_table(kNpuBase, kDesignId, low_only, 32));
+  dgmm_handle n = load(narrow);
   CHECK(n != nullptr && dgmm_set_engine(n, DGMM_ENGINE_NPU) == DGMM_OK);
 }
 
