@@ -393,6 +393,7 @@ Verdict choose_plan(Run& r) {
   }
   r.say.info(fmt::format("Predicted {:.2f} us ({:.1f} TFLOP/s, {}-bound, l2_hit_rate={:.3f})", plan.predicted_us,
                          plan.predicted_tflops, plan.bound, plan.l2_hit_rate));
+  for (const std::string& note : plan.notes) r.say.info("Plan note: " + note);
   return std::nullopt;
 }
 

@@ -563,6 +563,9 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
       const bool persistent = p.persistent.user ? p.persistent.value : tiles > slots;
       if (persistent) pl.persistent_blocks = std::min(tiles, slots);
     }
+    // Where the TMA loader's rules leave only cp.async, the plan says which one (--verbose, plan).
+    if (pl.family == "wgmma" && pl.loader == "cp.async" && p.hw.gpu.has_tma && !p.loader.user)
+      if (std::string why = tma_refusal(s); !why.empty()) pl.notes.push_back("tiles are loaded by cp.async: " + why);
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
                     (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
     pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);

@@ -78,6 +78,9 @@ inline constexpr std::int64_t kLoaderCpAsync = 0, kLoaderTma = 1;
 inline constexpr std::int64_t kTmaBarrierBytes = 16;
 /// Registers a TMA producer warpgroup keeps per thread (setmaxnreg.dec): its loop of copies.
 inline constexpr std::int64_t kProducerRegisters = 40;
+/// Why the TMA loader cannot load this problem's operands ("" when it can): the rules
+/// hw.tma_strides and hw.tma_batch, in words.
+std::string tma_refusal(const Space& s);
 /// Threads per block: the computing warps, and a TMA loader's producer warpgroup.
 std::int64_t block_threads(std::int64_t wm, std::int64_t wn, std::int64_t loader);
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
