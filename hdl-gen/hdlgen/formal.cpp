@@ -80,7 +80,7 @@ bool FormalReport::all_proved() const {
   return true;
 }
 
-FormalReport prove(const Design& d, int max_k) {
+FormalReport prove(const Design& d, int max_k, unsigned budget_ms) {
   FormalReport r;
   if (find_yosys().empty()) {
     r.error = "yosys not found on PATH (toolchain/bootstrap.sh installs it)";
@@ -122,7 +122,7 @@ FormalReport prove(const Design& d, int max_k) {
         mp.result.error = "yosys could not prepare the module for proof";
         mp.log = log;
       } else {
-        mp.result = smt::prove_by_induction(s.read(top + ".smt2"), top, max_k);
+        mp.result = smt::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_ms / 2, budget_ms);
         for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(lines, p.location));
       }
       mp.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -28,7 +28,8 @@ struct FormalReport {
 };
 
 /// Prove every formal top of `d` (`max_k`: deepest induction tried).
-FormalReport prove(const Design& d, int max_k = 2);
+/// `budget_ms` bounds each module's solver time (each check half of it): see smt::prove_by_induction.
+FormalReport prove(const Design& d, int max_k = 2, unsigned budget_ms = 60000);
 
 /// Text report: one line per property (result, time, file and line, the assert statement,
 /// and why when it is not proved), under one line per module.
