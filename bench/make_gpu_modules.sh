@@ -54,13 +54,13 @@ SPEC
 # The TMA loader (a producer warpgroup, mbarrier pipeline): odd shapes and tails (the copy engine
 # zero-fills them), each B layout, tile variant, input type, epilogue, scales and a run-time K; and
 # tma_<loader>_*.ko, each loader forced on the benchmark's shapes, timed beside cuBLAS.
-spec_tma_kr() {  # A/B-type C-type M N K_min K_max out [extra constraints] [layout]
+spec_kr() {  # A/B-type C-type M N K_min K_max out [extra constraints] [layout]
   cat > "$dir/.spec.dgml" <<SPEC
 target hopper;
 precision { activation: $1; weight: $1; output: $2; }
 shape { M: $3; N: $4; K_min: $5; K_max: $6; }
 layout { ${9:-} }
-constraints { loader: tma; ${8:-} }
+constraints { ${8:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
 }
@@ -83,10 +83,10 @@ for t in fp16 bf16; do
   spec $t 1000 776 1008 "check_tmap64x64_${t}_1000x776x1008.ko" "loader: tma; persistent: true; tile_m == 64; tile_n == 64; blocks_per_sm == 1;"
   spec $t 255 4104 1544 "check_tmap_${t}_255x4104x1544.ko" "loader: tma; persistent: true; pad_k: true; tile_m == 64; tile_n == 64; blocks_per_sm == 1;"
 done
-spec_tma_kr bf16 fp32 1000 776 64 1032 "check_tmap_krange_bf16_1000x776xK64-1032.ko" "persistent: true; tile_m == 64; tile_n == 64; blocks_per_sm == 1;"
+spec_kr bf16 fp32 1000 776 64 1032 "check_tmap_krange_bf16_1000x776xK64-1032.ko" "loader: tma; persistent: true; tile_m == 64; tile_n == 64; blocks_per_sm == 1;"
 spec_fp8 fp8_e4m3 fp8_e4m3 bf16 2000 1552 1024 "check_tmap_fp8_e4m3_bf16_2000x1552x1024.ko" "loader: tma; persistent: true; tile_m == 128; tile_n == 128; blocks_per_sm == 1;"
-spec_tma_kr fp16 fp32 1000 776 128 1024 "check_tma_krange_fp16_1000x776xK128-1024.ko"
-spec_tma_kr bf16 fp32 333 520 64 4104 "check_tma_krange_bf16_bcol_333x520xK64-4104.ko" "" "B: col_major;"
+spec_kr fp16 fp32 1000 776 128 1024 "check_tma_krange_fp16_1000x776xK128-1024.ko" "loader: tma;"
+spec_kr bf16 fp32 333 520 64 4104 "check_tma_krange_bf16_bcol_333x520xK64-4104.ko" "loader: tma;" "B: col_major;"
 spec_b_col int8 1000 776 1024 "check_tma_int8_bcol_1000x776x1024.ko" "loader: tma;"
 spec_b_col int8 129 520 4112 "check_tma_int8_bcol_129x520x4112.ko" "loader: tma; pad_k: true;"
 spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_tma_fp8_e4m3_bf16_1000x776x1024.ko" "loader: tma;"
@@ -140,16 +140,6 @@ spec bf16 2048 2048 2048 "batch_bf16_2048x2048x2048_b8.ko" "" "" 8
 spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1024 1024 4096 "batch_fp8_e4m3_bf16_1024x1024x4096_b16.ko" "" "" 16
 # A run-time K (K_min/K_max; dgmm_set_k): checks at the range's ends and between, each family and
 # input type; krange_*.ko for the benchmark (run at several K, beside fixed-K modules of those K).
-spec_kr() {  # A/B-type C-type M N K_min K_max out [extra constraints] [layout]
-  cat > "$dir/.spec.dgml" <<SPEC
-target hopper;
-precision { activation: $1; weight: $1; output: $2; }
-shape { M: $3; N: $4; K_min: $5; K_max: $6; }
-layout { ${9:-} }
-constraints { ${8:-} }
-SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
-}
 for f in mma_sync wgmma; do
   spec_kr fp16 fp32 1000 776 128 1024 "check_krange_${f}_fp16_1000x776xK128-1024.ko" "family: $f;"
   spec_kr bf16 fp32 333 520 64 4104 "check_krange_${f}_bf16_bcol_333x520xK64-4104.ko" "family: $f;" "B: col_major;"

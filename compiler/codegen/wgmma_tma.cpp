@@ -82,27 +82,20 @@ class WgmmaTmaKernel : WgmmaBase {
                                        a, ph, out));
     b_.CreateCondBr(b_.CreateICmpNE(ok, c32(0)), done, spin);
     b_.SetInsertPoint(done);
-    (void)out;
   }
 
+  /// A statement whose operands are all inputs, $0, $1, ... in order (i32 or i64).
   void statement(const std::string& text, std::initializer_list<Value*> regs) {
     InlinePtx w;
-    std::vector<int> ids;
-    for (Value* v : regs) ids.push_back(w.in(v, v->getType()->isIntegerTy(64) ? 'l' : 'r'));
-    std::string t = text;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      const std::string key = fmt::format("%{}", i);
-      for (auto at = t.find(key); at != std::string::npos; at = t.find(key, at))
-        t.replace(at, key.size(), fmt::format("${}", ids[i]));
-    }
-    w.emit(b_, t);
+    for (Value* v : regs) w.in(v, v->getType()->isIntegerTy(64) ? 'l' : 'r');
+    w.emit(b_, text);
   }
 
   /// One 2-D tensor copy of map `map` at coordinates (inner, outer) into shared `dst`, completing
   /// on the barrier `bar`.
   void copy(Value* dst, unsigned map, Value* inner, Value* outer, Value* bar) {
-    statement("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
-              "[%4];",
+    statement("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], "
+              "[$4];",
               {dst, tensor_map(map), inner, outer, bar});
   }
 
@@ -140,7 +133,7 @@ class WgmmaTmaKernel : WgmmaBase {
       Value* round = b_.CreateUDiv(g, c32(stages_));
       wait(empty(s), b_.CreateXor(b_.CreateAnd(round, c32(1)), c32(1)));
       Value* bar = full(s);
-      statement("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;", {bar, c32(a_stage_ + b_stage_)});
+      statement("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", {bar, c32(a_stage_ + b_stage_)});
       Value* k0 = b_.CreateMul(kt, c32(bk_));
       Value* a_dst = b_.CreateAdd(smem_base_, b_.CreateMul(s, c32(a_stage_)));
       copy(a_dst, 0, k0, row_base_, bar);
@@ -182,7 +175,7 @@ class WgmmaTmaKernel : WgmmaBase {
   /// One arrive on the empty barrier of the stage of K tile g, when `cond`.
   void release(Value* cond, Value* g) {
     emit_guarded(cond, true, [&] {
-      statement("mbarrier.arrive.shared::cta.b64 _, [%0];", {empty(b_.CreateURem(g, c32(stages_)))});
+      statement("mbarrier.arrive.shared::cta.b64 _, [$0];", {empty(b_.CreateURem(g, c32(stages_)))});
     });
   }
 
@@ -205,8 +198,8 @@ class WgmmaTmaKernel : WgmmaBase {
     // empty one arrive per consumer warp.
     emit_guarded(b_.CreateICmpEQ(tid_, c32(0)), true, [&] {
       for (std::int64_t s = 0; s < stages_; ++s) {
-        statement("mbarrier.init.shared::cta.b64 [%0], %1;", {full(c32(s)), c32(1)});
-        statement("mbarrier.init.shared::cta.b64 [%0], %1;", {empty(c32(s)), c32(4 * groups_)});
+        statement("mbarrier.init.shared::cta.b64 [$0], $1;", {full(c32(s)), c32(1)});
+        statement("mbarrier.init.shared::cta.b64 [$0], $1;", {empty(c32(s)), c32(4 * groups_)});
       }
       emit_ptx_statement(b_, "fence.mbarrier_init.release.cluster;");
     });

@@ -182,16 +182,10 @@ class Encoder {
       // cuTensorMapEncodeTiled): a global row stride that is a multiple of 16 bytes, and one 2-D
       // map per operand (a batch is not mapped yet). The base addresses' 16-byte alignment is the
       // runtime's check when a buffer is bound.
-      const GemmProblem& pr = p();
-      const std::int64_t lda = pr.a_layout.value == Layout::RowMajor ? s_.K : s_.M;
-      const std::int64_t ldb = pr.b_layout.value == Layout::RowMajor ? s_.N : s_.K;
-      const bool strides = (lda * s_.a_bits) % 128 == 0 && (ldb * s_.b_bits) % 128 == 0;
-      rule("hw.tma_strides",
-           fmt::format("the TMA loader needs A's and B's row strides to be multiples of 16 bytes (A: {} × {} bits, "
-                       "B: {} × {} bits)",
-                       lda, s_.a_bits, ldb, s_.b_bits),
-           "hardware", flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || strides; }));
-      rule("hw.tma_batch", "the TMA loader maps one matrix per operand (batch 1)", "hardware",
+      const bool strides = tma_strides_aligned(s_);
+      rule("hw.tma_strides", tma_strides_rule(s_), "hardware",
+           flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || strides; }));
+      rule("hw.tma_batch", kTmaBatchRule, "hardware",
            flag({"loader"}, [&](const Vals& v) { return v[0] != kLoaderTma || s_.batch == 1; }));
     }
     if (p().persistent.user && p().persistent.value)

@@ -302,15 +302,24 @@ std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::i
 
 std::int64_t threads(std::int64_t wm, std::int64_t wn) { return 32 * wm * wn; }
 
+namespace {
+std::int64_t lda_of(const Space& s) { return s.problem->a_layout.value == Layout::RowMajor ? s.K : s.M; }
+std::int64_t ldb_of(const Space& s) { return s.problem->b_layout.value == Layout::RowMajor ? s.N : s.K; }
+}  // namespace
+
+bool tma_strides_aligned(const Space& s) {
+  return (lda_of(s) * s.a_bits) % 128 == 0 && (ldb_of(s) * s.b_bits) % 128 == 0;
+}
+
+std::string tma_strides_rule(const Space& s) {
+  return fmt::format("the TMA loader needs A's and B's row strides to be multiples of 16 bytes (A: {} × {} bits, "
+                     "B: {} × {} bits)",
+                     lda_of(s), s.a_bits, ldb_of(s), s.b_bits);
+}
+
 std::string tma_refusal(const Space& s) {
-  const GemmProblem& p = *s.problem;
-  const std::int64_t lda = p.a_layout.value == Layout::RowMajor ? s.K : s.M;
-  const std::int64_t ldb = p.b_layout.value == Layout::RowMajor ? s.N : s.K;
-  if ((lda * s.a_bits) % 128 != 0 || (ldb * s.b_bits) % 128 != 0)
-    return fmt::format("the TMA loader needs A's and B's row strides to be multiples of 16 bytes (A: {} × {} bits, "
-                       "B: {} × {} bits) [hw.tma_strides]",
-                       lda, s.a_bits, ldb, s.b_bits);
-  if (s.batch != 1) return "the TMA loader maps one matrix per operand (batch 1) [hw.tma_batch]";
+  if (!tma_strides_aligned(s)) return tma_strides_rule(s) + " [hw.tma_strides]";
+  if (s.batch != 1) return std::string(kTmaBatchRule) + " [hw.tma_batch]";
   return "";
 }
 

@@ -81,6 +81,11 @@ inline constexpr std::int64_t kProducerRegisters = 40;
 /// Why the TMA loader cannot load this problem's operands ("" when it can): the rules
 /// hw.tma_strides and hw.tma_batch, in words.
 std::string tma_refusal(const Space& s);
+/// hw.tma_strides: A's and B's row strides are multiples of 16 bytes; the rule's statement.
+bool tma_strides_aligned(const Space& s);
+std::string tma_strides_rule(const Space& s);
+/// hw.tma_batch's statement.
+inline constexpr const char* kTmaBatchRule = "the TMA loader maps one matrix per operand (batch 1)";
 /// Threads per block: the computing warps, and a TMA loader's producer warpgroup.
 std::int64_t block_threads(std::int64_t wm, std::int64_t wn, std::int64_t loader);
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,

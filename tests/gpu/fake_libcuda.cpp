@@ -542,7 +542,7 @@ CUresult cuTensorMapEncodeTiled(void* map, CUtensorMapDataType type, uint32_t ra
                                 const uint32_t* element_strides, CUtensorMapInterleave interleave,
                                 CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
                                 CUtensorMapFloatOOBfill fill) {
-  if (map == nullptr || (uintptr_t(map) % 64) != 0 || type < 0 || rank < 1 || rank > 5 || address == nullptr ||
+  if (map == nullptr || (uintptr_t(map) % 64) != 0 || rank < 1 || rank > 5 || address == nullptr ||
       (uintptr_t(address) % 16) != 0 || type < 0 || type > 12 || interleave != 0 || swizzle < 0 ||
       swizzle > 3 || l2 < 0 || l2 > 3 || (fill != 0 && fill != 1) || dims == nullptr ||
       box == nullptr || element_strides == nullptr || (rank > 1 && strides == nullptr))
