@@ -133,6 +133,12 @@ struct dgmm_kernel {
   std::vector<OperandSlot> operands;
   std::string description;
   uint64_t k = 0;  // the run-time K of the next launch (the record's K until dgmm_set_k)
+  // The tensor maps of the operands with a box, as last encoded, and the buffer and K they were
+  // encoded for: a launch re-encodes one only when either changed. Passed by value, so a launch
+  // already queued keeps the copy it was given.
+  cu::TensorMap maps[launch_fmt::kMaxOperands];
+  CUdeviceptr map_ptr[launch_fmt::kMaxOperands] = {};
+  uint64_t map_k[launch_fmt::kMaxOperands] = {};
 
   /// Bytes operand `op` holds at the current K: as declared at the largest K (buffers are sized
   /// for it), A and B packed at a smaller run-time K.
@@ -473,7 +479,6 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
   CUdeviceptr pointers[launch_fmt::kMaxOperands] = {};
   int32_t sizes[3] = {static_cast<int32_t>(l.M), static_cast<int32_t>(l.N),
                       static_cast<int32_t>(h->k)};
-  cu::TensorMap maps[launch_fmt::kMaxOperands];
   void* params[2 * launch_fmt::kMaxOperands + 3] = {};
   size_t n = 0;
   for (size_t i = 0; i < h->operands.size(); ++i) {
@@ -486,6 +491,8 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
   for (size_t i = 0; i < h->operands.size(); ++i) {
     const launch_fmt::Operand& o = h->operands[i].decl;
     if (o.box_inner == 0) continue;
+    params[n++] = &h->maps[i];
+    if (h->map_ptr[i] == pointers[i] && h->map_k[i] == h->k) continue;
     // (Every buffer is 16-byte aligned, as the copy engine needs: dgmm_bind_device refuses
     // others, and the runtime's own come from cuMemAlloc.)
     const bool a = o.name[0] == 'A';
@@ -499,7 +506,7 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
                                          : o.element_bits == 16 ? cu::CU_TENSOR_MAP_DATA_TYPE_UINT16
                                                                 : cu::CU_TENSOR_MAP_DATA_TYPE_UINT32;
     if (CUresult r = d.cuTensorMapEncodeTiled(
-            &maps[i], type, 2, reinterpret_cast<void*>(static_cast<uintptr_t>(pointers[i])), dims,
+            &h->maps[i], type, 2, reinterpret_cast<void*>(static_cast<uintptr_t>(pointers[i])), dims,
             strides, box, element_strides, cu::CU_TENSOR_MAP_INTERLEAVE_NONE,
             cu::CU_TENSOR_MAP_SWIZZLE_128B, cu::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) {
@@ -508,7 +515,8 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
                              " to the tensor-memory accelerator (cuTensorMapEncodeTiled)",
                          r);
     }
-    params[n++] = &maps[i];
+    h->map_ptr[i] = pointers[i];
+    h->map_k[i] = h->k;
   }
   if (CUresult r =
           d.cuLaunchKernel(h->function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
