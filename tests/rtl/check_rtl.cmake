@@ -30,15 +30,9 @@ else()
 endif()
 # 3. Lint-clean under verilator -Wall (the top and every module it instantiates), also with the
 # AXI4 protocol checkers bound (DG_AXI4_CHECK, as co-simulation builds it), and the proofs' tops.
-find_program(VERILATOR verilator REQUIRED)
-foreach(lint "--top-module;npu_gemm_tiny_npu" "--top-module;npu_gemm_tiny_npu;-DDG_AXI4_CHECK"
-             "--top-module;dg_axi_rd_proof" "--top-module;dg_axi_wr_proof")
-  execute_process(COMMAND ${VERILATOR} --lint-only -Wall ${lint} ${files}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE lout ERROR_VARIABLE lerr)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "verilator --lint-only -Wall ${lint}:\n${lout}${lerr}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/verilator_lint.cmake)
+dg_verilator_lint(FILES ${files} LINTS "--top-module,npu_gemm_tiny_npu" "--top-module,npu_gemm_tiny_npu,-DDG_AXI4_CHECK"
+                  "--top-module,dg_axi_rd_proof" "--top-module,dg_axi_wr_proof")
 # 4. The module holds the Verilog, the register map and the proof report (synthesis: compile --synth).
 execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/tiny.ko --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT err MATCHES "properties of 7 modules proved")

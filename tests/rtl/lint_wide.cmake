@@ -34,12 +34,6 @@ if(NOT text MATCHES "`define DG_REGS_ADDR_BITS ${BITS}\n")
   message(FATAL_ERROR "${top}_regs.svh lacks the bus address width")
 endif()
 file(GLOB files ${WORK}/v/*.v)
-find_program(VERILATOR verilator REQUIRED)
-foreach(lint "--top-module;${top}" "--top-module;${top};-DDG_AXI4_CHECK"
-             "--top-module;dg_axi_rd_proof;-GAddrW=${BITS}" "--top-module;dg_axi_wr_proof;-GAddrW=${BITS}")
-  execute_process(COMMAND ${VERILATOR} --lint-only -Wall ${lint} ${files}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE lout ERROR_VARIABLE lerr)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "verilator --lint-only -Wall ${lint}:\n${lout}${lerr}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/verilator_lint.cmake)
+dg_verilator_lint(FILES ${files} LINTS "--top-module,${top}" "--top-module,${top},-DDG_AXI4_CHECK"
+                  "--top-module,dg_axi_rd_proof,-GAddrW=${BITS}" "--top-module,dg_axi_wr_proof,-GAddrW=${BITS}")
