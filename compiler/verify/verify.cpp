@@ -136,7 +136,8 @@ void exactly_once(const Plan& p, const std::vector<IndexVar>& vars, const Affine
 }
 
 /// A persistent grid (the TMA loader's): G blocks, block b taking the tiles b + i·G for
-/// i < (T - b + G - 1) / G, the kernel's own loop bound. Every tile in [0, T) is taken by exactly one
+/// i < (T - b + G - 1) / G. The bound is written here as codegen/wgmma_tma.cpp's my_tiles()
+/// computes it: the proof holds for any G >= 1, so what it checks is that formula. Every tile in [0, T) is taken by exactly one
 /// (block, iteration), and no iteration takes a tile past the last.
 void persistent_tiles(const Plan& p, Certificate& cert) {
   const std::int64_t T = p.grid_m * p.grid_n, G = p.persistent_blocks;
