@@ -115,6 +115,24 @@ const char* result_name(Result r) {
   return "unknown";
 }
 
+Result check_text(const std::string& name, const std::string& smtlib, unsigned timeout_ms) {
+  try {
+    z3::context ctx;
+    z3::solver solver(ctx);
+    z3::params p(ctx);
+    p.set("timeout", std::min(timeout_ms, 60000u));
+    solver.set(p);
+    solver.from_string(smtlib.c_str());
+    switch (solver.check()) {
+      case z3::sat: return Result::Sat;
+      case z3::unsat: return Result::Unsat;
+      default: return Result::Unknown;
+    }
+  } catch (const z3::exception& e) {
+    throw TextError{name + ": " + e.msg()};
+  }
+}
+
 struct Solver::Impl {
   z3::context ctx;
   std::unique_ptr<z3::optimize> opt_;  // used while objectives are set

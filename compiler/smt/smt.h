@@ -82,6 +82,18 @@ Expr any_of(const std::vector<Expr>& terms);
 enum class Result { Sat, Unsat, Unknown };
 const char* result_name(Result r);
 
+/// SMT-LIB2 text the solver could not read (a parse or sort error): the text came from outside
+/// the compiler (a tool's output), so this is reported, not asserted.
+struct TextError {
+  std::string message;
+};
+
+/// One named query given as SMT-LIB2 text (declarations, definitions and assertions, no
+/// `check-sat`): is the conjunction of its assertions satisfiable? Unknown when `timeout_ms`
+/// (at most 60 s) runs out. Throws TextError when Z3 does not accept the text. For checks of
+/// designs that other tools write as SMT-LIB (the RTL prover, hdl-gen/formal/).
+Result check_text(const std::string& name, const std::string& smtlib, unsigned timeout_ms);
+
 /// One named query context: a Z3 context with a solver, and an optimizer when `optimizing`
 /// (minimize/maximize are allowed only then).
 class Solver {

@@ -122,7 +122,7 @@ FormalReport prove(const Design& d, int max_k, unsigned budget_ms) {
         mp.result.error = "yosys could not prepare the module for proof";
         mp.log = log;
       } else {
-        mp.result = smt::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_ms / 2, budget_ms);
+        mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_ms / 2, budget_ms);
         for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(lines, p.location));
       }
       mp.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -1,20 +1,20 @@
 // The formal flow of the NPU backend: every module of a design that carries properties (under
 // `ifdef FORMAL`) is read by Yosys, written as an SMT-LIB2 transition system, and proved by
-// k-induction with Z3 (compiler/smt/induction.h) — unbounded proofs, not bounded checks.
+// k-induction with Z3 (hdl-gen/formal/induction.h) — unbounded proofs, not bounded checks.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "hdlgen/generate.h"
-#include "smt/induction.h"
+#include "formal/induction.h"
 
 namespace dg::hdlgen {
 
 struct ModuleProof {
   std::string module;
   std::string params;  // the parameters it was proved with, "BeatBytes=4, ..." (library modules)
-  smt::InductionResult result;
+  formal::InductionResult result;
   std::vector<std::string> statements;  // per property: its assert statement, from the design's files
   std::string note;  // what the proof leaves out at these parameters (Design::formal_notes)
   double ms = 0;     // Yosys and Z3 together
@@ -28,7 +28,7 @@ struct FormalReport {
 };
 
 /// Prove every formal top of `d` (`max_k`: deepest induction tried).
-/// `budget_ms` bounds each module's solver time (each check half of it): see smt::prove_by_induction.
+/// `budget_ms` bounds each module's solver time (each check half of it): see formal::prove_by_induction.
 FormalReport prove(const Design& d, int max_k = 2, unsigned budget_ms = 60000);
 
 /// Text report: one line per property (result, time, file and line, the assert statement,

@@ -1,14 +1,14 @@
-// k-induction over Yosys-form transition systems (compiler/smt/): the unrolling into steps, and
+// k-induction over Yosys-form transition systems (hdl-gen/formal/): the unrolling into steps, and
 // the proofs it gives — one that needs k = 2, a counterexample a few steps after reset — with
 // the same answers where the unrolling does not apply and recursive definitions are used.
 #include <doctest/doctest.h>
 
-#include "smt/induction.h"
-#include "smt/unroll.h"
+#include "formal/induction.h"
+#include "formal/unroll.h"
 
 namespace {
 
-using namespace dg::smt;
+using namespace dg::formal;
 
 // A two-stage shift register fed with 0: q == 0 holds, but only 2-inductively (q at the next
 // step is p now, which a single step of history does not constrain).

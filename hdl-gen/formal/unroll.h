@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace dg::smt {
+namespace dg::formal {
 
 class UnrolledSystem {
  public:
@@ -43,4 +43,4 @@ class UnrolledSystem {
   std::vector<Item> items_;
 };
 
-}  // namespace dg::smt
+}  // namespace dg::formal

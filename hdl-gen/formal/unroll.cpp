@@ -1,11 +1,11 @@
-#include "smt/unroll.h"
+#include "formal/unroll.h"
 
 #include <fmt/format.h>
 
 #include <map>
 #include <stdexcept>
 
-namespace dg::smt {
+namespace dg::formal {
 
 namespace {
 
@@ -221,4 +221,4 @@ std::optional<UnrolledSystem> UnrolledSystem::parse(const std::string& smt2, con
   return sys;
 }
 
-}  // namespace dg::smt
+}  // namespace dg::formal

@@ -4,13 +4,14 @@
 // |M_a N| per assertion (announced by a `; yosys-smt2-assert N name location` comment).
 // Unbounded proof: an assertion is proved when it holds in the first k steps from the initial
 // state (base case) and whenever it held in k consecutive steps it holds in the next (induction
-// step). Z3 through its C++ API, behind the wall of compiler/smt/.
+// step). The queries go to Z3 as SMT-LIB text through the wall of compiler/smt/ (smt::check_text);
+// this folder never includes z3++.h.
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace dg::smt {
+namespace dg::formal {
 
 struct PropertyResult {
   std::string name;      // the assertion's cell name
@@ -34,4 +35,4 @@ struct InductionResult {
 InductionResult prove_by_induction(const std::string& smt2, const std::string& top, int max_k = 2,
                                    unsigned check_ms = 30000, unsigned budget_ms = 60000);
 
-}  // namespace dg::smt
+}  // namespace dg::formal

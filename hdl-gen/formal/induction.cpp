@@ -1,8 +1,7 @@
-#include "smt/induction.h"
+#include "formal/induction.h"
 
-#include "smt/unroll.h"
-
-#include <z3++.h>
+#include "formal/unroll.h"
+#include "smt/smt.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-namespace dg::smt {
+namespace dg::formal {
 
 bool InductionResult::all_proved() const {
   if (!error.empty() || properties.empty()) return false;
@@ -26,7 +25,7 @@ struct Assertion {
   std::string name, location;
 };
 
-/// The design's text as the checks use it where it is not unrolled (smt/unroll.h says why it
+/// The design's text as the checks use it where it is not unrolled (formal/unroll.h says why it
 /// is unrolled where it can be). Yosys writes every cell, wire and predicate as a define-fun over
 /// the state, which Z3 4.8 expands into a tree per use; as define-fun-rec the same definitions
 /// are unfolded on demand, in seconds per check on the generated modules. The conjunction |M_a|
@@ -64,7 +63,7 @@ std::vector<Assertion> assertions(const std::string& smt2) {
   return out;
 }
 
-/// The queries, asked of the design unrolled into steps (smt/unroll.h) or, where Yosys wrote a
+/// The queries, asked of the design unrolled into steps (formal/unroll.h) or, where Yosys wrote a
 /// form the unrolling does not handle, of its functions as recursive definitions over declared
 /// states s0, s1, ...
 class Checker {
@@ -76,12 +75,12 @@ class Checker {
 
   /// Is there a path s0 .. s_step (from the initial state when `base`, else from any state) on
   /// which every assertion holds before s_step and assertion `id` fails at s_step?
-  z3::check_result fails_at(int id, int step, bool base, const std::vector<Assertion>& all) {
+  smt::Result fails_at(int id, int step, bool base, const std::vector<Assertion>& all) {
     return check(step, base, all, fmt::format("(assert (not {}))\n", ref(fmt::format("{}_a {}", top_, id), {step})));
   }
 
   /// The same question for all assertions at once: does any of them fail at s_step?
-  z3::check_result any_fails_at(int step, bool base, const std::vector<Assertion>& all) {
+  smt::Result any_fails_at(int step, bool base, const std::vector<Assertion>& all) {
     std::string goal = "(assert (or";
     for (const auto& a : all) goal += fmt::format(" (not {})", ref(fmt::format("{}_a {}", top_, a.id), {step}));
     return check(step, base, all, goal + "))\n");
@@ -96,7 +95,7 @@ class Checker {
     return s + ")";
   }
 
-  z3::check_result check(int step, bool base, const std::vector<Assertion>& all, const std::string& goal) {
+  smt::Result check(int step, bool base, const std::vector<Assertion>& all, const std::string& goal) {
     std::string q = unrolled_ ? unrolled_->steps(step) : design_;
     for (int s = 0; s <= step; ++s) {
       if (!unrolled_) q += fmt::format("(declare-fun s{} () |{}_s|)\n", s, top_);
@@ -108,13 +107,7 @@ class Checker {
         for (const auto& a : all) q += fmt::format("(assert {})\n", ref(fmt::format("{}_a {}", top_, a.id), {s}));
     }
     q += goal;
-    z3::context ctx;
-    z3::solver solver(ctx);
-    z3::params prm(ctx);
-    prm.set("timeout", check_ms_);
-    solver.set(prm);
-    solver.from_string(q.c_str());
-    return solver.check();
+    return smt::check_text(fmt::format("induction.{}.step{}", top_, step), q, check_ms_);
   }
 
   std::string top_;
@@ -152,9 +145,9 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
       auto t0 = std::chrono::steady_clock::now();
       for (int jk = 1; jk <= max_k; ++jk) {
         bool base_ok = true;
-        for (int step = 0; step <= jk && base_ok; ++step) base_ok = c.any_fails_at(step, true, all) == z3::unsat;
+        for (int step = 0; step <= jk && base_ok; ++step) base_ok = c.any_fails_at(step, true, all) == smt::Result::Unsat;
         if (!base_ok) break;
-        if (c.any_fails_at(jk, false, all) == z3::unsat) {
+        if (c.any_fails_at(jk, false, all) == smt::Result::Unsat) {
           const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           for (auto& p : r.properties) {
             p.proved = true;
@@ -180,12 +173,12 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
             r.properties[i].detail = fmt::format("not checked: the proof budget of {} ms was spent", budget_ms);
             continue;
           }
-          z3::check_result b = c.fails_at(all[i].id, step, true, all);
+          smt::Result b = c.fails_at(all[i].id, step, true, all);
           r.properties[i].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-          if (b != z3::unsat) {
+          if (b != smt::Result::Unsat) {
             failed[i] = true;
             r.properties[i].depth = step;
-            r.properties[i].detail = b == z3::sat ? "fails " + after_reset(step)
+            r.properties[i].detail = b == smt::Result::Sat ? "fails " + after_reset(step)
                                                   : fmt::format("no answer within {} ms at step {}", check_ms, step);
           }
         }
@@ -194,9 +187,9 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
       bool all_inductive = true;
       for (size_t i = 0; i < all.size(); ++i) {
         auto t0 = std::chrono::steady_clock::now();
-        z3::check_result ind = t0 <= deadline ? c.fails_at(all[i].id, k, false, all) : z3::unknown;
-        inductive[i] = ind == z3::unsat;
-        undecided[i] = ind == z3::unknown;
+        smt::Result ind = t0 <= deadline ? c.fails_at(all[i].id, k, false, all) : smt::Result::Unknown;
+        inductive[i] = ind == smt::Result::Unsat;
+        undecided[i] = ind == smt::Result::Unknown;
         r.properties[i].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         all_inductive = all_inductive && inductive[i];
       }
@@ -217,10 +210,10 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
                    : undecided[i] ? "holds " + after_reset(max_k) + "; the induction step got no answer in time"
                                   : fmt::format("holds {}, but is not {}-inductive", after_reset(max_k), max_k);
     }
-  } catch (const z3::exception& e) {
-    r.error = std::string("Z3 rejected the SMT-LIB text: ") + e.msg();
+  } catch (const smt::TextError& e) {
+    r.error = "Z3 rejected the SMT-LIB text: " + e.message;
   }
   return r;
 }
 
-}  // namespace dg::smt
+}  // namespace dg::formal

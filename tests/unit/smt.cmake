@@ -1,1 +1,0 @@
-dg_unit_test(induction SOURCES induction_test.cpp LIBS dg_smt)
