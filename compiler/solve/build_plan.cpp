@@ -1,0 +1,223 @@
+#include "solve/build_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "solve/query.h"
+#include "support/error.h"
+
+namespace dg::solve {
+
+namespace {
+
+IndexDesc make_index(const Space& s, const Plan& pl) {
+  IndexDesc d;
+  const GemmProblem& p = *s.problem;
+  std::int64_t tm = pl.tile_m, tn = pl.tile_n, tk = pl.tile_k;
+  std::int64_t grid_m = ceil_div(s.M, tm), grid_n = ceil_div(s.N, tn);
+  std::int64_t k_tiles = ceil_div(s.K, tk);
+  std::int64_t kps = ceil_div(k_tiles, pl.split_k);  // K tiles per split
+  if (s.gpu && s.family == "wgmma") {
+    // Warpgroup g owns rows [g·gtm, (g+1)·gtm) of the tile, in m64 fragments; inside one, warp w
+    // owns 16 rows (the m64nNk16 accumulator layout); every warpgroup spans the whole tile_n.
+    std::int64_t groups = pl.warp_m / 4, gtm = tm / groups;
+    d.out_vars = {{"block_m", grid_m}, {"group_m", groups}, {"frag_m", gtm / s.im}, {"warp_m", 4}, {"elem_m", 16},
+                  {"block_n", grid_n}, {"frag_n", tn / 8},  {"elem_n", 8}};
+    d.c_row = {{{"block_m", tm}, {"group_m", gtm}, {"frag_m", s.im}, {"warp_m", 16}, {"elem_m", 1}}, 0};
+    d.c_col = {{{"block_n", tn}, {"frag_n", 8}, {"elem_n", 1}}, 0};
+    d.inverse = {{"block_m", "row", tm, 0},         {"group_m", "row", gtm, groups}, {"frag_m", "row", s.im, gtm / s.im},
+                 {"warp_m", "row", 16, 4},          {"elem_m", "row", 1, 16},        {"block_n", "col", tn, 0},
+                 {"frag_n", "col", 8, tn / 8},      {"elem_n", "col", 1, 8}};
+  } else if (s.gpu) {
+    std::int64_t wtm = tm / pl.warp_m, wtn = tn / pl.warp_n;
+    d.out_vars = {{"block_m", grid_m}, {"warp_m", pl.warp_m}, {"frag_m", wtm / s.im}, {"elem_m", s.im},
+                  {"block_n", grid_n}, {"warp_n", pl.warp_n}, {"frag_n", wtn / s.in}, {"elem_n", s.in}};
+    d.c_row = {{{"block_m", tm}, {"warp_m", wtm}, {"frag_m", s.im}, {"elem_m", 1}}, 0};
+    d.c_col = {{{"block_n", tn}, {"warp_n", wtn}, {"frag_n", s.in}, {"elem_n", 1}}, 0};
+    d.inverse = {{"block_m", "row", tm, 0},     {"warp_m", "row", wtm, pl.warp_m}, {"frag_m", "row", s.im, wtm / s.im},
+                 {"elem_m", "row", 1, s.im},    {"block_n", "col", tn, 0},         {"warp_n", "col", wtn, pl.warp_n},
+                 {"frag_n", "col", s.in, wtn / s.in}, {"elem_n", "col", 1, s.in}};
+  } else {
+    std::int64_t r = p.hw.npu.pe_rows, c = p.hw.npu.pe_cols;
+    d.out_vars = {{"block_m", grid_m}, {"pass_m", tm / r}, {"pe_row", r},
+                  {"block_n", grid_n}, {"pass_n", tn / c}, {"pe_col", c}};
+    d.c_row = {{{"block_m", tm}, {"pass_m", r}, {"pe_row", 1}}, 0};
+    d.c_col = {{{"block_n", tn}, {"pass_n", c}, {"pe_col", 1}}, 0};
+    d.inverse = {{"block_m", "row", tm, 0}, {"pass_m", "row", r, tm / r}, {"pe_row", "row", 1, r},
+                 {"block_n", "col", tn, 0}, {"pass_n", "col", c, tn / c}, {"pe_col", "col", 1, c}};
+  }
+  d.k_vars = {{"split", pl.split_k}, {"k_tile", kps}, {"k_elem", tk}};
+  d.k_index = {{{"split", kps * tk}, {"k_tile", tk}, {"k_elem", 1}}, 0};
+  d.inverse.push_back({"split", "k", kps * tk, 0});
+  d.inverse.push_back({"k_tile", "k", tk, kps});
+  d.inverse.push_back({"k_elem", "k", 1, tk});
+  d.a_row_major = p.a_layout.value == Layout::RowMajor;
+  d.b_row_major = p.b_layout.value == Layout::RowMajor;
+  d.c_row_major = p.c_layout.value == Layout::RowMajor;
+  d.lda = d.a_row_major ? s.K : s.M;
+  d.ldb = d.b_row_major ? s.N : s.K;
+  d.ldc = d.c_row_major ? s.N : s.M;
+  if (s.gpu) {
+    smem_tile_shape(s, true, tm, tn, tk, d.a_smem_rows, d.a_smem_row_bytes);
+    smem_tile_shape(s, false, tm, tn, tk, d.b_smem_rows, d.b_smem_row_bytes);
+    std::int64_t lay = 0;
+    for (std::int64_t v = kNone; v <= kSwizzle128; ++v)
+      if (pl.smem_layout == smem_layout_name(v)) lay = v;
+    d.smem_row_pad_bytes = lay == kPadded ? 16 : 0;
+    d.swizzle_bits = lay == kSwizzle32 ? 1 : lay == kSwizzle64 ? 2 : lay == kSwizzle128 ? 3 : 0;
+  }
+  return d;
+}
+
+}  // namespace
+
+Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
+  const GemmProblem& p = *s.problem;
+  auto v = [&](const char* n) { return s.index_of(n) >= 0 ? at(s, x, n) : 1; };
+  Plan pl;
+  pl.target = p.hw.name;
+  pl.target_kind = s.gpu ? "gpu" : "npu";
+  pl.family = s.family;
+  pl.a_type = p.a.value.name;
+  pl.b_type = p.b.value.name;
+  pl.c_type = p.c.value.name;
+  pl.acc_type = p.acc.value.name;
+  pl.weight_conversion = p.weight_conversion;
+  pl.M = s.M;
+  pl.N = s.N;
+  pl.K = s.K;
+  pl.K_min = p.K_min.value;
+  pl.K_max = p.K_max.value;
+  pl.batch = s.batch;
+  pl.k_dynamic = p.k_dynamic;
+  pl.pad_k = p.pad_k.value;
+  if (p.epilogue.user) pl.epilogue = p.epilogue.value.front();
+  pl.scale_a = p.scale_a.value.empty() ? "none" : p.scale_a.value;
+  pl.scale_b = p.scale_b.value.empty() ? "none" : p.scale_b.value;
+  pl.tile_m = v("tile_m");
+  pl.tile_n = v("tile_n");
+  pl.tile_k = v("tile_k");
+  pl.instr_m = s.instr_m > 0 ? s.instr_m : s.im;
+  pl.instr_n = s.instr_n > 0 ? s.instr_n : s.in;
+  pl.instr_k = s.ik;
+  pl.grid_m = ceil_div(s.M, pl.tile_m);
+  pl.grid_n = ceil_div(s.N, pl.tile_n);
+  pl.stages = v("stages");
+  pl.smem_layout = smem_layout_name(v("smem"));
+  CostTerms ct = cost_terms(s, x);
+  double ns = std::exp2(static_cast<double>(ct.total()) / kLogScale);
+  pl.bound = ct.bound();
+  if (s.gpu) {
+    pl.warp_m = v("warp_m");
+    pl.warp_n = v("warp_n");
+    pl.split_k = v("split_k");
+    pl.raster_group = v("raster_group");
+    pl.blocks_per_sm = v("blocks_per_sm");
+    pl.cluster_m = v("cluster_m");
+    pl.cluster_n = v("cluster_n");
+    pl.loader = s.index_of("loader") >= 0 && at(s, x, "loader") == kLoaderTma ? "tma" : "cp.async";
+    pl.threads = block_threads(pl.warp_m, pl.warp_n, pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync);
+    // The TMA kernel's persistent tile loop: one block per resident slot, each taking several
+    // tiles, where the tiles outnumber the slots; one block per tile where they fit in one wave
+    // (there the loop only costs: 3% at 128 × 14336 × 4096 on the H200, while multi-wave shapes
+    // gained 0-4.5%; bench/RESULTS.md, "Hopper: a TMA loader"). 'persistent: true' or 'false' in
+    // the spec decides instead.
+    if (pl.loader == "tma") {
+      const std::int64_t tiles = ceil_div(s.M, pl.tile_m) * ceil_div(s.N, pl.tile_n);
+      const std::int64_t slots = std::max<std::int64_t>(1, p.hw.gpu.sm_count) * pl.blocks_per_sm;
+      const bool persistent = p.persistent.user ? p.persistent.value : tiles > slots;
+      if (persistent) pl.persistent_blocks = std::min(tiles, slots);
+    }
+    // Where the TMA loader's rules leave only cp.async, the plan says which one (--verbose, plan).
+    if (pl.family == "wgmma" && pl.loader == "cp.async" && p.hw.gpu.has_tma && !p.loader.user)
+      if (std::string why = tma_refusal(s); !why.empty()) pl.notes.push_back("tiles are loaded by cp.async: " + why);
+    pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
+                    (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
+    pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);
+    pl.k_iters = ceil_div(s.K, pl.tile_k * pl.split_k);
+    pl.l2_hit_rate = l2_hit_milli(s, pl.tile_m, pl.tile_n, pl.raster_group, pl.blocks_per_sm) / 1000.0;
+    std::int64_t ra, ba, rb, bb;
+    smem_tile_shape(s, true, pl.tile_m, pl.tile_n, pl.tile_k, ra, ba);
+    smem_tile_shape(s, false, pl.tile_m, pl.tile_n, pl.tile_k, rb, bb);
+    pl.bank_conflict_rate =
+        std::max(bank_conflict_milli(s, ra, ba, v("smem")), bank_conflict_milli(s, rb, bb, v("smem"))) / 1000.0;
+    pl.predicted_us = ns / 1000.0;
+    // A run-time K: A's rows (K elements) start on 16-byte boundaries for the cp.async loads.
+    if (p.k_dynamic) pl.k_align = elements_per(p.a.value, 16);
+  } else {
+    pl.dataflow = v("dataflow") == 0 ? "weight_stationary" : "output_stationary";
+    // The DMA moves whole bus beats: a run-time K keeps A's rows (K elements) whole beats.
+    const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
+    if (p.k_dynamic) pl.k_align = elements_per(p.a.value, beat_bits / 8);
+    pl.smem_bytes = npu_spad_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k);
+    pl.npu_layout = npu_layout_of(s, pl.tile_m, pl.tile_n, pl.tile_k, v("dataflow"));
+    pl.k_iters = ceil_div(s.K, pl.tile_k);
+    pl.instr_k = 1;
+    // NPU costs are cycles (the layout's estimate); the model's clock turns them into time.
+    pl.predicted_us = static_cast<double>(pl.npu_layout->cycles) / p.hw.npu.clock_mhz;
+  }
+  double flops = 2.0 * static_cast<double>(s.M) * s.N * s.K * s.batch;
+  pl.predicted_tflops = flops / (pl.predicted_us * 1e6);
+  for (const auto& r : rules) pl.rules.push_back(r.name);
+  if (!p.weight_conversion.empty())
+    pl.notes.push_back(fmt::format("{} weights are unpacked and converted to {} in registers before the multiply",
+                                   p.b.value.name, p.weight_conversion));
+  if (p.c.value.name != p.acc.value.name)
+    pl.notes.push_back(fmt::format("{} accumulation, cast to {} on store", p.acc.value.name, p.c.value.name));
+  if (p.pad_k.value && s.K % pl.tile_k != 0)
+    pl.notes.push_back(fmt::format("the K tail ({} of {}) is zero-filled", s.K % pl.tile_k, pl.tile_k));
+  pl.index = make_index(s, pl);
+  return pl;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> schedule_of(const Plan& pl) {
+  std::int64_t smem = kNone;
+  for (std::int64_t v = kNone; v <= kBanked; ++v)
+    if (pl.smem_layout == smem_layout_name(v)) smem = v;
+  return {{"tile_m", pl.tile_m},
+          {"tile_n", pl.tile_n},
+          {"tile_k", pl.tile_k},
+          {"warp_m", pl.warp_m},
+          {"warp_n", pl.warp_n},
+          {"stages", pl.stages},
+          {"split_k", pl.split_k},
+          {"raster_group", pl.raster_group},
+          {"smem", smem},
+          {"blocks_per_sm", pl.blocks_per_sm},
+          {"cluster_m", pl.cluster_m},
+          {"cluster_n", pl.cluster_n},
+          {"loader", pl.loader == "tma" ? kLoaderTma : kLoaderCpAsync},
+          {"dataflow", pl.dataflow == "weight_stationary" ? 0 : 1}};
+}
+
+std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
+  auto differs = [](const char* field, const auto& in_plan, const auto& in_spec) {
+    return fmt::format("{} is {} in the plan, {} for the spec", field, in_plan, in_spec);
+  };
+  if (pl.target != p.hw.name) return differs("target", pl.target, p.hw.name);
+  const std::vector<std::string> fams = families(p);
+  if (std::find(fams.begin(), fams.end(), pl.family) == fams.end())
+    return fmt::format("family is {} in the plan; the spec runs on {}", pl.family, fmt::join(fams, ", "));
+  if (pl.a_type != p.a.value.name) return differs("a_type", pl.a_type, p.a.value.name);
+  if (pl.b_type != p.b.value.name) return differs("b_type", pl.b_type, p.b.value.name);
+  if (pl.c_type != p.c.value.name) return differs("c_type", pl.c_type, p.c.value.name);
+  if (pl.acc_type != p.acc.value.name) return differs("acc_type", pl.acc_type, p.acc.value.name);
+  if (pl.M != p.M.value) return differs("M", pl.M, p.M.value);
+  if (pl.N != p.N.value) return differs("N", pl.N, p.N.value);
+  if (pl.K != p.K.value) return differs("K", pl.K, p.K.value);
+  if (pl.k_dynamic != p.k_dynamic) return differs("k_dynamic", pl.k_dynamic, p.k_dynamic);
+  if (pl.K_min != p.K_min.value) return differs("K_min", pl.K_min, p.K_min.value);
+  if (pl.K_max != p.K_max.value) return differs("K_max", pl.K_max, p.K_max.value);
+  if (pl.batch != p.batch.value) return differs("batch", pl.batch, p.batch.value);
+  if (pl.pad_k != p.pad_k.value) return differs("pad_k", pl.pad_k, p.pad_k.value);
+  const std::string epi = p.epilogue.user ? p.epilogue.value.front() : "none";
+  if (pl.epilogue != epi) return differs("epilogue", pl.epilogue, epi);
+  const std::string sa = p.scale_a.value.empty() ? "none" : p.scale_a.value;
+  const std::string sb = p.scale_b.value.empty() ? "none" : p.scale_b.value;
+  if (pl.scale_a != sa) return differs("scale_a", pl.scale_a, sa);
+  if (pl.scale_b != sb) return differs("scale_b", pl.scale_b, sb);
+  return "";
+}
+
+}  // namespace dg::solve
