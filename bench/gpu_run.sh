@@ -56,6 +56,10 @@ if ls "$mods"/tma_*.ko > /dev/null 2>&1; then
   echo "== the wgmma family with each loader forced, in this order: cp.async, TMA with a persistent tile loop, TMA"
   build/runtime-only/bench/gpu_bench "$mods"/tma_*.ko 2>&1 | tee "$logs/bench_tma.log"
 fi
+if ls "$mods"/oddk_*.ko > /dev/null 2>&1; then
+  echo "== an odd K (pad_k: rows loaded element by element) beside K = 4096, against cuBLAS at the same K"
+  build/runtime-only/bench/gpu_bench "$mods"/oddk_*.ko 2>&1 | tee "$logs/bench_oddk.log"
+fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"
   build/runtime-only/bench/gpu_bench "$mods"/explore_*.ko 2>&1 | tee "$logs/bench_explore.log"

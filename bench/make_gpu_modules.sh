@@ -10,8 +10,10 @@
 #   batch_<type>_MxNxK_b<n>.ko strided batched GEMMs for the batch benchmark
 #   tma_<loader>_<type>_MxNxK.ko the wgmma family with each loader forced (cp_async, tma, and pers:
 #                             TMA with the persistent tile loop)
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma]
-#   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark)
+#   oddk_<type>_MxNxK.ko      a K whose rows are not whole 16-byte chunks (pad_k), beside K + 1
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk]
+#   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark;
+#   oddk: only the odd-K checks and benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -26,7 +28,7 @@ shape { M: $2; N: $3; K: $4; batch: ${8:-1}; }
 scales { ${7:-} }
 constraints { cast_output: $1; ${6:-} }
 SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$5: |" || true
 }
 spec_fp8() {  # A-type B-type C-type M N K out [extra constraints] [scales] [batch]: fp8 on wgmma, B column-major
   cat > "$dir/.spec.dgml" <<SPEC
@@ -37,7 +39,7 @@ layout { B: col_major; }
 scales { ${9:-} }
 constraints { cast_output: $3; ${8:-} }
 SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
 }
 spec_b_col() {  # type M N K out [extra constraints] [batch]: B column-major (K-major); int8 writes int32
   local out=$1
@@ -49,8 +51,25 @@ shape { M: $2; N: $3; K: $4; batch: ${7:-1}; }
 layout { B: col_major; }
 constraints { ${6:-} }
 SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$5: |" || true
 }
+# An odd K (pad_k): A's rows, and a column-major B's, do not start on 16-byte boundaries, so
+# their tiles are loaded element by element; each family, each input width, tails.
+spec fp16 1000 776 4095 "check_oddk_fp16_1000x776x4095.ko" "pad_k: true;"
+spec bf16 333 520 1001 "check_oddk_mma_sync_bf16_333x520x1001.ko" "pad_k: true; family: mma_sync;"
+spec bf16 333 520 1001 "check_oddk_wgmma_bf16_bias_gelu_333x520x1001.ko" "pad_k: true; family: wgmma; op_type: bias_gelu;"
+spec_b_col bf16 129 264 4095 "check_oddk_bf16_bcol_129x264x4095.ko" "pad_k: true;"
+spec_b_col int8 200 264 1001 "check_oddk_int8_bcol_200x264x1001.ko" "pad_k: true;"
+spec_b_col int8 200 264 1001 "check_oddk_mma_sync_int8_bcol_200x264x1001.ko" "pad_k: true; family: mma_sync;"
+for mk in "4096 4095" "4096 4096" "128 4095" "128 4096" "16 4095" "16 4096"; do
+  set -- $mk
+  spec fp16 $1 4096 $2 "oddk_fp16_${1}x4096x${2}.ko" "pad_k: true;"
+done
+if [ "$what" = oddk ]; then
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 # The TMA loader (a producer warpgroup, mbarrier pipeline): odd shapes and tails (the copy engine
 # zero-fills them), each B layout, tile variant, input type, epilogue, scales and a run-time K; and
 # tma_<loader>_*.ko, each loader forced on the benchmark's shapes, timed beside cuBLAS.
@@ -62,7 +81,7 @@ shape { M: $3; N: $4; K_min: $5; K_max: $6; }
 layout { ${9:-} }
 constraints { ${8:-} }
 SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
 }
 for t in fp16 bf16; do
   spec $t 1000 776 1008 "check_tma_${t}_1000x776x1008.ko" "loader: tma;"

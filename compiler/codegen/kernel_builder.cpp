@@ -1,5 +1,7 @@
 #include "codegen/kernel_builder.h"
 
+#include <llvm/IR/InlineAsm.h>
+
 #include "codegen/launch_record.h"
 #include "sema/dtype.h"
 #include "support/error.h"
@@ -136,6 +138,16 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
   auto* cp = intr(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
   const std::int64_t per_chunk = 16 / elem_bytes, cpr = cols / per_chunk, total = rows * cpr;
   llvm::Type* elem_ty = b_.getIntNTy(static_cast<unsigned>(elem_bytes * 8));
+  // Rows that start on 16-byte boundaries and a column limit of whole chunks are copied by
+  // cp.async, 16 bytes at a time. Otherwise (a K that is not a multiple of 16 bytes' elements,
+  // with pad_k) each element is loaded on its own, zero past the limit, and the chunk is stored
+  // with one 16-byte shared store at the same place: synchronous, but the same layout, so the
+  // pipeline and the MMA code are unchanged. A run-time K is aligned by its rule (k_align).
+  auto multiple = [&](Value* v) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(v);
+    return !c || c->getZExtValue() % static_cast<std::uint64_t>(per_chunk) == 0;
+  };
+  const bool by_element = !multiple(ld) || !multiple(col_limit);
   for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
     Value* q = b_.CreateAdd(tid_, c32(q0));
     Value* row = b_.CreateUDiv(q, c32(cpr));
@@ -147,6 +159,33 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
     Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), ld), b_.CreateSelect(ok, gc, c32(0)));
     Value* src = b_.CreateGEP(elem_ty, global, b_.CreateZExt(elem, b_.getInt64Ty()));
     Value* dst = smem_ptr(b_.CreateAdd(base, offset(row, ch)));
+    if (by_element) {
+      emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total, [&] {
+        Value* row_ok = b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), valid_tile);
+        Value* row_start = b_.CreateMul(b_.CreateSelect(row_ok, gr, c32(0)), ld);
+        // The chunk as four 32-bit words, each element shifted into its place.
+        std::vector<Value*> words(4, c32(0));
+        for (std::int64_t e = 0; e < per_chunk; ++e) {
+          Value* col = b_.CreateAdd(gc, c32(e));
+          Value* in = b_.CreateAnd(row_ok, b_.CreateICmpULT(col, col_limit));
+          // Out of range: a load of the matrix's first element (always there), then a zero.
+          Value* at = b_.CreateSelect(in, b_.CreateAdd(row_start, col), c32(0));
+          Value* v = b_.CreateAlignedLoad(elem_ty, b_.CreateGEP(elem_ty, global, b_.CreateZExt(at, b_.getInt64Ty())),
+                                          llvm::Align(static_cast<std::uint64_t>(elem_bytes)));
+          v = b_.CreateZExt(b_.CreateSelect(in, v, llvm::ConstantInt::get(elem_ty, 0)), b_.getInt32Ty());
+          const std::int64_t byte = e * elem_bytes;
+          auto& w = words[static_cast<std::size_t>(byte / 4)];
+          w = b_.CreateOr(w, byte % 4 ? b_.CreateShl(v, c32(8 * (byte % 4))) : v);
+        }
+        Value* chunk = llvm::PoisonValue::get(llvm::FixedVectorType::get(b_.getInt32Ty(), 4));
+        for (unsigned i = 0; i < 4; ++i) chunk = b_.CreateInsertElement(chunk, words[i], std::uint64_t{i});
+        b_.CreateAlignedStore(chunk, dst, llvm::Align(16));
+        // The chunk's loads are not moved past this point: a tile's elements all in flight at
+        // once would spill the registers they need.
+        b_.CreateCall(llvm::InlineAsm::get(llvm::FunctionType::get(b_.getVoidTy(), false), "", "~{memory}", true));
+      });
+      continue;
+    }
     emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total,
                  [&] { b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))}); });
   }

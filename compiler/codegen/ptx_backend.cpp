@@ -90,10 +90,12 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
                        p.family == "wgmma" ? "wgmma m64nNk32" : "mma.sync m16n8k32",
                        p.family == "wgmma" ? "wgmma" : "ldmatrix");
   const std::int64_t per_chunk = int8 || fp8 ? 16 : f32 ? 4 : 8;  // elements per 16-byte load
+  // A K that is not a multiple of a 16-byte load's elements (pad_k) is loaded element by element
+  // (KernelBuilder::load_operand); N is not.
   if (!is_m8n8k4(p) &&  // (the register-staged Volta loads fall back to 2-byte loads)
-      (p.K % per_chunk != 0 || (p.index.b_row_major && p.N % per_chunk != 0) || p.N % 8 != 0))
-    return fmt::format("16-byte loads need K{} to be a multiple of {} (K = {}, N = {})",
-                       p.index.b_row_major ? " and N" : "", per_chunk, p.K, p.N);
+      ((p.index.b_row_major && p.N % per_chunk != 0) || p.N % 8 != 0))
+    return fmt::format("16-byte loads and paired stores need N to be a multiple of {} (N = {})",
+                       p.index.b_row_major ? std::max<std::int64_t>(per_chunk, 8) : 8, p.N);
   if ((p.scale_a != "none" || p.scale_b != "none") && (int8 || p.acc_type != "fp32"))
     return "per-tensor scales multiply an fp32 accumulation only";
   if (p.epilogue != "none" && int8)

@@ -134,7 +134,16 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
       if (std::string why = tma_refusal(s); !why.empty()) pl.notes.push_back("tiles are loaded by cp.async: " + why);
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
                     (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
-    pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n);
+    pl.regs_per_thread = regs_per_thread(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n) +
+                         element_load_registers(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n, pl.stages);
+    for (bool a : {true, false})
+      if (rows_by_element(s, a))
+        pl.notes.push_back(fmt::format("{}'s rows ({} elements of {} bits) are not whole 16-byte chunks: its tiles are "
+                                       "loaded element by element",
+                                       a ? "A" : "B",
+                                       a ? (p.a_layout.value == Layout::RowMajor ? s.K : s.M)
+                                         : (p.b_layout.value == Layout::RowMajor ? s.N : s.K),
+                                       a ? s.a_bits : s.b_bits));
     pl.k_iters = ceil_div(s.K, pl.tile_k * pl.split_k);
     pl.l2_hit_rate = l2_hit_milli(s, pl.tile_m, pl.tile_n, pl.raster_group, pl.blocks_per_sm) / 1000.0;
     std::int64_t ra, ba, rb, bb;

@@ -93,8 +93,14 @@ class Encoder {
            p().loader.loc);
     Expr regs = q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"},
                          [&](const Vals& v) { return regs_per_thread(s_, v[0], v[1], v[2], v[3], v[4]); });
+    const bool by_element = rows_by_element(s_, true) || rows_by_element(s_, false);
+    if (by_element)
+      regs = regs + q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n", "stages"}, [&](const Vals& v) {
+               return element_load_registers(s_, v[0], v[1], v[2], v[3], v[4], v[5]);
+             });
     rule("hw.registers_per_thread",
-         fmt::format("accumulator and fragment registers per thread <= {} ({})", g.max_regs_per_thread, hwn),
+         fmt::format("accumulator{} and fragment registers per thread <= {} ({})",
+                     by_element ? ", element-load" : "", g.max_regs_per_thread, hwn),
          "hardware", regs <= g.max_regs_per_thread);
 
     Expr per_stage = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return stage_bytes(s_, v[0], v[1], v[2]); }) +
@@ -117,6 +123,10 @@ class Encoder {
     Expr regs_block = q_.table(with_loader({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n"}), [&](const Vals& v) {
       return block_registers(s_, v[0], v[1], v[2], v[3], v[4], loader_of(v));
     });
+    if (by_element)
+      regs_block = regs_block + q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n", "stages"}, [&](const Vals& v) {
+                     return element_load_registers(s_, v[0], v[1], v[2], v[3], v[4], v[5]) * threads(v[3], v[4]);
+                   });
     rule("hw.occupancy_registers", fmt::format("blocks_per_sm × registers per block <= {} per SM ({})", g.regs_per_sm, hwn),
          "hardware", q_.times_var("blocks_per_sm", regs_block) <= g.regs_per_sm);
     rule("hw.occupancy_threads", fmt::format("blocks_per_sm × threads per block <= {} per SM ({})", g.max_threads_per_sm, hwn),

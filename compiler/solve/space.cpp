@@ -323,6 +323,23 @@ std::string tma_refusal(const Space& s) {
   return "";
 }
 
+bool rows_by_element(const Space& s, bool a) {
+  // Without cp.async (Volta's m8n8k4) every tile travels through registers anyway, counted in
+  // regs_per_thread's staging.
+  if (!s.gpu || !s.problem->hw.gpu.has_cp_async) return false;
+  return a ? (lda_of(s) * s.a_bits) % 128 != 0 : (ldb_of(s) * s.b_bits) % 128 != 0;
+}
+
+std::int64_t element_load_registers(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
+                                    std::int64_t wn, std::int64_t stages) {
+  const bool a = rows_by_element(s, true), b = rows_by_element(s, false);
+  if (!a && !b) return 0;
+  const std::int64_t elems = (a ? tm * tk : 0) + (b ? tk * tn : 0);
+  // Two registers per element: its value and its address (ptxas put a 32×16×128 tile of a bf16 A and
+  // B with 4 warps at 128 registers with 2 stages, 230 with 3, 255 and a spill with 4).
+  return std::max<std::int64_t>(1, stages - 1) * 2 * ceil_div(elems, threads(wm, wn)) + 16;
+}
+
 std::int64_t block_threads(std::int64_t wm, std::int64_t wn, std::int64_t loader) {
   return threads(wm, wn) + (loader == kLoaderTma ? 128 : 0);
 }

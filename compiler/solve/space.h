@@ -86,6 +86,16 @@ bool tma_strides_aligned(const Space& s);
 std::string tma_strides_rule(const Space& s);
 /// hw.tma_batch's statement.
 inline constexpr const char* kTmaBatchRule = "the TMA loader maps one matrix per operand (batch 1)";
+/// Operand rows that are not whole 16-byte chunks (an odd K with pad_k): A's (`a`) or B's tiles
+/// are then loaded element by element (codegen's load_operand), each element in a register of
+/// its own until its chunk is stored.
+bool rows_by_element(const Space& s, bool a);
+/// The registers those loads hold per thread: ptxas issues the loads of every stage the
+/// pipeline's prologue fills (stages - 1) before their stores, two registers per element (its
+/// value and its address). 0 when
+/// every row is whole chunks.
+std::int64_t element_load_registers(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
+                                    std::int64_t wn, std::int64_t stages);
 /// Threads per block: the computing warps, and a TMA loader's producer warpgroup.
 std::int64_t block_threads(std::int64_t wm, std::int64_t wn, std::int64_t loader);
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,

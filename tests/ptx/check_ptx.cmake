@@ -1,4 +1,4 @@
-# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma[+tma]] [-DEXTRA=regex] -P check_ptx.cmake
+# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma[+tma|+elem]] [-DEXTRA=regex] -P check_ptx.cmake
 # A wgmma family with "+tma" loads its tiles with the tensor-memory accelerator from a producer
 # warpgroup (mbarrier pipeline, setmaxnreg); without it, with cp.async in every thread.
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=ptx -o ${OUT} --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
@@ -6,6 +6,13 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compile --emit=ptx failed (${rc}):\n${err}")
 endif()
 file(READ ${OUT} ptx)
+# "+elem": every operand's rows are unaligned (an odd K), so no tile is copied by cp.async: each
+# is loaded element by element and stored in 16-byte chunks.
+set(elem OFF)
+if(FAMILY MATCHES "\\+elem$")
+  set(elem ON)
+  string(REGEX REPLACE "\\+elem$" "" FAMILY "${FAMILY}")
+endif()
 set(tma OFF)
 if(FAMILY MATCHES "\\+tma$")
   set(tma ON)
@@ -56,6 +63,13 @@ elseif(FAMILY STREQUAL "m8n8k4")
 else()
   set(wants "\\.target sm_[0-9]+a?" "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.(f16|bf16)"
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4" "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group")
+endif()
+if(elem)
+  list(REMOVE_ITEM wants "cp\\.async\\.cg\\.shared\\.global")
+  list(APPEND wants "st\\.shared\\.v4\\.(b32|u32)")
+  if(ptx MATCHES "cp\\.async\\.cg")
+    message(FATAL_ERROR "an operand with unaligned rows is copied by cp.async")
+  endif()
 endif()
 if(EXTRA)
   list(APPEND wants "${EXTRA}")

@@ -113,7 +113,7 @@ std::vector<std::string> violations(const Space& s, const Point& x) {
   if ((tn / wn) % s.in != 0 || tn % wn != 0) bad.push_back("hw.warp_tile_n");
   std::int64_t thr = 32 * wm * wn;
   if (thr > g.max_threads_per_block) bad.push_back("hw.threads_per_block");
-  std::int64_t regs = regs_per_thread(s, tm, tn, tk, wm, wn);
+  std::int64_t regs = regs_per_thread(s, tm, tn, tk, wm, wn) + element_load_registers(s, tm, tn, tk, wm, wn, st);
   if (regs > g.max_regs_per_thread) bad.push_back("hw.registers_per_thread");
   std::int64_t smem = smem_bytes(s, tm, tn, tk, st, lay);
   if (smem > g.smem_per_block_bytes) bad.push_back("hw.smem_per_block");
