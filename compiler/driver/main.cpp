@@ -113,6 +113,20 @@ int run(int argc, char** argv) {
   simc->add_option("--seed", sopts.seed, "Seed of the random A and B (default 1)");
   simc->add_option("--max-cycles", sopts.max_cycles, "Give up after this many cycles (default: from the problem size)");
   simc->add_option("--trace", sopts.trace, "Write a VCD waveform to this file (builds a tracing simulator)");
+  simc->add_option("--base", sopts.base,
+                   "A's bus address (decimal or 0x hex); B lies 256 MiB above it, C 512 MiB (default 0x10000000 on a "
+                   "32-bit bus, 2^(bits-1) + 0x10000000 on a wider one)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+            const std::string digits = hex ? v.substr(2) : v;
+            const char* allowed = hex ? "0123456789abcdefABCDEF" : "0123456789";
+            if (digits.empty() || digits.find_first_not_of(allowed) != std::string::npos ||
+                digits.size() > (hex ? 16u : 20u) || (!hex && digits.size() == 20 && digits > "18446744073709551615"))
+              return "an address is a decimal or 0x-hex number below 2^64, not '" + v + "'";
+            return std::string();
+          },
+          "ADDR"));
   simc->add_option("--trusted-key", sopts.trusted_key,
                    "A public key (.pub): refuse a module that is not signed by it, or altered after signing");
   simc->add_flag("-v,--verbose", sopts.verbose, "Say where the simulator is built or found");

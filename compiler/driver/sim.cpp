@@ -319,6 +319,7 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   if (o.max_cycles != 0) cmd += fmt::format(" --max-cycles {}", o.max_cycles);
   if (!o.trace.empty()) cmd += " --trace " + shell_quote(o.trace);
+  if (!o.base.empty()) cmd += " --base " + shell_quote(o.base);
   std::fflush(nullptr);
   int rc = exit_code(std::system(cmd.c_str()));
   fs::remove(copy, ec);

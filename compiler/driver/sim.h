@@ -21,6 +21,7 @@ struct SimOptions {
   std::uint64_t seed = 1;
   std::uint64_t max_cycles = 0;
   std::string trace;         // VCD file ("" none)
+  std::string base;          // A's bus address, decimal or 0x hex ("" the harness's default)
   std::string trusted_key;   // a public key file: refuse modules not signed by it
   bool verbose = false;
   bool rebuild = false;      // rebuild the simulator even when cached
