@@ -73,7 +73,7 @@ std::string error_line(const std::string& text) {
 const std::vector<std::string> kModelFields = {
     "pe_rows",       "pe_cols",         "spad_banks",          "spad_rows",          "spad_width_bits",
     "acc_rows",      "acc_width_bits",  "acc_width",           "bus_data_bits",      "bus_max_burst_beats",
-    "bus_boundary_bytes", "dram_latency_cycles", "drain_shadow"};
+    "bus_boundary_bytes", "dram_latency_cycles", "drain_shadow", "bus_addr_bits"};
 
 struct Variant {
   std::string id;      // "pe_rows=8,dram_latency_cycles=300" ("base" when nothing varies)
