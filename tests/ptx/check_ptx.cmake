@@ -1,4 +1,19 @@
 # cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma[+tma|+elem]] [-DEXTRA=regex] -P check_ptx.cmake
+# Without -DFAMILY, the spec says it: a `// PTX-FAMILY: F` line, and `// PTX-CHECK: REGEX` lines
+# that the PTX must match besides the family's own instructions.
+if(NOT FAMILY)
+  file(STRINGS ${SPEC} family_line REGEX "^// PTX-FAMILY: ")
+  list(LENGTH family_line n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "${SPEC}: one '// PTX-FAMILY: F' line expected, found ${n}")
+  endif()
+  string(REGEX REPLACE "^// PTX-FAMILY: *" "" FAMILY "${family_line}")
+  file(STRINGS ${SPEC} check_lines REGEX "^// PTX-CHECK: ")
+  foreach(line ${check_lines})
+    string(REGEX REPLACE "^// PTX-CHECK: " "" regex "${line}")
+    list(APPEND EXTRA "${regex}")
+  endforeach()
+endif()
 # A wgmma family with "+tma" loads its tiles with the tensor-memory accelerator from a producer
 # warpgroup (mbarrier pipeline, setmaxnreg); without it, with cp.async in every thread.
 execute_process(COMMAND ${CMD} compile ${SPEC} --emit=ptx -o ${OUT} --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
