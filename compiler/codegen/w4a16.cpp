@@ -8,11 +8,12 @@
 // B (lane t of a quad takes k 8t..8t+7), which also lets A arrive by 16-byte loads.
 //
 // Schedule (the small-M regime, correct for any M): a block owns 16·fm rows (fm = ceil(M/16),
-// at most 4) and 16 columns (two n8 tiles), and its W warps (W = min(8, K/128 blocks)) split K:
-// warp w takes the 128-k blocks w, w + W, ...; the next block's weights (and scales) are loaded
-// before the current one is multiplied (a register double buffer). At the end the warps' partial
-// sums meet in shared memory, each accumulator tile summed by one warp, which runs the epilogue
-// (bias, activation, cast) and the predicated store.
+// at most 2: four m16 tiles with group scales spill registers) and 16 columns (two n8 tiles),
+// and its W warps (W = min(8, K/128 blocks)) split K: warp w takes the 128-k blocks w, w + W,
+// ...; the next block's weights (and scales) are loaded before the current one is multiplied (a
+// register double buffer). At the end the warps' partial sums meet in shared memory, each
+// accumulator tile summed by one warp, which runs the epilogue (bias, activation, cast) and the
+// predicated store.
 //
 // Group scales (scales { B: group_G; }) multiply per-group partial sums in fp32: each group's
 // products accumulate from zero in registers and are added to the accumulator times the group's
@@ -49,7 +50,7 @@ class W4a16Kernel : KernelBuilder {
 
   LaunchInfo build(const std::string& name) {
     kb_ = static_cast<std::int64_t>(ko::w4::k_blocks(static_cast<std::uint64_t>(p_.K)));
-    fm_ = std::min<std::int64_t>(4, (p_.M + 15) / 16);
+    fm_ = std::min<std::int64_t>(2, (p_.M + 15) / 16);
     warps_ = std::min<std::int64_t>(8, kb_);
     per_column_ = p_.scale_b == "per_column";
     group_ = per_column_ ? 0 : group_size(p_);

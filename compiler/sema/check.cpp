@@ -374,15 +374,19 @@ class Checker {
         d_.note(e->value.loc, "write group_32, group_64, group_128 or per_column");
         return;
       }
-      if (!want_ident(*e, kinds, v)) return;
-      if (!p_.hw.is_gpu()) {
-        d_.error(e->loc, fmt::format("scales apply to GPU targets; '{}' is an NPU, whose outputs are integers", p_.hw.name));
-        return;
-      }
-      if (key[0] == 'A' && v != "none" && v != "per_tensor") {
+      // A takes per-tensor scales only; the grouped kinds belong to 4-bit weights.
+      static const std::vector<std::string> a_kinds = {"none", "per_tensor"};
+      const bool grouped_on_a = key[0] == 'A' && e->value.kind == ast::Value::Kind::Ident &&
+                                std::find(kinds.begin() + 2, kinds.end(), e->value.text) != kinds.end();
+      if (grouped_on_a) {
         d_.error(e->value.loc, fmt::format("'{}' scales apply to 4-bit weights (B) only; an activation takes "
                                            "per_tensor or none",
-                                           v));
+                                           e->value.text));
+        return;
+      }
+      if (!want_ident(*e, key[0] == 'A' ? a_kinds : kinds, v)) return;
+      if (!p_.hw.is_gpu()) {
+        d_.error(e->loc, fmt::format("scales apply to GPU targets; '{}' is an NPU, whose outputs are integers", p_.hw.name));
         return;
       }
       out = {v, e->loc, true};

@@ -596,7 +596,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == "mma.sync") {
     pl.loader = "registers";
     pl.notes.push_back("weights packed in the n8k128 layout (deepgemm pack) stream into registers: 16 columns and "
-                       "up to 64 rows per block, up to 8 warps splitting K");
+                       "up to 32 rows per block, up to 8 warps splitting K");
   }
   if (p.c.value.name != p.acc.value.name)
     pl.notes.push_back(fmt::format("{} accumulation, cast to {} on store", p.acc.value.name, p.c.value.name));

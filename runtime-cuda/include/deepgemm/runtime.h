@@ -85,7 +85,9 @@ dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, void* host_pt
  *  (`packed_bytes`, at least what dgmm_operand_info says operand `name` holds) in the layout the
  *  module's operand `name` (its B) reads, header included; host memory, nothing is enqueued. Bind
  *  the result with dgmm_bind_input (or copy it to a device buffer for dgmm_bind_device): both
- *  refuse weights packed for another layout, K or N with DGMM_ERROR_INVALID_ARGUMENT. */
+ *  refuse weights packed for another layout, K or N with DGMM_ERROR_INVALID_ARGUMENT
+ *  (dgmm_bind_device reads a device buffer's header back once per handle and buffer: rewrite a
+ *  bound buffer with weights of this module only). */
 dgmm_status dgmm_pack_weights(dgmm_handle handle, const char* name, const void* plain, int order, void* packed,
                               size_t packed_bytes);
 
