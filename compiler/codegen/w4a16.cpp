@@ -10,8 +10,8 @@
 // Schedule (the small-M regime, correct for any M): a block owns 16·fm rows (fm = ceil(M/16),
 // at most 2: four m16 tiles with group scales spill registers) and 16 columns (two n8 tiles),
 // and its W warps (W = min(8, K/128 blocks)) split K: warp w takes the 128-k blocks w, w + W,
-// ...; the next block's weights (and scales) are loaded before the current one is multiplied (a
-// register double buffer). At the end the warps' partial sums meet in shared memory, each
+// ...; the weights (and scales) of up to three blocks ahead are loaded before the current one is
+// multiplied (a ring of registers). At the end the warps' partial sums meet in shared memory, each
 // accumulator tile summed by one warp, which runs the epilogue (bias, activation, cast) and the
 // predicated store.
 //
@@ -54,9 +54,15 @@ class W4a16Kernel : KernelBuilder {
     warps_ = std::min<std::int64_t>(8, kb_);
     per_column_ = p_.scale_b == "per_column";
     group_ = per_column_ ? 0 : group_size(p_);
+    // Blocks in flight per warp: as many as K gives each warp, at most 3; 2 with two m16 tiles
+    // (one block per SM), and 1 with one m16 tile and groups of 32 (four scale words per tile and
+    // block), where more would spill past the 128 registers of two blocks per SM.
+    const std::int64_t most = fm_ == 2 ? 2 : group_ == 32 ? 1 : 3;
+    ahead_ = std::max<std::int64_t>(1, std::min<std::int64_t>(most, (kb_ + warps_ - 1) / warps_));
     bf16_ = p_.a_type == "bf16";
     const std::int64_t grid_n = (p_.N + kBlockN - 1) / kBlockN, grid_m = (p_.M + 16 * fm_ - 1) / (16 * fm_);
-    begin_kernel(name, 32 * warps_, 1, 16);
+    // Two blocks of eight warps per SM with one m16 tile (at most 128 registers a thread).
+    begin_kernel(name, 32 * warps_, fm_ == 1 ? 2 : 1, 16);
     body(grid_n);
     LaunchInfo li = launch_info(name, warps_ * fm_ * kFn * 4 * 32 * 4);
     li.grid[0] = static_cast<std::uint32_t>(grid_n * grid_m);
@@ -260,10 +266,27 @@ class W4a16Kernel : KernelBuilder {
         }
       }
     };
-    // The K loop: q = warp, warp + W, ... < KB, the next block's loads before this one's math.
-    std::vector<std::array<Value*, 4>> bw0;
-    std::vector<std::vector<Value*>> sc0;
-    load_block(warp, bw0, sc0);
+    // The K loop: q = warp, warp + W, ... < KB. A ring of `ahead` blocks' weights (and scales) in
+    // registers: block q + ahead·W is loaded before block q is multiplied, so that `ahead` loads
+    // of every lane are in flight behind the math (loads past the last block read the last one
+    // again, from L2, and are not used).
+    const std::int64_t ahead = ahead_;
+    auto flatten = [&](Value* qv) {
+      std::vector<std::array<Value*, 4>> bw;
+      std::vector<std::vector<Value*>> sc;
+      load_block(qv, bw, sc);
+      std::vector<Value*> flat;
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        flat.insert(flat.end(), bw[j].begin(), bw[j].end());
+        flat.insert(flat.end(), sc[j].begin(), sc[j].end());
+      }
+      return flat;
+    };
+    auto clamp_block = [&](Value* qv) {
+      return b_.CreateSelect(b_.CreateICmpULT(qv, c32(kb_)), qv, c32(kb_ - 1));
+    };
+    std::vector<std::vector<Value*>> ring0;
+    for (std::int64_t r = 0; r < ahead; ++r) ring0.push_back(flatten(clamp_block(b_.CreateAdd(warp, c32(r * warps_)))));
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, "k.loop", kernel_);
     auto* done = llvm::BasicBlock::Create(ctx_, "k.done", kernel_);
@@ -271,34 +294,30 @@ class W4a16Kernel : KernelBuilder {
     b_.SetInsertPoint(head);
     auto* q = b_.CreatePHI(b_.getInt32Ty(), 2, "q");
     q->addIncoming(warp, pre);
-    std::vector<std::array<llvm::PHINode*, 4>> bw_phi(kFn);
-    std::vector<std::vector<llvm::PHINode*>> sc_phi(kFn);
-    std::vector<std::array<Value*, 4>> bw(kFn);
-    std::vector<std::vector<Value*>> sc(kFn);
-    for (std::int64_t j = 0; j < kFn; ++j) {
-      for (int w = 0; w < 4; ++w) {
-        bw_phi[j][w] = b_.CreatePHI(b_.getInt32Ty(), 2);
-        bw_phi[j][w]->addIncoming(bw0[j][w], pre);
-        bw[j][w] = bw_phi[j][w];
+    std::vector<std::vector<llvm::PHINode*>> ring(ahead);
+    for (std::int64_t r = 0; r < ahead; ++r)
+      for (Value* v : ring0[r]) {
+        ring[r].push_back(b_.CreatePHI(b_.getInt32Ty(), 2));
+        ring[r].back()->addIncoming(v, pre);
       }
-      for (std::int64_t h = 0; h < groups_per_block; ++h) {
-        sc_phi[j].push_back(b_.CreatePHI(b_.getInt32Ty(), 2));
-        sc_phi[j][h]->addIncoming(sc0[j][h], pre);
-        sc[j].push_back(sc_phi[j][h]);
-      }
-    }
     Value* qn = b_.CreateAdd(q, c32(warps_));
     Value* more = b_.CreateICmpULT(qn, c32(kb_));
-    std::vector<std::array<Value*, 4>> bw1;
-    std::vector<std::vector<Value*>> sc1;
-    load_block(b_.CreateSelect(more, qn, q), bw1, sc1);
-    compute_block(q, bw, sc);
+    std::vector<Value*> next = flatten(clamp_block(b_.CreateAdd(q, c32(ahead * warps_))));
+    {
+      std::vector<std::array<Value*, 4>> bw(kFn);
+      std::vector<std::vector<Value*>> sc(kFn);
+      std::size_t at = 0;
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        for (int w = 0; w < 4; ++w) bw[j][w] = ring[0][at++];
+        for (std::int64_t h = 0; h < groups_per_block; ++h) sc[j].push_back(ring[0][at++]);
+      }
+      compute_block(q, bw, sc);
+    }
     auto* latch = b_.GetInsertBlock();
     q->addIncoming(qn, latch);
-    for (std::int64_t j = 0; j < kFn; ++j) {
-      for (int w = 0; w < 4; ++w) bw_phi[j][w]->addIncoming(bw1[j][w], latch);
-      for (std::int64_t h = 0; h < groups_per_block; ++h) sc_phi[j][h]->addIncoming(sc1[j][h], latch);
-    }
+    for (std::int64_t r = 0; r < ahead; ++r)
+      for (std::size_t i = 0; i < ring[r].size(); ++i)
+        ring[r][i]->addIncoming(r + 1 < ahead ? static_cast<Value*>(ring[r + 1][i]) : next[i], latch);
     b_.CreateCondBr(more, head, done);
     b_.SetInsertPoint(done);
     if (per_column_) {  // one group of all K, one scale per column
@@ -338,7 +357,7 @@ class W4a16Kernel : KernelBuilder {
     b_.CreateRetVoid();
   }
 
-  std::int64_t kb_ = 1, fm_ = 1, warps_ = 1, group_ = 0;
+  std::int64_t kb_ = 1, fm_ = 1, warps_ = 1, group_ = 0, ahead_ = 1;
   unsigned scale_arg_ = 3;
   bool hint_ = false, bf16_ = false, per_column_ = false;
   llvm::AllocaInst *acc_ = nullptr, *part_ = nullptr;
