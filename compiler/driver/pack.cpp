@@ -5,6 +5,7 @@
 #include <deepgemm/w4_pack.h>
 #include <fmt/format.h>
 
+#include <new>
 #include <vector>
 
 #include "support/error.h"
@@ -21,9 +22,7 @@ int fail(std::ostream& err, const std::string& msg) {
   return kExitUserError;
 }
 
-}  // namespace
-
-int pack(const PackOptions& o, std::ostream& out, std::ostream& err) {
+int pack_weights(const PackOptions& o, std::ostream& out, std::ostream& err) {
   if (o.order != "kn" && o.order != "nk")
     return fail(err, fmt::format("--order is kn (row-major K×N) or nk (row-major N×K), not '{}'", o.order));
   std::vector<std::uint8_t> mod;
@@ -75,6 +74,16 @@ int pack(const PackOptions& o, std::ostream& out, std::ostream& err) {
                      l.K, l.N, o.order == "kn" ? "K×N" : "N×K", o.unpack ? "from" : "in",
                      ko::w4::layout_name(b->packing), o.output, bytes.size());
   return 0;
+}
+
+}  // namespace
+
+int pack(const PackOptions& o, std::ostream& out, std::ostream& err) {
+  try {
+    return pack_weights(o, out, err);
+  } catch (const std::bad_alloc&) {
+    return fail(err, "out of memory for the weights (the packed and plain copies are held in memory)");
+  }
 }
 
 }  // namespace dg::driver
