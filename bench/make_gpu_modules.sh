@@ -54,15 +54,15 @@ constraints { ${6:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
 }
-# 4-bit weights (int4, packed by dgmm_pack_weights; scales { B: group_G / per_column; }): checks
-# on odd M (several 64-row blocks), N not a multiple of the 16-column block, K not a multiple of
-# the 128-k block, each grouping, a fused epilogue, no scales, an fp32 output, the sm_80 kernel
-# (no cache hints, run through the PTX JIT); and w4_*.ko, the benchmark's decode-to-small-batch
-# shapes with groups of 128.
-spec_w4() {  # A-type C-type M N K scales out [constraints] [target]
+# 4-bit weights (int4, and u4 with zero point 8, packed by dgmm_pack_weights; scales { B: group_G /
+# per_column; }): checks on odd M (several 32-row blocks), N not a multiple of the 16-column
+# block, K not a multiple of the 128-k block, each grouping, a fused epilogue, no scales, an fp32
+# output, u4, the sm_80 kernel (no cache hints, run through the PTX JIT); and w4_*.ko, the
+# benchmark's decode-to-small-batch shapes with groups of 128.
+spec_w4() {  # A-type C-type M N K scales out [constraints] [target] [weight]
   cat > "$dir/.spec.dgml" <<SPEC
 target ${9:-hopper};
-precision { activation: $1; weight: int4; output: $2; }
+precision { activation: $1; weight: ${10:-int4}; output: $2; }
 shape { M: $3; N: $4; K: $5; }
 scales { $6 }
 constraints { ${8:-} }
@@ -76,6 +76,7 @@ spec_w4 fp16 fp16 130 4104 1024 "B: per_column;" "check_w4_fp16_percol_bias_silu
 spec_w4 fp16 fp32 1 4096 14336 "B: group_128;" "check_w4_fp16_g128_fp32_1x4096x14336.ko"
 spec_w4 bf16 fp16 5 256 256 "" "check_w4_bf16_noscale_5x256x256.ko"
 spec_w4 bf16 bf16 5 200 288 "B: group_32;" "check_w4_ampere_bf16_g32_5x200x288.ko" "cast_output: bf16;" ampere
+spec_w4 fp16 fp16 3 1000 4096 "B: group_64;" "check_w4_u4_fp16_g64_3x1000x4096.ko" "cast_output: fp16;" hopper u4
 for m in 1 16 64 128; do
   for nk in "4096 4096" "14336 4096" "4096 14336"; do
     set -- $nk

@@ -372,7 +372,8 @@ LaunchInfo build_w4a16(const Plan& plan, const hw::HwModel& hw, llvm::LLVMContex
 }
 
 std::string w4a16_unsupported(const Plan& p, const hw::HwModel& hw) {
-  if (p.b_type != "int4") return fmt::format("weight {} is not generated yet (int4 only)", p.b_type);
+  if (p.b_type != "int4" && p.b_type != "u4")
+    return fmt::format("weight {} is not generated yet (int4 and u4 only)", p.b_type);
   if (p.a_type != "fp16" && p.a_type != "bf16") return "4-bit weights are converted to fp16 or bf16 activations only";
   if (p.acc_type != "fp32") return "4-bit weights accumulate in fp32";
   if (p.family != "mma.sync") return "4-bit weights are generated on the mma.sync family only";

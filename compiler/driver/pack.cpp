@@ -51,7 +51,7 @@ int pack_weights(const PackOptions& o, std::ostream& out, std::ostream& err) {
   std::string bytes;
   if (!o.unpack) {
     if (in.size() != plain)
-      return fail(err, fmt::format("'{}' has {} bytes; {}×{} int4 weights, two per byte, are {} bytes", o.input,
+      return fail(err, fmt::format("'{}' has {} bytes; {}×{} 4-bit weights, two per byte, are {} bytes", o.input,
                                    in.size(), l.K, l.N, plain));
     bytes.resize(packed);
     if (const char* bad = ko::w4::pack(in.data(), order, l.K, l.N, b->packing,
@@ -70,8 +70,8 @@ int pack_weights(const PackOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (!write_output_file(o.output, bytes, {o.module, o.input}, why))
     return fail(err, fmt::format("cannot write '{}': {}", o.output, why));
-  out << fmt::format("{} {}×{} int4 weights ({}) {} layout {} → {} ({} bytes)\n", o.unpack ? "unpacked" : "packed",
-                     l.K, l.N, o.order == "kn" ? "K×N" : "N×K", o.unpack ? "from" : "in",
+  out << fmt::format("{} {}×{} {} weights ({}) {} layout {} → {} ({} bytes)\n", o.unpack ? "unpacked" : "packed",
+                     l.K, l.N, b->packing == ko::w4::kLayoutN8K128U4 ? "u4" : "int4", o.order == "kn" ? "K×N" : "N×K", o.unpack ? "from" : "in",
                      ko::w4::layout_name(b->packing), o.output, bytes.size());
   return 0;
 }

@@ -8,7 +8,7 @@
 // random fp8 values against a float64 host reference on the same rows (relative Frobenius error
 // below 1e-2), and small integers in [-2, 2], whose products and fp32 sums are exact, so that every
 // output must equal the exact result rounded once to C's type, bit for bit. Modules with 4-bit
-// weights (int4, packed by dgmm_pack_weights, group scales sc_b) run twice as well: random
+// weights (int4 or u4, packed by dgmm_pack_weights, group scales sc_b) run twice as well: random
 // activations, weights and scales against a float64 reference of the dequantized weights
 // (relative Frobenius error at most 1e-3, 8e-3 for a bf16 output), and small integers with
 // power-of-two scales, bit for bit.
@@ -121,8 +121,10 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     return ok ? 0 : 1;
   }
 
-  if (mi.b_type == "int4") {
-    // 4-bit weights: int4 values packed with dgmm_pack_weights, group scales (sc_b) in A's type.
+  if (mi.b_type == "int4" || mi.b_type == "u4") {
+    // 4-bit weights: values w in [-8, 7] given to dgmm_pack_weights as int4 nibbles (w & 15) or as
+    // u4 ones (w + 8: the implicit zero point), group scales (sc_b) in A's type.
+    const unsigned flip = mi.b_type == "u4" ? 8u : 0u;
     const int G = mi.group_size(K);  // 0 without scales
     const bool c_bf16 = mi.c_type == "bf16";
     const size_t c_bytes = mi.c_type == "fp32" ? 4 : 2;
@@ -169,7 +171,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) {
           const size_t e = order == DGMM_WEIGHTS_K_BY_N ? size_t(k) * N + n : size_t(n) * K + k;
-          plain[e / 2] |= uint8_t((w[size_t(k) * N + n] & 15) << ((e % 2) * 4));
+          plain[e / 2] |= uint8_t(((unsigned(w[size_t(k) * N + n]) & 15u) ^ flip) << ((e % 2) * 4));
         }
       dgmm_handle ph = dgmm_load_kernel(path);
       if (!ph || dgmm_pack_weights(ph, "B", plain.data(), order, packed.data(), packed.size()) != DGMM_OK) {
@@ -211,7 +213,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         }
       }
     };
-    std::printf("4-bit weights, %s scales, packed with dgmm_pack_weights (%zu bytes)\n",
+    std::printf("4-bit weights (%s), %s scales, packed with dgmm_pack_weights (%zu bytes)\n", mi.b_type.c_str(),
                 G == 0 ? "no" : G == K ? "per-column" : ("group-" + std::to_string(G)).c_str(), packed_bytes);
     int failed = 0;
     {  // random activations in [-1, 1), weights in [-8, 7], scales in [1/256, 1/64): float64 reference

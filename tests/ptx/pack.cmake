@@ -48,7 +48,7 @@ if(same EQUAL 0)
 endif()
 # Refusals.
 file(WRITE ${WORK}/short.bin "0123")
-run(1 "'.*short.bin' has 4 bytes; 288×200 int4 weights, two per byte, are 28800 bytes"
+run(1 "'.*short.bin' has 4 bytes; 288×200 4-bit weights, two per byte, are 28800 bytes"
     pack --module ${WORK}/w4.ko -i ${WORK}/short.bin -o ${WORK}/x.bin)
 run(1 "cannot write '.*kn.bin': .*input" pack --module ${WORK}/w4.ko -i ${WORK}/kn.bin -o ${WORK}/kn.bin)
 run(1 "cannot write '.*w4.ko': .*input" pack --module ${WORK}/w4.ko -i ${WORK}/kn.bin -o ${WORK}/w4.ko)

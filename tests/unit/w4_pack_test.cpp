@@ -55,20 +55,39 @@ std::vector<int> kernel_view(const std::vector<std::uint8_t>& packed, std::uint6
 
 }  // namespace
 
-TEST_CASE("pack then unpack gives the plain weights back, in both orders") {
+TEST_CASE("pack then unpack gives the plain weights back, in both orders and both layouts") {
   for (auto [K, N] : {std::pair<std::uint64_t, std::uint64_t>{288, 200}, {4096, 16}, {32, 8}, {129, 24}}) {
-    for (w4::Order order : {w4::Order::KByN, w4::Order::NByK}) {
-      CAPTURE(K);
-      CAPTURE(N);
-      const auto plain = random_plain(K, N, static_cast<unsigned>(K * 7 + N));
-      std::vector<std::uint8_t> packed(w4::packed_bytes(K, N));
-      REQUIRE(packed.size() == 64 + (N / 8) * ((K + 127) / 128) * 512);
-      REQUIRE(w4::pack(plain.data(), order, K, N, w4::kLayoutN8K128, packed.data(), packed.size()) == nullptr);
-      std::vector<std::uint8_t> back(plain.size(), 0xff);
-      REQUIRE(w4::unpack(packed.data(), packed.size(), w4::kLayoutN8K128, K, N, order, back.data()) == nullptr);
-      CHECK(back == plain);
-    }
+    for (w4::Order order : {w4::Order::KByN, w4::Order::NByK})
+      for (std::uint32_t layout : {w4::kLayoutN8K128, w4::kLayoutN8K128U4}) {
+        CAPTURE(K);
+        CAPTURE(N);
+        CAPTURE(layout);
+        const auto plain = random_plain(K, N, static_cast<unsigned>(K * 7 + N));
+        std::vector<std::uint8_t> packed(w4::packed_bytes(K, N));
+        REQUIRE(packed.size() == 64 + (N / 8) * ((K + 127) / 128) * 512);
+        REQUIRE(w4::pack(plain.data(), order, K, N, layout, packed.data(), packed.size()) == nullptr);
+        std::vector<std::uint8_t> back(plain.size(), 0xff);
+        REQUIRE(w4::unpack(packed.data(), packed.size(), layout, K, N, order, back.data()) == nullptr);
+        CHECK(back == plain);
+        // The other layout's header is refused.
+        const std::uint32_t other = layout == w4::kLayoutN8K128 ? w4::kLayoutN8K128U4 : w4::kLayoutN8K128;
+        CHECK(w4::unpack(packed.data(), packed.size(), other, K, N, order, back.data()) != nullptr);
+      }
   }
+}
+
+TEST_CASE("u4 weights (zero point 8) pack to the bytes of the same values as int4") {
+  const std::uint64_t K = 160, N = 24;
+  const auto u = random_plain(K, N, 99);  // unsigned nibbles u: values u - 8
+  std::vector<std::uint8_t> s(u.size());
+  for (std::size_t i = 0; i < u.size(); ++i) s[i] = static_cast<std::uint8_t>(u[i] ^ 0x88);  // (u - 8) & 15
+  std::vector<std::uint8_t> pu(w4::packed_bytes(K, N)), ps(pu.size());
+  REQUIRE(w4::pack(u.data(), w4::Order::KByN, K, N, w4::kLayoutN8K128U4, pu.data(), pu.size()) == nullptr);
+  REQUIRE(w4::pack(s.data(), w4::Order::KByN, K, N, w4::kLayoutN8K128, ps.data(), ps.size()) == nullptr);
+  CHECK(std::vector<std::uint8_t>(pu.begin() + w4::kHeaderBytes, pu.end()) ==
+        std::vector<std::uint8_t>(ps.begin() + w4::kHeaderBytes, ps.end()));
+  CHECK(pu[8] == w4::kLayoutN8K128U4);
+  CHECK(w4::layout_name(w4::kLayoutN8K128U4) == std::string("n8k128u"));
 }
 
 TEST_CASE("the kernel's reading of the packed layout gives every weight, and zeros past K") {
@@ -102,7 +121,7 @@ TEST_CASE("the header names layout, K and N; a mismatch is refused with the reas
   std::vector<std::uint8_t> packed(w4::packed_bytes(K, N));
   REQUIRE(w4::pack(plain.data(), w4::Order::KByN, K, N, w4::kLayoutN8K128, packed.data(), packed.size()) == nullptr);
   CHECK(w4::check_header(packed.data(), packed.size(), w4::kLayoutN8K128, K, N) == nullptr);
-  CHECK(std::string(w4::check_header(packed.data(), packed.size(), 2, K, N)) ==
+  CHECK(std::string(w4::check_header(packed.data(), packed.size(), w4::kLayoutN8K128U4, K, N)) ==
         "packed weights: packed for another layout than the module reads");
   CHECK(std::string(w4::check_header(packed.data(), packed.size(), w4::kLayoutN8K128, K, 72)) ==
         "packed weights: packed for another K×N than the module's");

@@ -2,8 +2,9 @@
 // and the packer shared by `deepgemm pack` and the CUDA runtime's dgmm_pack_weights. Freestanding
 // like launch_format.h: no heap, no exceptions, fixed little-endian bytes.
 //
-// Plain input: K×N signed int4 weights (two's complement nibbles), two per byte, element e in byte
-// e / 2, low nibble first (even e low). Order kKByN: element (k, n) is e = k·N + n (row-major K×N);
+// Plain input: K×N 4-bit weights, two per byte, element e in byte e / 2, low nibble first (even e
+// low): signed int4 (two's complement nibbles, v in [-8, 7]) for layout 1, unsigned u4 (u in
+// [0, 15], the value u - 8: an implicit zero point of 8) for layout 2. Order kKByN: element (k, n) is e = k·N + n (row-major K×N);
 // kNByK: e = n·K + k (row-major N×K, each output column's K weights together).
 //
 // A packed buffer is a 64-byte header followed by the data:
@@ -17,12 +18,13 @@
 //       24     8  N (u64)
 //       32    32  reserved, 0
 //
-// Layout 1, "n8k128": N is a multiple of 8; K is padded to KB = ceil(K / 128) blocks of 128. The
+// Layouts 1, "n8k128" (int4), and 2, "n8k128u" (u4), differ only in the stored nibble: N is a
+// multiple of 8; K is padded to KB = ceil(K / 128) blocks of 128. The
 // data is N/8 column tiles, each KB chunks of 512 bytes (tile j, block q at (j·KB + q)·512). In a
 // chunk, lane l = 4g + t (g = l / 4, t = l % 4) of a warp owns bytes [16 l, 16 l + 16): four 32-bit
 // words, word w holding column n = 8j + g at k0 = 128q + 32w + 8t: nibble p (bits 4p..4p+3) holds
-// k0 + kPerm[p] with kPerm = {0, 2, 4, 6, 1, 3, 5, 7}, stored as (v & 15) ^ 8, i.e. v + 8 for v in
-// [-8, 7]; k at or past K holds 8 (a zero weight). So one 16-byte load gives a lane the B fragments
+// k0 + kPerm[p] with kPerm = {0, 2, 4, 6, 1, 3, 5, 7}, stored as v + 8 (int4: (v & 15) ^ 8; u4:
+// u itself); k at or past K holds 8 (a zero weight). So one 16-byte load gives a lane the B fragments
 // of eight m16n8k16 steps (after a k permutation that the kernel applies to A as well), and
 // (word >> 4i) & 0x000f000f pairs nibbles i and i + 4: k0 + 2i and k0 + 2i + 1, one fp16x2
 // register once OR-ed into 1024.0's mantissa and 1032 subtracted.
@@ -33,7 +35,8 @@
 
 namespace dg::ko::w4 {
 
-inline constexpr uint32_t kLayoutN8K128 = 1;
+inline constexpr uint32_t kLayoutN8K128 = 1;    // signed int4 weights
+inline constexpr uint32_t kLayoutN8K128U4 = 2;  // unsigned u4 weights, zero point 8
 inline constexpr uint32_t kHeaderBytes = 64;
 inline constexpr uint32_t kVersion = 1;
 inline constexpr uint8_t kMagic[4] = {'D', 'G', 'W', '4'};
@@ -42,7 +45,12 @@ inline constexpr uint8_t kPerm[8] = {0, 2, 4, 6, 1, 3, 5, 7};
 enum class Order : uint32_t { KByN = 0, NByK = 1 };
 
 /// A layout's name ("n8k128"), or nullptr for an id no packer knows.
-inline const char* layout_name(uint32_t id) { return id == kLayoutN8K128 ? "n8k128" : nullptr; }
+inline const char* layout_name(uint32_t id) {
+  return id == kLayoutN8K128 ? "n8k128" : id == kLayoutN8K128U4 ? "n8k128u" : nullptr;
+}
+
+/// What a plain nibble is XOR-ed with when stored: int4's sign bit flipped (v + 8), u4 as it is.
+inline unsigned stored_flip(uint32_t id) { return id == kLayoutN8K128 ? 8u : 0u; }
 
 inline uint64_t k_blocks(uint64_t K) { return (K + 127) / 128; }
 
@@ -97,7 +105,7 @@ inline const char* check_header(const uint8_t* p, uint64_t n, uint32_t layout, u
 inline const char* pack(const uint8_t* src, Order order, uint64_t K, uint64_t N, uint32_t layout, uint8_t* dst,
                         uint64_t dst_bytes) {
   if (!src || !dst) return "pack: null buffer";
-  if (layout != kLayoutN8K128) return "pack: unknown layout id";
+  if (layout_name(layout) == nullptr) return "pack: unknown layout id";
   if (order != Order::KByN && order != Order::NByK) return "pack: unknown order (K×N or N×K)";
   const uint64_t total = packed_bytes(K, N);
   if (total == 0) return "pack: N must be a multiple of 8 and K, N in [1, 2^31)";
@@ -112,7 +120,7 @@ inline const char* pack(const uint8_t* src, Order order, uint64_t K, uint64_t N,
   for (uint64_t k = 0; k < K; ++k)
     for (uint64_t n = 0; n < N; ++n) {
       const uint64_t e = order == Order::KByN ? k * N + n : n * K + k;
-      const unsigned v = detail::plain_at(src, e) ^ 8u;
+      const unsigned v = detail::plain_at(src, e) ^ stored_flip(layout);
       uint64_t byte;
       unsigned shift;
       locate(K, k, n, &byte, &shift);
@@ -135,7 +143,7 @@ inline const char* unpack(const uint8_t* src, uint64_t n, uint32_t layout, uint6
       uint64_t byte;
       unsigned shift;
       locate(K, k, c, &byte, &shift);
-      const unsigned v = ((data[byte] >> shift) & 15u) ^ 8u;
+      const unsigned v = ((data[byte] >> shift) & 15u) ^ stored_flip(layout);
       const uint64_t e = order == Order::KByN ? k * N + c : c * K + k;
       dst[e / 2] = uint8_t(dst[e / 2] | (v << ((e % 2) * 4)));
     }
