@@ -438,6 +438,17 @@ class Checker {
         d_.error(sb.loc, "4-bit weights take group scales: write group_32, group_64, group_128 or per_column");
         return;
       }
+      if (p_.family.user && p_.family.value != "mma.sync") {
+        d_.error(p_.family.loc, "4-bit weights are generated on the mma.sync family only (their weights stream "
+                                "into registers); leave out 'family' or write 'family: mma_sync;'");
+        return;
+      }
+      if (p_.loader.user || p_.persistent.user) {
+        d_.error(p_.loader.user ? p_.loader.loc : p_.persistent.loc,
+                 "4-bit weights stream into registers, not through the wgmma loaders: leave out 'loader' and "
+                 "'persistent'");
+        return;
+      }
       if (p_.k_dynamic) {
         d_.error(p_.K_min.loc, "4-bit weights need a fixed K (their packed layout and scale groups are laid along "
                                "it); this spec has a K range");
