@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     const auto& L = mi.launch;
     const int M = int(L.M), N = int(L.N), K = run_k > 0 ? run_k : int(L.K), batch = int(L.batch);
     const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8", fp8 = dg::gpu::is_fp8(mi.a_type);
-    const bool f32 = mi.a_type == "fp32", w4 = mi.b_type == "int4" || mi.b_type == "u4";
+    const bool f32 = mi.a_type == "fp32", w4 = mi.b_type == "int4" || mi.b_type == "u4" || mi.b_type == "int4_e2m1";
     const size_t in_elem = int8 || fp8 ? 1 : f32 ? 4 : 2;
     size_t c_elem = mi.c_type == "fp32" || mi.c_type == "int32" ? 4 : 2;
     size_t set_bytes = ((size_t(M) * K + size_t(K) * N) * in_elem + size_t(M) * N * c_elem) * batch;
@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
     log_sum += std::log(ratio);
     ++count;
     const std::string type = fp8  ? mi.a_type.substr(4) + (mi.b_type != mi.a_type ? "x" + mi.b_type.substr(5) : "")
-                             : w4 ? (mi.b_type == "u4" ? "u4" : "w4") + mi.a_type  // w4fp16: int4 x fp16
+                             : w4 ? (mi.b_type == "u4" ? "u4" : mi.b_type == "int4" ? "w4" : "f4") + mi.a_type
                                   : mi.a_type;       // e4m3, e4m3xm2
     std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s%s\n", type.c_str(), M, N, K, tf_ours,
                 tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str(),

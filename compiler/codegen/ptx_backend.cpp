@@ -27,7 +27,8 @@ class GpuBackend : public PtxBackend {
     Artifacts a;
     if (plan.loader == "tma") name += "_tma";
     if (plan.loader == "registers")
-      name = fmt::format("dg_gemm_{}_{}_{}_{}", plan.b_type == "u4" ? "u4" : "w4", plan.a_type, plan.scale_b,
+      name = fmt::format("dg_gemm_{}_{}_{}_{}",
+                         plan.b_type == "u4" ? "u4" : plan.b_type == "int4_e2m1" ? "f4" : "w4", plan.a_type, plan.scale_b,
                          plan.c_type);
     a.launch = plan.loader == "registers" ? build_w4a16(plan, hw_, ctx, *m, name)
                : plan.family == "wgmma"  ? (plan.loader == "tma" ? build_wgmma_tma(plan, ctx, *m, name)

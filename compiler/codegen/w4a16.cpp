@@ -1,11 +1,13 @@
-// The 4-bit weight kernel (W4A16; the mma.sync family's "registers" loader): int4 weights packed
-// in the n8k128 layout (<deepgemm/w4_pack.h>) stream from global memory straight into registers,
-// 16 bytes per lane per load, with an L2 evict-first policy and no L1 allocation (each weight is
-// read once; with PTX ISA 7.4 or later, else plain non-coherent loads); they are converted to fp16/bf16 in registers (lop3 into the mantissa of 1024.0 or
-// 128.0, then one subtraction of 1032 or 136 per pair, exact) and multiplied by mma.sync
-// m16n8k16 with fp32 accumulation. No shared-memory stage: a lane's 16-byte load is already its
-// B fragments for eight k16 steps, because k is permuted inside every 32 k the same way for A and
-// B (lane t of a quad takes k 8t..8t+7), which also lets A arrive by 16-byte loads.
+// The 4-bit weight kernel (W4A16; the mma.sync family's "registers" loader): int4, u4 or FP4 E2M1
+// weights packed in the n8k128 layouts (<deepgemm/w4_pack.h>) stream from global memory straight
+// into registers, 16 bytes per lane per load, with an L2 evict-first policy and no L1 allocation
+// (each weight is read once; PTX ISA 7.4 or later, else plain non-coherent loads). They are
+// converted to fp16/bf16 in registers — integers by lop3 into the mantissa of 1024.0 (bf16 128.0)
+// and one subtraction of 1032 (136) per pair, E2M1 by moving its bits into the 16-bit format and
+// one multiply by a power of two, both exact — and multiplied by mma.sync m16n8k16 with fp32
+// accumulation. No shared-memory stage: a lane's 16-byte load is already its B fragments for
+// eight k16 steps, because k is permuted inside every 32 k the same way for A and B (lane t of a
+// quad takes k 8t..8t+7), which also lets A arrive by 16-byte loads.
 //
 // Schedule (the small-M regime, correct for any M): a block owns 16·fm rows (fm = ceil(M/16),
 // at most 2: four m16 tiles with group scales spill registers) and 16 columns (two n8 tiles),
@@ -60,6 +62,7 @@ class W4a16Kernel : KernelBuilder {
     const std::int64_t most = fm_ == 2 ? 2 : group_ == 32 ? 1 : 3;
     ahead_ = std::max<std::int64_t>(1, std::min<std::int64_t>(most, (kb_ + warps_ - 1) / warps_));
     bf16_ = p_.a_type == "bf16";
+    e2m1_ = p_.b_type == "int4_e2m1";
     const std::int64_t grid_n = (p_.N + kBlockN - 1) / kBlockN, grid_m = (p_.M + 16 * fm_ - 1) / (16 * fm_);
     // Two blocks of eight warps per SM with one m16 tile (at most 128 registers a thread).
     begin_kernel(name, 32 * warps_, fm_ == 1 ? 2 : 1, 16);
@@ -103,6 +106,7 @@ class W4a16Kernel : KernelBuilder {
     InlinePtx cv;
     for (int i = 0; i < 4; ++i) cv.out('r');
     cv.in(word, 'r');
+    if (e2m1_) return convert_e2m1(cv);
     // fp16: 0x6400 | u is 1024 + u, minus 1032 is u - 8 = v. bf16: 0x4300 | u is 128 + u, minus 136
     // (as 1·x + (-136): sm_80 has no bf16x2 subtraction).
     const std::string magic = bf16_ ? "0x43004300" : "0x64006400";
@@ -113,6 +117,28 @@ class W4a16Kernel : KernelBuilder {
       if (i > 0) text += fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
       text += fmt::format("\tlop3.b32 t{}, {}, 0x000f000f, {}, 0xea;\n", i, src, magic);
       text += bf16_ ? fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i) : fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i);
+    }
+    text += "}";
+    Value* r = cv.emit(b_, text, false, false);
+    return {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1), b_.CreateExtractValue(r, 2),
+            b_.CreateExtractValue(r, 3)};
+  }
+
+  /// FP4 E2M1 codes (s e1 e0 m) → fp16x2 (bf16x2): the exponent and mantissa bits go to the top of
+  /// the 16-bit format's exponent-mantissa boundary (bits 9-11 for fp16, 6-8 for bf16), the sign to
+  /// bit 15, which reads as 2^(e - bias16)·(1 + m/2) (a subnormal for e = 0, m/2 · 2^(1 - bias16));
+  /// one multiply by 2^(bias16 - 1) (2^14, bf16 2^126) gives E2M1's value 2^(e - 1)·(1 + m/2), or
+  /// m/2, exactly. The multiply is an fma with -0.0, which keeps the sign of zero.
+  std::array<Value*, 4> convert_e2m1(InlinePtx& cv) {
+    std::string text = "{\n\t.reg .b32 t<4>, m<4>, c<2>;\n";
+    text += bf16_ ? "\tmov.b32 c0, 0x7e807e80;\n" : "\tmov.b32 c0, 0x74007400;\n";
+    text += "\tmov.b32 c1, 0x80008000;\n";
+    for (int i = 0; i < 4; ++i) {
+      text += i == 0 ? "\tmov.b32 t0, $4;\n" : fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
+      text += fmt::format("\tand.b32 m{0}, t{0}, 0x00070007;\n\tshl.b32 m{0}, m{0}, {1};\n", i, bf16_ ? 6 : 9);
+      text += fmt::format("\tand.b32 t{0}, t{0}, 0x00080008;\n\tshl.b32 t{0}, t{0}, 12;\n", i);
+      text += fmt::format("\tor.b32 t{0}, t{0}, m{0};\n", i);
+      text += fmt::format("\tfma.rn.{}x2 ${}, t{}, c0, c1;\n", bf16_ ? "bf16" : "f16", i, i);
     }
     text += "}";
     Value* r = cv.emit(b_, text, false, false);
@@ -359,7 +385,7 @@ class W4a16Kernel : KernelBuilder {
 
   std::int64_t kb_ = 1, fm_ = 1, warps_ = 1, group_ = 0, ahead_ = 1;
   unsigned scale_arg_ = 3;
-  bool hint_ = false, bf16_ = false, per_column_ = false;
+  bool hint_ = false, bf16_ = false, per_column_ = false, e2m1_ = false;
   llvm::AllocaInst *acc_ = nullptr, *part_ = nullptr;
   Value *policy_ = nullptr, *quad_g_ = nullptr, *quad_t_ = nullptr, *c0_ = nullptr;
 };
@@ -372,8 +398,8 @@ LaunchInfo build_w4a16(const Plan& plan, const hw::HwModel& hw, llvm::LLVMContex
 }
 
 std::string w4a16_unsupported(const Plan& p, const hw::HwModel& hw) {
-  if (p.b_type != "int4" && p.b_type != "u4")
-    return fmt::format("weight {} is not generated yet (int4 and u4 only)", p.b_type);
+  if (p.b_type != "int4" && p.b_type != "u4" && p.b_type != "int4_e2m1")
+    return fmt::format("weight {} is not generated yet (int4, u4 and int4_e2m1 only)", p.b_type);
   if (p.a_type != "fp16" && p.a_type != "bf16") return "4-bit weights are converted to fp16 or bf16 activations only";
   if (p.acc_type != "fp32") return "4-bit weights accumulate in fp32";
   if (p.family != "mma.sync") return "4-bit weights are generated on the mma.sync family only";

@@ -71,7 +71,9 @@ int pack_weights(const PackOptions& o, std::ostream& out, std::ostream& err) {
   if (!write_output_file(o.output, bytes, {o.module, o.input}, why))
     return fail(err, fmt::format("cannot write '{}': {}", o.output, why));
   out << fmt::format("{} {}×{} {} weights ({}) {} layout {} → {} ({} bytes)\n", o.unpack ? "unpacked" : "packed",
-                     l.K, l.N, b->packing == ko::w4::kLayoutN8K128U4 ? "u4" : "int4", o.order == "kn" ? "K×N" : "N×K", o.unpack ? "from" : "in",
+                     l.K, l.N, b->packing == ko::w4::kLayoutN8K128U4   ? "u4"
+                     : b->packing == ko::w4::kLayoutN8K128F4 ? "E2M1"
+                                                             : "int4", o.order == "kn" ? "K×N" : "N×K", o.unpack ? "from" : "in",
                      ko::w4::layout_name(b->packing), o.output, bytes.size());
   return 0;
 }

@@ -409,18 +409,18 @@ class Checker {
     const std::int64_t g = group_of(sb.value);
     const bool four_bit = p_.b.value.bits == 4;
     if (g > 0 && !four_bit) {
-      d_.error(sb.loc, fmt::format("'{}' scales are generated for 4-bit weights (int4, u4) only; this spec's weight is {}",
+      d_.error(sb.loc, fmt::format("'{}' scales are generated for 4-bit weights (int4, u4, int4_e2m1) only; this spec's weight is {}",
                                    sb.value, p_.b.value.name));
       d_.note(p_.b.loc, "use 'weight: int4;' or 'B: per_tensor;'");
       return;
     }
     // 4-bit weights on a GPU: the weight-streaming kernel's requirements (codegen/w4a16.cpp).
     if (four_bit && p_.hw.is_gpu()) {
-      if (p_.b.value.name != "int4" && p_.b.value.name != "u4") {
-        d_.error(p_.b.loc, fmt::format("weight {} is not generated yet: int4 (signed) and u4 (unsigned, zero point "
-                                       "8) weights are converted in registers",
+      if (p_.b.value.name != "int4" && p_.b.value.name != "u4" && p_.b.value.name != "int4_e2m1") {
+        d_.error(p_.b.loc, fmt::format("weight {} is not generated yet: int4 (signed), u4 (unsigned, zero point "
+                                       "8) and int4_e2m1 (FP4) weights are converted in registers",
                                        p_.b.value.name));
-        d_.note(p_.b.loc, "use 'weight: int4;' or 'weight: u4;' (4-bit integers, with group scales)");
+        d_.note(p_.b.loc, "use 'weight: int4;', 'weight: u4;' or 'weight: int4_e2m1;'");
         return;
       }
       if (p_.a.value.name != "fp16" && p_.a.value.name != "bf16") {

@@ -8,7 +8,7 @@
 // random fp8 values against a float64 host reference on the same rows (relative Frobenius error
 // below 1e-2), and small integers in [-2, 2], whose products and fp32 sums are exact, so that every
 // output must equal the exact result rounded once to C's type, bit for bit. Modules with 4-bit
-// weights (int4 or u4, packed by dgmm_pack_weights, group scales sc_b) run twice as well: random
+// weights (int4, u4 or FP4 E2M1, packed by dgmm_pack_weights, group scales sc_b) run twice as well: random
 // activations, weights and scales against a float64 reference of the dequantized weights
 // (relative Frobenius error at most 1e-3, 8e-3 for a bf16 output), and small integers with
 // power-of-two scales, bit for bit.
@@ -121,10 +121,16 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     return ok ? 0 : 1;
   }
 
-  if (mi.b_type == "int4" || mi.b_type == "u4") {
-    // 4-bit weights: values w in [-8, 7] given to dgmm_pack_weights as int4 nibbles (w & 15) or as
-    // u4 ones (w + 8: the implicit zero point), group scales (sc_b) in A's type.
-    const unsigned flip = mi.b_type == "u4" ? 8u : 0u;
+  if (mi.b_type == "int4" || mi.b_type == "u4" || mi.b_type == "int4_e2m1") {
+    // 4-bit weights: plain codes (nibbles) given to dgmm_pack_weights, whose values are int4's two's
+    // complement, u4's u - 8 (the implicit zero point) or FP4 E2M1's; group scales (sc_b) in A's
+    // type.
+    auto weight_value = [&](uint8_t code) {
+      if (mi.b_type == "u4") return double(code) - 8;
+      if (mi.b_type == "int4") return double(code < 8 ? code : code - 16);
+      static const double e2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+      return (code & 8 ? -1.0 : 1.0) * e2m1[code & 7];
+    };
     const int G = mi.group_size(K);  // 0 without scales
     const bool c_bf16 = mi.c_type == "bf16";
     const size_t c_bytes = mi.c_type == "fp32" ? 4 : 2;
@@ -165,13 +171,13 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (M - 1) / (rows - 1)); };
     // Run on activations a (A's type bits), weights w (K×N values in [-8, 7]) packed in `order`,
     // scales s (groups×N, A's type bits); C comes back as raw bits.
-    auto run_w4 = [&](const std::vector<uint16_t>& a, const std::vector<int8_t>& w, const std::vector<uint16_t>& s,
+    auto run_w4 = [&](const std::vector<uint16_t>& a, const std::vector<uint8_t>& w, const std::vector<uint16_t>& s,
                       int order) {
       std::vector<uint8_t> plain((size_t(K) * N + 1) / 2, 0), packed(packed_bytes);
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) {
           const size_t e = order == DGMM_WEIGHTS_K_BY_N ? size_t(k) * N + n : size_t(n) * K + k;
-          plain[e / 2] |= uint8_t(((unsigned(w[size_t(k) * N + n]) & 15u) ^ flip) << ((e % 2) * 4));
+          plain[e / 2] |= uint8_t((w[size_t(k) * N + n] & 15u) << ((e % 2) * 4));
         }
       dgmm_handle ph = dgmm_load_kernel(path);
       if (!ph || dgmm_pack_weights(ph, "B", plain.data(), order, packed.data(), packed.size()) != DGMM_OK) {
@@ -202,14 +208,14 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       return double(f);
     };
     // The float64 reference of row m with the dequantized weights w·s.
-    auto reference_row = [&](const std::vector<uint16_t>& a, const std::vector<int8_t>& w,
+    auto reference_row = [&](const std::vector<uint16_t>& a, const std::vector<uint8_t>& w,
                              const std::vector<uint16_t>& s, int m, std::vector<double>& row) {
       std::fill(row.begin(), row.end(), 0.0);
       for (int k = 0; k < K; ++k) {
         const double x = dg::gpu::from_half_bits(a[size_t(m) * K + k], bf16);
         for (int n = 0; n < N; ++n) {
           const double sc = G > 0 ? dg::gpu::from_half_bits(s[size_t(k / G) * N + n], bf16) : 1.0;
-          row[n] += x * (double(w[size_t(k) * N + n]) * sc);
+          row[n] += x * (weight_value(w[size_t(k) * N + n]) * sc);
         }
       }
     };
@@ -219,10 +225,10 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     {  // random activations in [-1, 1), weights in [-8, 7], scales in [1/256, 1/64): float64 reference
       auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);
       std::mt19937 rng(seed + 1);
-      std::uniform_int_distribution<int> wd(-8, 7);
+      std::uniform_int_distribution<int> wd(0, 15);
       std::uniform_real_distribution<float> sd(1.f / 256, 1.f / 64);
-      std::vector<int8_t> w(size_t(K) * N);
-      for (auto& x : w) x = int8_t(wd(rng));
+      std::vector<uint8_t> w(size_t(K) * N);
+      for (auto& x : w) x = uint8_t(wd(rng));
       std::vector<uint16_t> s(size_t(groups) * N);
       for (auto& x : s) x = dg::gpu::to_half_bits(sd(rng), bf16);
       auto got = run_w4(a, w, s, DGMM_WEIGHTS_K_BY_N);
@@ -257,15 +263,16 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
                   rel, tol, max_abs, bad, rows, M, ok ? "" : "  FAILED");
     }
     if (mi.epilogue.empty() || mi.epilogue == "none") {
-      // Small integers: activations in [-2, 2], weights in [-8, 7], power-of-two scales in
-      // [1/16, 1]: every product, per-group sum, scaled sum and total is exact in fp32, so C must
-      // equal the exact result rounded once to its type, bit for bit. N×K order this time.
+      // Small integers: activations in [-2, 2], every weight code (integers in [-8, 7], E2M1
+      // multiples of 1/2 up to 6), power-of-two scales in [1/16, 1]: every product, per-group sum,
+      // scaled sum and total is exact in fp32, so C must equal the exact result rounded once to
+      // its type, bit for bit. N×K order this time.
       std::mt19937 rng(seed + 3);
-      std::uniform_int_distribution<int> ad(-2, 2), wd(-8, 7), sd(0, 4);
+      std::uniform_int_distribution<int> ad(-2, 2), wd(0, 15), sd(0, 4);
       std::vector<uint16_t> a(size_t(M) * K);
       for (auto& x : a) x = dg::gpu::to_half_bits(float(ad(rng)), bf16);
-      std::vector<int8_t> w(size_t(K) * N);
-      for (auto& x : w) x = int8_t(wd(rng));
+      std::vector<uint8_t> w(size_t(K) * N);
+      for (auto& x : w) x = uint8_t(wd(rng));
       std::vector<uint16_t> s(size_t(groups) * N);
       for (auto& x : s) x = dg::gpu::to_half_bits(std::ldexp(1.f, -sd(rng)), bf16);
       auto got = run_w4(a, w, s, DGMM_WEIGHTS_N_BY_K);
@@ -275,7 +282,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         const int m = row_of(r);
         reference_row(a, w, s, m, row);
         for (int n = 0; n < N; ++n) {
-          const float exact = float(row[n]);  // a multiple of 1/16 below 2^20: exact in fp32
+          const float exact = float(row[n]);  // a multiple of 1/32 below 2^20: exact in fp32
           uint32_t want;
           if (c_bytes == 4)
             std::memcpy(&want, &exact, 4);

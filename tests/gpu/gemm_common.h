@@ -119,7 +119,7 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
              (m.scale_a || m.scale_b ? " +scales" : "");
   // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
-  if (m.b_type == "int4" || m.b_type == "u4")
+  if (m.b_type == "int4" || m.b_type == "u4" || m.b_type == "int4_e2m1")
     m.kernel = field("family") + " " + m.b_type + " " + m.scale_b_kind +
                (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue);
   return true;

@@ -62,10 +62,18 @@ elseif(FAMILY MATCHES "^w4")
     set(wants "\\.target sm_90a" "createpolicy\\.fractional\\.L2::evict_first\\.b64"
               "ld\\.global\\.nc\\.L1::no_allocate\\.L2::cache_hint\\.v4\\.u32")
   endif()
-  list(APPEND wants
-            "lop3\\.b32 [^;]*0x000f000f, 0x(6400|4300)[0-9a-f]*, 0xea;" "ld\\.global\\.nc\\.v4\\.(u32|b32)"
+  if(NOT FAMILY MATCHES "e2m1")  # integers: lop3 into the magic exponent
+    list(APPEND wants "lop3\\.b32 [^;]*0x000f000f, 0x(6400|4300)[0-9a-f]*, 0xea;")
+  endif()
+  list(APPEND wants "ld\\.global\\.nc\\.v4\\.(u32|b32)"
             "bar\\.sync|barrier\\.sync" "st\\.shared\\.f32|st\\.shared\\.b32")
-  if(FAMILY STREQUAL "w4_bf16")
+  if(FAMILY STREQUAL "w4_e2m1")  # E2M1 into fp16: bits to 9-11 and 15, times 2^14
+    list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.f16\\.f16\\.f32"
+                      "and\\.b32 [^;]*0x00070007;" "shl\\.b32 [^;]*, 9;" "mov\\.b32 [^;]*0x74007400;" "fma\\.rn\\.f16x2")
+  elseif(FAMILY STREQUAL "w4_e2m1_bf16")  # into bf16: bits to 6-8 and 15, times 2^126
+    list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.bf16\\.bf16\\.f32"
+                      "and\\.b32 [^;]*0x00070007;" "shl\\.b32 [^;]*, 6;" "mov\\.b32 [^;]*0x7e807e80;" "fma\\.rn\\.bf16x2")
+  elseif(FAMILY STREQUAL "w4_bf16")
     list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.bf16\\.bf16\\.f32"
                       "mov\\.b32 [^;]*0x3f803f80;" "mov\\.b32 [^;]*0xc308c308;" "fma\\.rn\\.bf16x2")
   else()

@@ -58,7 +58,7 @@ std::vector<int> kernel_view(const std::vector<std::uint8_t>& packed, std::uint6
 TEST_CASE("pack then unpack gives the plain weights back, in both orders and both layouts") {
   for (auto [K, N] : {std::pair<std::uint64_t, std::uint64_t>{288, 200}, {4096, 16}, {32, 8}, {129, 24}}) {
     for (w4::Order order : {w4::Order::KByN, w4::Order::NByK})
-      for (std::uint32_t layout : {w4::kLayoutN8K128, w4::kLayoutN8K128U4}) {
+      for (std::uint32_t layout : {w4::kLayoutN8K128, w4::kLayoutN8K128U4, w4::kLayoutN8K128F4}) {
         CAPTURE(K);
         CAPTURE(N);
         CAPTURE(layout);
@@ -70,7 +70,7 @@ TEST_CASE("pack then unpack gives the plain weights back, in both orders and bot
         REQUIRE(w4::unpack(packed.data(), packed.size(), layout, K, N, order, back.data()) == nullptr);
         CHECK(back == plain);
         // The other layout's header is refused.
-        const std::uint32_t other = layout == w4::kLayoutN8K128 ? w4::kLayoutN8K128U4 : w4::kLayoutN8K128;
+        const std::uint32_t other = layout == w4::kLayoutN8K128 ? w4::kLayoutN8K128F4 : w4::kLayoutN8K128;
         CHECK(w4::unpack(packed.data(), packed.size(), other, K, N, order, back.data()) != nullptr);
       }
   }
@@ -88,6 +88,8 @@ TEST_CASE("u4 weights (zero point 8) pack to the bytes of the same values as int
         std::vector<std::uint8_t>(ps.begin() + w4::kHeaderBytes, ps.end()));
   CHECK(pu[8] == w4::kLayoutN8K128U4);
   CHECK(w4::layout_name(w4::kLayoutN8K128U4) == std::string("n8k128u"));
+  CHECK(w4::layout_name(w4::kLayoutN8K128F4) == std::string("n8k128f4"));
+  CHECK(w4::layout_name(4) == nullptr);
 }
 
 TEST_CASE("the kernel's reading of the packed layout gives every weight, and zeros past K") {

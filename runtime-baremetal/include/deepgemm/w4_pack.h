@@ -4,7 +4,8 @@
 //
 // Plain input: K×N 4-bit weights, two per byte, element e in byte e / 2, low nibble first (even e
 // low): signed int4 (two's complement nibbles, v in [-8, 7]) for layout 1, unsigned u4 (u in
-// [0, 15], the value u - 8: an implicit zero point of 8) for layout 2. Order kKByN: element (k, n) is e = k·N + n (row-major K×N);
+// [0, 15], the value u - 8: an implicit zero point of 8) for layout 2, FP4 E2M1 codes (sign,
+// 2 exponent bits, 1 mantissa bit: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives) for layout 3. Order kKByN: element (k, n) is e = k·N + n (row-major K×N);
 // kNByK: e = n·K + k (row-major N×K, each output column's K weights together).
 //
 // A packed buffer is a 64-byte header followed by the data:
@@ -18,13 +19,13 @@
 //       24     8  N (u64)
 //       32    32  reserved, 0
 //
-// Layouts 1, "n8k128" (int4), and 2, "n8k128u" (u4), differ only in the stored nibble: N is a
-// multiple of 8; K is padded to KB = ceil(K / 128) blocks of 128. The
+// Layouts 1, "n8k128" (int4), 2, "n8k128u" (u4), and 3, "n8k128f4" (E2M1), differ only in the
+// stored nibble: N is a multiple of 8; K is padded to KB = ceil(K / 128) blocks of 128. The
 // data is N/8 column tiles, each KB chunks of 512 bytes (tile j, block q at (j·KB + q)·512). In a
 // chunk, lane l = 4g + t (g = l / 4, t = l % 4) of a warp owns bytes [16 l, 16 l + 16): four 32-bit
 // words, word w holding column n = 8j + g at k0 = 128q + 32w + 8t: nibble p (bits 4p..4p+3) holds
 // k0 + kPerm[p] with kPerm = {0, 2, 4, 6, 1, 3, 5, 7}, stored as v + 8 (int4: (v & 15) ^ 8; u4:
-// u itself); k at or past K holds 8 (a zero weight). So one 16-byte load gives a lane the B fragments
+// u itself; E2M1: the code itself); k at or past K holds 8 (a zero weight: -0.0 in E2M1). So one 16-byte load gives a lane the B fragments
 // of eight m16n8k16 steps (after a k permutation that the kernel applies to A as well), and
 // (word >> 4i) & 0x000f000f pairs nibbles i and i + 4: k0 + 2i and k0 + 2i + 1, one fp16x2
 // register once OR-ed into 1024.0's mantissa and 1032 subtracted.
@@ -37,6 +38,7 @@ namespace dg::ko::w4 {
 
 inline constexpr uint32_t kLayoutN8K128 = 1;    // signed int4 weights
 inline constexpr uint32_t kLayoutN8K128U4 = 2;  // unsigned u4 weights, zero point 8
+inline constexpr uint32_t kLayoutN8K128F4 = 3;  // FP4 E2M1 weights
 inline constexpr uint32_t kHeaderBytes = 64;
 inline constexpr uint32_t kVersion = 1;
 inline constexpr uint8_t kMagic[4] = {'D', 'G', 'W', '4'};
@@ -46,10 +48,14 @@ enum class Order : uint32_t { KByN = 0, NByK = 1 };
 
 /// A layout's name ("n8k128"), or nullptr for an id no packer knows.
 inline const char* layout_name(uint32_t id) {
-  return id == kLayoutN8K128 ? "n8k128" : id == kLayoutN8K128U4 ? "n8k128u" : nullptr;
+  return id == kLayoutN8K128     ? "n8k128"
+         : id == kLayoutN8K128U4 ? "n8k128u"
+         : id == kLayoutN8K128F4 ? "n8k128f4"
+                                 : nullptr;
 }
 
-/// What a plain nibble is XOR-ed with when stored: int4's sign bit flipped (v + 8), u4 as it is.
+/// What a plain nibble is XOR-ed with when stored: int4's sign bit flipped (v + 8), u4 and E2M1
+/// as they are.
 inline unsigned stored_flip(uint32_t id) { return id == kLayoutN8K128 ? 8u : 0u; }
 
 inline uint64_t k_blocks(uint64_t K) { return (K + 127) / 128; }
