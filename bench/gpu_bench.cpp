@@ -4,8 +4,11 @@
 // warm-up, then the median of per-launch CUDA-event timings for our kernel (through the dgmm
 // runtime) and for cublasGemmEx (same types, fp32 accumulation, same output type; int8 x int8 ->
 // int32 with CUBLAS_COMPUTE_32I and B in the module's layout; fp8 through cuBLASLt's fp8 GEMM with
-// unit scales, the same output type). Prints TFLOP/s (TOP/s for int8),
-// GB/s (A + B + C bytes over time), the ratio to cuBLAS, and the geometric mean.
+// unit scales, the same output type; 4-bit weights (int4 packed by dgmm_pack_weights, random group
+// scales) against cuBLAS fp16/bf16 of the same shape, whose B is a 16-bit K×N matrix). Prints
+// TFLOP/s (TOP/s for int8), GB/s (the bytes our kernel moves: A + B + C, B packed and the scales
+// for 4-bit weights, over time), the ratio to cuBLAS (for 4-bit weights the speedup over the
+// 16-bit GEMM), and the geometric mean.
 #include <deepgemm/runtime.h>
 
 #include <algorithm>
@@ -62,12 +65,25 @@ int main(int argc, char** argv) {
     const auto& L = mi.launch;
     const int M = int(L.M), N = int(L.N), K = run_k > 0 ? run_k : int(L.K), batch = int(L.batch);
     const bool bf16 = mi.a_type == "bf16", int8 = mi.a_type == "int8", fp8 = dg::gpu::is_fp8(mi.a_type);
-    const bool f32 = mi.a_type == "fp32";
+    const bool f32 = mi.a_type == "fp32", w4 = mi.b_type == "int4" || mi.b_type == "u4" || mi.b_type == "int4_e2m1";
     const size_t in_elem = int8 || fp8 ? 1 : f32 ? 4 : 2;
     size_t c_elem = mi.c_type == "fp32" || mi.c_type == "int32" ? 4 : 2;
     size_t set_bytes = ((size_t(M) * K + size_t(K) * N) * in_elem + size_t(M) * N * c_elem) * batch;
+    // 4-bit weights: our B is the packed buffer and sc_b the group scales; cuBLAS gets a 16-bit B.
+    size_t packed_bytes = 0, scale_bytes = 0;
+    if (w4) {
+      dgmm_handle ph = dgmm_load_kernel(path.c_str());
+      if (!ph || dgmm_operand_info(ph, "B", &packed_bytes, nullptr) != DGMM_OK ||
+          (mi.group_size(K) > 0 && dgmm_operand_info(ph, "sc_b", &scale_bytes, nullptr) != DGMM_OK)) {
+        std::printf("%s: %s\n", path.c_str(), dgmm_last_error());
+        ++failures;
+        continue;
+      }
+      dgmm_unload_kernel(ph);
+    }
+    const size_t our_bytes = w4 ? size_t(M) * K * 2 + packed_bytes + scale_bytes + size_t(M) * N * c_elem : set_bytes;
     int sets = int(std::min<size_t>(16, std::max<size_t>(1, (size_t(prop.l2CacheSize) * 3) / set_bytes + 1)));
-    std::vector<void*> A(sets), B(sets), C(sets);
+    std::vector<void*> A(sets), B(sets), C(sets), Bw(sets, nullptr), S(sets, nullptr);
     // The inputs' bytes: fp16/bf16 in [-1, 1), int8 in [-127, 127], fp8 magnitudes in [1/8, 2).
     auto bytes_of = [&](size_t n, uint32_t seed, const std::string& type) {
       std::vector<uint8_t> out(n * in_elem);
@@ -104,6 +120,33 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
+    if (w4) {  // random int4 weights (every nibble value), packed once; scales in [1/256, 1/64)
+      std::mt19937 rng(3);
+      std::vector<uint8_t> plain((size_t(K) * N + 1) / 2), packed(packed_bytes);
+      for (auto& x : plain) x = uint8_t(rng());
+      if (dgmm_pack_weights(h, "B", plain.data(), DGMM_WEIGHTS_K_BY_N, packed.data(), packed.size()) != DGMM_OK) {
+        std::printf("%s: %s\n", path.c_str(), dgmm_last_error());
+        ++failures;
+        continue;
+      }
+      std::uniform_real_distribution<float> sd(1.f / 256, 1.f / 64);
+      std::vector<uint16_t> scales(scale_bytes / 2);
+      for (auto& x : scales) x = dg::gpu::to_half_bits(sd(rng), bf16);
+      for (int s = 0; s < sets; ++s) {
+        DG_CUDA(cudaMalloc(&Bw[s], packed.size()));
+        DG_CUDA(cudaMemcpy(Bw[s], packed.data(), packed.size(), cudaMemcpyHostToDevice));
+        if (scale_bytes > 0) {
+          DG_CUDA(cudaMalloc(&S[s], scale_bytes));
+          DG_CUDA(cudaMemcpy(S[s], scales.data(), scale_bytes, cudaMemcpyHostToDevice));
+        }
+        // The first bind of a packed buffer reads its header back (a synchronous copy): done here,
+        // outside the timed launches, which rebind checked buffers for free.
+        if (dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)Bw[s]) != DGMM_OK) {
+          std::printf("%s: %s\n", path.c_str(), dgmm_last_error());
+          std::exit(1);
+        }
+      }
+    }
     cudaStream_t ours = static_cast<cudaStream_t>(dgmm_stream(h));
     cudaEvent_t e0, e1;
     DG_CUDA(cudaEventCreate(&e0));
@@ -134,7 +177,11 @@ int main(int argc, char** argv) {
       }
       if (bias != nullptr) dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)bias);
       dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)A[s]);
-      dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)B[s]);
+      if ((S[s] != nullptr && dgmm_bind_device(h, "sc_b", (unsigned long long)(uintptr_t)S[s]) != DGMM_OK) ||
+          dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)(w4 ? Bw[s] : B[s])) != DGMM_OK) {
+        std::fprintf(stderr, "bind: %s\n", dgmm_last_error());
+        std::exit(1);
+      }
       dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)C[s]);
       if (dgmm_launch_kernel_only(h) != DGMM_OK) {
         std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
@@ -174,12 +221,13 @@ int main(int argc, char** argv) {
     float t_cublas = time(cstream, run_cublas);
     double flops = 2.0 * M * N * K * batch;
     double tf_ours = flops / (t_ours * 1e-3) / 1e12, tf_cublas = flops / (t_cublas * 1e-3) / 1e12;
-    double gbs = double(set_bytes) / (t_ours * 1e-3) / 1e9;
+    double gbs = double(our_bytes) / (t_ours * 1e-3) / 1e9;
     double ratio = tf_ours / tf_cublas;
     log_sum += std::log(ratio);
     ++count;
-    const std::string type = fp8 ? mi.a_type.substr(4) + (mi.b_type != mi.a_type ? "x" + mi.b_type.substr(5) : "")
-                                 : mi.a_type;  // e4m3, e4m3xm2
+    const std::string type = fp8  ? mi.a_type.substr(4) + (mi.b_type != mi.a_type ? "x" + mi.b_type.substr(5) : "")
+                             : w4 ? (mi.b_type == "u4" ? "u4" : mi.b_type == "int4" ? "w4" : "f4") + mi.a_type
+                                  : mi.a_type;       // e4m3, e4m3xm2
     std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s%s\n", type.c_str(), M, N, K, tf_ours,
                 tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str(),
                 batch > 1 ? (" batch " + std::to_string(batch)).c_str()
@@ -194,6 +242,8 @@ int main(int argc, char** argv) {
       cudaFree(A[s]);
       cudaFree(B[s]);
       cudaFree(C[s]);
+      cudaFree(Bw[s]);
+      cudaFree(S[s]);
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);

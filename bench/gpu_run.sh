@@ -18,6 +18,10 @@ $(grep -o "relative Frobenius error [0-9.e+-]*" "$logs/checks.txt" | awk '{print
 if ls "$mods"/bench_*.ko > /dev/null 2>&1; then
   build/runtime-only/bench/gpu_bench "$mods"/bench_*.ko 2>&1 | tee "$logs/bench.log"
 fi
+if ls "$mods"/w4_*.ko > /dev/null 2>&1; then
+  echo "== 4-bit weights (W4A16: int4, groups of 128, fp16) against cuBLAS fp16 of the same shape; ratio = speedup (targets: M 1-16 >= 3.0, M 64 >= 1.5, M 128 >= 1.0)"
+  build/runtime-only/bench/gpu_bench "$mods"/w4_*.ko 2>&1 | tee "$logs/bench_w4.log"
+fi
 if ls "$mods"/family_*.ko > /dev/null 2>&1; then
   echo "== the mma.sync family on the large shapes"
   build/runtime-only/bench/gpu_bench "$mods"/family_*.ko 2>&1 | tee "$logs/bench_family.log"

@@ -11,9 +11,11 @@
 #   tma_<loader>_<type>_MxNxK.ko the wgmma family with each loader forced (cp_async, tma, and pers:
 #                             TMA with the persistent tile loop)
 #   oddk_<type>_MxNxK.ko      a K whose rows are not whole 16-byte chunks (pad_k), beside K + 1
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk]
+#   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
+#                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4]
 #   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark;
-#   oddk: only the odd-K checks and benchmark)
+#   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -66,6 +68,46 @@ for mk in "4096 4095" "4096 4096" "128 4095" "128 4096" "16 4095" "16 4096"; do
   spec fp16 $1 4096 $2 "oddk_fp16_${1}x4096x${2}.ko" "pad_k: true;"
 done
 if [ "$what" = oddk ]; then
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
+# 4-bit weights (int4, u4 with zero point 8, FP4 E2M1; packed by dgmm_pack_weights; scales
+# { B: group_G / per_column; }): checks on odd M (several 32-row blocks), N not a multiple of the
+# 16-column block, K not a multiple of the 128-k block, each grouping, a fused epilogue, no
+# scales, an fp32 output, u4, E2M1, the sm_80 kernel (no cache hints, run through the PTX JIT);
+# and w4_*.ko, the benchmark's decode-to-small-batch shapes with groups of 128 (and E2M1 with
+# groups of 32).
+spec_w4() {  # A-type C-type M N K scales out [constraints] [target] [weight]
+  cat > "$dir/.spec.dgml" <<SPEC
+target ${9:-hopper};
+precision { activation: $1; weight: ${10:-int4}; output: $2; }
+shape { M: $3; N: $4; K: $5; }
+scales { $6 }
+constraints { ${8:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
+}
+spec_w4 fp16 fp16 16 4096 4096 "B: group_128;" "check_w4_fp16_g128_16x4096x4096.ko" "cast_output: fp16;"
+spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_fp16_g32_13x1000x4128.ko" "cast_output: fp16;"
+spec_w4 bf16 bf16 77 1048 2112 "B: group_64;" "check_w4_bf16_g64_77x1048x2112.ko" "cast_output: bf16;"
+spec_w4 fp16 fp16 130 4104 1024 "B: per_column;" "check_w4_fp16_percol_bias_silu_130x4104x1024.ko" "cast_output: fp16; op_type: bias_silu;"
+spec_w4 fp16 fp32 1 4096 14336 "B: group_128;" "check_w4_fp16_g128_fp32_1x4096x14336.ko"
+spec_w4 bf16 fp16 5 256 256 "" "check_w4_bf16_noscale_5x256x256.ko"
+spec_w4 bf16 bf16 5 200 288 "B: group_32;" "check_w4_ampere_bf16_g32_5x200x288.ko" "cast_output: bf16;" ampere
+spec_w4 fp16 fp16 3 1000 4096 "B: group_64;" "check_w4_u4_fp16_g64_3x1000x4096.ko" "cast_output: fp16;" hopper u4
+spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_e2m1_fp16_g32_13x1000x4128.ko" "cast_output: fp16;" hopper int4_e2m1
+spec_w4 bf16 bf16 40 264 1024 "B: group_128;" "check_w4_e2m1_bf16_g128_40x264x1024.ko" "cast_output: bf16;" hopper int4_e2m1
+for m in 1 16 64 128; do
+  for nk in "4096 4096" "14336 4096" "4096 14336"; do
+    set -- $nk
+    spec_w4 fp16 fp16 $m $1 $2 "B: group_128;" "w4_fp16_g128_${m}x${1}x${2}.ko" "cast_output: fp16;"
+  done
+done
+for m in 1 16; do
+  spec_w4 fp16 fp16 $m 4096 4096 "B: group_32;" "w4_e2m1_fp16_g32_${m}x4096x4096.ko" "cast_output: fp16;" hopper int4_e2m1
+done
+if [ "$what" = w4 ]; then
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
   exit 0

@@ -51,7 +51,7 @@ int InlinePtx::in(llvm::Value* v, char constraint) {
   return static_cast<int>(outs_.size() + ins_.size()) - 1;
 }
 
-llvm::Value* InlinePtx::emit(llvm::IRBuilder<>& b, const std::string& text, bool memory) {
+llvm::Value* InlinePtx::emit(llvm::IRBuilder<>& b, const std::string& text, bool memory, bool side_effects) {
   auto& ctx = b.getContext();
   const std::size_t named = outs_.size() + ins_.size();
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -96,7 +96,7 @@ llvm::Value* InlinePtx::emit(llvm::IRBuilder<>& b, const std::string& text, bool
   auto* fty = llvm::FunctionType::get(ret, in_types, false);
   if (llvm::Error e = llvm::InlineAsm::verify(fty, cons))
     throw InternalError(fmt::format("inline PTX: constraints '{}' rejected: {}", cons, llvm::toString(std::move(e))));
-  auto* asm_ = llvm::InlineAsm::get(fty, text, cons, /*hasSideEffects=*/true);
+  auto* asm_ = llvm::InlineAsm::get(fty, text, cons, side_effects);
   return b.CreateCall(fty, asm_, args);
 }
 

@@ -20,9 +20,11 @@ class InlinePtx {
   int inout(llvm::Value* v, char constraint);
   /// An input; declare every output first. Returns its operand number.
   int in(llvm::Value* v, char constraint);
-  /// Emit `text` with these operands (side effects, and a memory clobber when `memory`). Returns the
-  /// call: void, the single output, or a struct of the outputs in order.
-  llvm::Value* emit(llvm::IRBuilder<>& b, const std::string& text, bool memory = true);
+  /// Emit `text` with these operands (side effects unless `side_effects` is false — a pure
+  /// computation of its outputs from its inputs, which LLVM may move or merge — and a memory
+  /// clobber when `memory`). Returns the call: void, the single output, or a struct of the outputs
+  /// in order.
+  llvm::Value* emit(llvm::IRBuilder<>& b, const std::string& text, bool memory = true, bool side_effects = true);
 
  private:
   struct Operand {

@@ -41,7 +41,7 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   std::vector<const char*> names = {"A", "B", "C"};
   if (has_bias()) names.push_back("bias");
   if (p_.scale_a == "per_tensor") names.push_back("sc_a");
-  if (p_.scale_b == "per_tensor") names.push_back("sc_b");
+  if (p_.scale_b != "none") names.push_back("sc_b");  // per-tensor, or 4-bit weights' group scales
   pointers_ = static_cast<unsigned>(names.size());
   std::vector<llvm::Type*> params(pointers_, gptr);
   params.insert(params.end(), {i32, i32, i32});

@@ -81,6 +81,22 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   // Per-tensor scales: one fp32 value each, after the bias, bound as sc_a and sc_b.
   if (p.scale_a == "per_tensor") l.operands[l.operand_count++] = op("sc_a", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
   if (p.scale_b == "per_tensor") l.operands[l.operand_count++] = op("sc_b", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
+  // 4-bit weights: B holds them packed (header included) in the n8k128 layout (n8k128u for u4:
+  // unsigned nibbles, zero point 8; n8k128f4 for E2M1 codes), and their group
+  // scales, in the activation's type, are sc_b: K/group rows (one for per_column) of N, row-major.
+  if (p.loader == "registers") {
+    ko::launch::Operand& b = l.operands[1];
+    b.packing = p.b_type == "u4"          ? ko::w4::kLayoutN8K128U4
+                : p.b_type == "int4_e2m1" ? ko::w4::kLayoutN8K128F4
+                                          : ko::w4::kLayoutN8K128;
+    b.bytes = ko::w4::packed_bytes(l.K, l.N);
+    DG_INTERNAL_ASSERT(b.bytes != 0, "4-bit weights with N not a multiple of 8 reached the launch record");
+    if (p.scale_b != "none") {
+      const std::int64_t rows = p.scale_b == "per_column" ? 1 : p.K / std::stoll(p.scale_b.substr(6));
+      l.operands[l.operand_count++] = op("sc_b", ko::launch::Role::Input, static_cast<std::uint64_t>(rows), l.N,
+                                         p.a_type, true, p.N);
+    }
+  }
   std::vector<std::uint8_t> bytes(ko::launch::size_for(l.operand_count));
   ko::launch::write(l, bytes.data());
   return bytes;

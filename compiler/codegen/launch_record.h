@@ -2,7 +2,8 @@
 // block, shared memory, compute capability) and, from the plan, the problem's extents and each
 // operand's name, role, element width (sema/dtype.h), size, layout and leading dimension, in the
 // order the kernel takes its pointers (A, B, C, then bias for a bias epilogue, then sc_a and
-// sc_b for per-tensor scales). The format is
+// sc_b for per-tensor scales, or sc_b for the group scales of 4-bit weights, whose B is packed:
+// the launch record carries its layout id). The format is
 // <deepgemm/launch_format.h>, shared with the CUDA runtime.
 #pragma once
 

@@ -26,7 +26,12 @@ class GpuBackend : public PtxBackend {
     std::string name = fmt::format("dg_gemm_{}{}_{}x{}x{}", family, plan.a_type, plan.tile_m, plan.tile_n, plan.tile_k);
     Artifacts a;
     if (plan.loader == "tma") name += "_tma";
-    a.launch = plan.family == "wgmma"  ? (plan.loader == "tma" ? build_wgmma_tma(plan, ctx, *m, name)
+    if (plan.loader == "registers")
+      name = fmt::format("dg_gemm_{}_{}_{}_{}",
+                         plan.b_type == "u4" ? "u4" : plan.b_type == "int4_e2m1" ? "f4" : "w4", plan.a_type, plan.scale_b,
+                         plan.c_type);
+    a.launch = plan.loader == "registers" ? build_w4a16(plan, hw_, ctx, *m, name)
+               : plan.family == "wgmma"  ? (plan.loader == "tma" ? build_wgmma_tma(plan, ctx, *m, name)
                                                                : build_wgmma(plan, ctx, *m, name))
                : plan.family == "simt" ? build_simt(plan, ctx, *m, name)
                : is_m8n8k4(plan) ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
@@ -50,6 +55,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!hw.is_gpu()) return "the PTX backend generates code for GPU targets only";
   if (p.family != "mma.sync" && p.family != "wgmma" && p.family != "simt")
     return fmt::format("the '{}' family has no PTX generator yet (mma.sync, wgmma and simt only)", p.family);
+  if (p.loader == "registers") return w4a16_unsupported(p, hw);
   if (!p.weight_conversion.empty())
     return fmt::format("in-register conversion of {} weights is not generated yet", p.b_type);
   const bool half = (p.a_type == "fp16" || p.a_type == "bf16") && p.a_type == p.b_type && p.acc_type == "fp32";

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "driver/detect_gpu.h"
+#include "driver/pack.h"
 #include "driver/pipeline.h"
 #include "driver/sim.h"
 #include "driver/sweep.h"
@@ -152,6 +153,16 @@ int run(int argc, char** argv) {
   inspect->add_option("--trusted-key", inspect_key,
                       "A public key (.pub from keygen): exit 1 unless the module is signed by it and unaltered");
 
+  dg::driver::PackOptions popts;
+  CLI::App* packc = app.add_subcommand(
+      "pack", "Pack plain int4 weights (two per byte, low nibble first) into the layout a module reads (its B "
+              "operand), or back with --unpack; the output is a new or regular file, never an input");
+  packc->add_option("--module", popts.module, "The .ko module whose weights these are")->required();
+  packc->add_option("-i,--input", popts.input, "Plain int4 weights (or, with --unpack, packed ones)")->required();
+  packc->add_option("-o,--output", popts.output, "Where to write the packed (or plain) weights")->required();
+  packc->add_option("--order", popts.order, "Plain weights' order: kn (row-major K×N, default) or nk (row-major N×K)");
+  packc->add_flag("--unpack", popts.unpack, "Read packed weights and write them plain");
+
   std::string key_file;
   CLI::App* keygen = app.add_subcommand(
       "keygen", "Make an Ed25519 key pair for signing modules: the secret key in FILE (mode 0600), the public key in "
@@ -196,6 +207,7 @@ int run(int argc, char** argv) {
     if (!inspect_key.empty()) trusted = dg::module::read_public_key(inspect_key);
     return dg::module::inspect(bytes, inspect_file, std::cout, std::cerr, trusted ? trusted->data() : nullptr);
   }
+  if (packc->parsed()) return dg::driver::pack(popts, std::cout, std::cerr);
   if (keygen->parsed()) {
     const dg::module::PublicKey pk = dg::module::keygen(key_file);
     std::cout << fmt::format("secret key: {} (keep it private)\npublic key: {}.pub ({})\n", key_file, key_file,

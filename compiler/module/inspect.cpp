@@ -130,7 +130,8 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
       const ko::launch::Operand& o = l.operands[i];
       out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}{}\n", i, o.name,
                          o.role == ko::launch::Role::Output ? "output" : "input", o.element_bits,
-                         o.row_major ? "row-major" : "col-major", o.ld_is_k ? "K" : std::to_string(o.ld), o.bytes,
+                         o.packing != 0 ? ko::w4::layout_name(o.packing) : o.row_major ? "row-major" : "col-major",
+                         o.ld_is_k ? "K" : std::to_string(o.ld), o.bytes,
                          o.box_inner != 0 ? fmt::format("  tensor map {}x{}", o.box_inner, o.box_outer) : "");
     }
   }

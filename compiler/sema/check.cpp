@@ -353,15 +353,38 @@ class Checker {
   // scales { A: per_tensor; B: per_tensor; }: C = epilogue(scale_a · scale_b · (A·B) + bias), one
   // fp32 value per tensor bound at run time by name (sc_a, sc_b), applied to the float
   // accumulation before the fused epilogue and the store.
+  // scales { B: group_128; } (group_32, group_64, group_128, per_column): 4-bit weights with one
+  // scale per group of consecutive k and per column n, in the activation's type, bound as sc_b
+  // (K/group rows × N, row-major); per_column is one group of all K.
   void check_scales() {
     p_.scale_a = {"none", {}, false};
     p_.scale_b = {"none", {}, false};
-    static const std::vector<std::string> kinds = {"none", "per_tensor"};
+    static const std::vector<std::string> kinds = {"none", "per_tensor", "per_column", "group_32", "group_64",
+                                                   "group_128"};
     auto one = [&](const char* key, Declared<std::string>& out) {
       const auto* e = get("scales", key);
       if (!e) return;
       std::string v;
-      if (!want_ident(*e, kinds, v)) return;
+      // group_N with another N: say which group sizes exist.
+      if (e->value.kind == ast::Value::Kind::Ident && e->value.text.rfind("group_", 0) == 0 &&
+          std::find(kinds.begin(), kinds.end(), e->value.text) == kinds.end()) {
+        d_.error(e->value.loc, fmt::format("group size '{}' is not generated: weight scales come in groups of 32, 64 "
+                                           "or 128 k, or one per column",
+                                           e->value.text.substr(6)));
+        d_.note(e->value.loc, "write group_32, group_64, group_128 or per_column");
+        return;
+      }
+      // A takes per-tensor scales only; the grouped kinds belong to 4-bit weights.
+      static const std::vector<std::string> a_kinds = {"none", "per_tensor"};
+      const bool grouped_on_a = key[0] == 'A' && e->value.kind == ast::Value::Kind::Ident &&
+                                std::find(kinds.begin() + 2, kinds.end(), e->value.text) != kinds.end();
+      if (grouped_on_a) {
+        d_.error(e->value.loc, fmt::format("'{}' scales apply to 4-bit weights (B) only; an activation takes "
+                                           "per_tensor or none",
+                                           e->value.text));
+        return;
+      }
+      if (!want_ident(*e, key[0] == 'A' ? a_kinds : kinds, v)) return;
       if (!p_.hw.is_gpu()) {
         d_.error(e->loc, fmt::format("scales apply to GPU targets; '{}' is an NPU, whose outputs are integers", p_.hw.name));
         return;
@@ -372,8 +395,97 @@ class Checker {
     one("B", p_.scale_b);
   }
 
-  // Once the accumulation is resolved: a scale multiplies an fp32 accumulation.
+  /// The group size of a grouped weight scale (0 for none and per_tensor, K for per_column).
+  std::int64_t group_of(const std::string& s) const {
+    if (s == "per_column") return p_.K.value;
+    if (s.rfind("group_", 0) == 0) return std::stoll(s.substr(6));
+    return 0;
+  }
+
+  // Once the accumulation is resolved: a scale multiplies an fp32 accumulation; group scales
+  // belong to 4-bit weights converted in registers, along a K the groups divide.
   void check_scaled_accumulation() {
+    const Declared<std::string>& sb = p_.scale_b;
+    const std::int64_t g = group_of(sb.value);
+    const bool four_bit = p_.b.value.bits == 4;
+    if (g > 0 && !four_bit) {
+      d_.error(sb.loc, fmt::format("'{}' scales are generated for 4-bit weights (int4, u4, int4_e2m1) only; this spec's weight is {}",
+                                   sb.value, p_.b.value.name));
+      d_.note(p_.b.loc, "use 'weight: int4;' or 'B: per_tensor;'");
+      return;
+    }
+    // 4-bit weights on a GPU: the weight-streaming kernel's requirements (codegen/w4a16.cpp).
+    if (four_bit && p_.hw.is_gpu()) {
+      if (p_.b.value.name != "int4" && p_.b.value.name != "u4" && p_.b.value.name != "int4_e2m1") {
+        d_.error(p_.b.loc, fmt::format("weight {} is not generated yet: int4 (signed), u4 (unsigned, zero point "
+                                       "8) and int4_e2m1 (FP4) weights are converted in registers",
+                                       p_.b.value.name));
+        d_.note(p_.b.loc, "use 'weight: int4;', 'weight: u4;' or 'weight: int4_e2m1;'");
+        return;
+      }
+      if (p_.a.value.name != "fp16" && p_.a.value.name != "bf16") {
+        d_.error(p_.a.loc, fmt::format("4-bit weights are converted to the activation's type, fp16 or bf16; this "
+                                       "spec's activation is {}",
+                                       p_.a.value.name));
+        return;
+      }
+      if (p_.scale_a.value != "none") {
+        d_.error(p_.scale_a.loc, "an activation scale with 4-bit weights is not generated yet; fold it into the "
+                                 "weights' group scales");
+        return;
+      }
+      if (sb.value == "per_tensor") {
+        d_.error(sb.loc, "4-bit weights take group scales: write group_32, group_64, group_128 or per_column");
+        return;
+      }
+      if (p_.family.user && p_.family.value != "mma.sync") {
+        d_.error(p_.family.loc, "4-bit weights are generated on the mma.sync family only (their weights stream "
+                                "into registers); leave out 'family' or write 'family: mma_sync;'");
+        return;
+      }
+      if (p_.loader.user || p_.persistent.user) {
+        d_.error(p_.loader.user ? p_.loader.loc : p_.persistent.loc,
+                 "4-bit weights stream into registers, not through the wgmma loaders: leave out 'loader' and "
+                 "'persistent'");
+        return;
+      }
+      if (p_.k_dynamic) {
+        d_.error(p_.K_min.loc, "4-bit weights need a fixed K (their packed layout and scale groups are laid along "
+                               "it); this spec has a K range");
+        return;
+      }
+      if (g > 0 && sb.value != "per_column" && p_.K.value % g != 0) {
+        d_.error(p_.K.loc, fmt::format("K = {} is not a multiple of the weight scales' group size {}", p_.K.value, g));
+        d_.note(sb.loc, fmt::format("pad K to {} (zero weights) or choose a group size that divides K",
+                                    (p_.K.value + g - 1) / g * g));
+        return;
+      }
+      if (p_.K.value % 32 != 0) {
+        d_.error(p_.K.loc, fmt::format("K = {} is not a multiple of 32: 4-bit weights are read 32 k at a time",
+                                       p_.K.value));
+        d_.note(p_.K.loc, fmt::format("pad K to {} (zero weights)", (p_.K.value + 31) / 32 * 32));
+        return;
+      }
+      if (p_.N.value % 8 != 0) {
+        d_.error(p_.N.loc, fmt::format("N = {} is not a multiple of 8: 4-bit weights are packed in columns of 8",
+                                       p_.N.value));
+        return;
+      }
+      if (p_.batch.value > 1) {
+        d_.error(p_.batch.loc, "batched GEMMs with 4-bit weights are not generated yet");
+        return;
+      }
+      if (p_.b_layout.user) {
+        d_.error(p_.b_layout.loc, "4-bit weights have their own packed layout (written by 'deepgemm pack'); leave "
+                                  "B out of the layout block");
+        return;
+      }
+      for (const Declared<Layout>* l : {&p_.a_layout, &p_.c_layout})
+        if (l->user && l->value != Layout::RowMajor) {
+          d_.error(l->loc, "the 4-bit weight kernel reads a row-major A and writes a row-major C");
+          return;
+        }
+    }
     for (const Declared<std::string>* s : {&p_.scale_a, &p_.scale_b}) {
       if (s->value == "none" || p_.acc.value.name == "fp32") continue;
       d_.error(s->loc, fmt::format("a {} scale multiplies an fp32 accumulation; this spec accumulates in {}", s->value,

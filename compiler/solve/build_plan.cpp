@@ -172,6 +172,13 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   if (!p.weight_conversion.empty())
     pl.notes.push_back(fmt::format("{} weights are unpacked and converted to {} in registers before the multiply",
                                    p.b.value.name, p.weight_conversion));
+  // 4-bit weights on a GPU: packed weights stream from global memory straight into registers
+  // (the n8k128 layout of <deepgemm/w4_pack.h>), with the kernel's own block shape.
+  if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == "mma.sync") {
+    pl.loader = "registers";
+    pl.notes.push_back("weights packed in the n8k128 layout (deepgemm pack) stream into registers: 16 columns and "
+                       "up to 32 rows per block, up to 8 warps splitting K");
+  }
   if (p.c.value.name != p.acc.value.name)
     pl.notes.push_back(fmt::format("{} accumulation, cast to {} on store", p.acc.value.name, p.c.value.name));
   if (p.pad_k.value && s.K % pl.tile_k != 0)

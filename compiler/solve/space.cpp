@@ -126,6 +126,9 @@ std::vector<std::string> families(const GemmProblem& p) {
   if (p.hw.is_npu()) return {"npu"};
   if (!p.use_hmma.value) return {"simt"};
   if (p.family.user) return {p.family.value};
+  // 4-bit weights converted in registers: the mma.sync family's weight-streaming kernel
+  // (codegen/w4a16.cpp), whose plan says loader "registers".
+  if (p.b.value.bits == 4 && !p.weight_conversion.empty()) return {"mma.sync"};
   std::vector<std::string> out;
   for (const char* f : {"mma.sync", "wgmma"}) {
     // An instruction that reads B K-major only (the model's b_k_major_only) cannot take a

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "cuda_driver.h"
 #include "last_error.h"
 #include "module_check.h"
+#include "deepgemm/w4_pack.h"
 
 using dg::cuda::ContextScope;
 using dg::cuda::CUdeviceptr;
@@ -41,6 +43,9 @@ struct OperandSlot {
   void* host_out = nullptr;       // Host binding of an output
   CUdeviceptr user_device = 0;    // Device binding (the caller's buffer)
   CUdeviceptr owned = 0;          // the runtime's buffer, allocated on first launch
+  // Packed weights: the device buffers whose header dgmm_bind_device has checked (read back once
+  // per buffer, so that rebinding a checked buffer between timed launches copies nothing).
+  std::vector<CUdeviceptr> checked;
 
   bool is_input() const { return decl.role == launch_fmt::Role::Input; }
   const char* role_name() const { return is_input() ? "input" : "output"; }
@@ -411,6 +416,17 @@ dgmm_status bind(dgmm_handle h, const char* api, const char* name, bool as_input
     return fail(DGMM_ERROR_INVALID_ARGUMENT,
                 std::string(api) + ": host pointer for operand " + quoted(name) + " is NULL");
   }
+  // Packed 4-bit weights carry a header naming their layout, K and N: weights packed for another
+  // module (or not packed at all) are refused here rather than read as garbage.
+  if (as_input && op->decl.packing != 0) {
+    if (const char* why = dg::ko::w4::check_header(static_cast<const uint8_t*>(in), op->decl.bytes, op->decl.packing,
+                                                   h->mod.launch.K, h->mod.launch.N))
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, std::string(api) + ": operand " + quoted(name) + ": " + why +
+                                                   " (this module reads layout " +
+                                                   dg::ko::w4::layout_name(op->decl.packing) + " for K " +
+                                                   std::to_string(h->mod.launch.K) + ", N " +
+                                                   std::to_string(h->mod.launch.N) + ")");
+  }
   op->binding = Binding::Host;
   op->host_in = in;
   op->host_out = out;
@@ -663,10 +679,57 @@ dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long
       return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_device: device pointer for operand " + quoted(name) +
                                                    " is not 16-byte aligned (cuMemAlloc's buffers are)");
     }
+    // Packed weights in device memory: their header is read back and checked as for a host buffer.
+    const bool known = std::find(op->checked.begin(), op->checked.end(), device_ptr) != op->checked.end();
+    if (op->decl.packing != 0 && !known) {
+      const Driver& d = *handle->drv;
+      ContextScope scope(d);
+      if (!scope.ok()) return context_fail(d, scope);
+      uint8_t header[dg::ko::w4::kHeaderBytes];
+      if (CUresult r = d.cuMemcpyDtoH_v2(header, device_ptr, sizeof header))
+        return driver_fail(d, DGMM_ERROR_INVALID_ARGUMENT,
+                           "dgmm_bind_device: cannot read the header of packed operand " + quoted(name), r);
+      if (const char* why = dg::ko::w4::check_header(header, sizeof header, op->decl.packing, handle->mod.launch.K,
+                                                     handle->mod.launch.N))
+        return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_device: operand " + quoted(name) + ": " + why);
+      if (op->checked.size() >= 64) op->checked.erase(op->checked.begin());
+      op->checked.push_back(device_ptr);
+    }
     op->binding = Binding::Device;
     op->host_in = nullptr;
     op->host_out = nullptr;
     op->user_device = device_ptr;
+    return DGMM_OK;
+  } catch (...) {
+    return out_of_host_memory();
+  }
+}
+
+dgmm_status dgmm_pack_weights(dgmm_handle handle, const char* name, const void* plain, int order, void* packed,
+                              size_t packed_bytes) {
+  try {
+    if (handle == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_pack_weights: handle is NULL");
+    OperandSlot* op = handle->find("dgmm_pack_weights", name);
+    if (op == nullptr) return dgmm_last_error_code();
+    if (op->decl.packing == 0)
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_pack_weights: operand " + quoted(name) +
+                                                   " is not packed weights in this module (kernel '" +
+                                                   handle->mod.launch.kernel + "')");
+    if (plain == nullptr || packed == nullptr)
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_pack_weights: a buffer is NULL");
+    if (order != DGMM_WEIGHTS_K_BY_N && order != DGMM_WEIGHTS_N_BY_K)
+      return fail(DGMM_ERROR_INVALID_ARGUMENT,
+                  "dgmm_pack_weights: order is DGMM_WEIGHTS_K_BY_N or DGMM_WEIGHTS_N_BY_K, not " + std::to_string(order));
+    const launch_fmt::Launch& l = handle->mod.launch;
+    if (packed_bytes < op->decl.bytes)
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_pack_weights: the packed buffer has " +
+                                                   std::to_string(packed_bytes) + " bytes; operand " + quoted(name) +
+                                                   " needs " + std::to_string(op->decl.bytes));
+    if (const char* why = dg::ko::w4::pack(static_cast<const uint8_t*>(plain),
+                                           order == DGMM_WEIGHTS_K_BY_N ? dg::ko::w4::Order::KByN
+                                                                        : dg::ko::w4::Order::NByK,
+                                           l.K, l.N, op->decl.packing, static_cast<uint8_t*>(packed), packed_bytes))
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, std::string("dgmm_pack_weights: ") + why);
     return DGMM_OK;
   } catch (...) {
     return out_of_host_memory();

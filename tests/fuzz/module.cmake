@@ -18,3 +18,9 @@ if(TARGET fuzz_cuda_module)
   set_source_files_properties(${PROJECT_SOURCE_DIR}/runtime-baremetal/src/ed25519.cpp TARGET_DIRECTORY fuzz_cuda_module
                               PROPERTIES COMPILE_OPTIONS "-ffreestanding;-fno-exceptions;-fno-rtti")
 endif()
+# The packed 4-bit weight layout (w4_pack.h): header checks and unpack on arbitrary bytes, and
+# pack/unpack round trips of arbitrary weights.
+dg_fuzz_test(w4_pack
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/w4_pack_fuzz.cpp
+  INCLUDES ${PROJECT_SOURCE_DIR}/runtime-baremetal/include
+  CORPUS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/w4_pack)

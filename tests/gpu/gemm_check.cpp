@@ -7,7 +7,11 @@
 // element may keep the poison. fp8 modules (cuBLAS has no fp8 GEMM with this interface) run twice:
 // random fp8 values against a float64 host reference on the same rows (relative Frobenius error
 // below 1e-2), and small integers in [-2, 2], whose products and fp32 sums are exact, so that every
-// output must equal the exact result rounded once to C's type, bit for bit.
+// output must equal the exact result rounded once to C's type, bit for bit. Modules with 4-bit
+// weights (int4, u4 or FP4 E2M1, packed by dgmm_pack_weights, group scales sc_b) run twice as well: random
+// activations, weights and scales against a float64 reference of the dequantized weights
+// (relative Frobenius error at most 1e-3, 8e-3 for a bf16 output), and small integers with
+// power-of-two scales, bit for bit.
 #include <deepgemm/runtime.h>
 
 #include <cmath>
@@ -115,6 +119,186 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     dgmm_unload_kernel(h);
     std::printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);
     return ok ? 0 : 1;
+  }
+
+  if (mi.b_type == "int4" || mi.b_type == "u4" || mi.b_type == "int4_e2m1") {
+    // 4-bit weights: plain codes (nibbles) given to dgmm_pack_weights, whose values are int4's two's
+    // complement, u4's u - 8 (the implicit zero point) or FP4 E2M1's; group scales (sc_b) in A's
+    // type.
+    auto weight_value = [&](uint8_t code) {
+      if (mi.b_type == "u4") return double(code) - 8;
+      if (mi.b_type == "int4") return double(code < 8 ? code : code - 16);
+      static const double e2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+      return (code & 8 ? -1.0 : 1.0) * e2m1[code & 7];
+    };
+    const int G = mi.group_size(K);  // 0 without scales
+    const bool c_bf16 = mi.c_type == "bf16";
+    const size_t c_bytes = mi.c_type == "fp32" ? 4 : 2;
+    const int groups = G > 0 ? K / G : 0;
+    size_t packed_bytes = 0;
+    {
+      dgmm_handle ph = dgmm_load_kernel(path);
+      if (!ph || dgmm_operand_info(ph, "B", &packed_bytes, nullptr) != DGMM_OK) {
+        std::fprintf(stderr, "load: %s\n", dgmm_last_error());
+        return 1;
+      }
+      dgmm_unload_kernel(ph);
+    }
+    void *dA, *dB, *dC, *dS = nullptr;
+    DG_CUDA(cudaMalloc(&dA, size_t(M) * K * 2));
+    DG_CUDA(cudaMalloc(&dB, packed_bytes));
+    DG_CUDA(cudaMalloc(&dC, size_t(M) * N * c_bytes));
+    if (groups > 0) DG_CUDA(cudaMalloc(&dS, size_t(groups) * N * 2));
+    dScaleB = dS;  // bound as sc_b by run()
+    std::vector<float> bias;
+    if (mi.has_bias()) {  // values of C's type
+      std::mt19937 rng(seed + 2);
+      std::uniform_real_distribution<float> d(-2.f, 2.f);
+      std::vector<uint16_t> raw(N);
+      bias.resize(N);
+      for (int j = 0; j < N; ++j) {
+        bias[j] = d(rng);
+        raw[j] = dg::gpu::to_half_bits(bias[j], c_bf16);
+        if (c_bytes == 2) bias[j] = dg::gpu::from_half_bits(raw[j], c_bf16);
+      }
+      DG_CUDA(cudaMalloc(&dBias, size_t(N) * c_bytes));
+      DG_CUDA(cudaMemcpy(dBias, c_bytes == 4 ? static_cast<const void*>(bias.data()) : raw.data(), size_t(N) * c_bytes,
+                         cudaMemcpyHostToDevice));
+    }
+    // Rows checked: every row when the host reference is cheap, else 16 spread over M.
+    const bool all = double(M) * N * K <= 2147483648.0;
+    const int rows = all ? M : std::min(M, 16);
+    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (M - 1) / (rows - 1)); };
+    // Run on activations a (A's type bits), weights w (K×N values in [-8, 7]) packed in `order`,
+    // scales s (groups×N, A's type bits); C comes back as raw bits.
+    auto run_w4 = [&](const std::vector<uint16_t>& a, const std::vector<uint8_t>& w, const std::vector<uint16_t>& s,
+                      int order) {
+      std::vector<uint8_t> plain((size_t(K) * N + 1) / 2, 0), packed(packed_bytes);
+      for (int k = 0; k < K; ++k)
+        for (int n = 0; n < N; ++n) {
+          const size_t e = order == DGMM_WEIGHTS_K_BY_N ? size_t(k) * N + n : size_t(n) * K + k;
+          plain[e / 2] |= uint8_t((w[size_t(k) * N + n] & 15u) << ((e % 2) * 4));
+        }
+      dgmm_handle ph = dgmm_load_kernel(path);
+      if (!ph || dgmm_pack_weights(ph, "B", plain.data(), order, packed.data(), packed.size()) != DGMM_OK) {
+        std::fprintf(stderr, "pack: %s\n", dgmm_last_error());
+        std::exit(1);
+      }
+      dgmm_unload_kernel(ph);
+      DG_CUDA(cudaMemcpy(dA, a.data(), a.size() * 2, cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemcpy(dB, packed.data(), packed.size(), cudaMemcpyHostToDevice));
+      if (dS) DG_CUDA(cudaMemcpy(dS, s.data(), s.size() * 2, cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_bytes));  // poison: NaN in every format
+      run(dA, dB, dC);
+      dgmm_unload_kernel(h);
+      std::vector<uint32_t> bits(size_t(M) * N);
+      if (c_bytes == 4) {
+        DG_CUDA(cudaMemcpy(bits.data(), dC, bits.size() * 4, cudaMemcpyDeviceToHost));
+      } else {
+        std::vector<uint16_t> raw(bits.size());
+        DG_CUDA(cudaMemcpy(raw.data(), dC, raw.size() * 2, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < raw.size(); ++i) bits[i] = raw[i];
+      }
+      return bits;
+    };
+    auto value = [&](uint32_t bits) {
+      if (c_bytes == 2) return double(dg::gpu::from_half_bits(uint16_t(bits), c_bf16));
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return double(f);
+    };
+    // The float64 reference of row m with the dequantized weights w·s.
+    auto reference_row = [&](const std::vector<uint16_t>& a, const std::vector<uint8_t>& w,
+                             const std::vector<uint16_t>& s, int m, std::vector<double>& row) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (int k = 0; k < K; ++k) {
+        const double x = dg::gpu::from_half_bits(a[size_t(m) * K + k], bf16);
+        for (int n = 0; n < N; ++n) {
+          const double sc = G > 0 ? dg::gpu::from_half_bits(s[size_t(k / G) * N + n], bf16) : 1.0;
+          row[n] += x * (weight_value(w[size_t(k) * N + n]) * sc);
+        }
+      }
+    };
+    std::printf("4-bit weights (%s), %s scales, packed with dgmm_pack_weights (%zu bytes)\n", mi.b_type.c_str(),
+                G == 0 ? "no" : G == K ? "per-column" : ("group-" + std::to_string(G)).c_str(), packed_bytes);
+    int failed = 0;
+    {  // random activations in [-1, 1), weights in [-8, 7], scales in [1/256, 1/64): float64 reference
+      auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);
+      std::mt19937 rng(seed + 1);
+      std::uniform_int_distribution<int> wd(0, 15);
+      std::uniform_real_distribution<float> sd(1.f / 256, 1.f / 64);
+      std::vector<uint8_t> w(size_t(K) * N);
+      for (auto& x : w) x = uint8_t(wd(rng));
+      std::vector<uint16_t> s(size_t(groups) * N);
+      for (auto& x : s) x = dg::gpu::to_half_bits(sd(rng), bf16);
+      auto got = run_w4(a, w, s, DGMM_WEIGHTS_K_BY_N);
+      double num = 0, den = 0, max_abs = 0;
+      size_t bad = 0;
+      std::vector<double> row(N);
+      for (int r = 0; r < rows; ++r) {
+        const int m = row_of(r);
+        reference_row(a, w, s, m, row);
+        for (int n = 0; n < N; ++n) {
+          double ref = row[n];
+          if (mi.has_bias()) ref += bias[n];
+          ref = dg::gpu::epilogue_ref(mi.activation(), ref);
+          const double g = value(got[size_t(m) * N + n]);
+          if (!std::isfinite(g)) {
+            ++bad;
+            continue;
+          }
+          num += (g - ref) * (g - ref);
+          den += ref * ref;
+          max_abs = std::max(max_abs, std::fabs(g - ref));
+        }
+      }
+      // fp32 accumulation of exact products: the error is C's rounding, 2^-11 relative for fp16
+      // (about 3e-4 in the Frobenius norm) but 2^-8 for bf16 (about 2e-3), whose bound is wider.
+      const double tol = c_bf16 ? 8e-3 : 1e-3;
+      const double rel = std::sqrt(num / (den > 0 ? den : 1));
+      const bool ok = bad == 0 && rel <= tol && den > 0;
+      failed += !ok;
+      std::printf("relative Frobenius error %.3e (bound %.0e), max abs error %.3e, non-finite %zu (float64 reference "
+                  "of the dequantized weights on %d of %d rows)%s\n",
+                  rel, tol, max_abs, bad, rows, M, ok ? "" : "  FAILED");
+    }
+    if (mi.epilogue.empty() || mi.epilogue == "none") {
+      // Small integers: activations in [-2, 2], every weight code (integers in [-8, 7], E2M1
+      // multiples of 1/2 up to 6), power-of-two scales in [1/16, 1]: every product, per-group sum,
+      // scaled sum and total is exact in fp32, so C must equal the exact result rounded once to
+      // its type, bit for bit. N×K order this time.
+      std::mt19937 rng(seed + 3);
+      std::uniform_int_distribution<int> ad(-2, 2), wd(0, 15), sd(0, 4);
+      std::vector<uint16_t> a(size_t(M) * K);
+      for (auto& x : a) x = dg::gpu::to_half_bits(float(ad(rng)), bf16);
+      std::vector<uint8_t> w(size_t(K) * N);
+      for (auto& x : w) x = uint8_t(wd(rng));
+      std::vector<uint16_t> s(size_t(groups) * N);
+      for (auto& x : s) x = dg::gpu::to_half_bits(std::ldexp(1.f, -sd(rng)), bf16);
+      auto got = run_w4(a, w, s, DGMM_WEIGHTS_N_BY_K);
+      size_t wrong = 0, first = SIZE_MAX;
+      std::vector<double> row(N);
+      for (int r = 0; r < rows; ++r) {
+        const int m = row_of(r);
+        reference_row(a, w, s, m, row);
+        for (int n = 0; n < N; ++n) {
+          const float exact = float(row[n]);  // a multiple of 1/32 below 2^20: exact in fp32
+          uint32_t want;
+          if (c_bytes == 4)
+            std::memcpy(&want, &exact, 4);
+          else
+            want = dg::gpu::to_half_bits(exact, c_bf16);
+          if (got[size_t(m) * N + n] != want && wrong++ == 0) first = size_t(m) * N + n;
+        }
+      }
+      failed += wrong != 0;
+      std::printf("exact small-integer check on %d of %d rows: %zu elements differ%s\n", rows, M, wrong,
+                  wrong ? "  FAILED" : "");
+      if (wrong)
+        std::printf("first difference at row %zu col %zu: got %.9g\n", first / N, first % N, value(got[first]));
+    }
+    std::printf("%d passed, %d failed\n", failed ? 0 : 1, failed ? 1 : 0);
+    return failed ? 1 : 0;
   }
 
   if (dg::gpu::is_fp8(mi.a_type)) {

@@ -48,7 +48,14 @@ struct ModuleInfo {
   std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
   bool b_row_major = true;     // B as K x N rows (else N x K: column-major, K-major)
   bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as sc_a, sc_b
+  std::string scale_b_kind;     // the plan's scale_b: "none", "per_tensor", "group_G", "per_column"
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
+  /// The group size of 4-bit weights' scales at K: G for group_G, K for per_column, 0 without.
+  int group_size(int K) const {
+    if (scale_b_kind == "per_column") return K;
+    if (scale_b_kind.rfind("group_", 0) == 0) return std::atoi(scale_b_kind.c_str() + 6);
+    return 0;
+  }
   /// The activation after the bias ("none" for a plain bias).
   std::string activation() const {
     return !has_bias() ? epilogue : epilogue == "bias" ? std::string("none") : epilogue.substr(5);
@@ -107,9 +114,14 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   m.b_row_major = plan.find("\"b_row_major\": false") == std::string::npos;
   m.scale_a = field("scale_a") == "per_tensor";
   m.scale_b = field("scale_b") == "per_tensor";
+  m.scale_b_kind = field("scale_b");
   m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
              (m.scale_a || m.scale_b ? " +scales" : "");
+  // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
+  if (m.b_type == "int4" || m.b_type == "u4" || m.b_type == "int4_e2m1")
+    m.kernel = field("family") + " " + m.b_type + " " + m.scale_b_kind +
+               (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue);
   return true;
 }
 

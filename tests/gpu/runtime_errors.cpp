@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "deepgemm/w4_pack.h"
 #include "test_support.h"
 
 extern "C" int dg_c_api_null_checks(void);  // c_api_check.c
@@ -391,6 +392,74 @@ void k_range_errors() {
   dgmm_unload_kernel(h);
 }
 
+// Packed 4-bit weights (launch record: B with a packed layout, then the group scales sc_b):
+// dgmm_pack_weights writes the module's layout with its header, and binding refuses plain data,
+// weights packed for another K×N, and a device buffer whose header cannot be read; a launch
+// with the scales unbound names them.
+void packed_weight_errors() {
+  namespace w4 = dg::ko::w4;
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  l.K = l.K_min = 256;
+  l.operands[0].ld = 256;
+  l.operands[0].bytes = 16 * 256 * 4;
+  dg::ko::launch::Operand& b = l.operands[1];
+  b.element_bits = 4;
+  b.packing = w4::kLayoutN8K128;
+  b.bytes = w4::packed_bytes(256, 16);
+  dg::ko::launch::Operand& sc = l.operands[3];
+  std::snprintf(sc.name, sizeof sc.name, "%s", "sc_b");
+  sc.role = dg::ko::launch::Role::Input;
+  sc.element_bits = 16;
+  sc.bytes = 2 * 16 * 2;  // K/128 = 2 groups of 16 columns
+  sc.row_major = true;
+  sc.ld = 16;
+  l.operand_count = 4;
+  const std::vector<uint8_t> m = module_with(l, add_ptx());
+  dgmm_handle h = dgmm_load_kernel_from_memory(m.data(), m.size());
+  DG_CHECK(h != nullptr);
+  if (h == nullptr) return;
+  size_t bytes = 0;
+  DG_CHECK_STATUS(dgmm_operand_info(h, "B", &bytes, nullptr), DGMM_OK);
+  DG_CHECK(bytes == 64 + 2 * 2 * 512);
+  std::vector<uint8_t> plain(256 * 16 / 2), packed(bytes), small(bytes - 1);
+  for (size_t i = 0; i < plain.size(); ++i) plain[i] = uint8_t(i * 37 + 11);
+  DG_CHECK_STATUS(dgmm_pack_weights(h, "A", plain.data(), DGMM_WEIGHTS_K_BY_N, packed.data(), packed.size()),
+                  DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_pack_weights: operand \"A\" is not packed weights in this module");
+  DG_CHECK_STATUS(dgmm_pack_weights(h, "B", plain.data(), 7, packed.data(), packed.size()),
+                  DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "order is DGMM_WEIGHTS_K_BY_N or DGMM_WEIGHTS_N_BY_K, not 7");
+  DG_CHECK_STATUS(dgmm_pack_weights(h, "B", plain.data(), DGMM_WEIGHTS_K_BY_N, small.data(), small.size()),
+                  DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "the packed buffer has 2111 bytes; operand \"B\" needs 2112");
+  DG_CHECK_STATUS(dgmm_pack_weights(h, "B", plain.data(), DGMM_WEIGHTS_K_BY_N, packed.data(), packed.size()),
+                  DGMM_OK);
+  DG_CHECK(w4::check_header(packed.data(), packed.size(), w4::kLayoutN8K128, 256, 16) == nullptr);
+  // Plain weights bound as B, or weights packed for another K×N: refused, naming the module's layout.
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", plain.data()), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "no DGW4 header");
+  std::vector<uint8_t> other(w4::packed_bytes(256, 24)), plain24(256 * 24 / 2, 0x77);
+  DG_CHECK(w4::pack(plain24.data(), w4::Order::KByN, 256, 24, w4::kLayoutN8K128, other.data(), other.size()) ==
+           nullptr);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", other.data()), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "packed for another K×N than the module's (this module reads layout n8k128 for K 256, N 16)");
+  std::vector<uint8_t> relabeled = packed;
+  relabeled[8] = 2;  // another layout id
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", relabeled.data()), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "packed for another layout than the module reads");
+  // A device buffer whose header cannot be read back.
+  DG_CHECK_STATUS(dgmm_bind_device(h, "B", 0x10000), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_bind_device: cannot read the header of packed operand \"B\"");
+  // The right weights bind; a launch without the scales names them.
+  std::vector<float> a(16 * 256, 1.0f), c(256, 0.0f);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", packed.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "A", a.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_output(h, "C", c.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_launch(h), DGMM_ERROR_UNBOUND_OPERAND);
+  DG_CHECK_CONTAINS(last(), "unbound operands: \"sc_b\" (input, 64 bytes)");
+  dgmm_unload_kernel(h);
+}
+
 // A fixed-K module takes its own K only.
 void fixed_k_errors(dgmm_handle h) {
   DG_CHECK_STATUS(dgmm_set_k(h, 1), DGMM_OK);
@@ -535,6 +604,7 @@ int main(int argc, char** argv) {
   launch_errors(h);
   k_range_errors();
   tensor_map_launches();
+  packed_weight_errors();
   dgmm_unload_kernel(h);
   device_module_errors(device_sm);
   return report();

@@ -72,6 +72,39 @@ elseif(FAMILY STREQUAL "simt")
 elseif(FAMILY STREQUAL "mma_sync_int8")
   set(wants "\\.target sm_80" "mma\\.sync\\.aligned\\.m16n8k32\\.row\\.col\\.s32\\.s8\\.s8\\.s32"
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16" "cp\\.async\\.cg\\.shared\\.global")
+elseif(FAMILY MATCHES "^w4")
+  # 4-bit weights (w4a16.cpp): 16-byte non-allocating loads with an L2 evict-first policy straight
+  # into registers, lop3 into the magic exponent and one subtraction per pair (fp16) or an fma
+  # (bf16), mma.sync m16n8k16; the warps' partial sums meet in shared memory. No cp.async, no
+  # ldmatrix: the weights never pass through shared memory.
+  # (PTX 7.0 for sm_80 has no cache hints: there the weights come by plain ld.global.nc.v4.)
+  if(ptx MATCHES "\\.target sm_80")
+    set(wants "\\.target sm_80")
+  else()
+    set(wants "\\.target sm_90a" "createpolicy\\.fractional\\.L2::evict_first\\.b64"
+              "ld\\.global\\.nc\\.L1::no_allocate\\.L2::cache_hint\\.v4\\.u32")
+  endif()
+  if(NOT FAMILY MATCHES "e2m1")  # integers: lop3 into the magic exponent
+    list(APPEND wants "lop3\\.b32 [^;]*0x000f000f, 0x(6400|4300)[0-9a-f]*, 0xea;")
+  endif()
+  list(APPEND wants "ld\\.global\\.nc\\.v4\\.(u32|b32)"
+            "bar\\.sync|barrier\\.sync" "st\\.shared\\.f32|st\\.shared\\.b32")
+  if(FAMILY STREQUAL "w4_e2m1")  # E2M1 into fp16: bits to 9-11 and 15, times 2^14
+    list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.f16\\.f16\\.f32"
+                      "and\\.b32 [^;]*0x00070007;" "shl\\.b32 [^;]*, 9;" "mov\\.b32 [^;]*0x74007400;" "fma\\.rn\\.f16x2")
+  elseif(FAMILY STREQUAL "w4_e2m1_bf16")  # into bf16: bits to 6-8 and 15, times 2^126
+    list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.bf16\\.bf16\\.f32"
+                      "and\\.b32 [^;]*0x00070007;" "shl\\.b32 [^;]*, 6;" "mov\\.b32 [^;]*0x7e807e80;" "fma\\.rn\\.bf16x2")
+  elseif(FAMILY STREQUAL "w4_bf16")
+    list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.bf16\\.bf16\\.f32"
+                      "mov\\.b32 [^;]*0x3f803f80;" "mov\\.b32 [^;]*0xc308c308;" "fma\\.rn\\.bf16x2")
+  else()
+    list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.f16\\.f16\\.f32"
+                      "mov\\.b32 [^;]*0x64086408;" "sub\\.f16x2")
+  endif()
+  if(ptx MATCHES "cp\\.async|ldmatrix")
+    message(FATAL_ERROR "the 4-bit weight kernel stages data through shared memory with cp.async or ldmatrix")
+  endif()
 elseif(FAMILY STREQUAL "m8n8k4")
   set(wants "\\.target sm_70" "mma\\.sync\\.aligned\\.m8n8k4\\.row\\.(row|col)\\.f32\\.f16\\.f16\\.f32"
             "ld\\.shared\\.v[24]\\.(u32|b32|b16)" "st\\.shared\\.v4\\.(u32|b32)" "bar\\.sync")

@@ -136,10 +136,11 @@ TEST_CASE("hopper model: H200 facts") {
   REQUIRE(ig);
   CHECK((ig->k == 32 && ig->n_step == 16));
 
-  REQUIRE(g.conversions.size() == 2);
+  REQUIRE(g.conversions.size() == 3);
   CHECK(g.conversions[0].from == "int4");
-  CHECK(g.conversions[1].from == "int4_e2m1");
-  CHECK(g.conversions[1].compute_types == std::vector<std::string>{"fp16", "bf16"});
+  CHECK(g.conversions[1].from == "u4");
+  CHECK(g.conversions[2].from == "int4_e2m1");
+  CHECK(g.conversions[2].compute_types == std::vector<std::string>{"fp16", "bf16"});
 
   // Source notes: sibling notes by field path, object notes by object path, inherited below.
   CHECK(m.sources.at("gpu.sm_count").find("132") != std::string::npos);

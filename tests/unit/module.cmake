@@ -26,6 +26,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang|GNU")
       COMMAND ${CMAKE_CXX_COMPILER} ${_fs_flags} ${_extra} -c ${_fs_src} -o ${_obj}
       DEPENDS ${_fs_src} ${PROJECT_SOURCE_DIR}/runtime-baremetal/include/deepgemm/module_format.h
               ${PROJECT_SOURCE_DIR}/runtime-baremetal/include/deepgemm/npu_regmap.h
+              ${PROJECT_SOURCE_DIR}/runtime-baremetal/include/deepgemm/w4_pack.h
       COMMENT "Compiling module_format.h freestanding (${variant})" VERBATIM)
     list(APPEND _fs_objects ${_obj})
   endforeach()

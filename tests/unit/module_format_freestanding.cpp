@@ -4,6 +4,7 @@
 // linked.
 #include <deepgemm/module_format.h>
 #include <deepgemm/npu_regmap.h>
+#include <deepgemm/w4_pack.h>
 
 #if __STDC_HOSTED__
 #error "module_format_freestanding.cpp must be compiled with -ffreestanding"

@@ -28,7 +28,10 @@
 //                   8  8  size in bytes (u64): the buffer the runtime allocates for it
 //                  16  4  element bits
 //                  20  4  flags: bit 0 row-major (else column-major); bit 1 the leading dimension
-//                         is the run-time K (A row-major, B column-major: packed at any K)
+//                         is the run-time K (A row-major, B column-major: packed at any K); bits
+//                         8-15 a packed layout id (<deepgemm/w4_pack.h>; 0: plain): B of 4-bit
+//                         elements only, whose buffer then holds the packed weights (header
+//                         included) instead of the plain matrix
 //                  24  8  leading dimension in elements (u64), at K for a bit-1 operand
 //                  32  4  tensor-map box, elements along the operand's contiguous dimension
 //                         (0: the kernel takes no tensor map for this operand)
@@ -44,6 +47,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "deepgemm/w4_pack.h"
 
 namespace dg::ko::launch {
 
@@ -66,6 +71,7 @@ struct Operand {
   uint64_t ld;
   uint32_t box_inner;  // tensor-map box along the contiguous dimension, elements (0: no map)
   uint32_t box_outer;  // tensor-map box, rows
+  uint32_t packing;    // packed layout id of 4-bit weights (w4_pack.h), 0 for a plain matrix
 };
 
 inline constexpr uint32_t kTensorMapBytes = 128;  // a CUtensorMap, passed by value
@@ -155,9 +161,10 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     o.bytes = detail::rd64(q + 8);
     o.element_bits = detail::rd32(q + 16);
     const uint32_t flags = detail::rd32(q + 20);
-    if (flags > 3) return "launch record: bad operand flags";
+    if ((flags & ~0xff03u) != 0) return "launch record: bad operand flags";
     o.row_major = (flags & 1) != 0;
     o.ld_is_k = (flags & 2) != 0;
+    o.packing = (flags >> 8) & 0xffu;
     o.ld = detail::rd64(q + 24);
     o.box_inner = detail::rd32(q + 32);
     o.box_outer = detail::rd32(q + 36);
@@ -180,6 +187,13 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     if (o.ld_is_k && !((a && o.row_major) || (b && !o.row_major)))
       return "launch record: only a row-major A or a column-major B has K as its leading dimension";
     if (o.ld_is_k && o.ld != out->K) return "launch record: a leading dimension that follows K must be K";
+    // Packed 4-bit weights: B only, of a layout this reader knows, its buffer the packed size.
+    if (o.packing != 0) {
+      if (!b || o.element_bits != 4 || w4::layout_name(o.packing) == nullptr || o.ld_is_k || o.box_inner != 0 ||
+          out->batch != 1)
+        return "launch record: a packed layout on an operand other than 4-bit B, or one this runtime does not know";
+      if (o.bytes < w4::packed_bytes(out->K, out->N)) return "launch record: packed weights smaller than their layout";
+    }
     if (a || b || c) {
       if ((c ? Role::Output : Role::Input) != o.role) return "launch record: operand with the wrong role";
       const uint64_t rows = a || c ? out->M : out->K, cols = b || c ? out->N : out->K;
@@ -203,7 +217,7 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
 /// At k == K it is at most o.bytes (parse checked that).
 inline uint64_t operand_bytes(const Launch& l, const Operand& o, uint64_t k) {
   const bool a = o.name[0] == 'A' && o.name[1] == 0, b = o.name[0] == 'B' && o.name[1] == 0;
-  if (!a && !b) return o.bytes;
+  if ((!a && !b) || o.packing != 0) return o.bytes;
   const uint64_t rows = a ? l.M : k, cols = b ? l.N : k;
   const uint64_t inner = o.row_major ? cols : rows, outer = o.row_major ? rows : cols;
   const uint64_t ld = o.ld_is_k ? k : o.ld;
@@ -238,7 +252,7 @@ inline void write(const Launch& l, uint8_t* p) {
     detail::wr32(q + 4, uint32_t(o.role));
     detail::wr64(q + 8, o.bytes);
     detail::wr32(q + 16, o.element_bits);
-    detail::wr32(q + 20, (o.row_major ? 1u : 0u) | (o.ld_is_k ? 2u : 0u));
+    detail::wr32(q + 20, (o.row_major ? 1u : 0u) | (o.ld_is_k ? 2u : 0u) | (o.packing & 0xffu) << 8);
     detail::wr64(q + 24, o.ld);
     detail::wr32(q + 32, o.box_inner);
     detail::wr32(q + 36, o.box_outer);

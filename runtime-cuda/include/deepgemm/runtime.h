@@ -76,6 +76,21 @@ dgmm_status dgmm_bind_input(dgmm_handle handle, const char* name, const void* ho
 /** Binds host memory that receives output operand `name`. */
 dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, void* host_ptr);
 
+/** Plain int4 weights' orders for dgmm_pack_weights: two's-complement nibbles, two per byte, low
+ *  nibble first; element (k, n) at k*N + n (K_BY_N) or n*K + k (N_BY_K). */
+#define DGMM_WEIGHTS_K_BY_N 0
+#define DGMM_WEIGHTS_N_BY_K 1
+
+/** Packs plain int4 weights `plain` (K*N/2 bytes, rounded up, in `order`) into `packed`
+ *  (`packed_bytes`, at least what dgmm_operand_info says operand `name` holds) in the layout the
+ *  module's operand `name` (its B) reads, header included; host memory, nothing is enqueued. Bind
+ *  the result with dgmm_bind_input (or copy it to a device buffer for dgmm_bind_device): both
+ *  refuse weights packed for another layout, K or N with DGMM_ERROR_INVALID_ARGUMENT
+ *  (dgmm_bind_device reads a device buffer's header back once per handle and buffer: rewrite a
+ *  bound buffer with weights of this module only). */
+dgmm_status dgmm_pack_weights(dgmm_handle handle, const char* name, const void* plain, int order, void* packed,
+                              size_t packed_bytes);
+
 /** Chooses the K of the next launches for a module compiled with a K range (K_min/K_max in the
  *  spec): k must lie in the range and be a multiple of the module's K alignment (else
  *  DGMM_ERROR_INVALID_ARGUMENT, with the range or the alignment in the message). A handle starts

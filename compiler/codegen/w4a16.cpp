@@ -1,0 +1,418 @@
+// The 4-bit weight kernel (W4A16; the mma.sync family's "registers" loader): int4, u4 or FP4 E2M1
+// weights packed in the n8k128 layouts (<deepgemm/w4_pack.h>) stream from global memory straight
+// into registers, 16 bytes per lane per load, with an L2 evict-first policy and no L1 allocation
+// (each weight is read once; PTX ISA 7.4 or later, else plain non-coherent loads). They are
+// converted to fp16/bf16 in registers — integers by lop3 into the mantissa of 1024.0 (bf16 128.0)
+// and one subtraction of 1032 (136) per pair, E2M1 by moving its bits into the 16-bit format and
+// one multiply by a power of two, both exact — and multiplied by mma.sync m16n8k16 with fp32
+// accumulation. No shared-memory stage: a lane's 16-byte load is already its B fragments for
+// eight k16 steps, because k is permuted inside every 32 k the same way for A and B (lane t of a
+// quad takes k 8t..8t+7), which also lets A arrive by 16-byte loads.
+//
+// Schedule (the small-M regime, correct for any M): a block owns 16·fm rows (fm = ceil(M/16),
+// at most 2: four m16 tiles with group scales spill registers) and 16 columns (two n8 tiles),
+// and its W warps (W = min(8, K/128 blocks)) split K: warp w takes the 128-k blocks w, w + W,
+// ...; the weights (and scales) of up to three blocks ahead are loaded before the current one is
+// multiplied (a ring of registers). At the end the warps' partial sums meet in shared memory, each
+// accumulator tile summed by one warp, which runs the epilogue (bias, activation, cast) and the
+// predicated store.
+//
+// Group scales (scales { B: group_G; }) multiply per-group partial sums in fp32: each group's
+// products accumulate from zero in registers and are added to the accumulator times the group's
+// scale (one fp32 fma per accumulator per group). The converted weights are the exact integers
+// in [-8, 7], so with small-integer activations and power-of-two scales every step is exact.
+#include <deepgemm/w4_pack.h>
+#include <fmt/format.h>
+
+#include <array>
+
+#include "codegen/families.h"
+#include "codegen/inline_ptx.h"
+#include "codegen/kernel_builder.h"
+#include "support/error.h"
+
+namespace dg::codegen {
+
+namespace {
+
+using llvm::Value;
+
+/// The group size of the plan's weight scales: 0 without scales, K for per_column.
+std::int64_t group_size(const Plan& p) {
+  if (p.scale_b == "per_column") return p.K;
+  if (p.scale_b.rfind("group_", 0) == 0) return std::stoll(p.scale_b.substr(6));
+  return 0;
+}
+
+class W4a16Kernel : KernelBuilder {
+ public:
+  W4a16Kernel(const Plan& p, const hw::HwModel& hw, llvm::LLVMContext& ctx, llvm::Module& m)
+      : KernelBuilder(p, ctx, m),
+        hint_(hw.gpu.ptx_version_major * 10 + hw.gpu.ptx_version_minor >= 74) {}
+
+  LaunchInfo build(const std::string& name) {
+    kb_ = static_cast<std::int64_t>(ko::w4::k_blocks(static_cast<std::uint64_t>(p_.K)));
+    fm_ = std::min<std::int64_t>(2, (p_.M + 15) / 16);
+    warps_ = std::min<std::int64_t>(8, kb_);
+    per_column_ = p_.scale_b == "per_column";
+    group_ = per_column_ ? 0 : group_size(p_);
+    // Blocks in flight per warp: as many as K gives each warp, at most 3; 2 with two m16 tiles
+    // (one block per SM), and 1 with one m16 tile and groups of 32 (four scale words per tile and
+    // block), where more would spill past the 128 registers of two blocks per SM.
+    const std::int64_t most = fm_ == 2 ? 2 : group_ == 32 ? 1 : 3;
+    ahead_ = std::max<std::int64_t>(1, std::min<std::int64_t>(most, (kb_ + warps_ - 1) / warps_));
+    bf16_ = p_.a_type == "bf16";
+    e2m1_ = p_.b_type == "int4_e2m1";
+    const std::int64_t grid_n = (p_.N + kBlockN - 1) / kBlockN, grid_m = (p_.M + 16 * fm_ - 1) / (16 * fm_);
+    // Two blocks of eight warps per SM with one m16 tile (at most 128 registers a thread).
+    begin_kernel(name, 32 * warps_, fm_ == 1 ? 2 : 1, 16);
+    body(grid_n);
+    LaunchInfo li = launch_info(name, warps_ * fm_ * kFn * 4 * 32 * 4);
+    li.grid[0] = static_cast<std::uint32_t>(grid_n * grid_m);
+    return li;
+  }
+
+ private:
+  static constexpr std::int64_t kFn = 2, kBlockN = 8 * kFn;
+
+  Value* acc_at(llvm::AllocaInst* a, std::int64_t e) {
+    return b_.CreateConstInBoundsGEP2_32(a->getAllocatedType(), a, 0, static_cast<unsigned>(e));
+  }
+  std::int64_t acc_index(std::int64_t i, std::int64_t j, std::int64_t e) const { return (i * kFn + j) * 4 + e; }
+
+  /// 16 bytes of packed weights at byte `off` of the data (past the header): a non-caching load
+  /// with the kernel's L2 evict-first policy.
+  std::array<Value*, 4> load_weights(Value* off) {
+    Value* byte = b_.CreateAdd(b_.CreateZExt(off, b_.getInt64Ty()), b_.getInt64(ko::w4::kHeaderBytes));
+    if (policy_ == nullptr) {  // PTX before 7.4: a plain non-coherent load, no cache hint
+      auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
+      auto* ld = b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt8Ty(), arg(1), byte), llvm::Align(16));
+      ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+      return {b_.CreateExtractElement(ld, std::uint64_t(0)), b_.CreateExtractElement(ld, std::uint64_t(1)),
+              b_.CreateExtractElement(ld, std::uint64_t(2)), b_.CreateExtractElement(ld, std::uint64_t(3))};
+    }
+    Value* addr = b_.CreateAdd(b_.CreatePtrToInt(arg(1), b_.getInt64Ty()), byte);
+    InlinePtx ld;
+    for (int i = 0; i < 4; ++i) ld.out('r');
+    ld.in(addr, 'l');
+    ld.in(policy_, 'l');
+    Value* r = ld.emit(b_, "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {$0, $1, $2, $3}, [$4], $5;", false);
+    return {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1), b_.CreateExtractValue(r, 2),
+            b_.CreateExtractValue(r, 3)};
+  }
+
+  /// One word of 8 nibbles → four fp16x2 (bf16x2) registers: register i holds k0 + 2i, k0 + 2i + 1.
+  std::array<Value*, 4> convert(Value* word) {
+    InlinePtx cv;
+    for (int i = 0; i < 4; ++i) cv.out('r');
+    cv.in(word, 'r');
+    if (e2m1_) return convert_e2m1(cv);
+    // fp16: 0x6400 | u is 1024 + u, minus 1032 is u - 8 = v. bf16: 0x4300 | u is 128 + u, minus 136
+    // (as 1·x + (-136): sm_80 has no bf16x2 subtraction).
+    const std::string magic = bf16_ ? "0x43004300" : "0x64006400";
+    std::string text = "{\n\t.reg .b32 t<4>, c<2>;\n";
+    text += bf16_ ? "\tmov.b32 c0, 0x3f803f80;\n\tmov.b32 c1, 0xc308c308;\n" : "\tmov.b32 c0, 0x64086408;\n";
+    for (int i = 0; i < 4; ++i) {
+      const std::string src = i == 0 ? "$4" : fmt::format("t{}", i);
+      if (i > 0) text += fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
+      text += fmt::format("\tlop3.b32 t{}, {}, 0x000f000f, {}, 0xea;\n", i, src, magic);
+      text += bf16_ ? fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i) : fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i);
+    }
+    text += "}";
+    Value* r = cv.emit(b_, text, false, false);
+    return {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1), b_.CreateExtractValue(r, 2),
+            b_.CreateExtractValue(r, 3)};
+  }
+
+  /// FP4 E2M1 codes (s e1 e0 m) → fp16x2 (bf16x2): the exponent and mantissa bits go to the top of
+  /// the 16-bit format's exponent-mantissa boundary (bits 9-11 for fp16, 6-8 for bf16), the sign to
+  /// bit 15, which reads as 2^(e - bias16)·(1 + m/2) (a subnormal for e = 0, m/2 · 2^(1 - bias16));
+  /// one multiply by 2^(bias16 - 1) (2^14, bf16 2^126) gives E2M1's value 2^(e - 1)·(1 + m/2), or
+  /// m/2, exactly. The multiply is an fma with -0.0, which keeps the sign of zero.
+  std::array<Value*, 4> convert_e2m1(InlinePtx& cv) {
+    std::string text = "{\n\t.reg .b32 t<4>, m<4>, c<2>;\n";
+    text += bf16_ ? "\tmov.b32 c0, 0x7e807e80;\n" : "\tmov.b32 c0, 0x74007400;\n";
+    text += "\tmov.b32 c1, 0x80008000;\n";
+    for (int i = 0; i < 4; ++i) {
+      text += i == 0 ? "\tmov.b32 t0, $4;\n" : fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
+      text += fmt::format("\tand.b32 m{0}, t{0}, 0x00070007;\n\tshl.b32 m{0}, m{0}, {1};\n", i, bf16_ ? 6 : 9);
+      text += fmt::format("\tand.b32 t{0}, t{0}, 0x00080008;\n\tshl.b32 t{0}, t{0}, 12;\n", i);
+      text += fmt::format("\tor.b32 t{0}, t{0}, m{0};\n", i);
+      text += fmt::format("\tfma.rn.{}x2 ${}, t{}, c0, c1;\n", bf16_ ? "bf16" : "f16", i, i);
+    }
+    text += "}";
+    Value* r = cv.emit(b_, text, false, false);
+    return {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1), b_.CreateExtractValue(r, 2),
+            b_.CreateExtractValue(r, 3)};
+  }
+
+  /// The two scales (one 32-bit word, columns c0 and c0 + 1 of this lane's accumulator pairs) of
+  /// group `gi` for n8 tile j; columns past N read column 0 (their results are not stored).
+  Value* load_scale(Value* gi, std::int64_t j) {
+    Value* col = b_.CreateAdd(col_base_, b_.CreateAdd(c32(8 * j), c0_));
+    col = b_.CreateSelect(b_.CreateICmpULT(col, arg_n()), col, c32(0));
+    Value* idx = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(gi, b_.getInt64Ty()), b_.getInt64(p_.N)),
+                              b_.CreateZExt(col, b_.getInt64Ty()));
+    auto* ld = b_.CreateAlignedLoad(b_.getInt32Ty(), b_.CreateGEP(b_.getInt16Ty(), arg(scale_arg_), idx), llvm::Align(4));
+    ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+    return ld;
+  }
+
+  /// A scale word's two values as fp32.
+  std::array<Value*, 2> scale_pair(Value* w) {
+    auto* f32 = b_.getFloatTy();
+    if (bf16_)
+      return {b_.CreateBitCast(b_.CreateShl(w, 16), f32), b_.CreateBitCast(b_.CreateAnd(w, c32(0xffff0000)), f32)};
+    Value* h2 = b_.CreateBitCast(w, llvm::FixedVectorType::get(b_.getHalfTy(), 2));
+    return {b_.CreateFPExt(b_.CreateExtractElement(h2, std::uint64_t(0)), f32),
+            b_.CreateFPExt(b_.CreateExtractElement(h2, std::uint64_t(1)), f32)};
+  }
+
+  /// acc += part · scale (each n8 tile's two columns), then part = 0.
+  void fold(const std::vector<Value*>& scales) {
+    auto* f32 = b_.getFloatTy();
+    for (std::int64_t j = 0; j < kFn; ++j) {
+      std::array<Value*, 2> s = scale_pair(scales[j]);
+      for (std::int64_t i = 0; i < fm_; ++i)
+        for (std::int64_t e = 0; e < 4; ++e) {
+          const std::int64_t x = acc_index(i, j, e);
+          Value* v = b_.CreateLoad(f32, acc_at(part_, x));
+          Value* a = b_.CreateLoad(f32, acc_at(acc_, x));
+          b_.CreateStore(b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {v, s[e & 1], a}), acc_at(acc_, x));
+          b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(part_, x));
+        }
+    }
+  }
+
+  void mma(llvm::AllocaInst* into, std::int64_t x, const std::array<Value*, 4>& a, Value* b0, Value* b1) {
+    auto* f32 = b_.getFloatTy();
+    std::vector<Value*> args;
+    auto* h2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+    for (Value* v : a) args.push_back(bf16_ ? v : b_.CreateBitCast(v, h2));
+    for (Value* v : {b0, b1}) args.push_back(bf16_ ? v : b_.CreateBitCast(v, h2));
+    for (std::int64_t e = 0; e < 4; ++e) args.push_back(b_.CreateLoad(f32, acc_at(into, x + e)));
+    Value* r = b_.CreateCall(intr(bf16_ ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
+                                        : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32),
+                             args);
+    for (unsigned e = 0; e < 4; ++e) b_.CreateStore(b_.CreateExtractValue(r, e), acc_at(into, x + e));
+  }
+
+  /// Multiply 128-k block q of this warp: `bw[j]` are n8 tile j's four weight words, `sc[j][h]`
+  /// the scale words of the block's groups (group_ <= 128).
+  void compute_block(Value* q, const std::vector<std::array<Value*, 4>>& bw,
+                     const std::vector<std::vector<Value*>>& sc) {
+    llvm::AllocaInst* into = group_ > 0 || per_column_ ? part_ : acc_;
+    Value* q128 = b_.CreateMul(q, c32(128));
+    for (std::int64_t w = 0; w < 4; ++w) {
+      // A: rows g and g + 8 of each m16 tile, 8 k from k0 (zero past M or K).
+      Value* k0 = b_.CreateAdd(q128, b_.CreateAdd(c32(32 * w), b_.CreateShl(quad_t_, 3)));
+      Value* k_ok = b_.CreateICmpULT(b_.CreateAdd(q128, c32(32 * w)), arg_k());
+      std::vector<std::array<std::array<Value*, 4>, 2>> a(fm_);
+      for (std::int64_t i = 0; i < fm_; ++i)
+        for (std::int64_t h = 0; h < 2; ++h) {
+          Value* row = b_.CreateAdd(row_base_, b_.CreateAdd(c32(16 * i + 8 * h), quad_g_));
+          Value* ok = b_.CreateAnd(k_ok, b_.CreateICmpULT(row, arg_m()));
+          Value* idx = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(b_.CreateSelect(ok, row, c32(0)), b_.getInt64Ty()),
+                                                 b_.getInt64(p_.index.lda)),
+                                    b_.CreateZExt(b_.CreateSelect(ok, k0, c32(0)), b_.getInt64Ty()));
+          auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
+          auto* ld = b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), arg(0), idx), llvm::Align(16));
+          ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+          Value* v = b_.CreateSelect(ok, ld, llvm::ConstantAggregateZero::get(v4));
+          for (unsigned r = 0; r < 4; ++r) a[i][h][r] = b_.CreateExtractElement(v, std::uint64_t(r));
+        }
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        std::array<Value*, 4> bf = convert(bw[j][w]);
+        for (std::int64_t i = 0; i < fm_; ++i) {
+          // Step 0 takes k0 + 0..3 (A registers 0 and 1), step 1 k0 + 4..7 (registers 2 and 3).
+          mma(into, acc_index(i, j, 0), {a[i][0][0], a[i][1][0], a[i][0][1], a[i][1][1]}, bf[0], bf[1]);
+          mma(into, acc_index(i, j, 0), {a[i][0][2], a[i][1][2], a[i][0][3], a[i][1][3]}, bf[2], bf[3]);
+        }
+      }
+      if (group_ == 32 || (group_ == 64 && w % 2 == 1)) {
+        std::vector<Value*> s;
+        for (std::int64_t j = 0; j < kFn; ++j) s.push_back(sc[j][group_ == 32 ? w : w / 2]);
+        fold(s);
+      }
+    }
+    if (group_ == 128) {
+      std::vector<Value*> s;
+      for (std::int64_t j = 0; j < kFn; ++j) s.push_back(sc[j][0]);
+      fold(s);
+    }
+  }
+
+  void body(std::int64_t grid_n) {
+    auto* f32 = b_.getFloatTy();
+    const std::int64_t n_acc = fm_ * kFn * 4;
+    auto* acc_ty = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(n_acc));
+    acc_ = b_.CreateAlloca(acc_ty, nullptr, "acc");
+    part_ = b_.CreateAlloca(acc_ty, nullptr, "part");
+    for (std::int64_t e = 0; e < n_acc; ++e) {
+      b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(acc_, e));
+      b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(part_, e));
+    }
+    scale_arg_ = has_bias() ? 4 : 3;
+    tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    lane_ = b_.CreateAnd(tid_, c32(31));
+    Value* warp = b_.CreateLShr(tid_, 5);
+    quad_g_ = b_.CreateLShr(lane_, 2);
+    quad_t_ = b_.CreateAnd(lane_, c32(3));
+    c0_ = b_.CreateShl(quad_t_, 1);
+    Value* bid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+    col_base_ = b_.CreateMul(b_.CreateURem(bid, c32(grid_n)), c32(kBlockN));
+    row_base_ = b_.CreateMul(b_.CreateUDiv(bid, c32(grid_n)), c32(16 * fm_));
+    // The weights' L2 policy (createpolicy and ld's .L2::cache_hint need PTX ISA 7.4).
+    policy_ = nullptr;
+    if (hint_) {
+      InlinePtx pol;
+      pol.out('l');
+      policy_ = pol.emit(b_, "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", false);
+    }
+    // Byte offsets of this lane's 16 bytes in each n8 tile's chunk of block q; tiles past N read
+    // the last tile (their results are not stored).
+    const std::int64_t tiles = p_.N / 8;
+    std::vector<Value*> tile_base(kFn);
+    for (std::int64_t j = 0; j < kFn; ++j) {
+      Value* tile = b_.CreateAdd(b_.CreateUDiv(col_base_, c32(8)), c32(j));
+      tile = b_.CreateSelect(b_.CreateICmpULT(tile, c32(tiles)), tile, c32(tiles - 1));
+      tile_base[j] = b_.CreateAdd(b_.CreateMul(tile, c32(kb_ * 512)), b_.CreateMul(lane_, c32(16)));
+    }
+    const std::int64_t groups_per_block = group_ > 0 ? 128 / group_ : 0;
+    auto load_block = [&](Value* q, std::vector<std::array<Value*, 4>>& bw, std::vector<std::vector<Value*>>& sc) {
+      bw.assign(kFn, {});
+      sc.assign(kFn, {});
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        bw[j] = load_weights(b_.CreateAdd(tile_base[j], b_.CreateMul(q, c32(512))));
+        for (std::int64_t h = 0; h < groups_per_block; ++h) {
+          // Groups past K (the last block's padding) read group 0: their weights are zero.
+          Value* gi = b_.CreateAdd(b_.CreateMul(q, c32(groups_per_block)), c32(h));
+          gi = b_.CreateSelect(b_.CreateICmpULT(gi, c32(p_.K / group_)), gi, c32(0));
+          sc[j].push_back(load_scale(gi, j));
+        }
+      }
+    };
+    // The K loop: q = warp, warp + W, ... < KB. A ring of `ahead` blocks' weights (and scales) in
+    // registers: block q + ahead·W is loaded before block q is multiplied, so that `ahead` loads
+    // of every lane are in flight behind the math (loads past the last block read the last one
+    // again, from L2, and are not used).
+    const std::int64_t ahead = ahead_;
+    auto flatten = [&](Value* qv) {
+      std::vector<std::array<Value*, 4>> bw;
+      std::vector<std::vector<Value*>> sc;
+      load_block(qv, bw, sc);
+      std::vector<Value*> flat;
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        flat.insert(flat.end(), bw[j].begin(), bw[j].end());
+        flat.insert(flat.end(), sc[j].begin(), sc[j].end());
+      }
+      return flat;
+    };
+    auto clamp_block = [&](Value* qv) {
+      return b_.CreateSelect(b_.CreateICmpULT(qv, c32(kb_)), qv, c32(kb_ - 1));
+    };
+    std::vector<std::vector<Value*>> ring0;
+    for (std::int64_t r = 0; r < ahead; ++r) ring0.push_back(flatten(clamp_block(b_.CreateAdd(warp, c32(r * warps_)))));
+    auto* pre = b_.GetInsertBlock();
+    auto* head = llvm::BasicBlock::Create(ctx_, "k.loop", kernel_);
+    auto* done = llvm::BasicBlock::Create(ctx_, "k.done", kernel_);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    auto* q = b_.CreatePHI(b_.getInt32Ty(), 2, "q");
+    q->addIncoming(warp, pre);
+    std::vector<std::vector<llvm::PHINode*>> ring(ahead);
+    for (std::int64_t r = 0; r < ahead; ++r)
+      for (Value* v : ring0[r]) {
+        ring[r].push_back(b_.CreatePHI(b_.getInt32Ty(), 2));
+        ring[r].back()->addIncoming(v, pre);
+      }
+    Value* qn = b_.CreateAdd(q, c32(warps_));
+    Value* more = b_.CreateICmpULT(qn, c32(kb_));
+    std::vector<Value*> next = flatten(clamp_block(b_.CreateAdd(q, c32(ahead * warps_))));
+    {
+      std::vector<std::array<Value*, 4>> bw(kFn);
+      std::vector<std::vector<Value*>> sc(kFn);
+      std::size_t at = 0;
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        for (int w = 0; w < 4; ++w) bw[j][w] = ring[0][at++];
+        for (std::int64_t h = 0; h < groups_per_block; ++h) sc[j].push_back(ring[0][at++]);
+      }
+      compute_block(q, bw, sc);
+    }
+    auto* latch = b_.GetInsertBlock();
+    q->addIncoming(qn, latch);
+    for (std::int64_t r = 0; r < ahead; ++r)
+      for (std::size_t i = 0; i < ring[r].size(); ++i)
+        ring[r][i]->addIncoming(r + 1 < ahead ? static_cast<Value*>(ring[r + 1][i]) : next[i], latch);
+    b_.CreateCondBr(more, head, done);
+    b_.SetInsertPoint(done);
+    if (per_column_) {  // one group of all K, one scale per column
+      std::vector<Value*> s;
+      for (std::int64_t j = 0; j < kFn; ++j) s.push_back(load_scale(c32(0), j));
+      fold(s);
+    }
+    // The warps' partial sums: every warp writes its accumulators, accumulator e of warp w for
+    // lane l at ((e · W) + w) · 32 + l; tile (i, j) is summed and stored by warp (i·fn + j) % W.
+    llvm::Type* sptr_elem = f32;
+    for (std::int64_t e = 0; e < n_acc; ++e) {
+      Value* off = b_.CreateShl(b_.CreateAdd(b_.CreateMul(b_.CreateAdd(c32(e * warps_), warp), c32(32)), lane_), 2);
+      b_.CreateAlignedStore(b_.CreateLoad(f32, acc_at(acc_, e)), smem_ptr(off), llvm::Align(4));
+    }
+    b_.CreateCall(intr(llvm::Intrinsic::nvvm_barrier0));
+    Value* r0 = quad_g_;
+    for (std::int64_t i = 0; i < fm_; ++i)
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        const std::int64_t owner = (i * kFn + j) % warps_;
+        emit_guarded(b_.CreateICmpEQ(warp, c32(owner)), warps_ > 1, [&] {
+          std::array<Value*, 4> sum{};
+          for (std::int64_t e = 0; e < 4; ++e) {
+            const std::int64_t x = acc_index(i, j, e);
+            for (std::int64_t w = 0; w < warps_; ++w) {
+              Value* off = b_.CreateShl(b_.CreateAdd(c32(((x * warps_) + w) * 32), lane_), 2);
+              Value* v = b_.CreateAlignedLoad(sptr_elem, smem_ptr(off), llvm::Align(4));
+              sum[e] = sum[e] ? b_.CreateFAdd(sum[e], v) : v;
+            }
+          }
+          for (std::int64_t h = 0; h < 2; ++h) {
+            Value* gm = b_.CreateAdd(row_base_, b_.CreateAdd(c32(16 * i + 8 * h), r0));
+            Value* gn = b_.CreateAdd(col_base_, b_.CreateAdd(c32(8 * j), c0_));
+            store_pair(gm, gn, sum[2 * h], sum[2 * h + 1]);
+          }
+        });
+      }
+    b_.CreateRetVoid();
+  }
+
+  std::int64_t kb_ = 1, fm_ = 1, warps_ = 1, group_ = 0, ahead_ = 1;
+  unsigned scale_arg_ = 3;
+  bool hint_ = false, bf16_ = false, per_column_ = false, e2m1_ = false;
+  llvm::AllocaInst *acc_ = nullptr, *part_ = nullptr;
+  Value *policy_ = nullptr, *quad_g_ = nullptr, *quad_t_ = nullptr, *c0_ = nullptr;
+};
+
+}  // namespace
+
+LaunchInfo build_w4a16(const Plan& plan, const hw::HwModel& hw, llvm::LLVMContext& ctx, llvm::Module& m,
+                       const std::string& name) {
+  return W4a16Kernel(plan, hw, ctx, m).build(name);
+}
+
+std::string w4a16_unsupported(const Plan& p, const hw::HwModel& hw) {
+  if (p.b_type != "int4" && p.b_type != "u4" && p.b_type != "int4_e2m1")
+    return fmt::format("weight {} is not generated yet (int4, u4 and int4_e2m1 only)", p.b_type);
+  if (p.a_type != "fp16" && p.a_type != "bf16") return "4-bit weights are converted to fp16 or bf16 activations only";
+  if (p.acc_type != "fp32") return "4-bit weights accumulate in fp32";
+  if (p.family != "mma.sync") return "4-bit weights are generated on the mma.sync family only";
+  if (!hw.gpu.has_cp_async) return fmt::format("{} (no sm_80 instructions) has no 4-bit weight kernel", hw.name);
+  if (p.N % 8 != 0 || p.K % 32 != 0) return "4-bit weights need N a multiple of 8 and K of 32";
+  if (p.batch != 1 || p.k_dynamic) return "4-bit weights: no batches and no run-time K";
+  if (!p.index.a_row_major || !p.index.c_row_major) return "4-bit weights: row-major A and C only";
+  if (p.scale_a != "none" || p.scale_b == "per_tensor") return "4-bit weights take group scales on B only";
+  if (p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32") return "outputs are fp16, bf16 or fp32";
+  const std::int64_t g = group_size(p);
+  if (g > 0 && g != p.K && (g > 128 || 128 % g != 0 || p.K % g != 0))
+    return fmt::format("group size {} (32, 64, 128 or per_column, dividing K)", g);
+  return "";
+}
+
+}  // namespace dg::codegen
