@@ -1,0 +1,71 @@
+// An NPU target's rules over the decoded problem: what the model's MAC array multiplies and
+// accumulates, and what the generator can build for the model (hw::npu_unbuildable).
+#include "sema/checker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace dg::sema {
+
+void Checker::check_npu_rules() {
+  const hw::NpuModel& n = p_.hw.npu;
+  // A model that asks for hardware the generator does not build is refused here, naming the
+  // field, before anything is planned.
+  if (std::string why = hw::npu_unbuildable(n); !why.empty()) {
+    d_.error(p_.target_loc, fmt::format("{}: {}, so this model cannot be built", p_.hw.file, why));
+    return;
+  }
+  // The generator builds an output-stationary engine: a model that does not offer that dataflow
+  // cannot be built (never planned as another dataflow).
+  if (std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") == n.dataflows.end()) {
+    d_.error(p_.target_loc,
+             fmt::format("{}: npu.dataflows is [{}]; the generated compute engine is output stationary, so this "
+                         "model cannot be built",
+                         p_.hw.file, join_words(n.dataflows, ", ")));
+    d_.note(p_.target_loc, "add \"output_stationary\" to npu.dataflows in the hardware model");
+    return;
+  }
+  auto check_input = [&](const Declared<DType>& t, const char* role) {
+    if (t.value.is_float()) {
+      d_.error(t.loc, fmt::format("{} multiplies integers only; {} precision {} is a float format", p_.hw.name, role,
+                                  t.value.name));
+      return false;
+    }
+    bool native = std::find(n.input_types.begin(), n.input_types.end(), t.value.name) != n.input_types.end();
+    if (!native && !(t.value.is_custom() && t.value.bits <= n.max_custom_width)) {
+      d_.error(t.loc, fmt::format("{} precision {} is not supported by {}: inputs are {} or custom widths up to {} bits",
+                                  role, t.value.name, p_.hw.name, join_words(n.input_types, ", "), n.max_custom_width));
+      return false;
+    }
+    return true;
+  };
+  bool a_ok = check_input(p_.a, "activation");
+  bool b_ok = check_input(p_.b, "weight");
+  if (!a_ok || !b_ok) return;
+  if (!p_.acc.user) p_.acc = {DType{DType::Kind::Int, n.acc_width, true, fmt::format("int{}", n.acc_width)}, {}, false};
+  if (p_.acc.value.is_float() || p_.acc.value.bits > n.acc_width) {
+    d_.error(p_.acc.loc, fmt::format("accumulate {} is not supported by {}: accumulators are {}-bit integers",
+                                     p_.acc.value.name, p_.hw.name, n.acc_width));
+    return;
+  }
+  // The output: the accumulator's sum as int32 or int64 (by default the narrower that holds the
+  // accumulator); an int32 output of wider accumulators saturates.
+  if (!p_.c.user) {
+    const bool wide = p_.acc.value.bits > 32;
+    p_.c = {DType{DType::Kind::Int, wide ? 64 : 32, true, wide ? "int64" : "int32"}, {}, false};
+  }
+  if (p_.c.value.is_float()) {
+    d_.error(p_.c.loc, fmt::format("output {} is not supported by {}: outputs are integers", p_.c.value.name, p_.hw.name));
+    return;
+  }
+  p_.compute_paths = {"npu"};
+}
+
+}  // namespace dg::sema
