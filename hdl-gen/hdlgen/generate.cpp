@@ -1,5 +1,7 @@
 #include "hdlgen/generate.h"
 
+#include "sema/dtype.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,12 +39,10 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// Bits an element occupies in NPU memory (hw::npu_element_bits: 4-bit elements are packed two
 /// per byte, the even index of a row in the low nibble); 0 for a type the MAC array does not take.
 std::int64_t element_bits(const std::string& type) {
-  if (type == "int32" || type == "fp32") return 32;
-  if (type == "int64") return 64;
-  int w = 0;
-  if (type == "int4" || type == "int8" || type == "int16") w = std::atoi(type.c_str() + 3);
-  else if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) w = std::atoi(type.c_str() + 1);
-  return w >= 2 && w <= 16 ? hw::npu_element_bits(w) : 0;
+  const std::optional<DType> d = parse_dtype(type);
+  if (!d) return 0;
+  if (d->bits == 32 || d->bits == 64) return d->bits;
+  return d->is_int() && d->bits >= 2 && d->bits <= 16 ? hw::npu_element_bits(d->bits) : 0;
 }
 
 /// One stream of the plan's tile loop nest: which dimensions its tile rows and row segments
