@@ -141,9 +141,13 @@ module dg_engine_ws #(
   logic [LgBanks-1:0] cap_off_q;
   logic [LaneW-1:0]   cap_lane_q;
 
+  logic [Rows-1:0] mask_now;   // the block's k inside K
+  for (genvar r = 0; r < Rows; r++) begin : g_mask
+    assign mask_now[r] = kbase + DW'(r) < k_q;
+  end
   always_comb begin
     meta_now.is_a = in_a_q;
-    for (int r = 0; r < Rows; r++) meta_now.mask[r] = kbase + DW'(r) < k_q;
+    meta_now.mask = mask_now;
     meta_now.q = q_q;
     meta_now.first_q = q_q == '0;
     meta_now.first = k0_q == '0 && kb_q == '0;
@@ -277,16 +281,19 @@ module dg_engine_ws #(
   // rows in banks cap_off + t (below Banks: the offset is a multiple of Rows, which divides
   // Banks), chosen by a Banks-way multiplexer.
   localparam int CapRows = Rows > BR ? Rows : BR;
-  logic [WordBits-1:0] cap_word [CapRows], cap_lanes [CapRows];
+  logic [WordBits-1:0] cap_word [CapRows];
+  logic [CapRows*WordBits-1:0] cap_lanes;   // row t's word shifted to its lane, at t*WordBits
   for (genvar t = 0; t < CapRows; t++) begin : g_cap_word
-    logic [LgBanks-1:0] bank;
+    logic [LgBanks-1:0]  bank;
+    logic [WordBits-1:0] word;
     assign bank = cap_off_q + LgBanks'(t);
     always_comb begin
-      cap_word[t] = rd_data_i[0 +: WordBits];
+      word = rd_data_i[0 +: WordBits];
       for (int k = 1; k < Banks; k++)
-        if (bank == LgBanks'(k)) cap_word[t] = rd_data_i[k*WordBits +: WordBits];
+        if (bank == LgBanks'(k)) word = rd_data_i[k*WordBits +: WordBits];
     end
-    assign cap_lanes[t] = cap_word[t] >> cap_lane_q;
+    assign cap_word[t] = word;
+    assign cap_lanes[t*WordBits +: WordBits] = word >> cap_lane_q;
   end
 
   // ---- stream -----------------------------------------------------------------------------------
@@ -359,11 +366,11 @@ module dg_engine_ws #(
       // Capture: a batch of A rows, or one word of each of the block's B rows.
       if (cap_q) begin
         if (cap_meta_q.is_a) begin
-          for (int i = 0; i < BR; i++) pf_q[i*RA +: RA] <= RA'(cap_lanes[i]);
+          for (int i = 0; i < BR; i++) pf_q[i*RA +: RA] <= cap_lanes[i*WordBits +: RA];
         end else begin
           for (int r = 0; r < Rows; r++) begin
             if (BSeg == 1)
-              pf_q[r*SegB +: SegB] <= SegB'(cap_lanes[r]);
+              pf_q[r*SegB +: SegB] <= SegB'(cap_lanes[r*WordBits +: WordBits]);
             else
               pf_q[r*SegB + 32'(cap_ph_q) * WordBits +: WordBits] <= cap_word[r];
           end
