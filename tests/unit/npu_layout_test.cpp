@@ -99,6 +99,8 @@ NpuTiling tiling_of(const std::map<std::string, std::string>& r) {
   t.a_bits = memory_bits(r.at("a_type"));
   t.b_bits = memory_bits(r.at("b_type"));
   t.c_bits = memory_bits(r.at("c_type"));
+  // (Tables recorded before the weight-stationary engine have no dataflow: output stationary.)
+  t.output_stationary = r.count("dataflow") == 0 || r.at("dataflow") != "weight_stationary";
   return t;
 }
 
