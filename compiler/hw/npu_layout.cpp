@@ -143,11 +143,14 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
                                   std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t per_group = std::max<std::int64_t>(l.group, l.b_seg + 3);
   // Weight stationary: per weight block (pe_rows k × pe_cols n), the tile's rows stream one per
-  // cycle, or the block's reads bind: its weights (b_seg words) and its A batches (min(banks,
-  // tile_m) rows per read), each read passing the one prefetch register (kWsRead cycles).
-  const std::int64_t ws_batches = std::max<std::int64_t>(1, t.tile_m / std::min(t.tile_m, banks));
-  const std::int64_t ws_per_block =
-      std::max<std::int64_t>(t.tile_m, l.b_seg + kWsRead * (ws_batches + 1) - 1);
+  // cycle in batches of min(banks, tile_m) rows (one scratchpad read each), or the reads bind: an
+  // item (a batch, or the next block's weights, b_seg words) passes the one prefetch register in
+  // kWsRead cycles, so a batch streams for at least kWsRead cycles, and a block's last batch for
+  // at least the next block's weights and first batch (b_seg + kWsRead + 2).
+  const std::int64_t ws_batch = std::min(t.tile_m, banks);
+  const std::int64_t ws_batches = std::max<std::int64_t>(1, t.tile_m / ws_batch);
+  const std::int64_t ws_per_block = (ws_batches - 1) * std::max(ws_batch, kWsRead) +
+                                    std::max(ws_batch, l.b_seg + kWsRead + 2);
   const std::int64_t col_blocks = std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t tiles_n = ceil_div(t.N, t.tile_n);
   double total = 0, compute_total = 0, fetch_total = 0;

@@ -247,6 +247,23 @@ TEST_CASE("npu layout: weight stationary") {
   const NpuLayout small = npu_layout(n, t);
   CHECK(small.unbuildable.empty());
   CHECK(small.compute_cycles == (256 / 4) * (256 / 32) * (256 / 128) * (2 * 8 * (1 + 3 * 2 - 1) + 8));
+  // Four banks, a 2×4 array: a 16-row tile streams in 4 batches of 4 rows; a block's last batch
+  // waits for the next block's weights and first batch (1 + 5 cycles): 3·4 + 6 per block
+  // (co-simulated on npu4, 64×64×256: 148178 cycles, this estimate 148590).
+  NpuModel n4 = n;
+  n4.pe_rows = 2;
+  n4.pe_cols = 4;
+  n4.spad_banks = 4;
+  n4.spad_rows = 256;
+  n4.spad_width_bits = n4.bus_data_bits = 32;
+  n4.acc_rows = 256;
+  n4.acc_width_bits = 128;
+  n4.dram_latency_cycles = 2;
+  t = NpuTiling{64, 64, 256, 16, 16, 64};
+  t.output_stationary = false;
+  const NpuLayout l4 = npu_layout(n4, t);
+  CHECK(l4.unbuildable.empty());
+  CHECK(l4.compute_cycles == (64 / 16) * (64 / 16) * (256 / 64) * ((16 / 4) * (64 / 2) * (3 * 4 + 6) + 8));
   // Any tile_m of 2 rows or more (no multiple of pe_rows needed); tile_k whole weight blocks;
   // a weight block's k range of A in one scratchpad word.
   t = NpuTiling{256, 256, 256, 2, 32, 128};
