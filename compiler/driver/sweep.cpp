@@ -120,7 +120,8 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
     row["message"] = "the plan is not an NPU plan";
     return row;
   }
-  for (const char* f : {"M", "N", "a_type", "b_type", "c_type", "tile_m", "tile_n", "tile_k"}) row[f] = pl.at(f);
+  for (const char* f : {"M", "N", "a_type", "b_type", "c_type", "tile_m", "tile_n", "tile_k", "dataflow"})
+    row[f] = pl.at(f);
   const std::int64_t kmax = pl.at("k_dynamic").get<bool>() ? pl.at("K_max").get<std::int64_t>() : pl.at("K").get<std::int64_t>();
   row["K"] = set.k > 0 ? set.k : kmax;
   row["predicted_cycles"] = pl.at("npu_layout").at("cycles");
@@ -504,7 +505,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       if (row.value("status", "") != "PASS") break;
     }
   std::vector<std::string> cols = {"variant", "spec", "rank", "status", "M", "N", "K", "a_type", "b_type", "c_type",
-                                   "tile_m", "tile_n", "tile_k", "predicted_cycles", "simulated_cycles", "error_pct",
+                                   "tile_m", "tile_n", "tile_k", "dataflow", "predicted_cycles", "simulated_cycles", "error_pct",
                                    "mac_utilization_pct", "proof_ms"};
   for (const auto& f : set.fpga)
     for (const char* k : {"luts", "ffs", "brams", "dsps"}) cols.push_back(fmt::format("{}_{}", f, k));

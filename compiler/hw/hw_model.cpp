@@ -872,6 +872,14 @@ std::string npu_unbuildable(const NpuModel& n) {
                          "power of two (the nearest are {} and {})",
                          field, v, std::int64_t{1} << lg, std::int64_t{1} << (lg + 1));
     }
+  // The generated engines are weight stationary (dg_engine_ws) and output stationary (dg_engine);
+  // the solver chooses among those the model lists. Any other dataflow is refused, never planned
+  // as one of them.
+  for (const std::string& df : n.dataflows)
+    if (df != "weight_stationary" && df != "output_stationary")
+      return fmt::format("npu.dataflows lists \"{}\": the generated compute engines are weight_stationary and "
+                         "output_stationary; list only those in npu.dataflows",
+                         df);
   if (n.pe_rows > n.spad_banks)
     return fmt::format("npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "
                        "cycle; give the scratchpad at least {} banks",

@@ -20,6 +20,7 @@ constexpr double kRoundTrip = 16;    // a queued row is in flight for the latenc
 constexpr double kFillA = 12;        // A's fetch: the fill pipeline after its stream
 constexpr double kExposedB = 0.25;   // B's fetch: the part of the latency the engine's lag leaves exposed
 constexpr std::int64_t kStep = 8;       // per K step of the engine: the buffer hand-over
+constexpr std::int64_t kWsRead = 3;     // WS engine: cycles an item (weights or an A batch) holds the prefetch
 
 /// The tile extents along one dimension: the full tile and the last, smaller one when the
 /// dimension is not a multiple of the tile, each with its count.
@@ -43,17 +44,32 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   const std::int64_t beat = n.bus_data_bits / 8;
   const std::int64_t word_bits = n.spad_width_bits;
   const std::int64_t banks = n.spad_banks;
-  if (!t.output_stationary) refuse("the generated compute engine is output stationary");
-  if (t.tile_m % n.pe_rows != 0 || t.tile_n % n.pe_cols != 0)
+  const bool ws = !t.output_stationary;
+  if (!ws && (t.tile_m % n.pe_rows != 0 || t.tile_n % n.pe_cols != 0))
     refuse(fmt::format("a {}×{} tile is not a whole number of {}×{} PE-array blocks", t.tile_m, t.tile_n, n.pe_rows,
                        n.pe_cols));
+  // Weight stationary: the array holds a block of pe_rows k × pe_cols n of the B tile while the
+  // tile's rows of A stream through, each cut to the block's pe_rows k, which one scratchpad word
+  // must hold; the accumulator row of a streamed row is read the cycle before it is written, so
+  // two successive rows must differ (at a block boundary too).
+  if (ws && (t.tile_n % n.pe_cols != 0 || t.tile_k % n.pe_rows != 0))
+    refuse(fmt::format("a {}-column, {}-deep tile is not a whole number of {}×{} weight blocks (pe_rows k × pe_cols n)",
+                       t.tile_n, t.tile_k, n.pe_rows, n.pe_cols));
+  if (ws && t.tile_m < 2)
+    refuse("the weight-stationary engine streams at least 2 rows of A per weight block (its accumulator read-modify-"
+           "write needs two distinct rows in a row)");
+  if (ws && std::int64_t{n.pe_rows} * t.a_bits > word_bits)
+    refuse(fmt::format("a weight block's {} k of an A row ({} bits) do not fit one {}-bit scratchpad word, which the "
+                       "weight-stationary engine reads per row",
+                       n.pe_rows, std::int64_t{n.pe_rows} * t.a_bits, word_bits));
   if (!pow2(t.tile_m) || !pow2(t.tile_n) || !pow2(t.tile_k))
     refuse(fmt::format("the generated AGUs step tiles with shifts: {}×{}×{} is not all powers of two", t.tile_m,
                        t.tile_n, t.tile_k));
 
   // The engine reads a group of K elements of each A row per scratchpad word, at most one per
   // bank's row of B, and segments of B rows as wide as the array.
-  l.group = std::max<std::int64_t>(1, std::min({word_bits / t.a_bits, banks, t.tile_k}));
+  // (Weight stationary: a group is a weight block's pe_rows k.)
+  l.group = ws ? std::int64_t{n.pe_rows} : std::max<std::int64_t>(1, std::min({word_bits / t.a_bits, banks, t.tile_k}));
   const std::int64_t seg_bits = std::int64_t{n.pe_cols} * t.b_bits;
   if (seg_bits % word_bits != 0 && word_bits % seg_bits != 0)
     refuse(fmt::format("a PE-array-wide B row segment ({} bits) neither fills whole {}-bit scratchpad words nor divides "
@@ -126,13 +142,26 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   const std::int64_t sub_blocks = std::max<std::int64_t>(1, t.tile_m / n.pe_rows) *
                                   std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t per_group = std::max<std::int64_t>(l.group, l.b_seg + 3);
+  // Weight stationary: per weight block (pe_rows k × pe_cols n), the tile's rows stream one per
+  // cycle in batches of min(banks, tile_m) rows (one scratchpad read each), or the reads bind: an
+  // item (a batch, or the next block's weights, b_seg words) passes the one prefetch register in
+  // kWsRead cycles, so a batch streams for at least kWsRead cycles, and a block's last batch for
+  // at least the next block's weights and first batch (b_seg + kWsRead + 2).
+  const std::int64_t ws_batch = std::min(t.tile_m, banks);
+  const std::int64_t ws_batches = std::max<std::int64_t>(1, t.tile_m / ws_batch);
+  const std::int64_t ws_per_block = (ws_batches - 1) * std::max(ws_batch, kWsRead) +
+                                    std::max(ws_batch, l.b_seg + kWsRead + 2);
+  const std::int64_t col_blocks = std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t tiles_n = ceil_div(t.N, t.tile_n);
   double total = 0, compute_total = 0, fetch_total = 0;
   for (const Extent& em : extents(t.M, t.tile_m))
     for (const Extent& ek : extents(t.K, t.tile_k)) {
       // Without shadow registers the array also waits while each sub-block drains.
-      const double compute = static_cast<double>(
-          sub_blocks * (ceil_div(ek.size, l.group) * per_group + (n.drain_shadow ? 0 : n.pe_rows + 3)) + kStep);
+      const double compute =
+          ws ? static_cast<double>(col_blocks * ceil_div(ek.size, l.group) * ws_per_block + kStep)
+             : static_cast<double>(
+                   sub_blocks * (ceil_div(ek.size, l.group) * per_group + (n.drain_shadow ? 0 : n.pe_rows + 3)) +
+                   kStep);
       const double fetch = std::max(a_fetch(em.size, ek.size), b_fetch(ek.size));
       const double steps = static_cast<double>(em.count * tiles_n * ek.count);
       compute_total += steps * compute;
@@ -145,7 +174,8 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
                                 stream(k0, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b)) +
                        n.dram_latency_cycles;
   const std::int64_t c_beats = t.tile_m * t.tile_n * (t.c_bits / 8) / beat;
-  total += n.dram_latency_cycles + first + n.pe_rows + 2 + static_cast<double>(c_beats) + 8;
+  // (The last drain: the OS engine's shadow rows, the WS engine's two-cycle accumulate.)
+  total += n.dram_latency_cycles + first + (ws ? 2 : n.pe_rows + 2) + static_cast<double>(c_beats) + 8;
   l.cycles = static_cast<std::int64_t>(std::ceil(total));
   l.compute_cycles = static_cast<std::int64_t>(std::ceil(compute_total));
   l.dma_cycles = static_cast<std::int64_t>(std::ceil(fetch_total));

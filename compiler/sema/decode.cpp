@@ -30,7 +30,7 @@ const std::map<std::string, std::vector<std::string>>& block_keys() {
       {"scales", {"A", "B"}},
       {"constraints",
        {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync",
-        "family", "loader", "persistent", "op_type", "sparse_pattern", "custom_bitwidth"}},
+        "family", "loader", "persistent", "dataflow", "op_type", "sparse_pattern", "custom_bitwidth"}},
   };
   return keys;
 }
@@ -514,6 +514,23 @@ void Checker::check_constraints() {
   if (const auto* e = get("constraints", "loader"); e && gpu_only(*e)) {
     std::string v;
     if (want_ident(*e, {"cp_async", "tma"}, v)) p_.loader = {v == "cp_async" ? "cp.async" : v, e->value.loc, true};
+  }
+  // An NPU's dataflow, among those its model lists (by default the solver's choice).
+  if (const auto* e = get("constraints", "dataflow")) {
+    std::string v;
+    if (gpu) {
+      d_.error(e->loc, fmt::format("'dataflow' applies to NPU targets; '{}' is a GPU", p_.hw.name));
+    } else if (want_ident(*e, {"weight_stationary", "output_stationary"}, v)) {
+      const auto& dfs = p_.hw.npu.dataflows;
+      if (std::find(dfs.begin(), dfs.end(), v) == dfs.end()) {
+        d_.error(e->value.loc, fmt::format("dataflow {} is not offered by {}: npu.dataflows is [{}]", v, p_.hw.name,
+                                           join_words(dfs, ", ")));
+        d_.note(e->value.loc, fmt::format("use one of [{}], or add \"{}\" to npu.dataflows in {}",
+                                          join_words(dfs, ", "), v, p_.hw.file));
+      } else {
+        p_.dataflow = {v, e->value.loc, true};
+      }
+    }
   }
   if (const auto* e = get("constraints", "pad_k")) want_bool(*e, p_.pad_k);
   if (const auto* e = get("constraints", "persistent"); e && gpu_only(*e)) want_bool(*e, p_.persistent);

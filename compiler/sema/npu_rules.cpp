@@ -22,16 +22,6 @@ void Checker::check_npu_rules() {
     d_.error(p_.target_loc, fmt::format("{}: {}, so this model cannot be built", p_.hw.file, why));
     return;
   }
-  // The generator builds an output-stationary engine: a model that does not offer that dataflow
-  // cannot be built (never planned as another dataflow).
-  if (std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") == n.dataflows.end()) {
-    d_.error(p_.target_loc,
-             fmt::format("{}: npu.dataflows is [{}]; the generated compute engine is output stationary, so this "
-                         "model cannot be built",
-                         p_.hw.file, join_words(n.dataflows, ", ")));
-    d_.note(p_.target_loc, "add \"output_stationary\" to npu.dataflows in the hardware model");
-    return;
-  }
   auto check_input = [&](const Declared<DType>& t, const char* role) {
     if (t.value.is_float()) {
       d_.error(t.loc, fmt::format("{} multiplies integers only; {} precision {} is a float format", p_.hw.name, role,

@@ -73,6 +73,7 @@ struct GemmProblem {
   Declared<bool> warp_level_sync;
   Declared<std::string> family;   // "mma.sync" | "wgmma": the tensor-core instruction family ("" = solver's choice)
   Declared<std::string> loader;   // "cp.async" | "tma": how wgmma tiles reach shared memory ("" = solver's choice)
+  Declared<std::string> dataflow; // NPU: "weight_stationary" | "output_stationary" ("" = solver's choice)
   Declared<std::vector<std::string>> epilogue;  // op_type: gelu, relu, bias, silu
   std::vector<UserConstraint> user_constraints;
 

@@ -328,8 +328,9 @@ class Encoder {
     for (size_t i = s_.vars.size(); i-- > 0;) {
       const Var& v = s_.vars[i];
       auto n = static_cast<std::int64_t>(v.values.size());
+      // (dataflow: output stationary, 1, before weight stationary, 0.)
       bool prefer_large = v.name == "tile_m" || v.name == "tile_n" || v.name == "tile_k" || v.name == "smem" ||
-                          v.name == "blocks_per_sm";
+                          v.name == "blocks_per_sm" || v.name == "dataflow";
       Expr k = prefer_large ? z_.int_val(n - 1) - q_.index(static_cast<int>(i)) : q_.index(static_cast<int>(i));
       parts.push_back(k * weight);
       weight *= n;

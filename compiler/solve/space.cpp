@@ -175,11 +175,15 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
     cap(tm, max_values);
     cap(tn, max_values);
     cap(tk, max_values);
-    // The generated engine (hdl-gen) is output stationary, and sema refuses a model without that
-    // dataflow: it is the plan's only one.
-    DG_INTERNAL_ASSERT(std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") != n.dataflows.end(),
-                       "sema let an NPU model without output_stationary through");
-    const std::vector<std::int64_t> df = {1};
+    // The dataflows the model lists, each a generated engine (hdl-gen: weight stationary,
+    // output stationary; sema refuses any other): the cost chooses.
+    // The spec's `dataflow`, when given, is the only one (sema checked that the model lists it).
+    std::vector<std::int64_t> df;
+    for (const char* name : {"weight_stationary", "output_stationary"})
+      if (std::find(n.dataflows.begin(), n.dataflows.end(), name) != n.dataflows.end() &&
+          (!p.dataflow.user || p.dataflow.value == name))
+        df.push_back(name[0] == 'w' ? 0 : 1);
+    DG_INTERNAL_ASSERT(!df.empty(), "sema let an NPU model without a generated dataflow through");
     s.vars = {{"tile_m", tm, fmt::format("multiples of the {}-row PE array", n.pe_rows)},
               {"tile_n", tn, fmt::format("multiples of the {}-column PE array", n.pe_cols)},
               {"tile_k", tk, "powers of two"},

@@ -418,8 +418,12 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   if (p.batch != 1) throw UserError("batched GEMM is not generated yet for NPUs");
   if (p.epilogue != "none" && !p.epilogue.empty())
     throw UserError(fmt::format("the fused '{}' epilogue is not generated yet for NPUs", p.epilogue));
-  if (p.dataflow != "output_stationary")
-    throw UserError(fmt::format("the generated compute engine is output stationary; the plan is {}", p.dataflow));
+  if (p.dataflow != "output_stationary" && p.dataflow != "weight_stationary")
+    throw UserError(fmt::format("the generated compute engines are weight stationary and output stationary; the plan "
+                                "is '{}'",
+                                p.dataflow));
+  if (std::find(hw.npu.dataflows.begin(), hw.npu.dataflows.end(), p.dataflow) == hw.npu.dataflows.end())
+    throw UserError(fmt::format("{}: the plan's dataflow is {}, which npu.dataflows does not list", hw.name, p.dataflow));
 
   // The datapath's geometry, and the conditions the generated engine relies on.
   const std::int64_t beat = n.bus_data_bits / 8, word = n.spad_width_bits / 8;
@@ -504,6 +508,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.beats_per_acc_row = lay.beats_per_acc_row;
   e.shadow = n.drain_shadow;
   e.b_first = lay.b_first;
+  e.weight_stationary = p.dataflow == "weight_stationary";
 
   Design d;
   d.top = "npu_gemm_" + name;
@@ -588,6 +593,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
       {"BFirst", e.b_first ? 1 : 0}};
   for (auto& f : agus) d.files.push_back(std::move(f));
   for (const auto& lib : rtl_library()) {
+    // One compute engine: the plan's dataflow's.
+    const bool os_only = lib.module == "dg_engine" || lib.module == "dg_mac_array";
+    const bool ws_only = lib.module == "dg_engine_ws" || lib.module == "dg_ws_array";
+    if ((os_only && e.weight_stationary) || (ws_only && !e.weight_stationary)) continue;
     d.files.push_back({lib.name, lib.text});
     if (lib.has_properties) d.formal_tops.push_back(lib.module);
   }

@@ -311,13 +311,7 @@ constexpr const char* kTop = R"(// @HEADER@
   // ---- compute engine ----------------------------------------------------------------------------
   logic [1:0] a_full, b_full;
   logic       release_step, release_buf;
-  dg_engine #(
-    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
-    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),
-    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),
-    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW),
-    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)
-  ) u_engine (
+@ENGINE@ u_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .start_i      (start),
@@ -887,7 +881,25 @@ std::string top_module(const TopParams& tp) {
 };
   regs.merge(error_code_values());
   regs.merge(address_values(tp));
-  return subst(subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams},
+  // The plan's compute engine: output stationary (dg_engine) or weight stationary (dg_engine_ws);
+  // both speak the same scratchpad and accumulator interfaces.
+  const std::string engine =
+      e.weight_stationary
+          ? "  dg_engine_ws #(\n"
+            "    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),\n"
+            "    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@),\n"
+            "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
+            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW),\n"
+            "    .AccW(@ACCW@)\n"
+            "  )"
+          : "  dg_engine #(\n"
+            "    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),\n"
+            "    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),\n"
+            "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
+            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW),\n"
+            "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)\n"
+            "  )";
+  return subst(subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams}, {"ENGINE", engine},
                                   {"REGWRITES", reg_writes}, {"REGREADS", reg_reads}}, false),
                      regs, false),
                {{"TOP", tp.top},

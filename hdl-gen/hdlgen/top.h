@@ -31,6 +31,7 @@ struct EngineParams {
   int c_bits = 32;                      // C element width: 32 or 64 (a narrower C saturates)
   bool shadow = true;  // the MAC array's shadow registers (the model's drain_shadow)
   bool b_first = false;  // B's scratchpad writes go first on a bank conflict (the layout's choice)
+  bool weight_stationary = false;  // the engine: dg_engine_ws (else dg_engine, output stationary)
 };
 
 struct TopParams {

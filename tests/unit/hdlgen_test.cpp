@@ -45,7 +45,7 @@ std::string refusal(const std::string& text) {
 const char* kTiny = R"(target npu16;
 precision { activation: int8; weight: int8; output: int32; }
 shape { M: 20; N: 48; K: 128; }
-constraints { tile_m == 16; tile_n == 32; tile_k == 64; }
+constraints { tile_m == 16; tile_n == 32; tile_k == 64; dataflow: output_stationary; }
 )";
 
 }  // namespace
@@ -83,6 +83,42 @@ TEST_CASE("hdlgen: the top instantiates the library with the plan's and the mode
   CHECK(axi.find("`ifdef DG_AXI4_CHECK") < axi.find("dg_axi4_check #"));
 }
 
+TEST_CASE("hdlgen: a weight-stationary plan gets the weight-stationary engine, and only it") {
+  Solved s = solve_spec(R"(target npu16;
+precision { activation: int8; weight: int8; output: int32; }
+shape { M: 20; N: 48; K: 128; }
+constraints { tile_m == 16; tile_n == 32; tile_k == 64; dataflow: weight_stationary; }
+)");
+  CHECK(s.plan->dataflow == "weight_stationary");
+  hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "ws");
+  const std::string& top = d.files.at(1).text;  // the core
+  CHECK(top.find("dg_engine_ws #(") != std::string::npos);
+  CHECK(top.find("dg_engine #(") == std::string::npos);
+  CHECK(top.find(".TileM(16), .TileN(32), .TileK(64)") != std::string::npos);
+  CHECK(top.find(".G(") == std::string::npos);
+  bool ws_engine = false, ws_array = false, os_files = false;
+  for (const auto& f : d.files) {
+    ws_engine = ws_engine || f.name == "dg_engine_ws.v";
+    ws_array = ws_array || f.name == "dg_ws_array.v";
+    os_files = os_files || f.name == "dg_engine.v" || f.name == "dg_mac_array.v";
+  }
+  CHECK(ws_engine);
+  CHECK(ws_array);
+  CHECK(!os_files);
+  // The BOUND register holds the plan's (weight-stationary) estimate.
+  REQUIRE(s.plan->npu_layout.has_value());
+  CHECK(d.cycle_bound == s.plan->npu_layout->cycles);
+  // The same spec without the pin: npu16 offers both, and the estimate chooses.
+  Solved free = solve_spec(R"(target npu16;
+precision { activation: int8; weight: int8; output: int32; }
+shape { M: 20; N: 48; K: 128; }
+constraints { tile_m == 16; tile_n == 32; tile_k == 64; }
+)");
+  Solved os = solve_spec(kTiny);
+  REQUIRE(os.plan->npu_layout.has_value());
+  CHECK(free.plan->npu_layout->cycles == std::min(os.plan->npu_layout->cycles, s.plan->npu_layout->cycles));
+}
+
 TEST_CASE("hdlgen: plans the hardware cannot run are refused with the reason") {
   // B rows of 20 bytes are not whole 16-byte bus beats.
   std::string why = refusal(R"(target npu16;
@@ -110,7 +146,7 @@ TEST_CASE("hdlgen: packed 4-bit inputs take nibble lanes") {
   Solved s = solve_spec(R"(target npu16;
 precision { activation: int4; weight: u4; output: int32; }
 shape { M: 40; N: 64; K: 96; }
-constraints { tile_m == 32; tile_n == 32; tile_k == 64; }
+constraints { tile_m == 32; tile_n == 32; tile_k == 64; dataflow: output_stationary; }
 )");
   hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "i4");
   const std::string& top = d.files.at(1).text;  // the core

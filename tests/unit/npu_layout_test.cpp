@@ -99,6 +99,8 @@ NpuTiling tiling_of(const std::map<std::string, std::string>& r) {
   t.a_bits = memory_bits(r.at("a_type"));
   t.b_bits = memory_bits(r.at("b_type"));
   t.c_bits = memory_bits(r.at("c_type"));
+  // (Tables recorded before the weight-stationary engine have no dataflow: output stationary.)
+  t.output_stationary = r.count("dataflow") == 0 || r.at("dataflow") != "weight_stationary";
   return t;
 }
 
@@ -204,10 +206,83 @@ TEST_CASE("npu layout: buffers, queues and refusals") {
   t.tile_m = 256;
   const NpuLayout big = npu_layout(n, t);
   CHECK(big.unbuildable.find("words in each bank") != std::string::npos);
-  // Not a whole number of PE blocks, and weight stationary: refused.
+  // Not a whole number of PE blocks: refused.
   t = NpuTiling{256, 256, 256, 24, 32, 128};
   CHECK(!npu_layout(n, t).unbuildable.empty());
+}
+
+TEST_CASE("npu layout: weight stationary") {
+  NpuModel n;
+  n.pe_rows = n.pe_cols = 16;
+  n.spad_banks = 16;
+  n.spad_rows = 1024;
+  n.spad_width_bits = n.bus_data_bits = 128;
+  n.acc_rows = 1024;
+  n.acc_width_bits = 512;
+  n.acc_width = 32;
+  n.bus_max_burst_beats = 256;
+  n.bus_boundary_bytes = 4096;
+  n.dram_latency_cycles = 7;
+  NpuTiling t{256, 256, 256, 64, 32, 128};
+  t.output_stationary = false;
+  const NpuLayout ws = npu_layout(n, t);
+  CHECK(ws.unbuildable.empty());
+  // The scratchpad, accumulators and queues are the output-stationary engine's: the same DMA.
+  t.output_stationary = true;
+  const NpuLayout os = npu_layout(n, t);
+  CHECK(ws.a_words == os.a_words);
+  CHECK(ws.a_base1 == os.a_base1);
+  CHECK(ws.b_base1 == os.b_base1);
+  CHECK(ws.acc_rows == os.acc_rows);
+  CHECK(ws.queue_a == os.queue_a);
+  CHECK(ws.dma_cycles == os.dma_cycles);
+  // A K step: 2 column blocks × 8 k blocks of 16, each streaming the 64 rows of A (64 cycles,
+  // more than its reads: 1 weight word, 4 batches of 16 rows), and the buffer hand-over.
+  CHECK(ws.group == 16);
+  const std::int64_t steps = (256 / 64) * (256 / 32) * (256 / 128);
+  CHECK(ws.compute_cycles == steps * (2 * 8 * 64 + 8));
+  // With 4 rows per tile the block's reads bind: 1 weight word, then one batch, 3 cycles each.
+  t = NpuTiling{256, 256, 256, 4, 32, 128};
+  t.output_stationary = false;
+  const NpuLayout small = npu_layout(n, t);
+  CHECK(small.unbuildable.empty());
+  CHECK(small.compute_cycles == (256 / 4) * (256 / 32) * (256 / 128) * (2 * 8 * (1 + 3 * 2 - 1) + 8));
+  // Four banks, a 2×4 array: a 16-row tile streams in 4 batches of 4 rows; a block's last batch
+  // waits for the next block's weights and first batch (1 + 5 cycles): 3·4 + 6 per block
+  // (co-simulated on npu4, 64×64×256: 148178 cycles, this estimate 148590).
+  NpuModel n4 = n;
+  n4.pe_rows = 2;
+  n4.pe_cols = 4;
+  n4.spad_banks = 4;
+  n4.spad_rows = 256;
+  n4.spad_width_bits = n4.bus_data_bits = 32;
+  n4.acc_rows = 256;
+  n4.acc_width_bits = 128;
+  n4.dram_latency_cycles = 2;
+  t = NpuTiling{64, 64, 256, 16, 16, 64};
+  t.output_stationary = false;
+  const NpuLayout l4 = npu_layout(n4, t);
+  CHECK(l4.unbuildable.empty());
+  CHECK(l4.compute_cycles == (64 / 16) * (64 / 16) * (256 / 64) * ((16 / 4) * (64 / 2) * (3 * 4 + 6) + 8));
+  // Any tile_m of 2 rows or more (no multiple of pe_rows needed); tile_k whole weight blocks;
+  // a weight block's k range of A in one scratchpad word.
+  t = NpuTiling{256, 256, 256, 2, 32, 128};
+  t.output_stationary = false;
+  CHECK(npu_layout(n, t).unbuildable.empty());
+  t.tile_m = 1;
+  CHECK(npu_layout(n, t).unbuildable.find("at least 2 rows") != std::string::npos);
+  t = NpuTiling{256, 256, 256, 64, 32, 8};
+  t.output_stationary = false;
+  CHECK(npu_layout(n, t).unbuildable.find("weight blocks") != std::string::npos);
   t = NpuTiling{256, 256, 256, 64, 32, 128};
   t.output_stationary = false;
-  CHECK(npu_layout(n, t).unbuildable.find("output stationary") != std::string::npos);
+  t.a_bits = 16;
+  CHECK(npu_layout(n, t).unbuildable.find("do not fit one 128-bit scratchpad word") != std::string::npos);
+  // The estimate's last term: two cycles of accumulate instead of the array's drain.
+  t.a_bits = 8;
+  t.output_stationary = true;
+  const NpuLayout os2 = npu_layout(n, t);
+  t.output_stationary = false;
+  const NpuLayout ws2 = npu_layout(n, t);
+  CHECK(ws2.cycles - ws2.compute_cycles == os2.cycles - os2.compute_cycles - n.pe_rows);
 }
