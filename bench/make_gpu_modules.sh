@@ -88,25 +88,27 @@ constraints { ${8:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
 }
-spec_w4 fp16 fp16 16 4096 4096 "B: group_128;" "check_w4_fp16_g128_16x4096x4096.ko" "cast_output: fp16;"
-spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_fp16_g32_13x1000x4128.ko" "cast_output: fp16;"
-spec_w4 bf16 bf16 77 1048 2112 "B: group_64;" "check_w4_bf16_g64_77x1048x2112.ko" "cast_output: bf16;"
-spec_w4 fp16 fp16 130 4104 1024 "B: per_column;" "check_w4_fp16_percol_bias_silu_130x4104x1024.ko" "cast_output: fp16; op_type: bias_silu;"
-spec_w4 fp16 fp32 1 4096 14336 "B: group_128;" "check_w4_fp16_g128_fp32_1x4096x14336.ko"
-spec_w4 bf16 fp16 5 256 256 "" "check_w4_bf16_noscale_5x256x256.ko"
-spec_w4 bf16 bf16 5 200 288 "B: group_32;" "check_w4_ampere_bf16_g32_5x200x288.ko" "cast_output: bf16;" ampere
-spec_w4 fp16 fp16 3 1000 4096 "B: group_64;" "check_w4_u4_fp16_g64_3x1000x4096.ko" "cast_output: fp16;" hopper u4
-spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_e2m1_fp16_g32_13x1000x4128.ko" "cast_output: fp16;" hopper int4_e2m1
-spec_w4 bf16 bf16 40 264 1024 "B: group_128;" "check_w4_e2m1_bf16_g128_40x264x1024.ko" "cast_output: bf16;" hopper int4_e2m1
-for m in 1 16 64 128; do
-  for nk in "4096 4096" "14336 4096" "4096 14336"; do
-    set -- $nk
-    spec_w4 fp16 fp16 $m $1 $2 "B: group_128;" "w4_fp16_g128_${m}x${1}x${2}.ko" "cast_output: fp16;"
+if [ "$what" = all ] || [ "$what" = w4 ]; then
+  spec_w4 fp16 fp16 16 4096 4096 "B: group_128;" "check_w4_fp16_g128_16x4096x4096.ko" "cast_output: fp16;"
+  spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_fp16_g32_13x1000x4128.ko" "cast_output: fp16;"
+  spec_w4 bf16 bf16 77 1048 2112 "B: group_64;" "check_w4_bf16_g64_77x1048x2112.ko" "cast_output: bf16;"
+  spec_w4 fp16 fp16 130 4104 1024 "B: per_column;" "check_w4_fp16_percol_bias_silu_130x4104x1024.ko" "cast_output: fp16; op_type: bias_silu;"
+  spec_w4 fp16 fp32 1 4096 14336 "B: group_128;" "check_w4_fp16_g128_fp32_1x4096x14336.ko"
+  spec_w4 bf16 fp16 5 256 256 "" "check_w4_bf16_noscale_5x256x256.ko"
+  spec_w4 bf16 bf16 5 200 288 "B: group_32;" "check_w4_ampere_bf16_g32_5x200x288.ko" "cast_output: bf16;" ampere
+  spec_w4 fp16 fp16 3 1000 4096 "B: group_64;" "check_w4_u4_fp16_g64_3x1000x4096.ko" "cast_output: fp16;" hopper u4
+  spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_e2m1_fp16_g32_13x1000x4128.ko" "cast_output: fp16;" hopper int4_e2m1
+  spec_w4 bf16 bf16 40 264 1024 "B: group_128;" "check_w4_e2m1_bf16_g128_40x264x1024.ko" "cast_output: bf16;" hopper int4_e2m1
+  for m in 1 16 64 128; do
+    for nk in "4096 4096" "14336 4096" "4096 14336"; do
+      set -- $nk
+      spec_w4 fp16 fp16 $m $1 $2 "B: group_128;" "w4_fp16_g128_${m}x${1}x${2}.ko" "cast_output: fp16;"
+    done
   done
-done
-for m in 1 16; do
-  spec_w4 fp16 fp16 $m 4096 4096 "B: group_32;" "w4_e2m1_fp16_g32_${m}x4096x4096.ko" "cast_output: fp16;" hopper int4_e2m1
-done
+  for m in 1 16; do
+    spec_w4 fp16 fp16 $m 4096 4096 "B: group_32;" "w4_e2m1_fp16_g32_${m}x4096x4096.ko" "cast_output: fp16;" hopper int4_e2m1
+  done
+fi
 if [ "$what" = w4 ]; then
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
