@@ -57,6 +57,7 @@ SPEC
 }
 # An odd K (pad_k): A's rows, and a column-major B's, do not start on 16-byte boundaries, so
 # their tiles are loaded element by element; each family, each input width, tails.
+if [ "$what" = all ] || [ "$what" = oddk ]; then
 spec fp16 1000 776 4095 "check_oddk_fp16_1000x776x4095.ko" "pad_k: true;"
 spec bf16 333 520 1001 "check_oddk_mma_sync_bf16_333x520x1001.ko" "pad_k: true; family: mma_sync;"
 spec bf16 333 520 1001 "check_oddk_wgmma_bf16_bias_gelu_333x520x1001.ko" "pad_k: true; family: wgmma; op_type: bias_gelu;"
@@ -67,6 +68,7 @@ for mk in "4096 4095" "4096 4096" "128 4095" "128 4096" "16 4095" "16 4096"; do
   set -- $mk
   spec fp16 $1 4096 $2 "oddk_fp16_${1}x4096x${2}.ko" "pad_k: true;"
 done
+fi
 if [ "$what" = oddk ]; then
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
