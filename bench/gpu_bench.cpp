@@ -200,7 +200,9 @@ int main(int argc, char** argv) {
         dg::gpu::cublas_gemm_int8(cb, A[s], B[s], C[s], M, N, K, mi.b_row_major, batch);
       else
         dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major, batch,
-                             f32 ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F);
+                             f32    ? CUDA_R_32F
+                             : bf16 ? CUDA_R_16BF
+                                    : CUDA_R_16F);
     };
     auto time = [&](cudaStream_t st, auto&& fn) {
       for (int w = 0; w < kWarmup; ++w) fn(w % sets);
@@ -226,11 +228,14 @@ int main(int argc, char** argv) {
     log_sum += std::log(ratio);
     ++count;
     const std::string type = fp8  ? mi.a_type.substr(4) + (mi.b_type != mi.a_type ? "x" + mi.b_type.substr(5) : "")
-                             : w4 ? (mi.b_type == "u4" ? "u4" : mi.b_type == "int4" ? "w4" : "f4") + mi.a_type
-                                  : mi.a_type;       // e4m3, e4m3xm2
-    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s%s\n", type.c_str(), M, N, K, tf_ours,
-                tf_cublas, ratio, gbs, t_ours * 1000, mi.kernel.c_str(),
-                batch > 1 ? (" batch " + std::to_string(batch)).c_str()
+                             : w4 ? (mi.b_type == "u4"     ? "u4"
+                                     : mi.b_type == "int4" ? "w4"
+                                                           : "f4") +
+                                        mi.a_type
+                                  : mi.a_type;  // e4m3, e4m3xm2
+    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s%s\n", type.c_str(), M, N, K, tf_ours, tf_cublas,
+                ratio, gbs, t_ours * 1000, mi.kernel.c_str(),
+                batch > 1        ? (" batch " + std::to_string(batch)).c_str()
                 : L.K_min != L.K ? (" K range " + std::to_string(L.K_min) + ".." + std::to_string(L.K)).c_str()
                                  : "");
     std::fflush(stdout);

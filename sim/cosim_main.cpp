@@ -97,8 +97,8 @@ void get(const VlWide<N>& port, std::uint8_t* bytes, unsigned n) {
   }
 }
 
-using dg::sim::Format;
 using dg::sim::decode;
+using dg::sim::Format;
 using dg::sim::parse_format;
 
 // ---- the DRAM model and the simulation ------------------------------------------------------------------
@@ -156,7 +156,8 @@ class Sim {
       vcd_->open(o.trace.c_str());
     }
 #else
-    if (!o.trace.empty()) std::fprintf(stderr, "cosim: warning: --trace ignored (the model was Verilated without --trace)\n");
+    if (!o.trace.empty())
+      std::fprintf(stderr, "cosim: warning: --trace ignored (the model was Verilated without --trace)\n");
 #endif
     beat_ = static_cast<unsigned>(sizeof(top_->m_axi_a_rdata_i));  // the data ports are the bus's bytes wide
     rbeat_.resize(beat_);
@@ -202,7 +203,8 @@ class Sim {
 
   void fail(const char* what, std::uint64_t addr = 0, unsigned len = 0) {
     if (errors_++ < 10)
-      std::fprintf(stderr, "cosim: cycle %" PRIu64 ": %s (address 0x%08" PRIx64 ", %u beats)\n", cycle_, what, addr, len);
+      std::fprintf(stderr, "cosim: cycle %" PRIu64 ": %s (address 0x%08" PRIx64 ", %u beats)\n", cycle_, what, addr,
+                   len);
   }
 
   static constexpr unsigned kCtrl = dg::npu_regs::reg("CTRL").offset;
@@ -216,8 +218,11 @@ class Sim {
     active_ = true;
     for (int i = 0; i < 1000 && !reg_.done; ++i) step();
     active_ = false;
-    if (!reg_.done) fail("the register slave did not answer within 1000 cycles", offset, 0);
-    else if (reg_.resp != 0) fail(write ? "a register write was answered with an error" : "a register read was answered with an error", offset, 0);
+    if (!reg_.done)
+      fail("the register slave did not answer within 1000 cycles", offset, 0);
+    else if (reg_.resp != 0)
+      fail(write ? "a register write was answered with an error" : "a register read was answered with an error", offset,
+           0);
     return reg_.rdata;
   }
   void reg_write(unsigned offset, std::uint32_t v) {
@@ -375,7 +380,8 @@ class Sim {
         if (a + i >= buf_[2].base && a + i - buf_[2].base < written_.size() && written_[a + i - buf_[2].base] < 2)
           ++written_[a + i - buf_[2].base];
       }
-      if ((wb[2 * beat_] != 0) != (bu.done + 1 == bu.len)) fail("write data: WLAST does not end its burst", bu.addr, bu.len);
+      if ((wb[2 * beat_] != 0) != (bu.done + 1 == bu.len))
+        fail("write data: WLAST does not end its burst", bu.addr, bu.len);
       w_.pop_front();
       if (++bu.done == bu.len) {
         // The response, after the latency, once the burst's last beat is in.
@@ -394,14 +400,16 @@ class Sim {
  private:
   bool coin() { return opt_.stall <= 0 || uni_(rng_) >= opt_.stall; }
 
-  void check_burst(const Buffer& buf, std::uint64_t addr, unsigned len, unsigned size, unsigned burst, unsigned id, unsigned want_id) {
+  void check_burst(const Buffer& buf, std::uint64_t addr, unsigned len, unsigned size, unsigned burst, unsigned id,
+                   unsigned want_id) {
     const std::uint64_t end = addr + std::uint64_t{len} * beat_;
     if (addr % beat_ != 0) fail("burst not beat-aligned", addr, len);
     if ((1u << size) != beat_) fail("burst of narrow transfers (AxSIZE is not the bus width)", addr, len);
     if (burst != 1) fail("burst not INCR", addr, len);
     if (id != want_id) fail("burst with another master's ID", addr, len);
     if (len < 1 || len > opt_.max_burst) fail("burst length outside 1..max burst", addr, len);
-    if (addr % opt_.boundary + std::uint64_t{len} * beat_ > opt_.boundary) fail("burst crosses the bus boundary", addr, len);
+    if (addr % opt_.boundary + std::uint64_t{len} * beat_ > opt_.boundary)
+      fail("burst crosses the bus boundary", addr, len);
     if (addr < buf.base || end > buf.base + (buf.bytes + beat_ - 1) / beat_ * beat_) {
       std::string what = std::string("burst outside the ") + buf.name + " buffer";
       fail(what.c_str(), addr, len);
@@ -415,8 +423,8 @@ class Sim {
     progress_shown_ = true;
     const std::uint64_t run = cycle_ - start_cycle_;
     if (estimate_ != 0)
-      std::fprintf(stderr, "%scosim: %" PRIu64 " cycles simulated (%.0f%% of the plan's estimate)%s", tty_ ? "\r" : "", run,
-                   100.0 * static_cast<double>(run) / static_cast<double>(estimate_), tty_ ? "" : "\n");
+      std::fprintf(stderr, "%scosim: %" PRIu64 " cycles simulated (%.0f%% of the plan's estimate)%s", tty_ ? "\r" : "",
+                   run, 100.0 * static_cast<double>(run) / static_cast<double>(estimate_), tty_ ? "" : "\n");
     else
       std::fprintf(stderr, "%scosim: %" PRIu64 " cycles simulated%s", tty_ ? "\r" : "", run, tty_ ? "" : "\n");
     std::fflush(stderr);
@@ -501,7 +509,7 @@ int main(int argc, char** argv) {
   Options o;
   std::string module_path;
   std::int64_t m = 0, n = 0, k = 0, k_max = 0;  // k_max: the plan's largest K (0: not known)
-  int acc_bits = 32, c_bits = 32;                // the accumulator's and C's widths (the plan's acc_type, c_type)
+  int acc_bits = 32, c_bits = 32;               // the accumulator's and C's widths (the plan's acc_type, c_type)
   Format fa, fb;
   bool have_a = false, have_b = false;
   for (int i = 1; i < argc; ++i) {
@@ -517,31 +525,49 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) return usage("missing value after " + key);
     std::string v = argv[++i];
     char* end = nullptr;
-    if (key == "--module") module_path = v;
-    else if (key == "--m") m = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--n") n = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--k") k = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--latency") o.latency = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
-    else if (key == "--boundary") o.boundary = std::strtoull(v.c_str(), &end, 10);
-    else if (key == "--max-burst") o.max_burst = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
-    else if (key == "--stall") o.stall = std::strtod(v.c_str(), &end);
-    else if (key == "--seed") o.seed = std::strtoull(v.c_str(), &end, 10);
-    else if (key == "--max-cycles") o.max_cycles = std::strtoull(v.c_str(), &end, 10);
-    else if (key == "--trace") o.trace = v;
+    if (key == "--module")
+      module_path = v;
+    else if (key == "--m")
+      m = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--n")
+      n = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--k")
+      k = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--latency")
+      o.latency = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
+    else if (key == "--boundary")
+      o.boundary = std::strtoull(v.c_str(), &end, 10);
+    else if (key == "--max-burst")
+      o.max_burst = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
+    else if (key == "--stall")
+      o.stall = std::strtod(v.c_str(), &end);
+    else if (key == "--seed")
+      o.seed = std::strtoull(v.c_str(), &end, 10);
+    else if (key == "--max-cycles")
+      o.max_cycles = std::strtoull(v.c_str(), &end, 10);
+    else if (key == "--trace")
+      o.trace = v;
     else if (key == "--base") {
       o.base = std::strtoull(v.c_str(), &end, 0);
       o.base_given = true;
-    } else if (key == "--addr-bits") o.addr_bits = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
-    else if (key == "--expect-error") o.expect_error = v;
-    else if (key == "--acc-bits") acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
-    else if (key == "--c-bits") c_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
+    } else if (key == "--addr-bits")
+      o.addr_bits = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
+    else if (key == "--expect-error")
+      o.expect_error = v;
+    else if (key == "--acc-bits")
+      acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
+    else if (key == "--c-bits")
+      c_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
     else if (key == "--inject") {
-      if (v == "read-error") o.inject = Inject::ReadError;
-      else if (v == "write-error") o.inject = Inject::WriteError;
-      else if (v == "no-rlast") o.inject = Inject::NoRlast;
-      else return usage("bad --inject " + v + " (read-error, write-error or no-rlast)");
-    }
-    else if (key == "--a-type") {
+      if (v == "read-error")
+        o.inject = Inject::ReadError;
+      else if (v == "write-error")
+        o.inject = Inject::WriteError;
+      else if (v == "no-rlast")
+        o.inject = Inject::NoRlast;
+      else
+        return usage("bad --inject " + v + " (read-error, write-error or no-rlast)");
+    } else if (key == "--a-type") {
       if (!parse_format(v, fa)) return usage("bad --a-type " + v + " (sN or uN, 2 <= N <= 16)");
       have_a = true;
     } else if (key == "--b-type") {
@@ -560,12 +586,14 @@ int main(int argc, char** argv) {
   dgmm_handle h = nullptr;
   std::string top_name = "the NPU";
   if (!module_path.empty()) {
-    if (m != 0 || n != 0 || have_a || have_b) return usage("--module takes the problem from the module: no --m/--n/--a-type/--b-type");
+    if (m != 0 || n != 0 || have_a || have_b)
+      return usage("--module takes the problem from the module: no --m/--n/--a-type/--b-type");
     // Bounded: a module's file size is a 32-bit field; only a regular file is read.
     std::FILE* f = std::fopen(module_path.c_str(), "rb");
     if (f == nullptr) return usage("cannot read " + module_path);
     struct stat st {};
-    if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > 0xFFFFFFF0ull) {
+    if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+        static_cast<std::uint64_t>(st.st_size) > 0xFFFFFFF0ull) {
       std::fclose(f);
       return usage(module_path + ": not a regular file of at most 4 GB");
     }
@@ -579,19 +607,21 @@ int main(int argc, char** argv) {
     auto plan = mv.find(dg::ko::SectionKind::Plan);
     auto regs = mv.find(dg::ko::SectionKind::NpuRegmap);
     if (!plan.present) return usage(module_path + ": the module has no plan");
-    if (!regs.present) return usage(module_path + ": the module has no NPU register table (not an NPU module, or its Verilog was not emitted)");
+    if (!regs.present)
+      return usage(module_path +
+                   ": the module has no NPU register table (not an NPU module, or its Verilog was not emitted)");
     dg::ko::regmap::View rv;
     if (dg::ko::regmap::parse(regs.data, regs.size, &rv) != dg::ko::regmap::Status::Ok)
       return usage(module_path + ": bad register table: " + rv.error());
     g_mmio_base = rv.mmio_base;
     if (o.addr_bits != 0 && o.addr_bits != rv.addr_bits)
-      return usage("--addr-bits " + std::to_string(o.addr_bits) + ": the module's design has " + std::to_string(rv.addr_bits) +
-                   "-bit bus addresses");
+      return usage("--addr-bits " + std::to_string(o.addr_bits) + ": the module's design has " +
+                   std::to_string(rv.addr_bits) + "-bit bus addresses");
     o.addr_bits = rv.addr_bits;
     const std::string plan_text(reinterpret_cast<const char*>(plan.data), plan.size);
     if (!parse_format(plan_string(plan_text, "a_type"), fa) || !parse_format(plan_string(plan_text, "b_type"), fb))
-      return usage(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" + plan_string(plan_text, "b_type") +
-                   " are not simulated (sN/uN up to 16 bits)");
+      return usage(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" +
+                   plan_string(plan_text, "b_type") + " are not simulated (sN/uN up to 16 bits)");
     // int32, int48, int64: the width after "int".
     const std::string acc_type = plan_string(plan_text, "acc_type"), c_type = plan_string(plan_text, "c_type");
     acc_bits = acc_type.rfind("int", 0) == 0 ? std::atoi(acc_type.c_str() + 3) : 0;
@@ -603,7 +633,8 @@ int main(int argc, char** argv) {
     if (h == nullptr) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
     if (k != 0 && dgmm_set_k(h, static_cast<std::uint32_t>(k)) != DGMM_OK)
       return usage(std::string("--k: ") + dgmm_last_error());
-    if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK) return usage(std::string("the runtime cannot drive the NPU: ") + dgmm_last_error());
+    if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK)
+      return usage(std::string("the runtime cannot drive the NPU: ") + dgmm_last_error());
     std::uint32_t um = 0, un = 0, uk = 0, kmin = 0, kmax = 0;
     dgmm_problem(h, &um, &un, &uk, nullptr, nullptr, nullptr);
     if (dgmm_k_range(h, &kmin, &kmax) == DGMM_OK) k_max = kmax;
@@ -615,7 +646,8 @@ int main(int argc, char** argv) {
   }
   if (k_max == 0) k_max = k;
   if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) || (c_bits != 32 && c_bits != 64))
-    return usage("the accumulator must be 32, 48 or 64 bits and C 32 or 64 (--acc-bits, --c-bits, or the plan's types)");
+    return usage(
+        "the accumulator must be 32, 48 or 64 bits and C 32 or 64 (--acc-bits, --c-bits, or the plan's types)");
   if (o.boundary == 0 || o.max_burst == 0) return usage("--boundary and --max-burst must be positive");
   if (o.addr_bits == 0) o.addr_bits = 32;
   if (o.addr_bits < 32 || o.addr_bits > 64) return usage("--addr-bits must be 32 to 64");
@@ -630,7 +662,8 @@ int main(int argc, char** argv) {
     error_want = dg::npu_regs::kErrorCodeCount;
     for (const auto& e : dg::npu_regs::kErrorCodes)
       if (o.expect_error == e.name && e.code != 0) error_want = e.code;
-    if (error_want == dg::npu_regs::kErrorCodeCount) return usage("--expect-error " + o.expect_error + ": not an ERROR code's name");
+    if (error_want == dg::npu_regs::kErrorCodeCount)
+      return usage("--expect-error " + o.expect_error + ": not an ERROR code's name");
   }
   // The operands: 256 MiB apart from A's address, above 4 GiB on a bus wider than 32 bits.
   if (!o.base_given) o.base = o.addr_bits > 32 ? (std::uint64_t{1} << (o.addr_bits - 1)) + 0x10000000u : 0x10000000u;
@@ -703,7 +736,8 @@ int main(int argc, char** argv) {
   if (error_want != 0) {
     // The START must have been refused with that code: ERROR set, not BUSY, nothing on the bus.
     const std::uint32_t got = (error & dg::npu_regs::mask("ERROR", "CODE")) >> dg::npu_regs::field("ERROR", "CODE").lsb;
-    const bool refused = (status & dg::npu_regs::mask("STATUS", "ERROR")) != 0 && (status & dg::npu_regs::mask("STATUS", "BUSY")) == 0;
+    const bool refused =
+        (status & dg::npu_regs::mask("STATUS", "ERROR")) != 0 && (status & dg::npu_regs::mask("STATUS", "BUSY")) == 0;
     const bool quiet_bus = sim.bursts(0) + sim.bursts(1) + sim.bursts(2) == 0;
     std::printf("co-simulation of %s (Verilator), a START expected to be refused; A at 0x%" PRIx64 ", B at 0x%" PRIx64
                 ", C at 0x%" PRIx64 " on a %u-bit bus: STATUS 0x%x, ERROR %u\n",
@@ -712,31 +746,39 @@ int main(int argc, char** argv) {
     if (pass)
       std::printf("PASS: the START was refused with ERROR %u (%s), no burst issued\n", got, o.expect_error.c_str());
     else
-      std::printf("FAIL: expected the START refused with ERROR %" PRIu64 " (%s)%s\n", error_want, o.expect_error.c_str(),
-                  quiet_bus ? "" : "; bursts were issued");
+      std::printf("FAIL: expected the START refused with ERROR %" PRIu64 " (%s)%s\n", error_want,
+                  o.expect_error.c_str(), quiet_bus ? "" : "; bursts were issued");
     std::fflush(stdout);
     return pass ? 0 : 1;
   }
   if (o.inject != Inject::None) {
     // The injected bus problem must end the run (DONE, not BUSY) with its ERROR code; the checker
     // must have seen the broken rule of a no-RLAST burst, and nothing broken otherwise.
-    const char* want = o.inject == Inject::ReadError ? "BUS_READ" : o.inject == Inject::WriteError ? "BUS_WRITE" : "BUS_PROTOCOL";
+    const char* want = o.inject == Inject::ReadError    ? "BUS_READ"
+                       : o.inject == Inject::WriteError ? "BUS_WRITE"
+                                                        : "BUS_PROTOCOL";
     const std::uint32_t code = o.inject == Inject::ReadError    ? dg::npu_regs::error_code("BUS_READ")
                                : o.inject == Inject::WriteError ? dg::npu_regs::error_code("BUS_WRITE")
                                                                 : dg::npu_regs::error_code("BUS_PROTOCOL");
     const std::uint32_t got = (error & dg::npu_regs::mask("ERROR", "CODE")) >> dg::npu_regs::field("ERROR", "CODE").lsb;
-    const bool ended = (status & dg::npu_regs::mask("STATUS", "ERROR")) != 0 && (status & dg::npu_regs::mask("STATUS", "BUSY")) == 0;
+    const bool ended =
+        (status & dg::npu_regs::mask("STATUS", "ERROR")) != 0 && (status & dg::npu_regs::mask("STATUS", "BUSY")) == 0;
     const bool checker_ok = o.inject == Inject::NoRlast ? sim.protocol_errors() > 0 : sim.protocol_errors() == 0;
-    std::printf("co-simulation of %s (Verilator) with an injected bus problem (%s): STATUS 0x%x, ERROR %u%s\n", TOP_NAME,
-                o.inject == Inject::ReadError ? "SLVERR on A's first read" : o.inject == Inject::WriteError ? "SLVERR on C's first write" : "no RLAST on A's first read",
+    std::printf("co-simulation of %s (Verilator) with an injected bus problem (%s): STATUS 0x%x, ERROR %u%s\n",
+                TOP_NAME,
+                o.inject == Inject::ReadError    ? "SLVERR on A's first read"
+                : o.inject == Inject::WriteError ? "SLVERR on C's first write"
+                                                 : "no RLAST on A's first read",
                 status, got, runtime_error.empty() ? "" : ("; runtime: " + runtime_error).c_str());
-    const bool pass = ended && got == code && checker_ok && sim.errors() == 0 && (h == nullptr || !runtime_error.empty());
+    const bool pass =
+        ended && got == code && checker_ok && sim.errors() == 0 && (h == nullptr || !runtime_error.empty());
     if (pass)
       std::printf("PASS: the run ended with ERROR %u (%s)%s\n", code, want,
                   o.inject == Inject::NoRlast ? "; the protocol checker reported the broken rule" : "");
     else
-      std::printf("FAIL: expected the run to end with ERROR %u (%s)%s; %d protocol rules broken, %d harness errors\n", code, want,
-                  h != nullptr && runtime_error.empty() ? " and the runtime to report it" : "", sim.protocol_errors(), sim.errors());
+      std::printf("FAIL: expected the run to end with ERROR %u (%s)%s; %d protocol rules broken, %d harness errors\n",
+                  code, want, h != nullptr && runtime_error.empty() ? " and the runtime to report it" : "",
+                  sim.protocol_errors(), sim.errors());
     std::fflush(stdout);
     if (h != nullptr) dgmm_unload(h);
     return pass ? 0 : 1;
@@ -769,10 +811,12 @@ int main(int argc, char** argv) {
         const std::int64_t want = expected(i, j);
         std::uint64_t raw = 0;
         for (unsigned byte = 0; byte < c_bytes; ++byte)
-          raw |= static_cast<std::uint64_t>(*sim.at(C.base + static_cast<std::uint64_t>(i * n + j) * c_bytes + byte)) << (8 * byte);
+          raw |= static_cast<std::uint64_t>(*sim.at(C.base + static_cast<std::uint64_t>(i * n + j) * c_bytes + byte))
+                 << (8 * byte);
         const std::int64_t got = c_bytes == 4 ? static_cast<std::int32_t>(raw) : static_cast<std::int64_t>(raw);
         if (got != want && shown++ < 8)
-          std::fprintf(stderr, "cosim: C[%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n", i, j, got, want);
+          std::fprintf(stderr, "cosim: C[%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n", i, j, got,
+                       want);
         mismatches += got != want;
         saturated += c_bits < acc_bits && (want == INT32_MIN || want == INT32_MAX);
       }
@@ -792,15 +836,16 @@ int main(int argc, char** argv) {
   const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool pass = finished && mismatches == 0 && sim.errors() == 0;
   std::printf("co-simulation of %s (Verilator), %s; seed %" PRIu64 ", DRAM latency %u cycles, back-pressure %.0f%%\n",
-              TOP_NAME, h != nullptr ? "programmed by the freestanding runtime" : "registers programmed by the harness", o.seed,
-              o.latency, 100 * o.stall);
-  std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64 "] %s x B %s, int%d (%d-bit accumulators)\n", m, n,
-              m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
-  std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n", A.base, B.base,
-              C.base, o.addr_bits);
+              TOP_NAME, h != nullptr ? "programmed by the freestanding runtime" : "registers programmed by the harness",
+              o.seed, o.latency, 100 * o.stall);
+  std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64
+              "] %s x B %s, int%d (%d-bit accumulators)\n",
+              m, n, m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
+  std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n",
+              A.base, B.base, C.base, o.addr_bits);
   if (finished && c_bits < acc_bits)
-    std::printf("  saturation   %" PRId64 " of %" PRId64 " elements of C saturated to int32 (the reference's count)\n", saturated,
-                m * n);
+    std::printf("  saturation   %" PRId64 " of %" PRId64 " elements of C saturated to int32 (the reference's count)\n",
+                saturated, m * n);
   if (!finished || (status & 4u) != 0) {
     // No run to measure: the design refused the configuration or never signalled DONE.
     std::printf("  cycles       none measured: the run did not finish%s\n",
@@ -810,24 +855,26 @@ int main(int argc, char** argv) {
       std::printf("  cycles       %u (CYCLES register; plan estimate %u, %+.1f%%)\n", hw_cycles, bound,
                   bound ? 100.0 * (static_cast<double>(hw_cycles) - bound) / bound : 0.0);
     else
-      std::printf("  cycles       %u (CYCLES register; the plan's estimate, %u, is for its largest K, %" PRId64 ")\n", hw_cycles,
-                  bound, k_max);
+      std::printf("  cycles       %u (CYCLES register; the plan's estimate, %u, is for its largest K, %" PRId64 ")\n",
+                  hw_cycles, bound, k_max);
     std::printf("  MAC array    %.1f useful MACs per cycle of %" PRId64 " PEs: %.1f%% utilization\n", macs / cyc, pes,
                 100.0 * macs / (cyc * static_cast<double>(pes)));
-    std::printf("  DRAM bus     A+B read %.1f%% of two ports, C write %.1f%%; %" PRIu64 "/%" PRIu64 "/%" PRIu64 " bursts (A/B/C)\n",
-                100.0 * static_cast<double>(sim.read_beats()) / (2 * cyc), 100.0 * static_cast<double>(sim.write_beats()) / cyc,
-                sim.bursts(0), sim.bursts(1), sim.bursts(2));
+    std::printf("  DRAM bus     A+B read %.1f%% of two ports, C write %.1f%%; %" PRIu64 "/%" PRIu64 "/%" PRIu64
+                " bursts (A/B/C)\n",
+                100.0 * static_cast<double>(sim.read_beats()) / (2 * cyc),
+                100.0 * static_cast<double>(sim.write_beats()) / cyc, sim.bursts(0), sim.bursts(1), sim.bursts(2));
     std::printf("  speed        %.0f simulated cycles per second (%" PRIu64 " cycles in %.2f s)\n",
                 static_cast<double>(sim_cycles) / (wall > 0 ? wall : 1e-9), sim_cycles, wall);
   }
   if (pass)
-    std::printf("PASS: C equals the reference GEMM bit for bit (%" PRId64 " elements); every burst legal, every C byte written once\n",
+    std::printf("PASS: C equals the reference GEMM bit for bit (%" PRId64
+                " elements); every burst legal, every C byte written once\n",
                 m * n);
   else if (!finished)
     std::printf("FAIL: the run did not finish; %d protocol or run errors (see above)\n", sim.errors());
   else
-    std::printf("FAIL: %" PRId64 " of %" PRId64 " C elements differ, %d protocol or run errors (see above)\n", mismatches, m * n,
-                sim.errors());
+    std::printf("FAIL: %" PRId64 " of %" PRId64 " C elements differ, %d protocol or run errors (see above)\n",
+                mismatches, m * n, sim.errors());
   std::fflush(stdout);
   if (h != nullptr) dgmm_unload(h);
   return pass ? 0 : 1;

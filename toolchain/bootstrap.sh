@@ -8,7 +8,7 @@ packages=(
   libz3-dev z3
   libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev libsodium-dev
   verilator g++ make yosys iverilog nextpnr-ice40 fpga-icestorm
-  qemu-system-misc libxml2-utils
+  qemu-system-misc libxml2-utils clang-format-14
 )
 
 missing=()

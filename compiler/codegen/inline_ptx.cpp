@@ -90,7 +90,7 @@ llvm::Value* InlinePtx::emit(llvm::IRBuilder<>& b, const std::string& text, bool
     sep();
     cons += "~{memory}";
   }
-  llvm::Type* ret = out_types.empty()      ? b.getVoidTy()
+  llvm::Type* ret = out_types.empty()       ? b.getVoidTy()
                     : out_types.size() == 1 ? out_types[0]
                                             : static_cast<llvm::Type*>(llvm::StructType::get(ctx, out_types));
   auto* fty = llvm::FunctionType::get(ret, in_types, false);

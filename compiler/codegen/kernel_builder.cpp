@@ -48,8 +48,8 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   // Tensor maps (launch_format.h): 128 bytes by value, 64-byte aligned, after M, N and K.
   auto* map_ty = llvm::ArrayType::get(b_.getInt8Ty(), 128);
   for (unsigned i = 0; i < tensor_maps; ++i) params.push_back(llvm::PointerType::get(ctx_, 0));
-  kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false), llvm::Function::ExternalLinkage,
-                               name, m_);
+  kernel_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                   llvm::Function::ExternalLinkage, name, m_);
   kernel_->setCallingConv(llvm::CallingConv::PTX_Kernel);
   names.insert(names.end(), {"M", "N", "K"});
   for (unsigned i = 0; i < names.size(); ++i) kernel_->getArg(i)->setName(names[i]);
@@ -79,8 +79,9 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
                              llvm::MDNode::get(ctx_, idx)};
     md->addOperand(llvm::MDNode::get(ctx_, ops));
   }
-  smem_ = new llvm::GlobalVariable(m_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false, llvm::GlobalValue::ExternalLinkage,
-                                   nullptr, "dg_smem", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+  smem_ =
+      new llvm::GlobalVariable(m_, llvm::ArrayType::get(b_.getInt8Ty(), 0), false, llvm::GlobalValue::ExternalLinkage,
+                               nullptr, "dg_smem", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
   smem_->setAlignment(llvm::Align(smem_align));
   auto* entry = llvm::BasicBlock::Create(ctx_, "entry", kernel_);
   b_.SetInsertPoint(entry);
@@ -186,8 +187,9 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
       });
       continue;
     }
-    emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total,
-                 [&] { b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))}); });
+    emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total, [&] {
+      b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))});
+    });
   }
 }
 
@@ -292,11 +294,12 @@ llvm::Value* KernelBuilder::activate(llvm::Value* x) {
   // a / b by div.approx.f32 (2 ulp for |b| in [2^-126, 2^126]; a huge b gives 0, the limits the
   // activations need).
   auto div = [&](Value* a, Value* d) { return b_.CreateCall(intr(llvm::Intrinsic::nvvm_div_approx_f), {a, d}); };
-  if (op == "relu") return b_.CreateMaxNum(x, f(0.0));  // max(x, 0); NaN gives 0
+  if (op == "relu") return b_.CreateMaxNum(x, f(0.0));                            // max(x, 0); NaN gives 0
   if (op == "silu") return div(x, b_.CreateFAdd(f(1.0), exp(b_.CreateFNeg(x))));  // x·sigmoid(x)
   if (op == "gelu_tanh") {
     // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), tanh(u) = 1 − 2/(e^(2u) + 1), saturating at ±1.
-    Value* u = b_.CreateFMul(f(0.7978845608028654), b_.CreateFAdd(x, b_.CreateFMul(f(0.044715), b_.CreateFMul(x, b_.CreateFMul(x, x)))));
+    Value* u = b_.CreateFMul(f(0.7978845608028654),
+                             b_.CreateFAdd(x, b_.CreateFMul(f(0.044715), b_.CreateFMul(x, b_.CreateFMul(x, x)))));
     Value* e2u = exp(b_.CreateFMul(f(2.0), b_.CreateMinNum(u, f(40.0))));
     Value* t = b_.CreateFSub(f(1.0), div(f(2.0), b_.CreateFAdd(e2u, f(1.0))));
     return b_.CreateFMul(b_.CreateFMul(f(0.5), x), b_.CreateFAdd(f(1.0), t));
@@ -308,7 +311,8 @@ llvm::Value* KernelBuilder::activate(llvm::Value* x) {
   Value* az = b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::fabs, {f32}), {z});
   Value* t = div(f(1.0), b_.CreateFAdd(f(1.0), b_.CreateFMul(f(0.3275911), az)));
   Value* poly = f(1.061405429);
-  for (double a : {-1.453152027, 1.421413741, -0.284496736, 0.254829592}) poly = b_.CreateFAdd(b_.CreateFMul(poly, t), f(a));
+  for (double a : {-1.453152027, 1.421413741, -0.284496736, 0.254829592})
+    poly = b_.CreateFAdd(b_.CreateFMul(poly, t), f(a));
   poly = b_.CreateFMul(poly, t);
   Value* erf_abs = b_.CreateFSub(f(1.0), b_.CreateFMul(poly, exp(b_.CreateFNeg(b_.CreateFMul(az, az)))));
   Value* erf = b_.CreateSelect(b_.CreateFCmpOLT(z, f(0.0)), b_.CreateFNeg(erf_abs), erf_abs);
@@ -358,13 +362,13 @@ void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
     Value* idx = b_.CreateZExt(elem, b_.getInt64Ty());
     if (p_.c_type == "int32") {
       auto* v2 = llvm::FixedVectorType::get(b_.getInt32Ty(), 2);
-      Value* vec = b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1,
-                                          uint64_t(1));
+      Value* vec =
+          b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1, uint64_t(1));
       b_.CreateAlignedStore(vec, b_.CreateGEP(b_.getInt32Ty(), arg(2), idx), llvm::Align(8));
     } else if (p_.c_type == "fp32") {
       auto* v2 = llvm::FixedVectorType::get(f32, 2);
-      Value* vec = b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1,
-                                          uint64_t(1));
+      Value* vec =
+          b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1, uint64_t(1));
       b_.CreateAlignedStore(vec, b_.CreateGEP(f32, arg(2), idx), llvm::Align(8));
     } else if (p_.c_type == "bf16") {
       Value* pair = b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2bf16x2_rn), {v1, v0});  // hi, lo

@@ -43,9 +43,7 @@ class KernelBuilder {
                     unsigned tensor_maps = 0);
   /// The generic address of tensor map i (0: A's, 1: B's), a kernel parameter kept in the
   /// parameter space (grid_constant), as cp.async.bulk.tensor takes it.
-  Value* tensor_map(unsigned i) {
-    return b_.CreatePtrToInt(kernel_->getArg(pointers_ + 3 + i), b_.getInt64Ty());
-  }
+  Value* tensor_map(unsigned i) { return b_.CreatePtrToInt(kernel_->getArg(pointers_ + 3 + i), b_.getInt64Ty()); }
 
   Value* c32(std::int64_t v) { return b_.getInt32(static_cast<std::uint32_t>(v)); }
   Value* sreg(llvm::Intrinsic::ID id) { return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id)); }
@@ -145,7 +143,7 @@ class KernelBuilder {
                              const std::function<Value*(std::int64_t)>& acc);
   /// The plan's elementwise epilogue on an fp32 accumulator: relu, gelu (erf), gelu_tanh, silu.
   Value* activate(Value* x);
-  unsigned pointers_ = 3;  // operand pointer parameters: A, B, C (and bias, sc_a, sc_b)
+  unsigned pointers_ = 3;   // operand pointer parameters: A, B, C (and bias, sc_a, sc_b)
   Value* scale_ = nullptr;  // scale_a · scale_b (fp32) with per-tensor scales, else null
   Value* batched_[3] = {};  // A, B, C advanced to this block's batch (batch > 1), else null
 

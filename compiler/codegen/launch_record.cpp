@@ -49,7 +49,8 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   auto op = [&](const char* name, ko::launch::Role role, std::uint64_t rows, std::uint64_t cols, const std::string& t,
                 bool rm, std::int64_t ld, std::uint64_t batches = 1, std::int64_t stride = 0) {
     ko::launch::Operand o{};
-    DG_INTERNAL_ASSERT(std::strlen(name) < sizeof o.name, fmt::format("operand name '{}' over the format's 4 bytes", name));
+    DG_INTERNAL_ASSERT(std::strlen(name) < sizeof o.name,
+                       fmt::format("operand name '{}' over the format's 4 bytes", name));
     std::snprintf(o.name, sizeof o.name, "%s", name);
     o.role = role;
     o.element_bits = bits(t);
@@ -79,8 +80,10 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
     l.operands[l.operand_count++] =
         op("bias", ko::launch::Role::Input, 1, l.N, p.c_type, true, static_cast<std::int64_t>(l.N));
   // Per-tensor scales: one fp32 value each, after the bias, bound as sc_a and sc_b.
-  if (p.scale_a == "per_tensor") l.operands[l.operand_count++] = op("sc_a", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
-  if (p.scale_b == "per_tensor") l.operands[l.operand_count++] = op("sc_b", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
+  if (p.scale_a == "per_tensor")
+    l.operands[l.operand_count++] = op("sc_a", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
+  if (p.scale_b == "per_tensor")
+    l.operands[l.operand_count++] = op("sc_b", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
   // 4-bit weights: B holds them packed (header included) in the n8k128 layout (n8k128u for u4:
   // unsigned nibbles, zero point 8; n8k128f4 for E2M1 codes), and their group
   // scales, in the activation's type, are sc_b: K/group rows (one for per_column) of N, row-major.
@@ -93,8 +96,8 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
     DG_INTERNAL_ASSERT(b.bytes != 0, "4-bit weights with N not a multiple of 8 reached the launch record");
     if (p.scale_b != "none") {
       const std::int64_t rows = p.scale_b == "per_column" ? 1 : p.K / std::stoll(p.scale_b.substr(6));
-      l.operands[l.operand_count++] = op("sc_b", ko::launch::Role::Input, static_cast<std::uint64_t>(rows), l.N,
-                                         p.a_type, true, p.N);
+      l.operands[l.operand_count++] =
+          op("sc_b", ko::launch::Role::Input, static_cast<std::uint64_t>(rows), l.N, p.a_type, true, p.N);
     }
   }
   std::vector<std::uint8_t> bytes(ko::launch::size_for(l.operand_count));

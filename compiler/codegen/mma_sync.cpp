@@ -76,7 +76,7 @@ class MmaSyncKernel : KernelBuilder {
         llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16, {sptr});
     Value* a_base = b_.CreateMul(stage, c32(a_stage_));
     Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
-    Value* lane_row = b_.CreateAnd(lane_, c32(15));   // ldmatrix: lanes 0-15 rows, 16-31 next chunk
+    Value* lane_row = b_.CreateAnd(lane_, c32(15));  // ldmatrix: lanes 0-15 rows, 16-31 next chunk
     Value* lane_chunk = b_.CreateLShr(lane_, 4);
     auto* ldB4n = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, {sptr});
     auto* ldB2n = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16, {sptr});
@@ -144,14 +144,12 @@ class MmaSyncKernel : KernelBuilder {
       for (Value* v : bb) args.push_back(b_.CreateBitCast(v, h2));
     }
     std::int64_t base = (i * fn_ + j) * 4;
-    for (unsigned e = 0; e < 4; ++e)
-      args.push_back(b_.CreateLoad(f32, acc_at(base + e)));
+    for (unsigned e = 0; e < 4; ++e) args.push_back(b_.CreateLoad(f32, acc_at(base + e)));
     auto* f = intr(int8_   ? llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_s8  // D and C in s32
                    : bf16_ ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
                            : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32);  // D and C in f32
     Value* r = b_.CreateCall(f, args);
-    for (unsigned e = 0; e < 4; ++e)
-      b_.CreateStore(b_.CreateExtractValue(r, e), acc_at(base + e));
+    for (unsigned e = 0; e < 4; ++e) b_.CreateStore(b_.CreateExtractValue(r, e), acc_at(base + e));
   }
 
   // ---- epilogue ---------------------------------------------------------------------------------
@@ -203,11 +201,13 @@ LaunchInfo build_mma_sync(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module
 }
 
 std::string mma_sync_unsupported(const Plan& p, const hw::HwModel& hw) {
-  if (!hw.gpu.has_cp_async) return fmt::format("{} has no cp.async: its mma.sync generator is not written yet", hw.name);
+  if (!hw.gpu.has_cp_async)
+    return fmt::format("{} has no cp.async: its mma.sync generator is not written yet", hw.name);
   const std::int64_t ik = p.a_type == "int8" ? 32 : 16;
   if (p.instr_m != 16 || p.instr_n != 8 || p.instr_k != ik)
     return fmt::format("only the m16n8k{} instruction is generated for {}", ik, p.a_type);
-  if (p.tile_k % ik != 0 || p.tile_n % 8 != 0) return fmt::format("tile_k must be a multiple of {} and tile_n of 8", ik);
+  if (p.tile_k % ik != 0 || p.tile_n % 8 != 0)
+    return fmt::format("tile_k must be a multiple of {} and tile_n of 8", ik);
   return "";
 }
 

@@ -2,10 +2,10 @@
 // independent 8×8×4 products, one per quad pair (lanes 4q..4q+3 and 4q+16..4q+19). The generator
 // arranges the four 2×2, so one instruction steps a warp over 16×16 of C. Volta has no cp.async
 // and no ldmatrix: operand tiles go global → registers (16-byte loads, or eight 2-byte loads when
-// a leading dimension is not a multiple of 8; zero-filled outside the matrices) → shared memory, double-buffered through registers when the plan has two stages (the
-// next tile's loads are in flight while the current one is multiplied); fragments are 8-byte
-// shared-memory loads. Rows, columns and the shared-memory layout come from the plan's index
-// description, as in the other families.
+// a leading dimension is not a multiple of 8; zero-filled outside the matrices) → shared memory, double-buffered
+// through registers when the plan has two stages (the next tile's loads are in flight while the current one is
+// multiplied); fragments are 8-byte shared-memory loads. Rows, columns and the shared-memory layout come from the
+// plan's index description, as in the other families.
 #include <fmt/format.h>
 
 #include "codegen/families.h"
@@ -65,9 +65,8 @@ class M8n8k4Kernel : KernelBuilder {
 
   /// The 16-byte loads of one operand tile this thread owns (rows × cols elements, stored row by
   /// row in global memory), zero outside the matrix or past the last tile.
-  void stage_operand(Staged& st, Value* global, std::int64_t rows, std::int64_t cols, std::int64_t pitch,
-                     Value* row0, Value* col0, Value* row_limit, Value* col_limit, std::int64_t ld, Value* valid_tile,
-                     Value* base) {
+  void stage_operand(Staged& st, Value* global, std::int64_t rows, std::int64_t cols, std::int64_t pitch, Value* row0,
+                     Value* col0, Value* row_limit, Value* col_limit, std::int64_t ld, Value* valid_tile, Value* base) {
     auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
     const std::int64_t cpr = cols / 8, total = rows * cpr;
     for (std::int64_t q0 = 0; q0 < total; q0 += threads_) {
@@ -76,7 +75,8 @@ class M8n8k4Kernel : KernelBuilder {
       Value* ch = b_.CreateURem(q, c32(cpr));
       Value* gr = b_.CreateAdd(row0, row);
       Value* gc = b_.CreateAdd(col0, b_.CreateShl(ch, 3));
-      Value* ok = b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
+      Value* ok =
+          b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
       if (total % threads_ != 0 && q0 + threads_ > total) ok = b_.CreateAnd(ok, b_.CreateICmpULT(q, c32(total)));
       // Out of bounds reads element 0 (always present) and is replaced by zeros.
       if (ld % 8 == 0) {  // rows are 16-byte aligned: one vector load
@@ -87,13 +87,15 @@ class M8n8k4Kernel : KernelBuilder {
         st.values.push_back(b_.CreateSelect(ok, v, llvm::Constant::getNullValue(v4)));
       } else {  // an odd leading dimension (a K tail with pad_k): eight 2-byte loads, each predicated
         Value* row_ok = b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), valid_tile);
-        if (total % threads_ != 0 && q0 + threads_ > total) row_ok = b_.CreateAnd(row_ok, b_.CreateICmpULT(q, c32(total)));
+        if (total % threads_ != 0 && q0 + threads_ > total)
+          row_ok = b_.CreateAnd(row_ok, b_.CreateICmpULT(q, c32(total)));
         auto* v8 = llvm::FixedVectorType::get(b_.getInt16Ty(), 8);
         Value* vec = llvm::Constant::getNullValue(v8);
         for (unsigned e = 0; e < 8; ++e) {
           Value* c = b_.CreateAdd(gc, c32(e));
           Value* eok = b_.CreateAnd(row_ok, b_.CreateICmpULT(c, col_limit));
-          Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(eok, gr, c32(0)), c32(ld)), b_.CreateSelect(eok, c, c32(0)));
+          Value* elem =
+              b_.CreateAdd(b_.CreateMul(b_.CreateSelect(eok, gr, c32(0)), c32(ld)), b_.CreateSelect(eok, c, c32(0)));
           Value* x = b_.CreateAlignedLoad(b_.getInt16Ty(),
                                           b_.CreateGEP(b_.getInt16Ty(), global, b_.CreateZExt(elem, b_.getInt64Ty())),
                                           llvm::Align(2));
@@ -140,15 +142,16 @@ class M8n8k4Kernel : KernelBuilder {
     Value* ab = a_base(stage);
     Value* bb = b_base(stage);
     auto* f32 = b_.getFloatTy();
-    auto* mma = intr(b_rm ? llvm::Intrinsic::nvvm_mma_m8n8k4_row_row_f32_f32 : llvm::Intrinsic::nvvm_mma_m8n8k4_row_col_f32_f32);
+    auto* mma = intr(b_rm ? llvm::Intrinsic::nvvm_mma_m8n8k4_row_row_f32_f32
+                          : llvm::Intrinsic::nvvm_mma_m8n8k4_row_col_f32_f32);
     for (std::int64_t kk = 0; kk < bk_ / 4; ++kk) {
       // A (row-major): this thread's row of its quad pair, k = 4kk .. 4kk+3.
       std::vector<std::array<Value*, 2>> af(fm_), bfr(fn_);
-      for (std::int64_t i = 0; i < fm_; ++i)
-        af[i] = frag(ab, b_.CreateAdd(a_row_, c32(i * 16)), c32(kk * 8), a_pitch_);
+      for (std::int64_t i = 0; i < fm_; ++i) af[i] = frag(ab, b_.CreateAdd(a_row_, c32(i * 16)), c32(kk * 8), a_pitch_);
       for (std::int64_t j = 0; j < fn_; ++j) {
         if (b_rm)  // B row-major: k row 4kk + lane%4, four columns from this thread's first
-          bfr[j] = frag(bb, b_.CreateAdd(c32(kk * 4), l4_), b_.CreateShl(b_.CreateAdd(b_col_, c32(j * 16)), 1), b_pitch_);
+          bfr[j] =
+              frag(bb, b_.CreateAdd(c32(kk * 4), l4_), b_.CreateShl(b_.CreateAdd(b_col_, c32(j * 16)), 1), b_pitch_);
         else  // B column-major (its transpose, N rows): this thread's column, k = 4kk .. 4kk+3
           bfr[j] = frag(bb, b_.CreateAdd(b_row_t_, c32(j * 16)), c32(kk * 8), b_pitch_);
       }
@@ -200,7 +203,7 @@ class M8n8k4Kernel : KernelBuilder {
     Value* four = b_.CreateAdd(l4_, b_.CreateShl(high_, 2));  // lane % 4 (+ 4 in the high half)
     a_row_ = b_.CreateAdd(qp_row_, four);
     b_col_ = b_.CreateAdd(qp_col_, b_.CreateShl(high_, 2));  // first of 4 columns (row-major B)
-    b_row_t_ = b_.CreateAdd(qp_col_, four);                   // this thread's column (column-major B)
+    b_row_t_ = b_.CreateAdd(qp_col_, four);                  // this thread's column (column-major B)
     block_origin();
 
     auto* bar = intr(llvm::Intrinsic::nvvm_barrier0);

@@ -28,14 +28,16 @@ class GpuBackend : public PtxBackend {
     if (plan.loader == "tma") name += "_tma";
     if (plan.loader == "registers")
       name = fmt::format("dg_gemm_{}_{}_{}_{}",
-                         plan.b_type == "u4" ? "u4" : plan.b_type == "int4_e2m1" ? "f4" : "w4", plan.a_type, plan.scale_b,
-                         plan.c_type);
+                         plan.b_type == "u4"          ? "u4"
+                         : plan.b_type == "int4_e2m1" ? "f4"
+                                                      : "w4",
+                         plan.a_type, plan.scale_b, plan.c_type);
     a.launch = plan.loader == "registers" ? build_w4a16(plan, hw_, ctx, *m, name)
-               : plan.family == "wgmma"  ? (plan.loader == "tma" ? build_wgmma_tma(plan, ctx, *m, name)
-                                                               : build_wgmma(plan, ctx, *m, name))
+               : plan.family == "wgmma"
+                   ? (plan.loader == "tma" ? build_wgmma_tma(plan, ctx, *m, name) : build_wgmma(plan, ctx, *m, name))
                : plan.family == "simt" ? build_simt(plan, ctx, *m, name)
-               : is_m8n8k4(plan) ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
-                                 : build_mma_sync(plan, ctx, *m, name);
+               : is_m8n8k4(plan)       ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
+                                       : build_mma_sync(plan, ctx, *m, name);
     const auto& g = hw_.gpu;
     const std::string& arch = g.arch;
     a.launch.compute_capability = static_cast<std::uint32_t>(std::stoi(arch.substr(3, 2)));
@@ -70,9 +72,10 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
     return "fp32 inputs run on CUDA cores (the simt family)";
   }
   if (!half && !int8 && !fp8 && !f32)
-    return fmt::format("the {} generator handles fp16 and bf16 inputs with fp32 accumulation, fp8 (e4m3, e5m2) with "
-                       "fp32 on wgmma, and int8 with int32, only",
-                       p.family);
+    return fmt::format(
+        "the {} generator handles fp16 and bf16 inputs with fp32 accumulation, fp8 (e4m3, e5m2) with "
+        "fp32 on wgmma, and int8 with int32, only",
+        p.family);
   if (fp8 && p.family != "wgmma") return "fp8 inputs are generated on the wgmma family only";
   if ((half || fp8 || f32) && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32")
     return "outputs are fp16, bf16 or fp32";
@@ -84,17 +87,18 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (p.k_dynamic && is_m8n8k4(p)) return "a run-time K range is generated for mma.sync and wgmma (not Volta's m8n8k4)";
   if (p.k_dynamic && p.batch > 1) return "a run-time K with batches is not generated yet";
   if (p.k_dynamic && (p.K_min % p.k_align != 0 || p.K_max % p.k_align != 0))
-    return fmt::format("a run-time K is a multiple of {} (A's rows start on 16-byte boundaries); K_min {} and K_max {} "
-                       "must be too",
-                       p.k_align, p.K_min, p.K_max);
+    return fmt::format(
+        "a run-time K is a multiple of {} (A's rows start on 16-byte boundaries); K_min {} and K_max {} "
+        "must be too",
+        p.k_align, p.K_min, p.K_max);
   if (fp8 && p.index.b_row_major)
     return "fp8 B must be K-major for wgmma m64nNk32, which transposes 16-bit elements only; declare 'B: col_major;' "
            "in the layout block";
   if (int8 && p.index.b_row_major)
-    return fmt::format("int8 B must be K-major for {}: {} transposes 16-bit elements only; declare 'B: col_major;' "
-                       "in the layout block",
-                       p.family == "wgmma" ? "wgmma m64nNk32" : "mma.sync m16n8k32",
-                       p.family == "wgmma" ? "wgmma" : "ldmatrix");
+    return fmt::format(
+        "int8 B must be K-major for {}: {} transposes 16-bit elements only; declare 'B: col_major;' "
+        "in the layout block",
+        p.family == "wgmma" ? "wgmma m64nNk32" : "mma.sync m16n8k32", p.family == "wgmma" ? "wgmma" : "ldmatrix");
   const std::int64_t per_chunk = int8 || fp8 ? 16 : f32 ? 4 : 8;  // elements per 16-byte load
   // A K that is not a multiple of a 16-byte load's elements (pad_k) is loaded element by element
   // (KernelBuilder::load_operand); N is not.
@@ -105,7 +109,8 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if ((p.scale_a != "none" || p.scale_b != "none") && (int8 || p.acc_type != "fp32"))
     return "per-tensor scales multiply an fp32 accumulation only";
   if (p.epilogue != "none" && int8)
-    return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)", p.epilogue);
+    return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)",
+                       p.epilogue);
   if (p.family == "wgmma" && p.loader == "tma") return wgmma_tma_unsupported(p, hw);
   if (p.family == "wgmma") return wgmma_unsupported(p, hw);
   if (p.loader == "tma") return "the TMA loader is generated for the wgmma family only";

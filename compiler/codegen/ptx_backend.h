@@ -34,18 +34,18 @@ struct LaunchInfo {
 
 struct PtxasReport {
   bool ran = false;
-  std::string tool;        // path of ptxas
-  std::string not_run;     // why it did not assemble this kernel (ran == false): not found, or no such target
+  std::string tool;     // path of ptxas
+  std::string not_run;  // why it did not assemble this kernel (ran == false): not found, or no such target
   int registers = 0;
   int spill_stores = 0, spill_loads = 0;
   int smem_static = 0;
-  std::string log;         // ptxas -v output
+  std::string log;  // ptxas -v output
   std::vector<std::uint8_t> cubin;
 };
 
 struct Artifacts {
-  std::string llvm_ir;     // --emit=llvm
-  std::string ptx;         // --emit=ptx
+  std::string llvm_ir;  // --emit=llvm
+  std::string ptx;      // --emit=ptx
   LaunchInfo launch;
   PtxasReport ptxas;
 };

@@ -58,7 +58,8 @@ class SimtKernel : KernelBuilder {
   /// whole 16-byte chunks, so the element sits at its chunk's offset plus its place in the chunk.
   Value* smem_elem(Value* base, Value* row, std::int64_t col, std::int64_t pitch) {
     const std::int64_t per_chunk = 16 / elem_bytes_;
-    Value* off = b_.CreateAdd(smem_offset(row, c32(col / per_chunk), pitch, swz_), c32((col % per_chunk) * elem_bytes_));
+    Value* off =
+        b_.CreateAdd(smem_offset(row, c32(col / per_chunk), pitch, swz_), c32((col % per_chunk) * elem_bytes_));
     return widen(smem_ptr(b_.CreateAdd(base, off)));
   }
   Value* smem_elem(Value* base, std::int64_t row, Value* col, std::int64_t pitch) {
@@ -151,7 +152,8 @@ LaunchInfo build_simt(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m,
 
 std::string simt_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (!hw.gpu.has_cp_async) return fmt::format("the SIMT family loads with cp.async, which {} lacks", hw.name);
-  if (p.acc_type != "fp32") return "the SIMT family accumulates in fp32 only (fp16_fma's fp16 accumulation is not generated)";
+  if (p.acc_type != "fp32")
+    return "the SIMT family accumulates in fp32 only (fp16_fma's fp16 accumulation is not generated)";
   if (p.a_type != p.b_type) return "the SIMT family takes A and B of one type";
   if (p.instr_m != 16 || p.instr_n != 8) return "the SIMT family lays lanes out as m16n8 fragments";
   if (p.tile_k > 128) return "tile_k above 128 unrolls too far";

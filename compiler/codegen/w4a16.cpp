@@ -47,8 +47,7 @@ std::int64_t group_size(const Plan& p) {
 class W4a16Kernel : KernelBuilder {
  public:
   W4a16Kernel(const Plan& p, const hw::HwModel& hw, llvm::LLVMContext& ctx, llvm::Module& m)
-      : KernelBuilder(p, ctx, m),
-        hint_(hw.gpu.ptx_version_major * 10 + hw.gpu.ptx_version_minor >= 74) {}
+      : KernelBuilder(p, ctx, m), hint_(hw.gpu.ptx_version_major * 10 + hw.gpu.ptx_version_minor >= 74) {}
 
   LaunchInfo build(const std::string& name) {
     kb_ = static_cast<std::int64_t>(ko::w4::k_blocks(static_cast<std::uint64_t>(p_.K)));
@@ -116,7 +115,8 @@ class W4a16Kernel : KernelBuilder {
       const std::string src = i == 0 ? "$4" : fmt::format("t{}", i);
       if (i > 0) text += fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
       text += fmt::format("\tlop3.b32 t{}, {}, 0x000f000f, {}, 0xea;\n", i, src, magic);
-      text += bf16_ ? fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i) : fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i);
+      text += bf16_ ? fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i)
+                    : fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i);
     }
     text += "}";
     Value* r = cv.emit(b_, text, false, false);
@@ -153,7 +153,8 @@ class W4a16Kernel : KernelBuilder {
     col = b_.CreateSelect(b_.CreateICmpULT(col, arg_n()), col, c32(0));
     Value* idx = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(gi, b_.getInt64Ty()), b_.getInt64(p_.N)),
                               b_.CreateZExt(col, b_.getInt64Ty()));
-    auto* ld = b_.CreateAlignedLoad(b_.getInt32Ty(), b_.CreateGEP(b_.getInt16Ty(), arg(scale_arg_), idx), llvm::Align(4));
+    auto* ld =
+        b_.CreateAlignedLoad(b_.getInt32Ty(), b_.CreateGEP(b_.getInt16Ty(), arg(scale_arg_), idx), llvm::Align(4));
     ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
     return ld;
   }
@@ -212,9 +213,9 @@ class W4a16Kernel : KernelBuilder {
         for (std::int64_t h = 0; h < 2; ++h) {
           Value* row = b_.CreateAdd(row_base_, b_.CreateAdd(c32(16 * i + 8 * h), quad_g_));
           Value* ok = b_.CreateAnd(k_ok, b_.CreateICmpULT(row, arg_m()));
-          Value* idx = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(b_.CreateSelect(ok, row, c32(0)), b_.getInt64Ty()),
-                                                 b_.getInt64(p_.index.lda)),
-                                    b_.CreateZExt(b_.CreateSelect(ok, k0, c32(0)), b_.getInt64Ty()));
+          Value* idx = b_.CreateAdd(
+              b_.CreateMul(b_.CreateZExt(b_.CreateSelect(ok, row, c32(0)), b_.getInt64Ty()), b_.getInt64(p_.index.lda)),
+              b_.CreateZExt(b_.CreateSelect(ok, k0, c32(0)), b_.getInt64Ty()));
           auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
           auto* ld = b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), arg(0), idx), llvm::Align(16));
           ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
@@ -308,9 +309,7 @@ class W4a16Kernel : KernelBuilder {
       }
       return flat;
     };
-    auto clamp_block = [&](Value* qv) {
-      return b_.CreateSelect(b_.CreateICmpULT(qv, c32(kb_)), qv, c32(kb_ - 1));
-    };
+    auto clamp_block = [&](Value* qv) { return b_.CreateSelect(b_.CreateICmpULT(qv, c32(kb_)), qv, c32(kb_ - 1)); };
     std::vector<std::vector<Value*>> ring0;
     for (std::int64_t r = 0; r < ahead; ++r) ring0.push_back(flatten(clamp_block(b_.CreateAdd(warp, c32(r * warps_)))));
     auto* pre = b_.GetInsertBlock();

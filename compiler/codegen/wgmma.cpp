@@ -48,12 +48,13 @@ class WgmmaKernel : WgmmaBase {
       // N-major B: tile_k rows (K) × tile_n columns (N), stored slab by slab: chunk c of row k goes
       // to row (c / 8)·tile_k + k of the slab-major tile.
       const std::int64_t per_slab = 8;  // 16-byte chunks per 128-byte slab row
-      load_operand(arg(1), b_base, bk_, bn_,
-                   [&](Value* r, Value* c) {
-                     Value* row = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(c, c32(per_slab)), c32(bk_)), r);
-                     return swizzled(row, b_.CreateURem(c, c32(per_slab)));
-                   },
-                   k0, col_base_, arg_k(), arg_n(), ldb(), valid_tile, elem_bytes_);
+      load_operand(
+          arg(1), b_base, bk_, bn_,
+          [&](Value* r, Value* c) {
+            Value* row = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(c, c32(per_slab)), c32(bk_)), r);
+            return swizzled(row, b_.CreateURem(c, c32(per_slab)));
+          },
+          k0, col_base_, arg_k(), arg_n(), ldb(), valid_tile, elem_bytes_);
     } else {
       // K-major B (column-major in global), as its transpose: tile_n rows (N) of one 128-byte row.
       load_operand(arg(1), b_base, bn_, bk_, plain, col_base_, k0, arg_n(), arg_k(), ldb(), valid_tile, elem_bytes_);

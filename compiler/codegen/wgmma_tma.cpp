@@ -94,9 +94,10 @@ class WgmmaTmaKernel : WgmmaBase {
   /// One 2-D tensor copy of map `map` at coordinates (inner, outer) into shared `dst`, completing
   /// on the barrier `bar`.
   void copy(Value* dst, unsigned map, Value* inner, Value* outer, Value* bar) {
-    statement("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], "
-              "[$4];",
-              {dst, tensor_map(map), inner, outer, bar});
+    statement(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], "
+        "[$4];",
+        {dst, tensor_map(map), inner, outer, bar});
   }
 
   /// This block's tiles: blockIdx.x, blockIdx.x + grid, ... below the tile count (at least one).

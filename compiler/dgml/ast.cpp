@@ -104,8 +104,8 @@ void dump(std::ostream& os, const Spec& spec, bool locs) {
         dump_expr(os, *it.expr, 3, locs);
       } else {
         const Value& v = it.entry.value;
-        os << "    Entry " << it.entry.key << at(it.entry.loc) << " = " << value_kind_name(v.kind) << " "
-           << v.text << (v.unit.empty() ? "" : " " + v.unit) << at(v.loc) << "\n";
+        os << "    Entry " << it.entry.key << at(it.entry.loc) << " = " << value_kind_name(v.kind) << " " << v.text
+           << (v.unit.empty() ? "" : " " + v.unit) << at(v.loc) << "\n";
       }
     }
   }

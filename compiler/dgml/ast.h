@@ -21,7 +21,7 @@ struct Expr {
   std::int64_t int_value = 0;
   double dec_value = 0;
   bool bool_value = false;
-  std::string text;  // Var name, literal text, or operator ("+", "<=", "&&", "-", "!")
+  std::string text;                // Var name, literal text, or operator ("+", "<=", "&&", "-", "!")
   std::unique_ptr<Expr> lhs, rhs;  // Unary uses lhs only
   int height = 1;                  // levels of the tree below and including this node
   int nodes = 1;                   // nodes of the tree rooted here
@@ -33,12 +33,12 @@ struct Value {
   enum class Kind { Int, Decimal, Bool, Ident };
   Kind kind = Kind::Int;
   Loc loc;
-  std::string text;        // as written, sign included ("-4", "0.85", "true", "fp16")
+  std::string text;  // as written, sign included ("-4", "0.85", "true", "fp16")
   std::int64_t int_value = 0;
-  double dec_value = 0;    // also set for Int
+  double dec_value = 0;  // also set for Int
   bool bool_value = false;
-  std::string unit;        // "KB" or ""
-  bool overflow = false;   // integer literal did not fit in 64 bits
+  std::string unit;       // "KB" or ""
+  bool overflow = false;  // integer literal did not fit in 64 bits
 };
 
 struct Entry {

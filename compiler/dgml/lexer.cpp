@@ -44,8 +44,7 @@ bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
 
 class Lexer {
  public:
-  Lexer(const std::string& file, const std::string& text, DiagEngine& diags)
-      : file_(file), s_(text), diags_(diags) {}
+  Lexer(const std::string& file, const std::string& text, DiagEngine& diags) : file_(file), s_(text), diags_(diags) {}
 
   std::vector<Token> run() {
     std::vector<Token> out;
@@ -112,8 +111,7 @@ class Lexer {
       if ((b(i) & 0xC0) != 0x80) return 0;
       cp = (cp << 6) | (b(i) & 0x3F);
     }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
       return 0;
     return n;
   }
@@ -209,12 +207,30 @@ class Lexer {
   static bool starts_nothing(char c) {
     if (is_ident_start(c) || is_digit(c)) return false;
     switch (c) {
-      case ' ': case '\t': case '\n': case '\r': case '{': case '}': case '(': case ')': case ':': case ';':
-      case ',': case '+': case '-': case '*': case '/': case '%': case '<': case '>': case '!': case '=':
-      case '&': case '|': case '.':
-        return false;
-      default:
-        return true;
+      case ' ':
+      case '\t':
+      case '\n':
+      case '\r':
+      case '{':
+      case '}':
+      case '(':
+      case ')':
+      case ':':
+      case ';':
+      case ',':
+      case '+':
+      case '-':
+      case '*':
+      case '/':
+      case '%':
+      case '<':
+      case '>':
+      case '!':
+      case '=':
+      case '&':
+      case '|':
+      case '.': return false;
+      default: return true;
     }
   }
 
@@ -228,7 +244,8 @@ class Lexer {
       while (is_digit(peek())) advance();
     } else if (peek() == '.') {
       advance();
-      diags_.error(loc, fmt::format("malformed number '{}': expected digits after '.'", s_.substr(start, pos_ - start)));
+      diags_.error(loc,
+                   fmt::format("malformed number '{}': expected digits after '.'", s_.substr(start, pos_ - start)));
       return make(Tok::Error, start, loc);
     }
     if (peek() == 'e' || peek() == 'E') {

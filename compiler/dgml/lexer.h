@@ -15,10 +15,28 @@ enum class Tok {
   Ident,
   Int,      // 4096
   Decimal,  // 0.85
-  LBrace, RBrace, LParen, RParen, Colon, Semi, Comma,
-  Plus, Minus, Star, Slash, Percent,
-  Lt, Le, Gt, Ge, EqEq, NotEq, AndAnd, OrOr, Not,
-  Error,    // already diagnosed; the parser skips it
+  LBrace,
+  RBrace,
+  LParen,
+  RParen,
+  Colon,
+  Semi,
+  Comma,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  EqEq,
+  NotEq,
+  AndAnd,
+  OrOr,
+  Not,
+  Error,  // already diagnosed; the parser skips it
 };
 
 const char* tok_name(Tok t);

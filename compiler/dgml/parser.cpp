@@ -19,8 +19,7 @@ constexpr int kMaxExprNodes = 2000;
 
 class Parser {
  public:
-  Parser(std::vector<Token> toks, const std::string& file, DiagEngine& diags)
-      : toks_(std::move(toks)), diags_(diags) {
+  Parser(std::vector<Token> toks, const std::string& file, DiagEngine& diags) : toks_(std::move(toks)), diags_(diags) {
     spec_.file = file;
   }
 
@@ -117,8 +116,7 @@ class Parser {
         return;
       }
       // A new `key:` on a later line starts the next item: the ';' was probably forgotten.
-      if (at(Tok::Ident) && peek(1).kind == Tok::Colon && pos_ > 0 && cur().loc.line > toks_[pos_ - 1].loc.line)
-        return;
+      if (at(Tok::Ident) && peek(1).kind == Tok::Colon && pos_ > 0 && cur().loc.line > toks_[pos_ - 1].loc.line) return;
       take();
     }
   }
@@ -214,8 +212,8 @@ class Parser {
       if (at(Tok::RBrace) || at(Tok::Eof) || cur().loc.line > toks_[pos_ - 1].loc.line) {
         diags_.error(after_prev(), fmt::format("expected ';' after the value of '{}'", item.entry.key));
       } else {
-        diags_.error(cur().loc, fmt::format("expected ';' after the value of '{}', found {}", item.entry.key,
-                                            describe(cur())));
+        diags_.error(cur().loc,
+                     fmt::format("expected ';' after the value of '{}', found {}", item.entry.key, describe(cur())));
         sync_item();
         block.items.push_back(std::move(item));
         return;
@@ -303,9 +301,7 @@ class Parser {
   }
 
   // Precedence climbing; all binary operators are left-associative.
-  ast::ExprPtr parse_expr(int depth) {
-    return parse_binary(1, depth);
-  }
+  ast::ExprPtr parse_expr(int depth) { return parse_binary(1, depth); }
 
   ast::ExprPtr parse_binary(int min_prec, int depth) {
     ast::ExprPtr lhs = parse_unary(depth);

@@ -56,7 +56,8 @@ std::string key_record(const std::string& key, ko::TargetKind kind, const std::s
 }  // namespace
 
 std::optional<std::vector<std::uint8_t>> cache_lookup(const std::string& dir, const std::string& key,
-                                                      ko::TargetKind kind, const std::string& target, std::string& why) {
+                                                      ko::TargetKind kind, const std::string& target,
+                                                      std::string& why) {
   fs::path p = fs::path(dir) / (key + ".ko"), k = fs::path(dir) / (key + ".key");
   std::error_code ec;
   if (!fs::exists(p, ec)) {
@@ -74,8 +75,7 @@ std::optional<std::vector<std::uint8_t>> cache_lookup(const std::string& dir, co
   if (!read_file_bounded(p.string(), kMaxModuleBytes, bytes, err)) return reject("cannot be read: " + err);
   if (!read_file_bounded(k.string(), 4096, record, err)) return reject("no key record: " + err);
   ko::ModuleView view;
-  if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok)
-    return reject(view.error());
+  if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok) return reject(view.error());
   if (record != key_record(key, kind, target)) return reject("its key record is for another key");
   if (view.target_kind != kind || std::string(view.target_name) != target)
     return reject(fmt::format("a module for {} {}, not for this spec's {}",

@@ -72,8 +72,8 @@ int detect_gpu(std::ostream& out, std::ostream& err) {
     size_t mem = 0;
     if (get(&dev, i) != 0 || get_name(name, sizeof name, dev) != 0 ||
         get_attr(&major, kAttrComputeCapabilityMajor, dev) != 0 ||
-        get_attr(&minor, kAttrComputeCapabilityMinor, dev) != 0 ||
-        get_attr(&sms, kAttrMultiprocessorCount, dev) != 0 || total_mem(&mem, dev) != 0) {
+        get_attr(&minor, kAttrComputeCapabilityMinor, dev) != 0 || get_attr(&sms, kAttrMultiprocessorCount, dev) != 0 ||
+        total_mem(&mem, dev) != 0) {
       err << "GPU " << i << ": the driver could not describe it\n";
       continue;
     }

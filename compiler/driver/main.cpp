@@ -26,9 +26,10 @@
 namespace {
 
 std::string version_line() {
-  return fmt::format("deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_70: mma.m8n8k4; sm_80: mma.sync, "
-                     "simt; sm_90a: wgmma (TMA or cp.async loads), mma.sync, simt), npu: Verilog (Yosys, Verilator))",
-                     DEEPGEMM_VERSION, Z3_MAJOR_VERSION, Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
+  return fmt::format(
+      "deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_70: mma.m8n8k4; sm_80: mma.sync, "
+      "simt; sm_90a: wgmma (TMA or cp.async loads), mma.sync, simt), npu: Verilog (Yosys, Verilator))",
+      DEEPGEMM_VERSION, Z3_MAJOR_VERSION, Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
 }
 
 /// A CLI check for a number in [lo, hi]; NaN and infinities fail it (CLI::Range lets NaN through).
@@ -45,13 +46,15 @@ CLI::Validator number_in(double lo, double hi, const std::string& what) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"DeepGEMM: a GEMM compiler driven by declared constraints.\n"
-               "Write a .dgml spec (target, precisions, shape, limits); deepgemm finds the best schedule\n"
-               "that meets every limit, proves it, and emits a module.",
-               "deepgemm"};
-  app.footer("Examples:\n  deepgemm compile examples/matmul.dgml --emit=problem\n"
-             "  deepgemm compile examples/npu_int8.dgml -o npu.ko && deepgemm sim npu.ko\n"
-             "  deepgemm sweep bench/npu/sweep.json -o sweep-out\n  deepgemm --list-targets");
+  CLI::App app{
+      "DeepGEMM: a GEMM compiler driven by declared constraints.\n"
+      "Write a .dgml spec (target, precisions, shape, limits); deepgemm finds the best schedule\n"
+      "that meets every limit, proves it, and emits a module.",
+      "deepgemm"};
+  app.footer(
+      "Examples:\n  deepgemm compile examples/matmul.dgml --emit=problem\n"
+      "  deepgemm compile examples/npu_int8.dgml -o npu.ko && deepgemm sim npu.ko\n"
+      "  deepgemm sweep bench/npu/sweep.json -o sweep-out\n  deepgemm --list-targets");
   bool version = false, list_targets = false, detect = false;
   std::string hw_flag;
   app.add_flag("--version", version, "Print the version and exit");
@@ -64,23 +67,27 @@ int run(int argc, char** argv) {
   CLI::App* compile = app.add_subcommand("compile", "Compile a .dgml spec");
   compile->add_option("FILE", copts.input, "The .dgml spec")->required();
   compile->add_option("-o,--output", copts.output, "Output file (the stage's dump, or the module); stdout if omitted");
-  std::string stages_help = "Stop after STAGE and write its dump: " + fmt::format("{}", fmt::join(dg::driver::emit_stages(), ", "));
+  std::string stages_help =
+      "Stop after STAGE and write its dump: " + fmt::format("{}", fmt::join(dg::driver::emit_stages(), ", "));
   compile->add_option("--emit", copts.emit, stages_help);
   compile->add_flag("-v,--verbose", copts.verbose, "Narrate each stage with counts and times (on stderr)");
   compile->add_flag("--force-rebuild", copts.force_rebuild, "Ignore the module cache");
-  compile->add_option("--solver-timeout", copts.solver_timeout_s,
-                      "Seconds the schedule solver may spend on one spec's queries (default 60); a spec it cannot "
-                      "answer in time is an error that names its free constraints")
+  compile
+      ->add_option("--solver-timeout", copts.solver_timeout_s,
+                   "Seconds the schedule solver may spend on one spec's queries (default 60); a spec it cannot "
+                   "answer in time is an error that names its free constraints")
       ->check(number_in(0.001, 3600.0, "the solver's budget in seconds"));
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "
                     "model's board) and store the report in the module: a per-module breakdown with memories kept "
                     "as memories, and the figures of each FPGA flow of --fpga; minutes for a large PE array");
-  CLI::Option* fpga_opt = compile->add_option("--fpga", copts.fpga,
-                      "With --synth: the FPGA families to map the design to, comma-separated, of ice40, ecp5, xilinx "
-                      "(default: all three; 'none' for the coarse breakdown only); they run in parallel")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"ice40", "ecp5", "xilinx", "none"}));
+  CLI::Option* fpga_opt =
+      compile
+          ->add_option("--fpga", copts.fpga,
+                       "With --synth: the FPGA families to map the design to, comma-separated, of ice40, ecp5, xilinx "
+                       "(default: all three; 'none' for the coarse breakdown only); they run in parallel")
+          ->delimiter(',')
+          ->check(CLI::IsMember({"ice40", "ecp5", "xilinx", "none"}));
   compile->add_option("--sign", copts.sign_key,
                       "Sign the module with this secret key (from 'deepgemm keygen'): an Ed25519 signature over its "
                       "contents that runtimes given the public key check");
@@ -98,18 +105,25 @@ int run(int argc, char** argv) {
 
   dg::driver::SimOptions sopts;
   CLI::App* simc = app.add_subcommand(
-      "sim", "Co-simulate an NPU module: its Verilog (Verilator), programmed by the freestanding runtime, against "
-             "the reference GEMM on random inputs; ends with PASS or FAIL");
+      "sim",
+      "Co-simulate an NPU module: its Verilog (Verilator), programmed by the freestanding runtime, against "
+      "the reference GEMM on random inputs; ends with PASS or FAIL");
   simc->add_option("FILE", sopts.module, "The .ko module of an NPU spec")->required();
   simc->add_option("--k", sopts.k, "K of the run, for a spec with K_min/K_max (default: the plan's K)")
       ->check(CLI::Validator(
-          [](std::string& v) { return v.find_first_not_of("0123456789") == std::string::npos && v.find_first_not_of('0') != std::string::npos ? std::string() : "K must be a positive integer, not '" + v + "'"; },
+          [](std::string& v) {
+            return v.find_first_not_of("0123456789") == std::string::npos &&
+                           v.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : "K must be a positive integer, not '" + v + "'";
+          },
           "K>0"));
-  CLI::Option* latency_opt =
-      simc->add_option("--latency", sopts.latency, "DRAM read latency in cycles (default: the model's dram_latency_cycles)")
-          ->check(CLI::Range(0u, 100000u));
-  simc->add_option("--stall", sopts.stall, "Back-pressure: the probability that the DRAM model holds back a handshake "
-                                           "in a cycle (default 0)")
+  CLI::Option* latency_opt = simc->add_option("--latency", sopts.latency,
+                                              "DRAM read latency in cycles (default: the model's dram_latency_cycles)")
+                                 ->check(CLI::Range(0u, 100000u));
+  simc->add_option("--stall", sopts.stall,
+                   "Back-pressure: the probability that the DRAM model holds back a handshake "
+                   "in a cycle (default 0)")
       ->check(number_in(0.0, 0.9, "the back-pressure probability"));
   simc->add_option("--seed", sopts.seed, "Seed of the random A and B (default 1)");
   simc->add_option("--max-cycles", sopts.max_cycles, "Give up after this many cycles (default: from the problem size)");
@@ -135,28 +149,32 @@ int run(int argc, char** argv) {
 
   dg::driver::SweepOptions wopts;
   CLI::App* sweepc = app.add_subcommand(
-      "sweep", "Explore an NPU's design space: compile, prove and co-simulate every (model variant, spec) point of a "
-               "sweep file, with the solver's plan and the next-best ones, in parallel; writes one table (CSV, JSON) of "
-               "predicted and simulated cycles, MAC use and proof time, and a plot; a rerun resumes");
+      "sweep",
+      "Explore an NPU's design space: compile, prove and co-simulate every (model variant, spec) point of a "
+      "sweep file, with the solver's plan and the next-best ones, in parallel; writes one table (CSV, JSON) of "
+      "predicted and simulated cycles, MAC use and proof time, and a plot; a rerun resumes");
   sweepc->add_option("FILE", wopts.file, "The sweep file (JSON, format deepgemm-sweep-1; README: 'deepgemm sweep')")
       ->required();
   sweepc->add_option("-o,--output", wopts.out_dir, "Folder for the points, sweep.csv, sweep.json and sweep.svg")
       ->required();
   sweepc->add_option("-j,--jobs", wopts.jobs, "Points run at once (default: one per core)")->check(CLI::Range(1, 256));
-  sweepc->add_flag("--fresh", wopts.fresh, "Discard the results of an earlier run in the folder (by default a rerun "
-                                           "keeps every finished point of the same model, spec, settings and version)");
+  sweepc->add_flag("--fresh", wopts.fresh,
+                   "Discard the results of an earlier run in the folder (by default a rerun "
+                   "keeps every finished point of the same model, spec, settings and version)");
 
   std::string inspect_file, inspect_key;
-  CLI::App* inspect = app.add_subcommand("inspect", "Show what a module holds: target, plan, sections, ABI, checksums, "
-                                                    "signature");
+  CLI::App* inspect = app.add_subcommand("inspect",
+                                         "Show what a module holds: target, plan, sections, ABI, checksums, "
+                                         "signature");
   inspect->add_option("FILE", inspect_file, "The .ko module")->required();
   inspect->add_option("--trusted-key", inspect_key,
                       "A public key (.pub from keygen): exit 1 unless the module is signed by it and unaltered");
 
   dg::driver::PackOptions popts;
   CLI::App* packc = app.add_subcommand(
-      "pack", "Pack plain int4 weights (two per byte, low nibble first) into the layout a module reads (its B "
-              "operand), or back with --unpack; the output is a new or regular file, never an input");
+      "pack",
+      "Pack plain int4 weights (two per byte, low nibble first) into the layout a module reads (its B "
+      "operand), or back with --unpack; the output is a new or regular file, never an input");
   packc->add_option("--module", popts.module, "The .ko module whose weights these are")->required();
   packc->add_option("-i,--input", popts.input, "Plain int4 weights (or, with --unpack, packed ones)")->required();
   packc->add_option("-o,--output", popts.output, "Where to write the packed (or plain) weights")->required();
@@ -165,8 +183,9 @@ int run(int argc, char** argv) {
 
   std::string key_file;
   CLI::App* keygen = app.add_subcommand(
-      "keygen", "Make an Ed25519 key pair for signing modules: the secret key in FILE (mode 0600), the public key in "
-                "FILE.pub; an existing file is never replaced");
+      "keygen",
+      "Make an Ed25519 key pair for signing modules: the secret key in FILE (mode 0600), the public key in "
+      "FILE.pub; an existing file is never replaced");
   keygen->add_option("FILE", key_file, "Where to write the secret key")->required();
 
   try {

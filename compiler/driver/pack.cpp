@@ -41,8 +41,8 @@ int pack_weights(const PackOptions& o, std::ostream& out, std::ostream& err) {
   for (std::uint32_t i = 0; i < l.operand_count; ++i)
     if (l.operands[i].packing != 0) b = &l.operands[i];
   if (!b)
-    return fail(err, fmt::format("module '{}' reads plain weights (its B is not packed): nothing to pack for it",
-                                 o.module));
+    return fail(err,
+                fmt::format("module '{}' reads plain weights (its B is not packed): nothing to pack for it", o.module));
   std::vector<std::uint8_t> in;
   if (!read_file_bounded(o.input, kMaxWeightBytes, in, why))
     return fail(err, fmt::format("cannot read '{}': {}", o.input, why));
@@ -54,15 +54,15 @@ int pack_weights(const PackOptions& o, std::ostream& out, std::ostream& err) {
       return fail(err, fmt::format("'{}' has {} bytes; {}×{} 4-bit weights, two per byte, are {} bytes", o.input,
                                    in.size(), l.K, l.N, plain));
     bytes.resize(packed);
-    if (const char* bad = ko::w4::pack(in.data(), order, l.K, l.N, b->packing,
-                                       reinterpret_cast<std::uint8_t*>(bytes.data()), packed))
+    if (const char* bad =
+            ko::w4::pack(in.data(), order, l.K, l.N, b->packing, reinterpret_cast<std::uint8_t*>(bytes.data()), packed))
       return fail(err, bad);
   } else {
     if (const char* bad = ko::w4::check_header(in.data(), in.size(), b->packing, l.K, l.N))
       return fail(err, fmt::format("'{}': {}", o.input, bad));
     if (in.size() != packed)
-      return fail(err, fmt::format("'{}' has {} bytes; packed {}×{} weights are {} bytes", o.input, in.size(), l.K,
-                                   l.N, packed));
+      return fail(err, fmt::format("'{}' has {} bytes; packed {}×{} weights are {} bytes", o.input, in.size(), l.K, l.N,
+                                   packed));
     bytes.resize(plain);
     if (const char* bad = ko::w4::unpack(in.data(), in.size(), b->packing, l.K, l.N, order,
                                          reinterpret_cast<std::uint8_t*>(bytes.data())))
@@ -70,11 +70,13 @@ int pack_weights(const PackOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (!write_output_file(o.output, bytes, {o.module, o.input}, why))
     return fail(err, fmt::format("cannot write '{}': {}", o.output, why));
-  out << fmt::format("{} {}×{} {} weights ({}) {} layout {} → {} ({} bytes)\n", o.unpack ? "unpacked" : "packed",
-                     l.K, l.N, b->packing == ko::w4::kLayoutN8K128U4   ? "u4"
+  out << fmt::format("{} {}×{} {} weights ({}) {} layout {} → {} ({} bytes)\n", o.unpack ? "unpacked" : "packed", l.K,
+                     l.N,
+                     b->packing == ko::w4::kLayoutN8K128U4   ? "u4"
                      : b->packing == ko::w4::kLayoutN8K128F4 ? "E2M1"
-                                                             : "int4", o.order == "kn" ? "K×N" : "N×K", o.unpack ? "from" : "in",
-                     ko::w4::layout_name(b->packing), o.output, bytes.size());
+                                                             : "int4",
+                     o.order == "kn" ? "K×N" : "N×K", o.unpack ? "from" : "in", ko::w4::layout_name(b->packing),
+                     o.output, bytes.size());
   return 0;
 }
 

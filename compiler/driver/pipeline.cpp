@@ -42,7 +42,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 class Narrator {
  public:
   Narrator(bool verbose, std::ostream& err) : verbose_(verbose || std::getenv("DEEPGEMM_TIME_PASSES")), err_(err) {}
@@ -210,15 +209,15 @@ struct Run {
   const CompileOptions& o;
   std::ostream& out;
   std::ostream& err;
-  const std::string emit;            // the stage after which to stop ("module": the whole pipeline)
-  std::vector<std::string> inputs;   // never overwritten by an output: spec, signing key, model
+  const std::string emit;           // the stage after which to stop ("module": the whole pipeline)
+  std::vector<std::string> inputs;  // never overwritten by an output: spec, signing key, model
   Narrator say;
-  std::string text;                  // the spec
+  std::string text;  // the spec
   DiagEngine diags;
   ast::Spec spec;
   std::optional<GemmProblem> problem;
   ko::TargetKind target_kind = ko::TargetKind::Gpu;
-  std::string key, cdir;             // the module cache
+  std::string key, cdir;  // the module cache
   bool use_cache = false;
   solve::Options sopts;
   solve::Result solved;
@@ -293,7 +292,8 @@ Verdict look_up_cache(Run& r) {
     r.err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
     return kExitUserError;
   }
-  if (r.o.verbose) r.err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {}, cached)\n", path, size_text(hit->size()));
+  if (r.o.verbose)
+    r.err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {}, cached)\n", path, size_text(hit->size()));
   return r.o.bitstream.empty() ? 0 : write_bitstream(r.o, *hit, r.err, r.inputs);
 }
 
@@ -330,8 +330,8 @@ Verdict hold_to_saved_plan(Run& r) {
   r.sopts.fixed = solve::schedule_of(saved);
   r.sopts.fixed_from = fmt::format("the plan of {}", r.o.from_plan);
   r.sopts.family = saved.family;
-  r.say.info(fmt::format("Holding the schedule to the plan of {} ({}×{}×{}, {})", r.o.from_plan, saved.tile_m, saved.tile_n,
-                         saved.tile_k, saved.family));
+  r.say.info(fmt::format("Holding the schedule to the plan of {} ({}×{}×{}, {})", r.o.from_plan, saved.tile_m,
+                         saved.tile_n, saved.tile_k, saved.family));
   return std::nullopt;
 }
 
@@ -369,8 +369,9 @@ Verdict choose_plan(Run& r) {
     solve::Options all = r.sopts;
     all.exclude_schedules.clear();
     if (solve::solve(*r.problem, all).plan) {
-      r.err << fmt::format("{}: error: every plan that satisfies the rules is one of the {} excluded by --exclude-plan\n",
-                           r.o.input, r.sopts.exclude_schedules.size());
+      r.err << fmt::format(
+          "{}: error: every plan that satisfies the rules is one of the {} excluded by --exclude-plan\n", r.o.input,
+          r.sopts.exclude_schedules.size());
       return kExitUserError;
     }
   }
@@ -405,9 +406,10 @@ Verdict prove_plan(Run& r) {
   r.say.start();
   r.say.info("Verifying formal correctness via SMT solver...");
   r.cert = verify::verify(*r.solved.plan);
-  r.say.info(fmt::format("{} of {} checks proved ({:.1f} ms)",
-                         std::count_if(r.cert.checks.begin(), r.cert.checks.end(), [](const auto& c) { return c.passed; }),
-                         r.cert.checks.size(), r.say.ms()));
+  r.say.info(
+      fmt::format("{} of {} checks proved ({:.1f} ms)",
+                  std::count_if(r.cert.checks.begin(), r.cert.checks.end(), [](const auto& c) { return c.passed; }),
+                  r.cert.checks.size(), r.say.ms()));
   if (r.emit == "proof") {
     std::ostringstream dump;
     verify::dump(dump, r.cert);
@@ -428,7 +430,7 @@ Verdict prove_plan(Run& r) {
 /// next-best plan of the same family is solved for and proved. False when there is none.
 bool next_plan(Run& r) {
   r.sopts.exclude.push_back(r.solved.point);
-  r.sopts.family = r.solved.space.family;  // excluded points are points of this family's space
+  r.sopts.family = r.solved.space.family;        // excluded points are points of this family's space
   r.solved = solve::solve(*r.problem, r.sopts);  // solve::GaveUp reaches the caller
   if (!r.solved.plan) return false;
   r.cert = verify::verify(*r.solved.plan);
@@ -449,7 +451,8 @@ Verdict generate_ptx(Run& r) {
     return std::nullopt;
   }
   if (r.emit == "verilog") {
-    r.err << fmt::format("{}: error: --emit=verilog applies to NPU targets; {} is a GPU\n", r.o.input, r.problem->hw.name);
+    r.err << fmt::format("{}: error: --emit=verilog applies to NPU targets; {} is a GPU\n", r.o.input,
+                         r.problem->hw.name);
     return kExitUserError;
   }
   const std::string no_ptx = codegen::unsupported_reason(*r.solved.plan, r.problem->hw);
@@ -469,8 +472,8 @@ Verdict generate_ptx(Run& r) {
     codegen::Artifacts art = codegen::make_ptx_backend(r.problem->hw)->generate(cand);
     const auto& px = art.ptxas;
     if (px.ran && px.cubin.empty()) throw InternalError("ptxas rejected the generated PTX:\n" + px.log);
-    r.say.info(px.ran ? fmt::format("ptxas: {} registers, {} B spill stores, {} B spill loads ({:.1f} ms)", px.registers,
-                                    px.spill_stores, px.spill_loads, r.say.ms())
+    r.say.info(px.ran ? fmt::format("ptxas: {} registers, {} B spill stores, {} B spill loads ({:.1f} ms)",
+                                    px.registers, px.spill_stores, px.spill_loads, r.say.ms())
                       : px.not_run + ": the module carries PTX only (the driver JIT compiles it)");
     // The plan's occupancy must survive register allocation.
     bool over_budget = px.ran && static_cast<std::int64_t>(px.registers) * cand.threads * cand.blocks_per_sm >
@@ -493,12 +496,11 @@ Verdict generate_ptx(Run& r) {
          at = px.log.find("Potential Performance Loss", at + 1))
       r.err << fmt::format("{}: warning: ptxas: {}\n", r.o.input, px.log.substr(at, px.log.find('\n', at) - at));
     if (spills || over_budget)
-      r.err << fmt::format("{}: warning: the kernel {} and no better plan was found in {} tries\n", r.o.input,
-                           spills ? fmt::format("spills registers ({} B stores, {} B loads)", px.spill_stores,
-                                                px.spill_loads)
-                                  : fmt::format("needs {} registers, more than its planned occupancy allows",
-                                                px.registers),
-                           attempt + 1);
+      r.err << fmt::format(
+          "{}: warning: the kernel {} and no better plan was found in {} tries\n", r.o.input,
+          spills ? fmt::format("spills registers ({} B stores, {} B loads)", px.spill_stores, px.spill_loads)
+                 : fmt::format("needs {} registers, more than its planned occupancy allows", px.registers),
+          attempt + 1);
     r.gpu = std::move(art);
     return std::nullopt;
   }
@@ -517,7 +519,8 @@ Verdict generate_verilog(Run& r) {
     r.hdl = hdlgen::generate(*r.solved.plan, r.problem->hw, design_name(r.o.input));
   } catch (const UserError& e) {
     r.err << fmt::format("{}: error: {}: {}\n", r.o.input,
-                         r.emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec", e.what());
+                         r.emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec",
+                         e.what());
     return kExitUserError;
   }
   r.say.info(fmt::format("{}: {} files, {} modules with properties ({:.1f} ms)", r.hdl->top, r.hdl->files.size(),
@@ -528,8 +531,8 @@ Verdict generate_verilog(Run& r) {
   if (r.o.verbose) r.err << hdlgen::report_text(r.formal);
   if (!r.formal.all_proved()) {
     if (r.emit == "verilog")
-      r.err << fmt::format("{}: error: the generated Verilog is not emitted: not every property was proved\n{}", r.o.input,
-                           r.o.verbose ? "" : hdlgen::report_text(r.formal));
+      r.err << fmt::format("{}: error: the generated Verilog is not emitted: not every property was proved\n{}",
+                           r.o.input, r.o.verbose ? "" : hdlgen::report_text(r.formal));
     else
       r.err << fmt::format("{}: error: no module written: not every property of the generated design was proved\n{}",
                            r.o.input, r.o.verbose ? "" : hdlgen::report_text(r.formal));
@@ -571,19 +574,20 @@ Verdict write_module(Run& r) {
         {static_cast<std::uint32_t>(ko::SectionKind::NpuRegmap), "npu_regmap", hdlgen::register_table(*r.hdl), 0});
     contents.sections.push_back(module::text_section(ko::SectionKind::Verilog, hdlgen::bundle(*r.hdl)));
     contents.sections.push_back(module::text_section(
-        ko::SectionKind::Synth,
-        hdlgen::report_text(r.formal) + (r.o.synth ? r.synth.text() : "synthesis: not run (compile --synth runs it)\n")));
+        ko::SectionKind::Synth, hdlgen::report_text(r.formal) +
+                                    (r.o.synth ? r.synth.text() : "synthesis: not run (compile --synth runs it)\n")));
     if (!r.synth.board.bitstream.empty())
-      contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Bitstream), "bitstream",
-                                   std::vector<std::uint8_t>(r.synth.board.bitstream.begin(), r.synth.board.bitstream.end()),
-                                   ko::kSectionFlagOptional});
+      contents.sections.push_back(
+          {static_cast<std::uint32_t>(ko::SectionKind::Bitstream), "bitstream",
+           std::vector<std::uint8_t>(r.synth.board.bitstream.begin(), r.synth.board.bitstream.end()),
+           ko::kSectionFlagOptional});
   }
   if (r.gpu) {
     contents.sections.push_back(module::text_section(ko::SectionKind::Ptx, r.gpu->ptx));
     if (!r.gpu->ptxas.cubin.empty())
       contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Cubin), "cubin", r.gpu->ptxas.cubin, 0});
-    contents.sections.push_back(
-        {static_cast<std::uint32_t>(ko::SectionKind::Launch), "launch", codegen::launch_record(final_plan, r.gpu->launch), 0});
+    contents.sections.push_back({static_cast<std::uint32_t>(ko::SectionKind::Launch), "launch",
+                                 codegen::launch_record(final_plan, r.gpu->launch), 0});
   }
   std::vector<std::uint8_t> bytes = module::write(contents);
   std::string why;
@@ -601,7 +605,8 @@ Verdict write_module(Run& r) {
   }
   if (r.o.verbose) {
     if (r.hdl)
-      r.err << fmt::format("[SUCCESS] NPU design {} compiled to {} (size: {})\n", r.hdl->top, path, size_text(bytes.size()));
+      r.err << fmt::format("[SUCCESS] NPU design {} compiled to {} (size: {})\n", r.hdl->top, path,
+                           size_text(bytes.size()));
     else
       r.err << fmt::format("[SUCCESS] Kernel compiled to {} (size: {})\n", path, size_text(bytes.size()));
   }
@@ -610,24 +615,19 @@ Verdict write_module(Run& r) {
 
 /// One stage of the pipeline: what it does, and the dump `--emit=NAME` writes after it.
 struct Stage {
-  const char* name;                   // for DEEPGEMM_TIME_PASSES, and its --emit name if it has one
-  bool emits;                         // --emit=NAME stops after it
-  Verdict (*run)(Run&);               // nullptr: the stage only dumps what an earlier one made
-  std::string (*dump)(const Run&);    // nullptr: the stage writes its own output when it is the last
+  const char* name;                 // for DEEPGEMM_TIME_PASSES, and its --emit name if it has one
+  bool emits;                       // --emit=NAME stops after it
+  Verdict (*run)(Run&);             // nullptr: the stage only dumps what an earlier one made
+  std::string (*dump)(const Run&);  // nullptr: the stage writes its own output when it is the last
 };
 
 // The pipeline, in order; emit_stages() lists the names of those that emit.
 constexpr Stage kStages[] = {
-    {"ast", true, parse_spec, dump_ast},
-    {"problem", true, check_spec, dump_problem},
-    {"cache", false, look_up_cache, nullptr},
-    {"space", true, solve_schedule, dump_space},
-    {"plan", true, choose_plan, dump_chosen_plan},
-    {"proof", true, prove_plan, nullptr},
-    {"llvm", true, generate_ptx, dump_llvm},
-    {"ptx", true, nullptr, dump_ptx},
-    {"verilog", true, generate_verilog, nullptr},
-    {"synth", false, synthesize_design, nullptr},
+    {"ast", true, parse_spec, dump_ast},           {"problem", true, check_spec, dump_problem},
+    {"cache", false, look_up_cache, nullptr},      {"space", true, solve_schedule, dump_space},
+    {"plan", true, choose_plan, dump_chosen_plan}, {"proof", true, prove_plan, nullptr},
+    {"llvm", true, generate_ptx, dump_llvm},       {"ptx", true, nullptr, dump_ptx},
+    {"verilog", true, generate_verilog, nullptr},  {"synth", false, synthesize_design, nullptr},
     {"module", true, write_module, nullptr},
 };
 
@@ -674,9 +674,10 @@ int compile(const CompileOptions& o, std::ostream& out, std::ostream& err) {
   }
   for (const std::string& target : {emit == "module" ? module_path(o) : o.output, o.bitstream})
     if (!target.empty() && is_one_of(target, r.inputs)) {
-      err << fmt::format("deepgemm: error: cannot write '{}': it is an input of this command (the spec, the "
-                         "signing key or the saved plan); choose another output path\n",
-                         target);
+      err << fmt::format(
+          "deepgemm: error: cannot write '{}': it is an input of this command (the spec, the "
+          "signing key or the saved plan); choose another output path\n",
+          target);
       return kExitUserError;
     }
   // Walk the stages; each may stop the run (an error, a cache hit, its own output), and the one

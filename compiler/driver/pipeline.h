@@ -10,16 +10,16 @@ namespace dg::driver {
 
 struct CompileOptions {
   std::string input;
-  std::string output;     // "" = stdout for dumps
-  std::string emit;       // "" = the default (the whole pipeline)
+  std::string output;  // "" = stdout for dumps
+  std::string emit;    // "" = the default (the whole pipeline)
   std::string hw_dir;
   bool verbose = false;
   bool force_rebuild = false;
   double solver_timeout_s = 60;  // the schedule solver's budget
-  bool synth = false;     // NPU: synthesize the design (Yosys; the board's place and route) into the module
-  std::string bitstream;  // with synth: also write the module's FPGA bitstream to this file
+  bool synth = false;            // NPU: synthesize the design (Yosys; the board's place and route) into the module
+  std::string bitstream;         // with synth: also write the module's FPGA bitstream to this file
   std::vector<std::string> fpga = {"ice40", "ecp5", "xilinx"};  // with synth: the FPGA flows to run
-  std::string sign_key;   // a secret key file: sign the module
+  std::string sign_key;                                         // a secret key file: sign the module
   std::string from_plan;  // a saved plan (--emit=plan): its schedule, checked against every rule, is the one used
   std::vector<std::string> exclude_plans;  // saved plans whose schedules are not candidates: the next-best plan
 };

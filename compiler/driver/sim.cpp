@@ -30,7 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -57,19 +56,23 @@ std::string find_on_path(const std::string& name) {
 /// then the source tree the compiler was built from.
 std::string find_sources(const char* argv0) {
   auto ok = [](const fs::path& root) {
-    return fs::exists(root / "sim" / "cosim_main.cpp") && fs::exists(root / "runtime-baremetal" / "src" / "runtime.cpp");
+    return fs::exists(root / "sim" / "cosim_main.cpp") &&
+           fs::exists(root / "runtime-baremetal" / "src" / "runtime.cpp");
   };
   if (const char* env = std::getenv("DEEPGEMM_SOURCE_DIR"); env != nullptr && ok(env)) return env;
   std::error_code ec;
   fs::path exe = fs::canonical(fs::path(argv0), ec);
-  if (!ec && ok(exe.parent_path().parent_path() / "share" / "deepgemm")) return (exe.parent_path().parent_path() / "share" / "deepgemm").string();
+  if (!ec && ok(exe.parent_path().parent_path() / "share" / "deepgemm"))
+    return (exe.parent_path().parent_path() / "share" / "deepgemm").string();
 #ifdef DEEPGEMM_SOURCE_DIR
   if (ok(DEEPGEMM_SOURCE_DIR)) return DEEPGEMM_SOURCE_DIR;
 #endif
   return "";
 }
 
-int exit_code(int status) { return status == -1 ? 127 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+int exit_code(int status) {
+  return status == -1 ? 127 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 /// Why the Verilog text of a module cannot be built and run, or "": the simulator runs it as a
 /// program, so only what the generator emits passes. System tasks and functions outside the
@@ -78,8 +81,8 @@ int exit_code(int status) { return status == -1 ? 127 : WIFEXITED(status) ? WEXI
 /// blocks) and DPI imports are refused. Comments and string literals are skipped.
 std::string unsafe_verilog(const std::string& t) {
   static const std::set<std::string> tasks = {"clog2", "signed", "unsigned", "bits", "fatal", "error"};
-  static const std::set<std::string> directives = {"ifdef", "ifndef", "else", "elsif", "endif", "default_nettype",
-                                                   "timescale", "resetall"};
+  static const std::set<std::string> directives = {"ifdef", "ifndef",          "else",      "elsif",
+                                                   "endif", "default_nettype", "timescale", "resetall"};
   auto word = [&](std::size_t at) {
     std::size_t e = at;
     while (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_')) ++e;
@@ -97,8 +100,10 @@ std::string unsafe_verilog(const std::string& t) {
       ++i;
     } else if (c == '"') {
       for (++i; i < t.size() && t[i] != '"'; ++i) {
-        if (t[i] == '\\') ++i;
-        else if (t[i] == '\n') ++line;
+        if (t[i] == '\\')
+          ++i;
+        else if (t[i] == '\n')
+          ++line;
       }
     } else if (c == '$') {
       const std::string w = word(i + 1);
@@ -106,7 +111,8 @@ std::string unsafe_verilog(const std::string& t) {
     } else if (c == '`') {
       const std::string w = word(i + 1);
       if (!directives.count(w)) return fmt::format("line {}: compiler directive '`{}'", line, w);
-    } else if (std::isalpha(static_cast<unsigned char>(c)) && (i == 0 || !(std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '_'))) {
+    } else if (std::isalpha(static_cast<unsigned char>(c)) &&
+               (i == 0 || !(std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '_'))) {
       const std::string w = word(i);
       if (w == "import" || w == "export") {
         std::size_t j = i + w.size();
@@ -169,9 +175,10 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   }
   auto verilog = mv.find(ko::SectionKind::Verilog);
   if (!verilog.present) {
-    err << fmt::format("{}: error: the module holds no Verilog (its design was not generated or not proved: see "
-                       "'deepgemm compile --verbose')\n",
-                       o.module);
+    err << fmt::format(
+        "{}: error: the module holds no Verilog (its design was not generated or not proved: see "
+        "'deepgemm compile --verbose')\n",
+        o.module);
     return kExitUserError;
   }
   const std::string bundle(reinterpret_cast<const char*>(verilog.data), verilog.size);
@@ -187,23 +194,27 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     // Verilator compiles a .cpp or .c file it is given, and reads a .vlt as its configuration:
     // only Verilog file names pass.
     if (!plain_verilog_name(name)) {
-      err << fmt::format("{}: error: the Verilog section names a bad file '{}' (a Verilog file name, .v or .sv, "
-                         "is expected)\n",
-                         o.module, name);
+      err << fmt::format(
+          "{}: error: the Verilog section names a bad file '{}' (a Verilog file name, .v or .sv, "
+          "is expected)\n",
+          o.module, name);
       return kExitUserError;
     }
-    files.emplace_back(name, bundle.substr(name_end + 1, (next == std::string::npos ? bundle.size() : next) - name_end - 1));
+    files.emplace_back(name,
+                       bundle.substr(name_end + 1, (next == std::string::npos ? bundle.size() : next) - name_end - 1));
     if (std::string why = unsafe_verilog(files.back().second); !why.empty()) {
-      err << fmt::format("{}: error: the module's Verilog is not what deepgemm generates, and is not built or run: "
-                         "{}, {}\n",
-                         o.module, name, why);
+      err << fmt::format(
+          "{}: error: the module's Verilog is not what deepgemm generates, and is not built or run: "
+          "{}, {}\n",
+          o.module, name, why);
       return kExitUserError;
     }
     at = next;
   }
   // The top is the first file; the PE array's size is in the core's (the second).
   std::smatch mt, mr, mc;
-  if (files.size() < 2 || !std::regex_search(files[0].second, mt, std::regex("\nmodule (npu_gemm_[A-Za-z0-9_]+) \\(")) ||
+  if (files.size() < 2 ||
+      !std::regex_search(files[0].second, mt, std::regex("\nmodule (npu_gemm_[A-Za-z0-9_]+) \\(")) ||
       !std::regex_search(files[1].second, mr, std::regex("\\.Rows\\(([0-9]+)\\)")) ||
       !std::regex_search(files[1].second, mc, std::regex("\\.Cols\\(([0-9]+)\\)"))) {
     err << fmt::format("{}: error: the Verilog section does not hold a generated NPU top\n", o.module);
@@ -239,7 +250,8 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
         key_parts.push_back(e.path().filename().string() + text);
       }
   std::string cdir = cache_dir();
-  const fs::path work = (cdir.empty() ? fs::temp_directory_path(ec) / "deepgemm-sim" : fs::path(cdir) / "sim") / cache_key(key_parts);
+  const fs::path work =
+      (cdir.empty() ? fs::temp_directory_path(ec) / "deepgemm-sim" : fs::path(cdir) / "sim") / cache_key(key_parts);
   const fs::path exe = work / "cosim";
   if (o.rebuild || !fs::exists(exe)) {
     // Build in a fresh directory beside the entry, then move the simulator into place.
@@ -261,10 +273,12 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
     for (std::size_t i = 1; i < sources.size(); ++i) {
       const fs::path obj = tmp / fmt::format("runtime{}.o", i);
       std::string cc = fmt::format(
-          "{} -std=c++20 -O1 -ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics -I{} -I{} -c {} -o {} >> {} 2>&1",
+          "{} -std=c++20 -O1 -ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics -I{} -I{} -c {} -o {} >> "
+          "{} 2>&1",
           cxx, shell_quote((fs::path(src) / "runtime-baremetal" / "include").string()),
-          shell_quote((fs::path(src) / "runtime-baremetal" / "src").string()), shell_quote((fs::path(src) / sources[i]).string()),
-          shell_quote(obj.string()), shell_quote((tmp / "build.log").string()));
+          shell_quote((fs::path(src) / "runtime-baremetal" / "src").string()),
+          shell_quote((fs::path(src) / sources[i]).string()), shell_quote(obj.string()),
+          shell_quote((tmp / "build.log").string()));
       if (exit_code(std::system(cc.c_str())) != 0) {
         std::string log;
         read_file((tmp / "build.log").string(), log);
@@ -273,15 +287,19 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
       }
       list += " " + shell_quote(obj.string());
     }
-    std::string cflags = fmt::format("-std=c++20 -O1 -I{} -DTOP_NAME=\\\"{}\\\" -DPE_ROWS={} -DPE_COLS={}",
-                                     (fs::path(src) / "runtime-baremetal" / "include").string(), top, mr[1].str(), mc[1].str());
+    std::string cflags =
+        fmt::format("-std=c++20 -O1 -I{} -DTOP_NAME=\\\"{}\\\" -DPE_ROWS={} -DPE_COLS={}",
+                    (fs::path(src) / "runtime-baremetal" / "include").string(), top, mr[1].str(), mc[1].str());
     // DG_AXI4_CHECK: the top binds the AXI4 protocol checker to each of its interfaces.
-    std::string cmd = fmt::format("{} --cc --exe --build -j 2 --prefix Vtop --top-module {} -DDG_AXI4_CHECK -Wno-fatal {} -CFLAGS {} -Mdir {} -o cosim{} > {} 2>&1",
-                                  shell_quote(verilator), top, o.trace.empty() ? "" : "--trace", shell_quote(cflags),
-                                  shell_quote((tmp / "obj").string()), list, shell_quote((tmp / "build.log").string()));
-    err << fmt::format("deepgemm sim: Verilating {} with the harness and the runtime (once per design; a minute or two "
-                       "for a 16x16 array)...\n",
-                       top);
+    std::string cmd = fmt::format(
+        "{} --cc --exe --build -j 2 --prefix Vtop --top-module {} -DDG_AXI4_CHECK -Wno-fatal {} -CFLAGS {} -Mdir {} -o "
+        "cosim{} > {} 2>&1",
+        shell_quote(verilator), top, o.trace.empty() ? "" : "--trace", shell_quote(cflags),
+        shell_quote((tmp / "obj").string()), list, shell_quote((tmp / "build.log").string()));
+    err << fmt::format(
+        "deepgemm sim: Verilating {} with the harness and the runtime (once per design; a minute or two "
+        "for a 16x16 array)...\n",
+        top);
     auto t0 = std::chrono::steady_clock::now();
     int rc = exit_code(std::system(cmd.c_str()));
     if (rc != 0 || !fs::exists(tmp / "obj" / "cosim")) {
@@ -307,15 +325,16 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   const unsigned latency = o.latency_given ? o.latency : static_cast<unsigned>(model.npu.dram_latency_cycles);
   // The simulator reads the very bytes checked above (signature, Verilog), from a private copy:
   // the module file may change after the checks.
-  const fs::path copy = fs::temp_directory_path(ec) / fmt::format("deepgemm-sim-{}-{}.ko", ::getpid(), cache_key({image}));
+  const fs::path copy =
+      fs::temp_directory_path(ec) / fmt::format("deepgemm-sim-{}-{}.ko", ::getpid(), cache_key({image}));
   std::string why_copy;
   if (!write_file_atomic(copy.string(), image, why_copy)) {
     err << fmt::format("deepgemm: error: cannot write '{}': {}\n", copy.string(), why_copy);
     return kExitUserError;
   }
   std::string cmd = fmt::format("{} --module {} --latency {} --boundary {} --max-burst {} --stall {} --seed {}",
-                                shell_quote(exe.string()), shell_quote(copy.string()), latency, model.npu.bus_boundary_bytes,
-                                model.npu.bus_max_burst_beats, o.stall, o.seed);
+                                shell_quote(exe.string()), shell_quote(copy.string()), latency,
+                                model.npu.bus_boundary_bytes, model.npu.bus_max_burst_beats, o.stall, o.seed);
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   if (o.max_cycles != 0) cmd += fmt::format(" --max-cycles {}", o.max_cycles);
   if (!o.trace.empty()) cmd += " --trace " + shell_quote(o.trace);

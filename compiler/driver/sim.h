@@ -12,19 +12,19 @@
 namespace dg::driver {
 
 struct SimOptions {
-  std::string module;        // the .ko
-  std::int64_t k = 0;        // run-time K (0: the plan's)
-  unsigned latency = 100;    // DRAM read latency, cycles
+  std::string module;          // the .ko
+  std::int64_t k = 0;          // run-time K (0: the plan's)
+  unsigned latency = 100;      // DRAM read latency, cycles
   bool latency_given = false;  // else the model's dram_latency_cycles
-  std::string hw_dir;        // where the module's hardware model is found
-  double stall = 0.0;        // back-pressure probability per handshake and cycle
+  std::string hw_dir;          // where the module's hardware model is found
+  double stall = 0.0;          // back-pressure probability per handshake and cycle
   std::uint64_t seed = 1;
   std::uint64_t max_cycles = 0;
-  std::string trace;         // VCD file ("" none)
-  std::string base;          // A's bus address, decimal or 0x hex ("" the harness's default)
-  std::string trusted_key;   // a public key file: refuse modules not signed by it
+  std::string trace;        // VCD file ("" none)
+  std::string base;         // A's bus address, decimal or 0x hex ("" the harness's default)
+  std::string trusted_key;  // a public key file: refuse modules not signed by it
   bool verbose = false;
-  bool rebuild = false;      // rebuild the simulator even when cached
+  bool rebuild = false;  // rebuild the simulator even when cached
 };
 
 /// Returns the process exit code: 0 PASS, 1 FAIL or a user error.

@@ -30,7 +30,6 @@ namespace {
 
 constexpr const char* kFormat = "deepgemm-sweep-1";
 
-
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
@@ -70,15 +69,25 @@ std::string error_line(const std::string& text) {
 }
 
 // The model fields a sweep may vary, and which of them the table records for every row.
-const std::vector<std::string> kModelFields = {
-    "pe_rows",       "pe_cols",         "spad_banks",          "spad_rows",          "spad_width_bits",
-    "acc_rows",      "acc_width_bits",  "acc_width",           "bus_data_bits",      "bus_max_burst_beats",
-    "bus_boundary_bytes", "dram_latency_cycles", "drain_shadow", "bus_addr_bits"};
+const std::vector<std::string> kModelFields = {"pe_rows",
+                                               "pe_cols",
+                                               "spad_banks",
+                                               "spad_rows",
+                                               "spad_width_bits",
+                                               "acc_rows",
+                                               "acc_width_bits",
+                                               "acc_width",
+                                               "bus_data_bits",
+                                               "bus_max_burst_beats",
+                                               "bus_boundary_bytes",
+                                               "dram_latency_cycles",
+                                               "drain_shadow",
+                                               "bus_addr_bits"};
 
 struct Variant {
-  std::string id;      // "pe_rows=8,dram_latency_cycles=300" ("base" when nothing varies)
-  std::string dir;     // folder name
-  json model;          // the whole hardware model
+  std::string id;   // "pe_rows=8,dram_latency_cycles=300" ("base" when nothing varies)
+  std::string dir;  // folder name
+  json model;       // the whole hardware model
 };
 
 struct Point {
@@ -93,7 +102,7 @@ struct Settings {
   std::int64_t k = 0;
   double stall = 0;
   std::uint64_t seed = 1;
-  std::int64_t latency = -1;  // -1: the model's
+  std::int64_t latency = -1;      // -1: the model's
   std::vector<std::string> fpga;  // synthesize, mapping to these families (empty: no synthesis)
 };
 
@@ -104,9 +113,11 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   row["spec"] = pt.spec_name;
   row["rank"] = rank;
   const fs::path plan = pt.dir / fmt::format("plan_{}.json", rank);
-  std::string cmd = fmt::format("{} --hw-models {} compile {} --emit=plan -o {}", shell_quote(exe), shell_quote(models.string()),
-                                shell_quote(pt.spec.string()), shell_quote(plan.string()));
-  for (int j = 0; j < rank; ++j) cmd += " --exclude-plan " + shell_quote((pt.dir / fmt::format("plan_{}.json", j)).string());
+  std::string cmd =
+      fmt::format("{} --hw-models {} compile {} --emit=plan -o {}", shell_quote(exe), shell_quote(models.string()),
+                  shell_quote(pt.spec.string()), shell_quote(plan.string()));
+  for (int j = 0; j < rank; ++j)
+    cmd += " --exclude-plan " + shell_quote((pt.dir / fmt::format("plan_{}.json", j)).string());
   const fs::path plan_log = pt.dir / fmt::format("plan_{}.log", rank);
   int rc = run_cmd(cmd + " 2> " + shell_quote(plan_log.string()));
   if (rc != 0) {
@@ -122,14 +133,16 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   }
   for (const char* f : {"M", "N", "a_type", "b_type", "c_type", "tile_m", "tile_n", "tile_k", "dataflow"})
     row[f] = pl.at(f);
-  const std::int64_t kmax = pl.at("k_dynamic").get<bool>() ? pl.at("K_max").get<std::int64_t>() : pl.at("K").get<std::int64_t>();
+  const std::int64_t kmax =
+      pl.at("k_dynamic").get<bool>() ? pl.at("K_max").get<std::int64_t>() : pl.at("K").get<std::int64_t>();
   row["K"] = set.k > 0 ? set.k : kmax;
   row["predicted_cycles"] = pl.at("npu_layout").at("cycles");
 
   const fs::path ko = pt.dir / fmt::format("module_{}.ko", rank);
   const fs::path clog = pt.dir / fmt::format("compile_{}.log", rank);
-  cmd = fmt::format("{} --hw-models {} compile {} --from-plan {} --verbose -o {}", shell_quote(exe), shell_quote(models.string()),
-                    shell_quote(pt.spec.string()), shell_quote(plan.string()), shell_quote(ko.string()));
+  cmd = fmt::format("{} --hw-models {} compile {} --from-plan {} --verbose -o {}", shell_quote(exe),
+                    shell_quote(models.string()), shell_quote(pt.spec.string()), shell_quote(plan.string()),
+                    shell_quote(ko.string()));
   if (!set.fpga.empty()) cmd += fmt::format(" --synth --fpga {}", fmt::join(set.fpga, ","));
   rc = run_cmd(cmd + " 2> " + shell_quote(clog.string()) + " > /dev/null");
   const std::string log = slurp(clog);
@@ -143,17 +156,21 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   if (std::regex_search(log, m, proved)) row["proof_ms"] = std::stod(m[1]);
   if (!set.fpga.empty()) {
     // The verbose log's line per flow: "iCE40: 3575 LUTs, 1789 flip-flops, 24 block RAMs, 8 DSPs".
-    static const std::regex fig(R"((iCE40|ECP5|Xilinx 7-series): (\d+) LUTs, (\d+) flip-flops, (\d+) block RAMs, (\d+) DSPs)");
+    static const std::regex fig(
+        R"((iCE40|ECP5|Xilinx 7-series): (\d+) LUTs, (\d+) flip-flops, (\d+) block RAMs, (\d+) DSPs)");
     for (auto it = std::sregex_iterator(log.begin(), log.end(), fig); it != std::sregex_iterator(); ++it) {
       const std::string name = (*it)[1];
       const std::string flow = name == "iCE40" ? "ice40" : name == "ECP5" ? "ecp5" : "xilinx";
-      row["fpga_" + flow] = {{"luts", std::stoll((*it)[2])}, {"ffs", std::stoll((*it)[3])},
-                             {"brams", std::stoll((*it)[4])}, {"dsps", std::stoll((*it)[5])}};
+      row["fpga_" + flow] = {{"luts", std::stoll((*it)[2])},
+                             {"ffs", std::stoll((*it)[3])},
+                             {"brams", std::stoll((*it)[4])},
+                             {"dsps", std::stoll((*it)[5])}};
     }
   }
 
   const fs::path sim_out = pt.dir / fmt::format("sim_{}.txt", rank);
-  cmd = fmt::format("{} --hw-models {} sim {} --seed {}", shell_quote(exe), shell_quote(models.string()), shell_quote(ko.string()), set.seed);
+  cmd = fmt::format("{} --hw-models {} sim {} --seed {}", shell_quote(exe), shell_quote(models.string()),
+                    shell_quote(ko.string()), set.seed);
   if (set.k > 0) cmd += fmt::format(" --k {}", set.k);
   if (set.stall > 0) cmd += fmt::format(" --stall {}", set.stall);
   if (set.latency >= 0) cmd += fmt::format(" --latency {}", set.latency);
@@ -228,12 +245,14 @@ std::string svg_plot(const std::vector<json>& rows) {
                      W - L - R, H - T - B);
   for (double e = l0; e <= l1; e += 1) {
     const double v = std::pow(10.0, e);
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">1e{4}</text>\n",
-                       X(v), T, H - B, H - B + 16, static_cast<int>(e));
-    svg += fmt::format("<line x1=\"{1}\" y1=\"{0:.1f}\" x2=\"{2}\" y2=\"{0:.1f}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{3}\" y=\"{0:.1f}\" text-anchor=\"end\" dy=\"4\">1e{4}</text>\n",
-                       Y(v), L, W - R, L - 6, static_cast<int>(e));
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">1e{4}</text>\n",
+        X(v), T, H - B, H - B + 16, static_cast<int>(e));
+    svg += fmt::format(
+        "<line x1=\"{1}\" y1=\"{0:.1f}\" x2=\"{2}\" y2=\"{0:.1f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{3}\" y=\"{0:.1f}\" text-anchor=\"end\" dy=\"4\">1e{4}</text>\n",
+        Y(v), L, W - R, L - 6, static_cast<int>(e));
   }
   const double a = std::pow(10.0, l0), b = std::pow(10.0, l1);
   svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"black\"/>\n", X(a), Y(a),
@@ -243,7 +262,8 @@ std::string svg_plot(const std::vector<json>& rows) {
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"gray\" stroke-dasharray=\"4 3\"/>\n",
         X(a), Y(a * f), X(b / 1.1), Y(b / 1.1 * f));
   for (const auto& [p, s] : alt)
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"none\" stroke=\"#d62728\"/>\n", X(p), Y(s));
+    svg +=
+        fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"none\" stroke=\"#d62728\"/>\n", X(p), Y(s));
   for (const auto& [p, s] : chosen)
     svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"#1f77b4\"/>\n", X(p), Y(s));
   svg += fmt::format(
@@ -283,9 +303,10 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   for (const auto& [key, v] : sw.items())
     if (key != "format" && key != "specs" && key != "model" && key != "vary" && key != "alternatives" && key != "k" &&
         key != "stall" && key != "seed" && key != "latency" && key != "synth" && key != "variants")
-      return fail(fmt::format("unknown field '{}' (fields: specs, model, variants, vary, alternatives, k, stall, seed, "
-                              "latency, synth)",
-                              key));
+      return fail(
+          fmt::format("unknown field '{}' (fields: specs, model, variants, vary, alternatives, k, stall, seed, "
+                      "latency, synth)",
+                      key));
   const fs::path base_dir = fs::absolute(o.file).parent_path();
 
   // The specs, relative to the sweep file.
@@ -304,7 +325,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   if (!sw.contains("model") || !sw["model"].is_string())
     return fail("'model' must name the base hardware model (\"npu16\") or give its .json path");
   const std::string mname = sw["model"].get<std::string>();
-  const fs::path mpath = mname.size() > 5 && mname.ends_with(".json") ? base_dir / mname : fs::path(o.hw_dir) / (mname + ".json");
+  const fs::path mpath =
+      mname.size() > 5 && mname.ends_with(".json") ? base_dir / mname : fs::path(o.hw_dir) / (mname + ".json");
   std::string mtext;
   if (!read_file_bounded(mpath.string(), kMaxHwModelBytes, mtext, why))
     return fail(fmt::format("model: cannot read '{}': {}", mpath.string(), why));
@@ -315,7 +337,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   Settings set;
   auto get_int = [&](const char* key, std::int64_t lo, std::int64_t hi, std::int64_t& v) -> bool {
     if (!sw.contains(key)) return true;
-    if (!sw[key].is_number_integer() || sw[key].get<std::int64_t>() < lo || sw[key].get<std::int64_t>() > hi) return false;
+    if (!sw[key].is_number_integer() || sw[key].get<std::int64_t>() < lo || sw[key].get<std::int64_t>() > hi)
+      return false;
     v = sw[key].get<std::int64_t>();
     return true;
   };
@@ -358,7 +381,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   if (sw.contains("vary")) {
     if (!sw["vary"].is_object()) return fail("'vary' must map npu fields to lists of values");
     for (const auto& [field, vals] : sw["vary"].items()) {
-      if (!vals.is_array() || vals.empty()) return fail(fmt::format("vary: '{}' needs a non-empty list of values", field));
+      if (!vals.is_array() || vals.empty())
+        return fail(fmt::format("vary: '{}' needs a non-empty list of values", field));
       for (const auto& v : vals)
         if (std::string bad = field_ok(field, v); !bad.empty()) return fail("vary: " + bad);
       vary.push_back({field, std::vector<json>(vals.begin(), vals.end())});
@@ -403,16 +427,18 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   // The output folder: points/<variant>/<spec>/ with each plan's files, models/<variant>/.
   std::error_code ec;
   const fs::path outd = fs::absolute(o.out_dir);
-  if (fs::exists(outd, ec) && !fs::is_directory(outd, ec)) return fail(fmt::format("-o {}: not a directory", o.out_dir));
+  if (fs::exists(outd, ec) && !fs::is_directory(outd, ec))
+    return fail(fmt::format("-o {}: not a directory", o.out_dir));
   fs::create_directories(outd / "points", ec);
   if (ec) return fail(fmt::format("-o {}: cannot create it: {}", o.out_dir, ec.message()));
   std::error_code ec2;
   const std::string exe = fs::canonical("/proc/self/exe", ec2).string();
   if (ec2) return fail("cannot find the deepgemm executable");
   std::vector<Point> points;
-  const std::string settings = json{{"alternatives", set.alternatives}, {"k", set.k},       {"stall", set.stall},
-                                    {"seed", set.seed},                 {"latency", set.latency}, {"fpga", set.fpga}}
-                                   .dump();
+  const std::string settings =
+      json{{"alternatives", set.alternatives}, {"k", set.k},      {"stall", set.stall}, {"seed", set.seed},
+           {"latency", set.latency},           {"fpga", set.fpga}}
+          .dump();
   for (const Variant& v : variants) {
     const fs::path mdir = outd / "models" / v.dir;
     fs::create_directories(mdir);
@@ -449,8 +475,9 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<size_t> todo;
   for (size_t i = 0; i < points.size(); ++i)
     if (!done(points[i])) todo.push_back(i);
-  err << fmt::format("deepgemm sweep: {} points ({} model variants × {} specs), {} plans each; {} to run, {} at a time\n",
-                     points.size(), variants.size(), specs.size(), set.alternatives + 1, todo.size(), jobs);
+  err << fmt::format(
+      "deepgemm sweep: {} points ({} model variants × {} specs), {} plans each; {} to run, {} at a time\n",
+      points.size(), variants.size(), specs.size(), set.alternatives + 1, todo.size(), jobs);
   std::map<pid_t, size_t> running;
   size_t next = 0, finished = points.size() - todo.size();
   out.flush();
@@ -483,7 +510,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     if (!r0.is_discarded() && r0.contains("simulated_cycles"))
       what = fmt::format("{}×{}×{}: {} cycles simulated, {} predicted ({:+.1f}%), {}", r0["tile_m"].get<int>(),
                          r0["tile_n"].get<int>(), r0["tile_k"].get<int>(), r0["simulated_cycles"].get<std::int64_t>(),
-                         r0["predicted_cycles"].get<std::int64_t>(), r0.value("error_pct", 0.0), r0["status"].get<std::string>());
+                         r0["predicted_cycles"].get<std::int64_t>(), r0.value("error_pct", 0.0),
+                         r0["status"].get<std::string>());
     else if (!r0.is_discarded() && r0.contains("message"))
       what += ": " + r0["message"].get<std::string>();
     err << fmt::format("[{}/{}] {} / {}: {}\n", finished, points.size(), pt.variant->id, pt.spec_name, what);
@@ -504,9 +532,25 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       rows.push_back(row);
       if (row.value("status", "") != "PASS") break;
     }
-  std::vector<std::string> cols = {"variant", "spec", "rank", "status", "M", "N", "K", "a_type", "b_type", "c_type",
-                                   "tile_m", "tile_n", "tile_k", "dataflow", "predicted_cycles", "simulated_cycles", "error_pct",
-                                   "mac_utilization_pct", "proof_ms"};
+  std::vector<std::string> cols = {"variant",
+                                   "spec",
+                                   "rank",
+                                   "status",
+                                   "M",
+                                   "N",
+                                   "K",
+                                   "a_type",
+                                   "b_type",
+                                   "c_type",
+                                   "tile_m",
+                                   "tile_n",
+                                   "tile_k",
+                                   "dataflow",
+                                   "predicted_cycles",
+                                   "simulated_cycles",
+                                   "error_pct",
+                                   "mac_utilization_pct",
+                                   "proof_ms"};
   for (const auto& f : set.fpga)
     for (const char* k : {"luts", "ffs", "brams", "dsps"}) cols.push_back(fmt::format("{}_{}", f, k));
   for (const auto& f : kModelFields) cols.push_back(f);
@@ -516,7 +560,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<std::string> cells;
     for (const auto& c : cols) {
       json v;
-      if (const auto us = c.find('_'); us != std::string::npos && std::find(set.fpga.begin(), set.fpga.end(), c.substr(0, us)) != set.fpga.end()) {
+      if (const auto us = c.find('_');
+          us != std::string::npos && std::find(set.fpga.begin(), set.fpga.end(), c.substr(0, us)) != set.fpga.end()) {
         const std::string flow = "fpga_" + c.substr(0, us);
         if (r.contains(flow)) v = r[flow].value(c.substr(us + 1), json());
       } else if (r.contains(c)) {
@@ -530,11 +575,13 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   for (const auto& s : specs) inputs.push_back(s.string());
   for (const auto& [name, body] : std::vector<std::pair<std::string, std::string>>{
            {"sweep.csv", csv}, {"sweep.json", json(rows).dump(1) + "\n"}, {"sweep.svg", svg_plot(rows)}})
-    if (!write_output_file((outd / name).string(), body, inputs, why)) return fail(fmt::format("-o: {}: {}", name, why));
+    if (!write_output_file((outd / name).string(), body, inputs, why))
+      return fail(fmt::format("-o: {}: {}", name, why));
 
   // The summary: each point's plan against its fastest co-simulated alternative, and the
   // estimate's error over every co-simulated plan.
-  out << "| variant | spec | plan | predicted | simulated | error | MAC use | fastest co-simulated | plan vs fastest |\n"
+  out << "| variant | spec | plan | predicted | simulated | error | MAC use | fastest co-simulated | plan vs fastest "
+         "|\n"
       << "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |\n";
   std::vector<double> errs, errs0, gaps;
   bool all_pass = true;
@@ -545,8 +592,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     const std::string st = r0.value("status", "");
     if (st == "FAIL" || st == "error") all_pass = false;
     if (st != "PASS") {
-      out << fmt::format("| {} | {} | {}: {} | | | | | | |\n", r0["variant"].get<std::string>(), r0["spec"].get<std::string>(),
-                         st, r0.value("message", ""));
+      out << fmt::format("| {} | {} | {}: {} | | | | | | |\n", r0["variant"].get<std::string>(),
+                         r0["spec"].get<std::string>(), st, r0.value("message", ""));
       i = j;
       continue;
     }
@@ -561,28 +608,29 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
     errs0.push_back(std::abs(r0.value("error_pct", 0.0)));
     const double gap = 100.0 * (r0["simulated_cycles"].get<double>() / (*best)["simulated_cycles"].get<double>() - 1.0);
     gaps.push_back(gap);
-    out << fmt::format("| {} | {} | {}×{}×{} | {} | {} | {:+.1f}% | {:.1f}% | {} | {:+.1f}% |\n",
-                       r0["variant"].get<std::string>(), r0["spec"].get<std::string>(), r0["tile_m"].get<int>(),
-                       r0["tile_n"].get<int>(), r0["tile_k"].get<int>(), r0["predicted_cycles"].get<std::int64_t>(),
-                       r0["simulated_cycles"].get<std::int64_t>(), r0.value("error_pct", 0.0),
-                       r0.value("mac_utilization_pct", 0.0),
-                       best == &r0 ? std::string("the plan") :
-                                     fmt::format("{}×{}×{}: {}", (*best)["tile_m"].get<int>(), (*best)["tile_n"].get<int>(),
-                                                 (*best)["tile_k"].get<int>(), (*best)["simulated_cycles"].get<std::int64_t>()),
-                       gap);
+    out << fmt::format(
+        "| {} | {} | {}×{}×{} | {} | {} | {:+.1f}% | {:.1f}% | {} | {:+.1f}% |\n", r0["variant"].get<std::string>(),
+        r0["spec"].get<std::string>(), r0["tile_m"].get<int>(), r0["tile_n"].get<int>(), r0["tile_k"].get<int>(),
+        r0["predicted_cycles"].get<std::int64_t>(), r0["simulated_cycles"].get<std::int64_t>(),
+        r0.value("error_pct", 0.0), r0.value("mac_utilization_pct", 0.0),
+        best == &r0 ? std::string("the plan")
+                    : fmt::format("{}×{}×{}: {}", (*best)["tile_m"].get<int>(), (*best)["tile_n"].get<int>(),
+                                  (*best)["tile_k"].get<int>(), (*best)["simulated_cycles"].get<std::int64_t>()),
+        gap);
     i = j;
   }
   if (!errs.empty())
     out << fmt::format(
         "\nestimate against co-simulation: {} plan{}, |error| median {:.1f}%, max {:.1f}% (the solver's plans: {}, "
         "median {:.1f}%, max {:.1f}%)\n",
-        errs.size(), errs.size() == 1 ? "" : "s", median(errs), *std::max_element(errs.begin(), errs.end()), errs0.size(), median(errs0),
-        errs0.empty() ? 0.0 : *std::max_element(errs0.begin(), errs0.end()));
+        errs.size(), errs.size() == 1 ? "" : "s", median(errs), *std::max_element(errs.begin(), errs.end()),
+        errs0.size(), median(errs0), errs0.empty() ? 0.0 : *std::max_element(errs0.begin(), errs0.end()));
   if (!gaps.empty())
-    out << fmt::format("the solver's plan against the fastest of its {} co-simulated: {:+.1f}% at worst, {} of {} points "
-                       "within 5%\n",
-                       set.alternatives + 1, *std::max_element(gaps.begin(), gaps.end()),
-                       std::count_if(gaps.begin(), gaps.end(), [](double g) { return g <= 5.0; }), gaps.size());
+    out << fmt::format(
+        "the solver's plan against the fastest of its {} co-simulated: {:+.1f}% at worst, {} of {} points "
+        "within 5%\n",
+        set.alternatives + 1, *std::max_element(gaps.begin(), gaps.end()),
+        std::count_if(gaps.begin(), gaps.end(), [](double g) { return g <= 5.0; }), gaps.size());
   out << fmt::format("table: {}, {}; plot: {}\n", (outd / "sweep.csv").string(), (outd / "sweep.json").string(),
                      (outd / "sweep.svg").string());
   // A sweep whose every point was refused has measured nothing: that is not a result.

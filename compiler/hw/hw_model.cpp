@@ -27,18 +27,13 @@ namespace fs = std::filesystem;
 constexpr std::string_view kNoteSuffix = "_source";
 constexpr std::size_t kMaxSuggestInput = 64;  // no "did you mean" for longer words (edit distance)
 
-std::string join_path(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
+std::string join_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
-std::string index_path(const std::string& path, std::size_t i) {
-  return fmt::format("{}[{}]", path, i);
-}
+std::string index_path(const std::string& path, std::size_t i) { return fmt::format("{}[{}]", path, i); }
 
 bool is_note_key(const std::string& k) {
-  return k == "source" ||
-         (k.size() > kNoteSuffix.size() &&
-          k.compare(k.size() - kNoteSuffix.size(), kNoteSuffix.size(), kNoteSuffix) == 0);
+  return k == "source" || (k.size() > kNoteSuffix.size() &&
+                           k.compare(k.size() - kNoteSuffix.size(), kNoteSuffix.size(), kNoteSuffix) == 0);
 }
 
 // Errors of one model file: "<file>: <path>: <message>".
@@ -46,8 +41,7 @@ class Reporter {
  public:
   explicit Reporter(const std::string& file) : file_(file) {}
   [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
-    throw UserError(path.empty() ? fmt::format("{}: {}", file_, msg)
-                                 : fmt::format("{}: {}: {}", file_, path, msg));
+    throw UserError(path.empty() ? fmt::format("{}: {}", file_, msg) : fmt::format("{}: {}: {}", file_, path, msg));
   }
 
  private:
@@ -100,9 +94,8 @@ class DuplicateKeyCheck : public json::json_sax_t {
     if (!top.keys.insert(key).second) {
       std::string where = path_of(frames_.size() - 1);
       std::string shown = key.size() <= 60 ? key : key.substr(0, 60) + "...";
-      throw UserError(where.empty()
-                          ? fmt::format("{}: duplicate field '{}'", file_, shown)
-                          : fmt::format("{}: {}: duplicate field '{}'", file_, where, shown));
+      throw UserError(where.empty() ? fmt::format("{}: duplicate field '{}'", file_, shown)
+                                    : fmt::format("{}: {}: duplicate field '{}'", file_, where, shown));
     }
     top.key = key;
     return true;
@@ -147,8 +140,7 @@ json parse_json(const std::string& text, const std::string& file) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw UserError(fmt::format("{}: file is empty (expected a JSON object)", file));
   DuplicateKeyCheck check(file);
-  if (!json::sax_parse(text, &check))
-    throw UserError(fmt::format("{}: invalid JSON: {}", file, check.error()));
+  if (!json::sax_parse(text, &check)) throw UserError(fmt::format("{}: invalid JSON: {}", file, check.error()));
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
@@ -181,8 +173,7 @@ class SourceCollector {
   void add(const std::string& path, const json& note, const std::string& note_path) {
     if (!note.is_string()) r_.fail(note_path, "a source note must be a string");
     if (!out_.emplace(path, note.get<std::string>()).second)
-      r_.fail(note_path,
-              fmt::format("second source note for '{}'", path.empty() ? "(top level)" : path));
+      r_.fail(note_path, fmt::format("second source note for '{}'", path.empty() ? "(top level)" : path));
   }
 
   void visit_object(const json& obj, const std::string& path, bool covered) {
@@ -200,10 +191,8 @@ class SourceCollector {
       std::string field = k.substr(0, k.size() - kNoteSuffix.size());
       if (std::find(fields.begin(), fields.end(), field) == fields.end()) {
         std::string best = field.size() <= kMaxSuggestInput ? did_you_mean(field, fields) : "";
-        r_.fail(path,
-                fmt::format(
-                    "source note '{}' names no field of this object{}", k,
-                    best.empty() ? "" : fmt::format(" (did you mean '{}{}'?)", best, kNoteSuffix)));
+        r_.fail(path, fmt::format("source note '{}' names no field of this object{}", k,
+                                  best.empty() ? "" : fmt::format(" (did you mean '{}{}'?)", best, kNoteSuffix)));
       }
       add(join_path(path, field), note, join_path(path, k));
     }
@@ -221,8 +210,7 @@ class SourceCollector {
 // yields an error rather than a wrong value.
 class Reader {
  public:
-  Reader(const Reporter& r, const json& obj, std::string path)
-      : r_(r), obj_(obj), path_(std::move(path)) {}
+  Reader(const Reporter& r, const json& obj, std::string path) : r_(r), obj_(obj), path_(std::move(path)) {}
 
   std::string at(const std::string& key) const { return join_path(path_, key); }
   bool has(const std::string& key) const { return obj_.contains(key); }
@@ -291,8 +279,7 @@ class Reader {
   const json& json_obj() const { return obj_; }
 
  private:
-  std::int64_t checked_int(const json& v, const std::string& path, std::int64_t lo,
-                           std::int64_t hi) const {
+  std::int64_t checked_int(const json& v, const std::string& path, std::int64_t lo, std::int64_t hi) const {
     std::int64_t x = 0;
     bool ok = false;
     if (v.is_number_unsigned()) {
@@ -327,8 +314,7 @@ void read_ptx_version(const Reader& g, const Reporter& r, GpuModel& gpu) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size() && !s.empty();
   };
-  if (dot == std::string::npos ||
-      !parse(std::string_view(v).substr(0, dot), gpu.ptx_version_major) ||
+  if (dot == std::string::npos || !parse(std::string_view(v).substr(0, dot), gpu.ptx_version_major) ||
       !parse(std::string_view(v).substr(dot + 1), gpu.ptx_version_minor))
     r.fail(g.at("ptx_version"), fmt::format("expected \"major.minor\", got \"{}\"", v));
 }
@@ -399,36 +385,29 @@ void check_gpu(const GpuModel& g, const Reader& rd, const Reporter& r) {
   auto kib = [](int bytes) { return fmt::format("{} ({} KiB)", bytes, bytes / 1024.0); };
   if (g.smem_per_block_default_bytes > g.smem_per_block_bytes)
     r.fail(rd.at("smem_per_block_default_bytes"),
-           fmt::format("{} is more than smem_per_block_bytes {}",
-                       kib(g.smem_per_block_default_bytes), kib(g.smem_per_block_bytes)));
+           fmt::format("{} is more than smem_per_block_bytes {}", kib(g.smem_per_block_default_bytes),
+                       kib(g.smem_per_block_bytes)));
   if (g.smem_per_block_bytes > g.smem_per_sm_bytes)
     r.fail(rd.at("smem_per_block_bytes"),
-           fmt::format("{} is more than smem_per_sm_bytes {}", kib(g.smem_per_block_bytes),
-                       kib(g.smem_per_sm_bytes)));
+           fmt::format("{} is more than smem_per_sm_bytes {}", kib(g.smem_per_block_bytes), kib(g.smem_per_sm_bytes)));
   if (g.smem_per_sm_bytes > g.l1_bytes)
     r.fail(rd.at("smem_per_sm_bytes"),
            fmt::format("{} is more than l1_bytes {}", kib(g.smem_per_sm_bytes), kib(g.l1_bytes)));
   for (std::size_t i = 1; i < g.carveout_kb.size(); ++i)
     if (g.carveout_kb[i] <= g.carveout_kb[i - 1])
       r.fail(index_path(rd.at("carveout_kb"), i),
-             fmt::format("carve-out choices must be ascending ({} after {})", g.carveout_kb[i],
-                         g.carveout_kb[i - 1]));
-  if (!g.carveout_kb.empty() &&
-      static_cast<std::int64_t>(g.carveout_kb.back()) * 1024 != g.smem_per_sm_bytes)
-    r.fail(rd.at("carveout_kb"),
-           fmt::format("the largest carve-out, {} KiB, must equal smem_per_sm_bytes {}",
-                       g.carveout_kb.back(), kib(g.smem_per_sm_bytes)));
+             fmt::format("carve-out choices must be ascending ({} after {})", g.carveout_kb[i], g.carveout_kb[i - 1]));
+  if (!g.carveout_kb.empty() && static_cast<std::int64_t>(g.carveout_kb.back()) * 1024 != g.smem_per_sm_bytes)
+    r.fail(rd.at("carveout_kb"), fmt::format("the largest carve-out, {} KiB, must equal smem_per_sm_bytes {}",
+                                             g.carveout_kb.back(), kib(g.smem_per_sm_bytes)));
   if (g.max_threads_per_block > g.max_threads_per_sm)
     r.fail(rd.at("max_threads_per_block"),
-           fmt::format("{} is more than max_threads_per_sm {}", g.max_threads_per_block,
-                       g.max_threads_per_sm));
+           fmt::format("{} is more than max_threads_per_sm {}", g.max_threads_per_block, g.max_threads_per_sm));
   if (static_cast<std::int64_t>(g.max_warps_per_sm) * g.warp_size != g.max_threads_per_sm)
-    r.fail(rd.at("max_warps_per_sm"),
-           fmt::format("{} warps of {} threads is not max_threads_per_sm {}", g.max_warps_per_sm,
-                       g.warp_size, g.max_threads_per_sm));
+    r.fail(rd.at("max_warps_per_sm"), fmt::format("{} warps of {} threads is not max_threads_per_sm {}",
+                                                  g.max_warps_per_sm, g.warp_size, g.max_threads_per_sm));
   if (!g.has_cluster && g.max_cluster_size != 1)
-    r.fail(rd.at("max_cluster_size"),
-           fmt::format("must be 1 when has_cluster is false, got {}", g.max_cluster_size));
+    r.fail(rd.at("max_cluster_size"), fmt::format("must be 1 when has_cluster is false, got {}", g.max_cluster_size));
 
   std::set<std::string> inputs;
   for (std::size_t i = 0; i < g.mma.size(); ++i) {
@@ -438,8 +417,7 @@ void check_gpu(const GpuModel& g, const Reader& rd, const Reporter& r) {
       if (type == "fp32" || type == "int32")
         r.fail(join_path(at, field), fmt::format("\"{}\" is not a tensor-core input type", type));
     if (s.n_step > 0 && s.n % s.n_step != 0)
-      r.fail(join_path(at, "n_step"),
-             fmt::format("n = {} is not a multiple of n_step = {}", s.n, s.n_step));
+      r.fail(join_path(at, "n_step"), fmt::format("n = {} is not a multiple of n_step = {}", s.n, s.n_step));
     inputs.insert(s.a_type);
     inputs.insert(s.b_type);
   }
@@ -448,8 +426,7 @@ void check_gpu(const GpuModel& g, const Reader& rd, const Reporter& r) {
     for (std::size_t j = 0; j < c.compute_types.size(); ++j)
       if (!inputs.count(c.compute_types[j]))
         r.fail(index_path(join_path(index_path(rd.at("conversions"), i), "compute_types"), j),
-               fmt::format("\"{}\" is not an input type of any {} entry", c.compute_types[j],
-                           rd.at("mma")));
+               fmt::format("\"{}\" is not an input type of any {} entry", c.compute_types[j], rd.at("mma")));
   }
 }
 
@@ -473,15 +450,12 @@ NpuModel read_npu(const Reader& n, const Reporter& r) {
   npu.dram_latency_cycles = n.integer("dram_latency_cycles");
   if (n.has("drain_shadow")) npu.drain_shadow = n.boolean("drain_shadow");
   std::string base = n.string("mmio_base");
-  bool hex =
-      base.size() > 2 && base.size() <= 18 && base[0] == '0' && (base[1] == 'x' || base[1] == 'X');
+  bool hex = base.size() > 2 && base.size() <= 18 && base[0] == '0' && (base[1] == 'x' || base[1] == 'X');
   if (hex) {
     auto [p, ec] = std::from_chars(base.data() + 2, base.data() + base.size(), npu.mmio_base, 16);
     hex = ec == std::errc() && p == base.data() + base.size();
   }
-  if (!hex)
-    r.fail(n.at("mmio_base"),
-           fmt::format("expected a hexadecimal address \"0x...\", got \"{}\"", base));
+  if (!hex) r.fail(n.at("mmio_base"), fmt::format("expected a hexadecimal address \"0x...\", got \"{}\"", base));
   npu.clock_mhz = n.number("clock_mhz");
   if (npu.clock_mhz <= 0) r.fail(n.at("clock_mhz"), "expected a number > 0");
   if (n.has("board")) {
@@ -494,25 +468,20 @@ NpuModel read_npu(const Reader& n, const Reporter& r) {
 void check_npu(const NpuModel& n, const Reader& rd, const Reporter& r) {
   if (n.acc_width_bits % n.acc_width != 0)
     r.fail(rd.at("acc_width_bits"),
-           fmt::format("{} bits is not a whole number of {}-bit accumulators", n.acc_width_bits,
-                       n.acc_width));
+           fmt::format("{} bits is not a whole number of {}-bit accumulators", n.acc_width_bits, n.acc_width));
   if (n.spad_width_bits % 8 != 0)
-    r.fail(rd.at("spad_width_bits"),
-           fmt::format("{} is not a whole number of bytes", n.spad_width_bits));
+    r.fail(rd.at("spad_width_bits"), fmt::format("{} is not a whole number of bytes", n.spad_width_bits));
   if (n.bus_data_bits % 8 != 0 || !is_pow2(n.bus_data_bits))
-    r.fail(rd.at("bus_data_bits"),
-           fmt::format("expected a power of two of at least 8, got {}", n.bus_data_bits));
+    r.fail(rd.at("bus_data_bits"), fmt::format("expected a power of two of at least 8, got {}", n.bus_data_bits));
   if (!is_pow2(n.bus_boundary_bytes))
-    r.fail(rd.at("bus_boundary_bytes"),
-           fmt::format("expected a power of two, got {}", n.bus_boundary_bytes));
+    r.fail(rd.at("bus_boundary_bytes"), fmt::format("expected a power of two, got {}", n.bus_boundary_bytes));
   std::int64_t burst = static_cast<std::int64_t>(n.bus_max_burst_beats) * (n.bus_data_bits / 8);
   if (burst > n.bus_boundary_bytes)
     r.fail(rd.at("bus_max_burst_beats"),
            fmt::format("a burst of {} beats x {} bytes = {} bytes cannot fit within the {}-byte "
                        "boundary",
                        n.bus_max_burst_beats, n.bus_data_bits / 8, burst, n.bus_boundary_bytes));
-  if (n.mmio_base % 4 != 0)
-    r.fail(rd.at("mmio_base"), fmt::format("0x{:X} is not 4-byte aligned", n.mmio_base));
+  if (n.mmio_base % 4 != 0) r.fail(rd.at("mmio_base"), fmt::format("0x{:X} is not 4-byte aligned", n.mmio_base));
 }
 
 fs::path schema_beside(const std::string& model_file) {
@@ -554,9 +523,7 @@ json* node_at(json& root, const std::vector<std::string>& parts, std::size_t n) 
     if (p.size() > 2 && p.front() == '[' && p.back() == ']') {
       std::size_t idx = 0;
       auto [ptr, ec] = std::from_chars(p.data() + 1, p.data() + p.size() - 1, idx);
-      if (ec != std::errc() || ptr != p.data() + p.size() - 1 || !cur->is_array() ||
-          idx >= cur->size())
-        return nullptr;
+      if (ec != std::errc() || ptr != p.data() + p.size() - 1 || !cur->is_array() || idx >= cur->size()) return nullptr;
       cur = &(*cur)[idx];
     } else {
       if (!cur->is_object() || !cur->contains(p)) return nullptr;
@@ -596,17 +563,13 @@ HwModel from_json(const json& j, const std::string& file, const json& schema) {
     m.description = top.string("description");
     std::string stem = fs::path(file).stem().string();
     if (!stem.empty() && m.name != stem)
-      r.fail("name",
-             fmt::format("\"{}\" does not match the file name (expected \"{}\")", m.name, stem));
+      r.fail("name", fmt::format("\"{}\" does not match the file name (expected \"{}\")", m.name, stem));
     std::string kind = top.string("kind");
-    if (kind != "gpu" && kind != "npu")
-      r.fail("kind", fmt::format("expected \"gpu\" or \"npu\", got \"{}\"", kind));
+    if (kind != "gpu" && kind != "npu") r.fail("kind", fmt::format("expected \"gpu\" or \"npu\", got \"{}\"", kind));
     std::string other = kind == "gpu" ? "npu" : "gpu";
-    if (!top.has(kind))
-      r.fail("", fmt::format("kind is \"{}\" but there is no \"{}\" section", kind, kind));
+    if (!top.has(kind)) r.fail("", fmt::format("kind is \"{}\" but there is no \"{}\" section", kind, kind));
     if (top.has(other))
-      r.fail(other, fmt::format("a \"{}\" section does not belong to a model of kind \"{}\"", other,
-                                kind));
+      r.fail(other, fmt::format("a \"{}\" section does not belong to a model of kind \"{}\"", other, kind));
     SourceCollector(r, m.sources).visit(j, "", false);
     m.kind = kind == "gpu" ? TargetKind::Gpu : TargetKind::Npu;
     Reader section = top.object(kind);
@@ -623,9 +586,7 @@ HwModel from_json(const json& j, const std::string& file, const json& schema) {
   }
 }
 
-HwModel from_json(const json& j, const std::string& file) {
-  return from_json(j, file, load_schema_for(file));
-}
+HwModel from_json(const json& j, const std::string& file) { return from_json(j, file, load_schema_for(file)); }
 
 HwModel from_text(const std::string& text, const std::string& file, const json& schema) {
   return from_json(parse_json(text, file), file, schema);
@@ -639,8 +600,7 @@ HwModel load(const std::string& path) {
 
 std::vector<std::string> list_names(const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw UserError(fmt::format("{}: no such hardware-model directory", dir));
+  if (!fs::is_directory(dir, ec)) throw UserError(fmt::format("{}: no such hardware-model directory", dir));
   std::vector<std::string> names;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
@@ -710,12 +670,7 @@ json to_json(const HwModel& m) {
     s["dram_bytes_gib"] = g.dram_bytes_gib;
     json mma = json::array();
     for (const MmaShape& x : g.mma) {
-      json e = {{"instr", x.instr},
-                {"m", x.m},
-                {"n", x.n},
-                {"k", x.k},
-                {"a_type", x.a_type},
-                {"b_type", x.b_type},
+      json e = {{"instr", x.instr},      {"m", x.m}, {"n", x.n}, {"k", x.k}, {"a_type", x.a_type}, {"b_type", x.b_type},
                 {"acc_type", x.acc_type}};
       if (x.n_step > 0) e["n_step"] = x.n_step;
       if (x.b_k_major_only) e["b_k_major_only"] = true;
@@ -724,8 +679,7 @@ json to_json(const HwModel& m) {
     s["mma"] = mma;
     s["simt_types"] = g.simt_types;
     json conv = json::array();
-    for (const auto& c : g.conversions)
-      conv.push_back({{"from", c.from}, {"compute_types", c.compute_types}});
+    for (const auto& c : g.conversions) conv.push_back({{"from", c.from}, {"compute_types", c.compute_types}});
     s["conversions"] = conv;
     s["peak_tflops"] = json::object();
     for (const auto& [k, v] : g.peak_tflops) s["peak_tflops"][k] = v;
@@ -780,53 +734,43 @@ json to_json(const HwModel& m) {
 }
 
 std::ostream& operator<<(std::ostream& os, const HwModel& m) {
-  os << "hw model " << m.name << " (" << (m.is_gpu() ? "gpu" : "npu") << "): " << m.description
-     << "\n";
+  os << "hw model " << m.name << " (" << (m.is_gpu() ? "gpu" : "npu") << "): " << m.description << "\n";
   if (!m.file.empty()) os << "  file: " << m.file << "\n";
   if (m.is_gpu()) {
     const GpuModel& g = m.gpu;
-    os << fmt::format("  arch: {} (PTX ISA {}.{})\n", g.arch, g.ptx_version_major,
-                      g.ptx_version_minor)
+    os << fmt::format("  arch: {} (PTX ISA {}.{})\n", g.arch, g.ptx_version_major, g.ptx_version_minor)
        << fmt::format("  sm_count: {} at {} MHz\n", g.sm_count, g.boost_clock_mhz)
-       << fmt::format("  threads: {} per block, {} per SM, warp {}\n", g.max_threads_per_block,
-                      g.max_threads_per_sm, g.warp_size)
-       << fmt::format("  resident per SM: {} blocks, {} warps\n", g.max_blocks_per_sm,
-                      g.max_warps_per_sm)
-       << fmt::format("  registers: {} per SM, {} per thread\n", g.regs_per_sm,
-                      g.max_regs_per_thread)
-       << fmt::format("  shared memory: {} B per SM, {} B per block (opt-in), {} B default\n",
-                      g.smem_per_sm_bytes, g.smem_per_block_bytes, g.smem_per_block_default_bytes)
+       << fmt::format("  threads: {} per block, {} per SM, warp {}\n", g.max_threads_per_block, g.max_threads_per_sm,
+                      g.warp_size)
+       << fmt::format("  resident per SM: {} blocks, {} warps\n", g.max_blocks_per_sm, g.max_warps_per_sm)
+       << fmt::format("  registers: {} per SM, {} per thread\n", g.regs_per_sm, g.max_regs_per_thread)
+       << fmt::format("  shared memory: {} B per SM, {} B per block (opt-in), {} B default\n", g.smem_per_sm_bytes,
+                      g.smem_per_block_bytes, g.smem_per_block_default_bytes)
        << fmt::format("  carve-outs (KiB): {}\n", fmt::join(g.carveout_kb, ", "))
        << fmt::format("  banks: {} x {} B\n", g.smem_banks, g.smem_bank_width_bytes)
-       << fmt::format("  L1+shared: {} B per SM; L2: {} B, {} B lines\n", g.l1_bytes, g.l2_bytes,
-                      g.l2_line_bytes)
-       << fmt::format("  DRAM: {} GiB, {} GB/s, {} ns latency; L2: {} GB/s\n", g.dram_bytes_gib,
-                      g.dram_bandwidth_gbps, g.dram_latency_ns, g.l2_bandwidth_gbps);
+       << fmt::format("  L1+shared: {} B per SM; L2: {} B, {} B lines\n", g.l1_bytes, g.l2_bytes, g.l2_line_bytes)
+       << fmt::format("  DRAM: {} GiB, {} GB/s, {} ns latency; L2: {} GB/s\n", g.dram_bytes_gib, g.dram_bandwidth_gbps,
+                      g.dram_latency_ns, g.l2_bandwidth_gbps);
     for (const MmaShape& s : g.mma)
       os << fmt::format("  mma: {} m{}n{}{}k{} {} x {} -> {}{}\n", s.instr, s.m, s.n,
-                        s.n_step > 0 ? fmt::format("(step {})", s.n_step) : "", s.k, s.a_type,
-                        s.b_type, s.acc_type, s.b_k_major_only ? " (B K-major only)" : "");
+                        s.n_step > 0 ? fmt::format("(step {})", s.n_step) : "", s.k, s.a_type, s.b_type, s.acc_type,
+                        s.b_k_major_only ? " (B K-major only)" : "");
     os << fmt::format("  simt: {}\n", fmt::join(g.simt_types, ", "));
     for (const auto& c : g.conversions)
-      os << fmt::format("  convert in registers: {} -> {}\n", c.from,
-                        fmt::join(c.compute_types, ", "));
+      os << fmt::format("  convert in registers: {} -> {}\n", c.from, fmt::join(c.compute_types, ", "));
     for (const auto& [k, v] : g.peak_tflops) os << fmt::format("  peak {}: {} T/s\n", k, v);
-    os << fmt::format("  clusters: {} (max {}); cp.async: {}; TMA: {}\n",
-                      g.has_cluster ? "yes" : "no", g.max_cluster_size,
-                      g.has_cp_async ? "yes" : "no", g.has_tma ? "yes" : "no");
+    os << fmt::format("  clusters: {} (max {}); cp.async: {}; TMA: {}\n", g.has_cluster ? "yes" : "no",
+                      g.max_cluster_size, g.has_cp_async ? "yes" : "no", g.has_tma ? "yes" : "no");
   } else {
     const NpuModel& n = m.npu;
-    std::int64_t spad =
-        static_cast<std::int64_t>(n.spad_banks) * n.spad_rows * n.spad_width_bits / 8;
+    std::int64_t spad = static_cast<std::int64_t>(n.spad_banks) * n.spad_rows * n.spad_width_bits / 8;
     std::int64_t acc = static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits / 8;
-    os << fmt::format("  PE array: {} x {}; dataflows: {}\n", n.pe_rows, n.pe_cols,
-                      fmt::join(n.dataflows, ", "))
+    os << fmt::format("  PE array: {} x {}; dataflows: {}\n", n.pe_rows, n.pe_cols, fmt::join(n.dataflows, ", "))
        << fmt::format("  inputs: {}; custom widths up to {} bits; accumulators {} bits\n",
                       fmt::join(n.input_types, ", "), n.max_custom_width, n.acc_width)
-       << fmt::format("  scratchpad: {} banks x {} rows x {} bits = {} B\n", n.spad_banks,
-                      n.spad_rows, n.spad_width_bits, spad)
-       << fmt::format("  accumulator memory: {} rows x {} bits = {} B\n", n.acc_rows,
-                      n.acc_width_bits, acc)
+       << fmt::format("  scratchpad: {} banks x {} rows x {} bits = {} B\n", n.spad_banks, n.spad_rows,
+                      n.spad_width_bits, spad)
+       << fmt::format("  accumulator memory: {} rows x {} bits = {} B\n", n.acc_rows, n.acc_width_bits, acc)
        << fmt::format(
               "  bus: {} bits, {}-bit addresses, bursts up to {} beats, {}-byte boundary; DRAM latency {} "
               "cycles\n",
@@ -848,51 +792,61 @@ int npu_queue_entries(const NpuModel& n, std::int64_t row_beats, bool c_stream) 
 std::string npu_unbuildable(const NpuModel& n) {
   const std::int64_t beat = n.bus_data_bits / 8;
   if (n.acc_width != 32 && n.acc_width != 48 && n.acc_width != 64)
-    return fmt::format("npu.acc_width is {}: the generated accumulators are 32, 48 or 64 bits; set npu.acc_width to one "
-                       "of them",
-                       n.acc_width);
+    return fmt::format(
+        "npu.acc_width is {}: the generated accumulators are 32, 48 or 64 bits; set npu.acc_width to one "
+        "of them",
+        n.acc_width);
   // The masters are AXI4: no burst may cross 4 KB or exceed 256 beats, and a beat is at most
   // 128 bytes.
   if (n.bus_boundary_bytes > 4096 || n.bus_max_burst_beats > 256 || beat > 128)
-    return fmt::format("the generated DMA masters are AXI4, whose bursts stay inside 4 KB and 256 beats of at most "
-                       "128 bytes; the model has npu.bus_boundary_bytes {}, npu.bus_max_burst_beats {} and "
-                       "npu.bus_data_bits {}: set them to at most 4096, 256 and 1024",
-                       n.bus_boundary_bytes, n.bus_max_burst_beats, n.bus_data_bits);
+    return fmt::format(
+        "the generated DMA masters are AXI4, whose bursts stay inside 4 KB and 256 beats of at most "
+        "128 bytes; the model has npu.bus_boundary_bytes {}, npu.bus_max_burst_beats {} and "
+        "npu.bus_data_bits {}: set them to at most 4096, 256 and 1024",
+        n.bus_boundary_bytes, n.bus_max_burst_beats, n.bus_data_bits);
   if (n.spad_width_bits != n.bus_data_bits)
-    return fmt::format("npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
-                       "beat; make them equal",
-                       n.spad_width_bits, n.bus_data_bits);
-  for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"pe_rows", n.pe_rows}, {"pe_cols", n.pe_cols},
-                                 {"spad_banks", n.spad_banks}, {"spad_rows", n.spad_rows},
+    return fmt::format(
+        "npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
+        "beat; make them equal",
+        n.spad_width_bits, n.bus_data_bits);
+  for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"pe_rows", n.pe_rows},
+                                 {"pe_cols", n.pe_cols},
+                                 {"spad_banks", n.spad_banks},
+                                 {"spad_rows", n.spad_rows},
                                  {"bus_data_bits", n.bus_data_bits}})
     if (v <= 0 || (v & (v - 1)) != 0) {
       int lg = 0;
       while ((std::int64_t{1} << (lg + 1)) <= v) ++lg;
-      return fmt::format("npu.{} is {}: the generated AGUs, banks and bus adapters index with shifts, so it must be a "
-                         "power of two (the nearest are {} and {})",
-                         field, v, std::int64_t{1} << lg, std::int64_t{1} << (lg + 1));
+      return fmt::format(
+          "npu.{} is {}: the generated AGUs, banks and bus adapters index with shifts, so it must be a "
+          "power of two (the nearest are {} and {})",
+          field, v, std::int64_t{1} << lg, std::int64_t{1} << (lg + 1));
     }
   // The generated engines are weight stationary (dg_engine_ws) and output stationary (dg_engine);
   // the solver chooses among those the model lists. Any other dataflow is refused, never planned
   // as one of them.
   for (const std::string& df : n.dataflows)
     if (df != "weight_stationary" && df != "output_stationary")
-      return fmt::format("npu.dataflows lists \"{}\": the generated compute engines are weight_stationary and "
-                         "output_stationary; list only those in npu.dataflows",
-                         df);
+      return fmt::format(
+          "npu.dataflows lists \"{}\": the generated compute engines are weight_stationary and "
+          "output_stationary; list only those in npu.dataflows",
+          df);
   if (n.pe_rows > n.spad_banks)
-    return fmt::format("npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "
-                       "cycle; give the scratchpad at least {} banks",
-                       n.pe_rows, n.spad_banks, n.pe_rows);
+    return fmt::format(
+        "npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "
+        "cycle; give the scratchpad at least {} banks",
+        n.pe_rows, n.spad_banks, n.pe_rows);
   if (n.bus_addr_bits < 32 || n.bus_addr_bits > 64)
-    return fmt::format("npu.bus_addr_bits is {}: the generated masters take the operands' bases from two 32-bit "
-                       "registers each and address at least 32 bits; set npu.bus_addr_bits to 32 to 64",
-                       n.bus_addr_bits);
+    return fmt::format(
+        "npu.bus_addr_bits is {}: the generated masters take the operands' bases from two 32-bit "
+        "registers each and address at least 32 bits; set npu.bus_addr_bits to 32 to 64",
+        n.bus_addr_bits);
   // A board wires the core to its own memory and bridge, which decode 32-bit addresses.
   if (!n.board.empty() && n.bus_addr_bits != 32)
-    return fmt::format("npu.bus_addr_bits is {} and npu.board is \"{}\", whose memory and bridge (boards/{}/) decode "
-                       "32-bit bus addresses; set npu.bus_addr_bits to 32 or leave out npu.board",
-                       n.bus_addr_bits, n.board, n.board);
+    return fmt::format(
+        "npu.bus_addr_bits is {} and npu.board is \"{}\", whose memory and bridge (boards/{}/) decode "
+        "32-bit bus addresses; set npu.bus_addr_bits to 32 or leave out npu.board",
+        n.bus_addr_bits, n.board, n.board);
   return "";
 }
 

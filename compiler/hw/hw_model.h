@@ -21,25 +21,25 @@ enum class TargetKind { Gpu, Npu };
 
 /// One tensor-core instruction shape, e.g. mma.sync m16n8k16 f16.f16 -> f32.
 struct MmaShape {
-  std::string instr;     // "mma.sync" or "wgmma"
+  std::string instr;  // "mma.sync" or "wgmma"
   int m = 0, n = 0, k = 0;
-  std::string a_type;    // precision names as in the .dgml language: fp16, bf16, int8, ...
+  std::string a_type;  // precision names as in the .dgml language: fp16, bf16, int8, ...
   std::string b_type;
-  std::string acc_type;  // fp32, fp16, int32
-  int n_step = 0;        // > 0: n may be any multiple of n_step up to n (wgmma m64nNk*); 0: n fixed
+  std::string acc_type;         // fp32, fp16, int32
+  int n_step = 0;               // > 0: n may be any multiple of n_step up to n (wgmma m64nNk*); 0: n fixed
   bool b_k_major_only = false;  // B must be K-major (column-major): the instruction cannot transpose it
 };
 
 /// A weight precision that the target cannot multiply natively but can unpack in registers
 /// into `compute_type` before a tensor-core instruction (e.g. int4 weights on Hopper).
 struct InRegisterConversion {
-  std::string from;          // weight precision, e.g. int4, int4_e2m1
+  std::string from;                        // weight precision, e.g. int4, int4_e2m1
   std::vector<std::string> compute_types;  // e.g. fp16, bf16
 };
 
 struct GpuModel {
-  std::string arch;               // "sm_90a", "sm_80", "sm_70"
-  int ptx_version_major = 0;      // PTX ISA version the backend emits
+  std::string arch;           // "sm_90a", "sm_80", "sm_70"
+  int ptx_version_major = 0;  // PTX ISA version the backend emits
   int ptx_version_minor = 0;
   int sm_count = 0;
   double boost_clock_mhz = 0;
@@ -48,31 +48,31 @@ struct GpuModel {
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
   int max_warps_per_sm = 0;
-  int regs_per_sm = 0;            // 32-bit registers
+  int regs_per_sm = 0;  // 32-bit registers
   int max_regs_per_thread = 0;
-  int smem_per_sm_bytes = 0;      // configurable shared memory per SM (max carve-out)
-  int smem_per_block_bytes = 0;   // max dynamic shared memory per block (opt-in)
+  int smem_per_sm_bytes = 0;             // configurable shared memory per SM (max carve-out)
+  int smem_per_block_bytes = 0;          // max dynamic shared memory per block (opt-in)
   int smem_per_block_default_bytes = 0;  // without the opt-in attribute (48 KB)
-  std::vector<int> carveout_kb;   // shared-memory carve-out choices per SM
+  std::vector<int> carveout_kb;          // shared-memory carve-out choices per SM
   int smem_banks = 32;
   int smem_bank_width_bytes = 4;
-  int l1_bytes = 0;               // unified L1/shared per SM
+  int l1_bytes = 0;  // unified L1/shared per SM
   int l2_bytes = 0;
   int l2_line_bytes = 128;
   double dram_bandwidth_gbps = 0;
   double l2_bandwidth_gbps = 0;
-  double dram_latency_ns = 0;     // global-memory load latency of an L2 miss, nanoseconds
+  double dram_latency_ns = 0;  // global-memory load latency of an L2 miss, nanoseconds
   int dram_bytes_gib = 0;
-  std::vector<MmaShape> mma;       // tensor-core shapes (mma.sync and, on Hopper, wgmma)
+  std::vector<MmaShape> mma;            // tensor-core shapes (mma.sync and, on Hopper, wgmma)
   std::vector<std::string> simt_types;  // precisions CUDA cores can FMA without tensor cores
   std::vector<InRegisterConversion> conversions;
   std::map<std::string, double> peak_tflops;  // dense, by precision ("fp16", "int8", ...)
   // Sustained mma.sync rate by precision where it is below peak_tflops (Hopper: peak is wgmma's).
   std::map<std::string, double> mma_sync_peak_tflops;
-  bool has_cluster = false;        // thread-block clusters (Hopper)
+  bool has_cluster = false;  // thread-block clusters (Hopper)
   int max_cluster_size = 1;
-  bool has_cp_async = false;       // cp.async (sm_80+)
-  bool has_tma = false;            // cp.async.bulk.tensor (sm_90)
+  bool has_cp_async = false;  // cp.async (sm_80+)
+  bool has_tma = false;       // cp.async.bulk.tensor (sm_90)
 };
 
 /// Bits an NPU input element with `value_bits` bits of value occupies in NPU memory: 4-bit
@@ -82,24 +82,24 @@ int npu_element_bits(int value_bits);
 
 struct NpuModel {
   int pe_rows = 0, pe_cols = 0;
-  std::vector<std::string> dataflows;  // "weight_stationary", "output_stationary"
+  std::vector<std::string> dataflows;    // "weight_stationary", "output_stationary"
   std::vector<std::string> input_types;  // native input precisions, e.g. int4, int8, int16
-  int max_custom_width = 0;        // custom sN/uN inputs up to this many bits
-  int acc_width = 0;               // accumulator bits
+  int max_custom_width = 0;              // custom sN/uN inputs up to this many bits
+  int acc_width = 0;                     // accumulator bits
   int spad_banks = 0;
-  int spad_rows = 0;               // rows per bank
-  int spad_width_bits = 0;         // bits per row
-  int acc_rows = 0;                // accumulator memory rows
-  int acc_width_bits = 0;          // bits per accumulator row
-  int bus_data_bits = 0;           // DRAM bus data width
-  int bus_max_burst_beats = 0;     // max beats per burst (AXI: 256)
-  int bus_boundary_bytes = 0;      // bursts never cross this boundary (AXI: 4096)
-  int bus_addr_bits = 32;          // AXI4 address width of the DMA masters, 32..64 (optional, 32)
-  int dram_latency_cycles = 0;     // typical read latency
-  bool drain_shadow = true;        // each PE has a shadow register, so a drain overlaps compute
-  std::uint64_t mmio_base = 0;     // register-map base address
+  int spad_rows = 0;            // rows per bank
+  int spad_width_bits = 0;      // bits per row
+  int acc_rows = 0;             // accumulator memory rows
+  int acc_width_bits = 0;       // bits per accumulator row
+  int bus_data_bits = 0;        // DRAM bus data width
+  int bus_max_burst_beats = 0;  // max beats per burst (AXI: 256)
+  int bus_boundary_bytes = 0;   // bursts never cross this boundary (AXI: 4096)
+  int bus_addr_bits = 32;       // AXI4 address width of the DMA masters, 32..64 (optional, 32)
+  int dram_latency_cycles = 0;  // typical read latency
+  bool drain_shadow = true;     // each PE has a shadow register, so a drain overlaps compute
+  std::uint64_t mmio_base = 0;  // register-map base address
   double clock_mhz = 0;
-  std::string board;               // FPGA prototype board in boards/ ("icebreaker"), "" for none
+  std::string board;  // FPGA prototype board in boards/ ("icebreaker"), "" for none
 };
 
 /// The request queue of one generated NPU DMA stream (A, B or C), whose requests are tile rows of
@@ -113,14 +113,13 @@ int npu_queue_entries(const NpuModel& n, std::int64_t row_beats, bool c_stream);
 /// relies on it.
 std::string npu_unbuildable(const NpuModel& n);
 
-
 struct HwModel {
-  std::string name;        // "hopper": the name a spec's `target` uses (file stem)
-  std::string description; // "NVIDIA H100/H200 (Hopper, sm_90a)"
-  std::string file;        // path it was loaded from
+  std::string name;         // "hopper": the name a spec's `target` uses (file stem)
+  std::string description;  // "NVIDIA H100/H200 (Hopper, sm_90a)"
+  std::string file;         // path it was loaded from
   TargetKind kind = TargetKind::Gpu;
-  GpuModel gpu;            // valid when kind == Gpu
-  NpuModel npu;            // valid when kind == Npu
+  GpuModel gpu;                                // valid when kind == Gpu
+  NpuModel npu;                                // valid when kind == Npu
   std::map<std::string, std::string> sources;  // field path -> source note
 
   bool is_gpu() const { return kind == TargetKind::Gpu; }

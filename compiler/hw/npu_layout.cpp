@@ -19,8 +19,8 @@ constexpr double kIssue = 2;         // cycles per burst: dg_burst_split takes a
 constexpr double kRoundTrip = 16;    // a queued row is in flight for the latency and this much pipeline
 constexpr double kFillA = 12;        // A's fetch: the fill pipeline after its stream
 constexpr double kExposedB = 0.25;   // B's fetch: the part of the latency the engine's lag leaves exposed
-constexpr std::int64_t kStep = 8;       // per K step of the engine: the buffer hand-over
-constexpr std::int64_t kWsRead = 3;     // WS engine: cycles an item (weights or an A batch) holds the prefetch
+constexpr std::int64_t kStep = 8;    // per K step of the engine: the buffer hand-over
+constexpr std::int64_t kWsRead = 3;  // WS engine: cycles an item (weights or an A batch) holds the prefetch
 
 /// The tile extents along one dimension: the full tile and the last, smaller one when the
 /// dimension is not a multiple of the tile, each with its count.
@@ -56,12 +56,14 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     refuse(fmt::format("a {}-column, {}-deep tile is not a whole number of {}×{} weight blocks (pe_rows k × pe_cols n)",
                        t.tile_n, t.tile_k, n.pe_rows, n.pe_cols));
   if (ws && t.tile_m < 2)
-    refuse("the weight-stationary engine streams at least 2 rows of A per weight block (its accumulator read-modify-"
-           "write needs two distinct rows in a row)");
+    refuse(
+        "the weight-stationary engine streams at least 2 rows of A per weight block (its accumulator read-modify-"
+        "write needs two distinct rows in a row)");
   if (ws && std::int64_t{n.pe_rows} * t.a_bits > word_bits)
-    refuse(fmt::format("a weight block's {} k of an A row ({} bits) do not fit one {}-bit scratchpad word, which the "
-                       "weight-stationary engine reads per row",
-                       n.pe_rows, std::int64_t{n.pe_rows} * t.a_bits, word_bits));
+    refuse(
+        fmt::format("a weight block's {} k of an A row ({} bits) do not fit one {}-bit scratchpad word, which the "
+                    "weight-stationary engine reads per row",
+                    n.pe_rows, std::int64_t{n.pe_rows} * t.a_bits, word_bits));
   if (!pow2(t.tile_m) || !pow2(t.tile_n) || !pow2(t.tile_k))
     refuse(fmt::format("the generated AGUs step tiles with shifts: {}×{}×{} is not all powers of two", t.tile_m,
                        t.tile_n, t.tile_k));
@@ -72,9 +74,10 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   l.group = ws ? std::int64_t{n.pe_rows} : std::max<std::int64_t>(1, std::min({word_bits / t.a_bits, banks, t.tile_k}));
   const std::int64_t seg_bits = std::int64_t{n.pe_cols} * t.b_bits;
   if (seg_bits % word_bits != 0 && word_bits % seg_bits != 0)
-    refuse(fmt::format("a PE-array-wide B row segment ({} bits) neither fills whole {}-bit scratchpad words nor divides "
-                       "one",
-                       seg_bits, word_bits));
+    refuse(
+        fmt::format("a PE-array-wide B row segment ({} bits) neither fills whole {}-bit scratchpad words nor divides "
+                    "one",
+                    seg_bits, word_bits));
   l.b_seg = std::max<std::int64_t>(1, seg_bits / word_bits);
   if ((t.tile_k * t.a_bits) % word_bits != 0 || (t.tile_n * t.b_bits) % word_bits != 0)
     refuse(fmt::format("tile rows of A ({} bits) and B ({} bits) must be whole {}-bit scratchpad words",
@@ -128,9 +131,8 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     row_beats = std::max<std::int64_t>(1, row_beats);
     const double beats = static_cast<double>(rows * row_beats);
     const double bursts = static_cast<double>(rows * ceil_div(row_beats, n.bus_max_burst_beats));
-    const double in_flight = static_cast<double>(rows) *
-                             (n.dram_latency_cycles + kRoundTrip + static_cast<double>(row_beats)) /
-                             queue;
+    const double in_flight =
+        static_cast<double>(rows) * (n.dram_latency_cycles + kRoundTrip + static_cast<double>(row_beats)) / queue;
     return std::max({beats, kIssue * bursts, in_flight});
   };
   auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) {
@@ -139,8 +141,8 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   auto b_fetch = [&](std::int64_t kk) {
     return stream(kk, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b) + kExposedB * n.dram_latency_cycles;
   };
-  const std::int64_t sub_blocks = std::max<std::int64_t>(1, t.tile_m / n.pe_rows) *
-                                  std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
+  const std::int64_t sub_blocks =
+      std::max<std::int64_t>(1, t.tile_m / n.pe_rows) * std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t per_group = std::max<std::int64_t>(l.group, l.b_seg + 3);
   // Weight stationary: per weight block (pe_rows k × pe_cols n), the tile's rows stream one per
   // cycle in batches of min(banks, tile_m) rows (one scratchpad read each), or the reads bind: an
@@ -149,19 +151,18 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   // at least the next block's weights and first batch (b_seg + kWsRead + 2).
   const std::int64_t ws_batch = std::min(t.tile_m, banks);
   const std::int64_t ws_batches = std::max<std::int64_t>(1, t.tile_m / ws_batch);
-  const std::int64_t ws_per_block = (ws_batches - 1) * std::max(ws_batch, kWsRead) +
-                                    std::max(ws_batch, l.b_seg + kWsRead + 2);
+  const std::int64_t ws_per_block =
+      (ws_batches - 1) * std::max(ws_batch, kWsRead) + std::max(ws_batch, l.b_seg + kWsRead + 2);
   const std::int64_t col_blocks = std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t tiles_n = ceil_div(t.N, t.tile_n);
   double total = 0, compute_total = 0, fetch_total = 0;
   for (const Extent& em : extents(t.M, t.tile_m))
     for (const Extent& ek : extents(t.K, t.tile_k)) {
       // Without shadow registers the array also waits while each sub-block drains.
-      const double compute =
-          ws ? static_cast<double>(col_blocks * ceil_div(ek.size, l.group) * ws_per_block + kStep)
-             : static_cast<double>(
-                   sub_blocks * (ceil_div(ek.size, l.group) * per_group + (n.drain_shadow ? 0 : n.pe_rows + 3)) +
-                   kStep);
+      const double compute = ws ? static_cast<double>(col_blocks * ceil_div(ek.size, l.group) * ws_per_block + kStep)
+                                : static_cast<double>(sub_blocks * (ceil_div(ek.size, l.group) * per_group +
+                                                                    (n.drain_shadow ? 0 : n.pe_rows + 3)) +
+                                                      kStep);
       const double fetch = std::max(a_fetch(em.size, ek.size), b_fetch(ek.size));
       const double steps = static_cast<double>(em.count * tiles_n * ek.count);
       compute_total += steps * compute;

@@ -14,7 +14,7 @@ namespace dg::hw {
 /// What the layout depends on besides the model: the problem's extents and element sizes, and the
 /// schedule's tile shape and dataflow.
 struct NpuTiling {
-  std::int64_t M = 0, N = 0, K = 0;   // K: the largest K a run may have (K_max for a range)
+  std::int64_t M = 0, N = 0, K = 0;  // K: the largest K a run may have (K_max for a range)
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;
   int a_bits = 8, b_bits = 8, c_bits = 32;  // element bits in NPU memory (npu_element_bits; C 32 or 64)
   bool output_stationary = true;

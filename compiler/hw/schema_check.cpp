@@ -21,8 +21,8 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kMaxDepth = 64;                 // schema nesting, $ref chains included
-constexpr std::size_t kMaxSuggestInput = 64;  // no "did you mean" for longer words (edit distance)
+constexpr int kMaxDepth = 64;                           // schema nesting, $ref chains included
+constexpr std::size_t kMaxSuggestInput = 64;            // no "did you mean" for longer words (edit distance)
 constexpr double kMaxExactDouble = 9007199254740992.0;  // 2^53
 
 const std::set<std::string_view> kAnnotations = {"$schema", "$id",         "$defs",   "$comment",
@@ -52,9 +52,7 @@ struct Num {
   std::int64_t i = 0;
   std::uint64_t u = 0;
   double d = 0;
-  double as_double() const {
-    return kind == Int ? static_cast<double>(i) : kind == UInt ? static_cast<double>(u) : d;
-  }
+  double as_double() const { return kind == Int ? static_cast<double>(i) : kind == UInt ? static_cast<double>(u) : d; }
 };
 
 Num num_of(const json& j) {
@@ -126,14 +124,10 @@ std::string show_key(const std::string& k) {
 
 std::string show_value(const json& v) {
   switch (v.type()) {
-    case json::value_t::string:
-      return show_string(v.get_ref<const std::string&>());
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return dump(v);
+    case json::value_t::string: return show_string(v.get_ref<const std::string&>());
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    default: return dump(v);
   }
 }
 
@@ -143,9 +137,7 @@ std::size_t utf8_length(const std::string& s) {
   return n;
 }
 
-std::string join_path(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
+std::string join_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
 class Checker {
  public:
@@ -175,12 +167,10 @@ class Checker {
 
  private:
   [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
-    throw UserError(path.empty() ? fmt::format("{}: {}", file_, msg)
-                                 : fmt::format("{}: {}: {}", file_, path, msg));
+    throw UserError(path.empty() ? fmt::format("{}: {}", file_, msg) : fmt::format("{}: {}: {}", file_, path, msg));
   }
   [[noreturn]] void bad_schema(const std::string& msg) const {
-    throw UserError(
-        fmt::format("{}: invalid schema: {} (while checking {})", schema_file_, msg, file_));
+    throw UserError(fmt::format("{}: invalid schema: {} (while checking {})", schema_file_, msg, file_));
   }
 
   const json& resolve(const json& ref) const {
@@ -188,8 +178,7 @@ class Checker {
     if (!ref.is_string()) bad_schema("$ref must be a string");
     const auto& r = ref.get_ref<const std::string&>();
     if (r.compare(0, kPrefix.size(), kPrefix) != 0)
-      bad_schema(
-          fmt::format("only \"#/$defs/<name>\" references are supported, not {}", dump(ref)));
+      bad_schema(fmt::format("only \"#/$defs/<name>\" references are supported, not {}", dump(ref)));
     auto defs = root_.find("$defs");
     if (defs == root_.end() || !defs->is_object()) bad_schema("$ref without $defs");
     auto it = defs->find(r.substr(kPrefix.size()));
@@ -235,8 +224,8 @@ class Checker {
     std::string hi = num("maximum"), xhi = num("exclusiveMaximum");
     bool has_lo = !lo.empty() || !xlo.empty(), has_hi = !hi.empty() || !xhi.empty();
     if (has_lo && has_hi) {
-      what += fmt::format(" in {}{}, {}{}", lo.empty() ? "(" : "[", lo.empty() ? xlo : lo,
-                          hi.empty() ? xhi : hi, hi.empty() ? ")" : "]");
+      what += fmt::format(" in {}{}, {}{}", lo.empty() ? "(" : "[", lo.empty() ? xlo : lo, hi.empty() ? xhi : hi,
+                          hi.empty() ? ")" : "]");
     } else if (has_lo) {
       what += lo.empty() ? " > " + xlo : " >= " + lo;
     } else if (has_hi) {
@@ -247,14 +236,12 @@ class Checker {
     if (s.contains("minLength") && count_kw(s, "minLength") == 1) extra.push_back("non-empty");
     if (s.contains("minLength") && count_kw(s, "minLength") > 1)
       extra.push_back(fmt::format("at least {} characters", count_kw(s, "minLength")));
-    if (s.contains("maxLength"))
-      extra.push_back(fmt::format("at most {} characters", count_kw(s, "maxLength")));
+    if (s.contains("maxLength")) extra.push_back(fmt::format("at most {} characters", count_kw(s, "maxLength")));
     if (s.contains("pattern")) extra.push_back(fmt::format("matching {}", string_kw(s, "pattern")));
     if (s.contains("minItems") && count_kw(s, "minItems") == 1) extra.push_back("non-empty");
     if (s.contains("minItems") && count_kw(s, "minItems") > 1)
       extra.push_back(fmt::format("at least {} items", count_kw(s, "minItems")));
-    if (s.contains("maxItems"))
-      extra.push_back(fmt::format("at most {} items", count_kw(s, "maxItems")));
+    if (s.contains("maxItems")) extra.push_back(fmt::format("at most {} items", count_kw(s, "maxItems")));
     if (!extra.empty()) what += " (" + join_words(extra, ", ") + ")";
     return what;
   }
@@ -330,8 +317,7 @@ class Checker {
     if (s.contains("minItems") && v.size() < count_kw(s, "minItems")) fail_expected(s, v, path);
     if (s.contains("maxItems") && v.size() > count_kw(s, "maxItems")) fail_expected(s, v, path);
     if (auto items = s.find("items"); items != s.end()) {
-      for (std::size_t i = 0; i < v.size(); ++i)
-        check(*items, v[i], fmt::format("{}[{}]", path, i), depth + 1);
+      for (std::size_t i = 0; i < v.size(); ++i) check(*items, v[i], fmt::format("{}[{}]", path, i), depth + 1);
     }
     if (auto u = s.find("uniqueItems"); u != s.end()) {
       if (!u->is_boolean()) bad_schema("'uniqueItems' must be a boolean");
@@ -341,8 +327,7 @@ class Checker {
           auto [it, fresh] = seen.emplace(v[i], i);
           if (!fresh)
             fail(fmt::format("{}[{}]", path, i),
-                 fmt::format("{} repeats item [{}]; items must be unique", show_value(v[i]),
-                             it->second));
+                 fmt::format("{} repeats item [{}]; items must be unique", show_value(v[i]), it->second));
         }
       }
     }
@@ -431,8 +416,7 @@ class Checker {
     auto it = cache.find(pattern);
     if (it == cache.end()) {
       try {
-        auto re =
-            std::make_unique<std::regex>(pattern.begin(), pattern.end(), std::regex::ECMAScript);
+        auto re = std::make_unique<std::regex>(pattern.begin(), pattern.end(), std::regex::ECMAScript);
         it = cache.emplace(std::string(pattern), std::move(re)).first;
       } catch (const std::regex_error& e) {
         bad_schema(fmt::format("bad pattern \"{}\": {}", pattern, e.what()));
@@ -448,8 +432,7 @@ class Checker {
 
 }  // namespace
 
-void check_schema(const json& schema, const json& doc, const std::string& file,
-                  const std::string& schema_file) {
+void check_schema(const json& schema, const json& doc, const std::string& file, const std::string& schema_file) {
   Checker(schema, file, schema_file).check(schema, doc, "", 0);
 }
 

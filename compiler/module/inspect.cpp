@@ -44,8 +44,7 @@ bool print_plan(const ko::Payload& plan, std::ostream& out, std::string* why) {
     return true;
   }
   for (const auto& [key, value] : j.items()) {
-    std::string k = nlohmann::ordered_json(key).dump(
-        -1, ' ', true, nlohmann::ordered_json::error_handler_t::replace);
+    std::string k = nlohmann::ordered_json(key).dump(-1, ' ', true, nlohmann::ordered_json::error_handler_t::replace);
     out << fmt::format("  {}: {}\n", k.substr(1, k.size() - 2), summarize(value));
   }
   return true;
@@ -70,8 +69,8 @@ bool print_regmap(const ko::Payload& table, std::ostream& out, std::string* why)
 
 }  // namespace
 
-int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out,
-            std::ostream& err, const uint8_t* trusted_key) {
+int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out, std::ostream& err,
+            const uint8_t* trusted_key) {
   ko::ModuleView view;
   if (ko::parse(bytes.data(), bytes.size(), &view) != ko::Status::Ok) {
     err << file << ": error: " << view.error() << "\n";
@@ -86,15 +85,13 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
   out << fmt::format("checksum: header {:#010x} OK\n", view.header_crc);
   out << fmt::format("sections: {}\n", view.section_count);
   if (view.section_count != 0) {
-    out << fmt::format("  {:>2}  {:<14}{:<14}{:>10}{:>10}  {}\n", "#", "kind", "name", "offset",
-                       "size", "crc32");
+    out << fmt::format("  {:>2}  {:<14}{:<14}{:>10}{:>10}  {}\n", "#", "kind", "name", "offset", "size", "crc32");
   }
   for (uint32_t i = 0; i < view.section_count; ++i) {
     ko::SectionInfo s;
     if (!view.section(i, &s)) break;
-    out << fmt::format("  {:>2}  {:<14}{:<14}{:>10}{:>10}  {:#010x} OK{}\n", i, kind_label(s.kind),
-                       s.name, s.offset, s.size, s.crc,
-                       (s.flags & ko::kSectionFlagOptional) != 0 ? " (optional)" : "");
+    out << fmt::format("  {:>2}  {:<14}{:<14}{:>10}{:>10}  {:#010x} OK{}\n", i, kind_label(s.kind), s.name, s.offset,
+                       s.size, s.crc, (s.flags & ko::kSectionFlagOptional) != 0 ? " (optional)" : "");
   }
   // The signature: who signed, and whether it verifies (against the trusted key, if given).
   ko::sig::Signature sig{};
@@ -130,7 +127,9 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
       const ko::launch::Operand& o = l.operands[i];
       out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}{}\n", i, o.name,
                          o.role == ko::launch::Role::Output ? "output" : "input", o.element_bits,
-                         o.packing != 0 ? ko::w4::layout_name(o.packing) : o.row_major ? "row-major" : "col-major",
+                         o.packing != 0 ? ko::w4::layout_name(o.packing)
+                         : o.row_major  ? "row-major"
+                                        : "col-major",
                          o.ld_is_k ? "K" : std::to_string(o.ld), o.bytes,
                          o.box_inner != 0 ? fmt::format("  tensor map {}x{}", o.box_inner, o.box_outer) : "");
     }

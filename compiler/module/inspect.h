@@ -17,7 +17,7 @@ namespace dg::module {
 /// (<deepgemm/npu_regmap.h>) or its plan is not valid JSON.
 /// With `trusted_key` (32 bytes), exit 1 unless the module is signed by that key and unaltered.
 /// The signature line says who signed (the public key) and whether the signature verifies.
-int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out,
-            std::ostream& err, const uint8_t* trusted_key = nullptr);
+int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ostream& out, std::ostream& err,
+            const uint8_t* trusted_key = nullptr);
 
 }  // namespace dg::module

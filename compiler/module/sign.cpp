@@ -38,7 +38,10 @@ bool from_hex(const std::string& text, std::uint8_t* out, std::size_t n) {
     unsigned v = 0;
     for (int j = 0; j < 2; ++j) {
       const char c = text[2 * i + j];
-      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      const int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
       if (d < 0) return false;
       v = v * 16 + static_cast<unsigned>(d);
     }

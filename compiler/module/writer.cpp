@@ -22,18 +22,16 @@ std::vector<uint8_t> write(const ModuleContents& contents) {
   order.reserve(contents.sections.size());
   for (const Section& s : contents.sections) order.push_back(&s);
   // By kind; equal kinds are rejected below, so their relative order does not matter.
-  std::sort(order.begin(), order.end(),
-            [](const Section* a, const Section* b) { return a->kind < b->kind; });
+  std::sort(order.begin(), order.end(), [](const Section* a, const Section* b) { return a->kind < b->kind; });
 
-  DG_INTERNAL_ASSERT(order.size() <= ko::kMaxSections,
-                     fmt::format("module has {} sections, the format holds at most {}",
-                                 order.size(), ko::kMaxSections));
+  DG_INTERNAL_ASSERT(
+      order.size() <= ko::kMaxSections,
+      fmt::format("module has {} sections, the format holds at most {}", order.size(), ko::kMaxSections));
   std::vector<ko::SectionSpec> specs;
   specs.reserve(order.size());
   for (const Section* s : order) {
-    DG_INTERNAL_ASSERT(
-        s->bytes.size() <= std::numeric_limits<uint32_t>::max(),
-        fmt::format("section '{}' is {} bytes, over the 4 GiB limit", s->name, s->bytes.size()));
+    DG_INTERNAL_ASSERT(s->bytes.size() <= std::numeric_limits<uint32_t>::max(),
+                       fmt::format("section '{}' is {} bytes, over the 4 GiB limit", s->name, s->bytes.size()));
     // A NUL inside a name would cut it short silently in the C-string spec.
     DG_INTERNAL_ASSERT(s->name.find('\0') == std::string::npos,
                        fmt::format("section name of kind {} contains a NUL byte", s->kind));
@@ -45,8 +43,7 @@ std::vector<uint8_t> write(const ModuleContents& contents) {
     spec.size = static_cast<uint32_t>(s->bytes.size());
     specs.push_back(spec);
   }
-  DG_INTERNAL_ASSERT(contents.target_name.find('\0') == std::string::npos,
-                     "module target name contains a NUL byte");
+  DG_INTERNAL_ASSERT(contents.target_name.find('\0') == std::string::npos, "module target name contains a NUL byte");
 
   ko::ModuleSpec spec;
   spec.target_kind = contents.target_kind;

@@ -15,10 +15,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexDesc, out_vars, k_vars, c_row, c_col, k_
                                    a_row_major, b_row_major, c_row_major, a_smem_rows, a_smem_row_bytes, b_smem_rows,
                                    b_smem_row_bytes, smem_row_pad_bytes, swizzle_bits)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, target, target_kind, family, a_type, b_type, c_type, acc_type,
-                                   weight_conversion, M, N, K, K_min, K_max, batch, k_dynamic, k_align, pad_k, epilogue, scale_a,
-                                   scale_b, tile_m,
-                                   tile_n, tile_k, warp_m, warp_n, stages, split_k, raster_group, cluster_m, cluster_n,
-                                   blocks_per_sm, loader, persistent_blocks, smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
+                                   weight_conversion, M, N, K, K_min, K_max, batch, k_dynamic, k_align, pad_k, epilogue,
+                                   scale_a, scale_b, tile_m, tile_n, tile_k, warp_m, warp_n, stages, split_k,
+                                   raster_group, cluster_m, cluster_n, blocks_per_sm, loader, persistent_blocks,
+                                   smem_layout, dataflow, instr_m, instr_n, instr_k, threads, smem_bytes,
                                    regs_per_thread, grid_m, grid_n, k_iters, predicted_us, predicted_tflops,
                                    l2_hit_rate, bank_conflict_rate, bound, space_size, feasible_tiles, rules, notes,
                                    index)
@@ -82,24 +82,27 @@ std::ostream& operator<<(std::ostream& os, const Plan& p) {
   os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, p.target_kind, p.family, p.M, p.N,
                     p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),
                     p.batch > 1 ? fmt::format(", batch {}", p.batch) : "");
-  os << fmt::format("  precisions   A {} · B {} → acc {} → C {}{}\n", p.a_type, p.b_type, p.acc_type, p.c_type,
-                    p.weight_conversion.empty() ? "" : fmt::format(" (B converted to {} in registers)", p.weight_conversion));
+  os << fmt::format(
+      "  precisions   A {} · B {} → acc {} → C {}{}\n", p.a_type, p.b_type, p.acc_type, p.c_type,
+      p.weight_conversion.empty() ? "" : fmt::format(" (B converted to {} in registers)", p.weight_conversion));
   os << fmt::format("  tile         {}×{}×{} (instruction {}×{}×{})\n", p.tile_m, p.tile_n, p.tile_k, p.instr_m,
                     p.instr_n, p.instr_k);
   if (p.target_kind == "gpu") {
-    os << fmt::format("  warps        {}×{} ({} threads{}), {} stages ({}), split_k {}, raster group {}, cluster {}×{}\n",
-                      p.warp_m, p.warp_n, p.threads, p.loader == "tma" ? ", one producer warpgroup" : "", p.stages,
-                      p.loader, p.split_k, p.raster_group, p.cluster_m, p.cluster_n);
+    os << fmt::format(
+        "  warps        {}×{} ({} threads{}), {} stages ({}), split_k {}, raster group {}, cluster {}×{}\n", p.warp_m,
+        p.warp_n, p.threads, p.loader == "tma" ? ", one producer warpgroup" : "", p.stages, p.loader, p.split_k,
+        p.raster_group, p.cluster_m, p.cluster_n);
     os << fmt::format("  resources    {} B shared memory ({}), ~{} registers/thread, {} blocks/SM, grid {}×{}\n",
                       p.smem_bytes, p.smem_layout, p.regs_per_thread, p.blocks_per_sm, p.grid_m, p.grid_n);
   } else {
     os << fmt::format("  array        {} dataflow, {} B scratchpad ({}), grid {}×{}\n", p.dataflow, p.smem_bytes,
                       p.smem_layout, p.grid_m, p.grid_n);
     if (const auto& l = p.npu_layout)
-      os << fmt::format("  layout       {} words per bank (A at {}/{}, B at {}/{}), queues A {} B {} C {}; estimate {} cycles "
-                        "(engine {}, A/B fetch {})\n",
-                        l->words_per_bank, l->a_base0, l->a_base1, l->b_base0, l->b_base1, l->queue_a, l->queue_b,
-                        l->queue_c, l->cycles, l->compute_cycles, l->dma_cycles);
+      os << fmt::format(
+          "  layout       {} words per bank (A at {}/{}, B at {}/{}), queues A {} B {} C {}; estimate {} cycles "
+          "(engine {}, A/B fetch {})\n",
+          l->words_per_bank, l->a_base0, l->a_base1, l->b_base0, l->b_base1, l->queue_a, l->queue_b, l->queue_c,
+          l->cycles, l->compute_cycles, l->dma_cycles);
   }
   os << fmt::format("  predicted    {:.2f} us, {:.1f} TFLOP/s, {}-bound, L2 hit {:.3f}, bank conflicts {:.1f}%\n",
                     p.predicted_us, p.predicted_tflops, p.bound, p.l2_hit_rate, 100 * p.bank_conflict_rate);

@@ -43,8 +43,8 @@ struct AffineMap {
 /// Inverse maps (decompositions) give, for an element, the tuple that owns it: they are what makes
 /// "exactly one" provable without quantifiers.
 struct IndexDesc {
-  std::vector<IndexVar> out_vars;   // e.g. block_m, warp_m, frag_m, elem_m, block_n, ...
-  std::vector<IndexVar> k_vars;     // e.g. split, k_tile, k_elem
+  std::vector<IndexVar> out_vars;  // e.g. block_m, warp_m, frag_m, elem_m, block_n, ...
+  std::vector<IndexVar> k_vars;    // e.g. split, k_tile, k_elem
   AffineMap c_row, c_col, k_index;
   // Inverse: for each out var / k var, idx = (x / div) % mod of x = row, col or k.
   struct Decomp {
@@ -65,9 +65,9 @@ struct IndexDesc {
 
 struct Plan {
   // What is computed
-  std::string target;        // hw model name
-  std::string target_kind;   // "gpu" | "npu"
-  std::string family;        // "mma.sync", "simt", "npu"
+  std::string target;       // hw model name
+  std::string target_kind;  // "gpu" | "npu"
+  std::string family;       // "mma.sync", "simt", "npu"
   std::string a_type, b_type, c_type, acc_type;
   std::string weight_conversion;  // "" or the type weights are converted to in registers
   std::int64_t M = 0, N = 0, K = 0, K_min = 0, K_max = 0, batch = 1;
@@ -82,13 +82,13 @@ struct Plan {
   std::int64_t warp_m = 1, warp_n = 1;  // warps along M and N (GPU)
   std::int64_t stages = 1, split_k = 1, raster_group = 1, cluster_m = 1, cluster_n = 1;
   std::int64_t blocks_per_sm = 1;
-  std::string loader;        // GPU: how operand tiles reach shared memory: "cp.async" (every thread
-                             // copies) or "tma" (a producer warpgroup drives the tensor-memory
-                             // accelerator, the others compute); "" on NPUs
+  std::string loader;                  // GPU: how operand tiles reach shared memory: "cp.async" (every thread
+                                       // copies) or "tma" (a producer warpgroup drives the tensor-memory
+                                       // accelerator, the others compute); "" on NPUs
   std::int64_t persistent_blocks = 0;  // GPU, TMA loader: blocks launched, block b taking tiles b,
                                        // b + G, ... (G blocks); 0: one block per tile
-  std::string smem_layout;   // none | padded | swizzle_32b | swizzle_64b | swizzle_128b | banked (NPU)
-  std::string dataflow;      // NPU: weight_stationary | output_stationary
+  std::string smem_layout;             // none | padded | swizzle_32b | swizzle_64b | swizzle_128b | banked (NPU)
+  std::string dataflow;                // NPU: weight_stationary | output_stationary
   std::int64_t instr_m = 0, instr_n = 0, instr_k = 0;  // instruction shape (PE array on NPUs)
 
   // Derived
@@ -99,7 +99,7 @@ struct Plan {
   double predicted_tflops = 0;
   double l2_hit_rate = 0;
   double bank_conflict_rate = 0;
-  std::string bound;         // "compute" | "memory" | "latency"
+  std::string bound;  // "compute" | "memory" | "latency"
 
   // How it was found
   std::int64_t space_size = 0;

@@ -19,7 +19,6 @@ namespace dg::sema {
 
 namespace {
 
-
 constexpr std::int64_t kMaxDim = 2147483647;  // 2^31 - 1: dimensions are 32-bit on every backend
 
 const std::map<std::string, std::vector<std::string>>& block_keys() {
@@ -29,8 +28,8 @@ const std::map<std::string, std::vector<std::string>>& block_keys() {
       {"layout", {"A", "B", "C", "smem"}},
       {"scales", {"A", "B"}},
       {"constraints",
-       {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync",
-        "family", "loader", "persistent", "dataflow", "op_type", "sparse_pattern", "custom_bitwidth"}},
+       {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync", "family",
+        "loader", "persistent", "dataflow", "op_type", "sparse_pattern", "custom_bitwidth"}},
   };
   return keys;
 }
@@ -47,8 +46,8 @@ const std::vector<std::string>& smem_layouts() {
 }
 
 const std::vector<std::string>& epilogue_ops() {
-  static const std::vector<std::string> v = {"none",      "relu",      "gelu",      "gelu_tanh",      "silu",
-                                             "bias",      "bias_relu", "bias_gelu", "bias_gelu_tanh", "bias_silu"};
+  static const std::vector<std::string> v = {"none", "relu",      "gelu",      "gelu_tanh",      "silu",
+                                             "bias", "bias_relu", "bias_gelu", "bias_gelu_tanh", "bias_silu"};
   return v;
 }
 
@@ -181,8 +180,8 @@ bool Checker::want_bool(const ast::Entry& e, Declared<bool>& out) {
 
 bool Checker::want_int(const ast::Entry& e, std::int64_t lo, std::int64_t hi, Declared<std::int64_t>& out) {
   if (e.value.kind != ast::Value::Kind::Int) {
-    d_.error(e.value.loc, fmt::format("'{}' expects an integer, got {} '{}'", e.key,
-                                      ast::value_kind_name(e.value.kind), e.value.text));
+    d_.error(e.value.loc, fmt::format("'{}' expects an integer, got {} '{}'", e.key, ast::value_kind_name(e.value.kind),
+                                      e.value.text));
     return false;
   }
   if (!e.value.unit.empty()) {
@@ -190,7 +189,8 @@ bool Checker::want_int(const ast::Entry& e, std::int64_t lo, std::int64_t hi, De
     return false;
   }
   if (e.value.overflow || e.value.int_value < lo || e.value.int_value > hi) {
-    d_.error(e.value.loc, fmt::format("'{}' is out of range: {} is not between {} and {}", e.key, e.value.text, lo, hi));
+    d_.error(e.value.loc,
+             fmt::format("'{}' is out of range: {} is not between {} and {}", e.key, e.value.text, lo, hi));
     return false;
   }
   out = {e.value.int_value, e.value.loc, true};  // sizes are blamed at the number itself
@@ -199,13 +199,14 @@ bool Checker::want_int(const ast::Entry& e, std::int64_t lo, std::int64_t hi, De
 
 bool Checker::want_number(const ast::Entry& e, double lo, double hi, Declared<double>& out) {
   if (e.value.kind != ast::Value::Kind::Int && e.value.kind != ast::Value::Kind::Decimal) {
-    d_.error(e.value.loc, fmt::format("'{}' expects a number, got {} '{}'", e.key,
-                                      ast::value_kind_name(e.value.kind), e.value.text));
+    d_.error(e.value.loc, fmt::format("'{}' expects a number, got {} '{}'", e.key, ast::value_kind_name(e.value.kind),
+                                      e.value.text));
     return false;
   }
   double v = e.value.dec_value;
   if (!(v >= lo && v <= hi) || e.value.overflow) {
-    d_.error(e.value.loc, fmt::format("'{}' is out of range: {} is not between {} and {}", e.key, e.value.text, lo, hi));
+    d_.error(e.value.loc,
+             fmt::format("'{}' is out of range: {} is not between {} and {}", e.key, e.value.text, lo, hi));
     return false;
   }
   out = {v, e.loc, true};
@@ -317,7 +318,8 @@ void Checker::check_shape() {
              fmt::format("a K range needs both 'K_min' and 'K_max'; '{}' is missing", kmin ? "K_max" : "K_min"));
     ok = false;
   } else if (!k && ok && p_.K_min.value > p_.K_max.value) {
-    d_.error(kmin->loc, fmt::format("empty K range: K_min {} is greater than K_max {}", p_.K_min.value, p_.K_max.value));
+    d_.error(kmin->loc,
+             fmt::format("empty K range: K_min {} is greater than K_max {}", p_.K_min.value, p_.K_max.value));
     ok = false;
   }
   if (ok) {
@@ -361,8 +363,8 @@ void Checker::check_layout() {
 void Checker::check_scales() {
   p_.scale_a = {"none", {}, false};
   p_.scale_b = {"none", {}, false};
-  static const std::vector<std::string> kinds = {"none", "per_tensor", "per_column", "group_32", "group_64",
-                                                 "group_128"};
+  static const std::vector<std::string> kinds = {"none",     "per_tensor", "per_column",
+                                                 "group_32", "group_64",   "group_128"};
   auto one = [&](const char* key, Declared<std::string>& out) {
     const auto* e = get("scales", key);
     if (!e) return;
@@ -388,7 +390,8 @@ void Checker::check_scales() {
     }
     if (!want_ident(*e, key[0] == 'A' ? a_kinds : kinds, v)) return;
     if (!p_.hw.is_gpu()) {
-      d_.error(e->loc, fmt::format("scales apply to GPU targets; '{}' is an NPU, whose outputs are integers", p_.hw.name));
+      d_.error(e->loc,
+               fmt::format("scales apply to GPU targets; '{}' is an NPU, whose outputs are integers", p_.hw.name));
       return;
     }
     out = {v, e->loc, true};
@@ -411,8 +414,10 @@ void Checker::check_scaled_accumulation() {
   const std::int64_t g = group_of(sb.value);
   const bool four_bit = p_.b.value.bits == 4;
   if (g > 0 && !four_bit) {
-    d_.error(sb.loc, fmt::format("'{}' scales are generated for 4-bit weights (int4, u4, int4_e2m1) only; this spec's weight is {}",
-                                 sb.value, p_.b.value.name));
+    d_.error(
+        sb.loc,
+        fmt::format("'{}' scales are generated for 4-bit weights (int4, u4, int4_e2m1) only; this spec's weight is {}",
+                    sb.value, p_.b.value.name));
     d_.note(p_.b.loc, "use 'weight: int4;' or 'B: per_tensor;'");
     return;
   }
@@ -432,8 +437,9 @@ void Checker::check_scaled_accumulation() {
       return;
     }
     if (p_.scale_a.value != "none") {
-      d_.error(p_.scale_a.loc, "an activation scale with 4-bit weights is not generated yet; fold it into the "
-                               "weights' group scales");
+      d_.error(p_.scale_a.loc,
+               "an activation scale with 4-bit weights is not generated yet; fold it into the "
+               "weights' group scales");
       return;
     }
     if (sb.value == "per_tensor") {
@@ -441,8 +447,9 @@ void Checker::check_scaled_accumulation() {
       return;
     }
     if (p_.family.user && p_.family.value != "mma.sync") {
-      d_.error(p_.family.loc, "4-bit weights are generated on the mma.sync family only (their weights stream "
-                              "into registers); leave out 'family' or write 'family: mma_sync;'");
+      d_.error(p_.family.loc,
+               "4-bit weights are generated on the mma.sync family only (their weights stream "
+               "into registers); leave out 'family' or write 'family: mma_sync;'");
       return;
     }
     if (p_.loader.user || p_.persistent.user) {
@@ -452,8 +459,9 @@ void Checker::check_scaled_accumulation() {
       return;
     }
     if (p_.k_dynamic) {
-      d_.error(p_.K_min.loc, "4-bit weights need a fixed K (their packed layout and scale groups are laid along "
-                             "it); this spec has a K range");
+      d_.error(p_.K_min.loc,
+               "4-bit weights need a fixed K (their packed layout and scale groups are laid along "
+               "it); this spec has a K range");
       return;
     }
     if (g > 0 && sb.value != "per_column" && p_.K.value % g != 0) {
@@ -463,14 +471,14 @@ void Checker::check_scaled_accumulation() {
       return;
     }
     if (p_.K.value % 32 != 0) {
-      d_.error(p_.K.loc, fmt::format("K = {} is not a multiple of 32: 4-bit weights are read 32 k at a time",
-                                     p_.K.value));
+      d_.error(p_.K.loc,
+               fmt::format("K = {} is not a multiple of 32: 4-bit weights are read 32 k at a time", p_.K.value));
       d_.note(p_.K.loc, fmt::format("pad K to {} (zero weights)", (p_.K.value + 31) / 32 * 32));
       return;
     }
     if (p_.N.value % 8 != 0) {
-      d_.error(p_.N.loc, fmt::format("N = {} is not a multiple of 8: 4-bit weights are packed in columns of 8",
-                                     p_.N.value));
+      d_.error(p_.N.loc,
+               fmt::format("N = {} is not a multiple of 8: 4-bit weights are packed in columns of 8", p_.N.value));
       return;
     }
     if (p_.batch.value > 1) {
@@ -478,8 +486,9 @@ void Checker::check_scaled_accumulation() {
       return;
     }
     if (p_.b_layout.user) {
-      d_.error(p_.b_layout.loc, "4-bit weights have their own packed layout (written by 'deepgemm pack'); leave "
-                                "B out of the layout block");
+      d_.error(p_.b_layout.loc,
+               "4-bit weights have their own packed layout (written by 'deepgemm pack'); leave "
+               "B out of the layout block");
       return;
     }
     for (const Declared<Layout>* l : {&p_.a_layout, &p_.c_layout})
@@ -539,9 +548,9 @@ void Checker::check_constraints() {
       double hw_kb = gpu ? p_.hw.gpu.smem_per_block_bytes / 1024.0
                          : double(p_.hw.npu.spad_banks) * p_.hw.npu.spad_rows * p_.hw.npu.spad_width_bits / 8 / 1024.0;
       if (p_.sm_mem_limit_kb.value > hw_kb)
-        d_.warning(e->value.loc, fmt::format("sm_mem_limit {} KB exceeds {}'s {} of {} KB; the hardware limit applies",
-                                             e->value.text, p_.hw.name,
-                                             gpu ? "shared memory per block" : "scratchpad", hw_kb));
+        d_.warning(e->value.loc,
+                   fmt::format("sm_mem_limit {} KB exceeds {}'s {} of {} KB; the hardware limit applies", e->value.text,
+                               p_.hw.name, gpu ? "shared memory per block" : "scratchpad", hw_kb));
     }
   }
   if (const auto* e = get("constraints", "l2_hit_rate_min"); e && gpu_only(*e)) {

@@ -7,8 +7,8 @@
 namespace dg {
 
 const std::vector<std::string>& dtype_names() {
-  static const std::vector<std::string> names = {"fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2",
-                                                 "int8", "int4", "int4_e2m1", "int16", "int32", "int64"};
+  static const std::vector<std::string> names = {"fp32", "fp16",      "bf16",  "fp8_e4m3", "fp8_e5m2", "int8",
+                                                 "int4", "int4_e2m1", "int16", "int32",    "int64"};
   return names;
 }
 

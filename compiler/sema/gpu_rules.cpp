@@ -23,8 +23,9 @@ void Checker::check_gpu_rules() {
   if (p_.use_hmma.user && p_.use_hmma.value && p_.fp16_fma.user && p_.fp16_fma.value) {
     const Loc& later = p_.fp16_fma.loc.line > p_.use_hmma.loc.line ? p_.fp16_fma.loc : p_.use_hmma.loc;
     const Loc& earlier = &later == &p_.fp16_fma.loc ? p_.use_hmma.loc : p_.fp16_fma.loc;
-    d_.error(later, "conflicting compute units: 'use_hmma: true' asks for tensor cores (fp32 accumulation) and "
-                    "'fp16_fma: true' for fp16 FMA on CUDA cores");
+    d_.error(later,
+             "conflicting compute units: 'use_hmma: true' asks for tensor cores (fp32 accumulation) and "
+             "'fp16_fma: true' for fp16 FMA on CUDA cores");
     d_.note(earlier, "the other compute unit is requested here");
     return;
   }
@@ -39,7 +40,8 @@ void Checker::check_gpu_rules() {
     return;
   }
   if (fp16_fma && p_.acc.value.name != "fp16") {
-    d_.error(p_.acc.loc, fmt::format("'fp16_fma' accumulates in fp16; 'accumulate: {}' contradicts it", p_.acc.value.name));
+    d_.error(p_.acc.loc,
+             fmt::format("'fp16_fma' accumulates in fp16; 'accumulate: {}' contradicts it", p_.acc.value.name));
     return;
   }
 
@@ -73,7 +75,8 @@ void Checker::check_gpu_rules() {
       const Loc& at = p_.b_layout.user ? p_.b_layout.loc : p_.b.loc;
       d_.error(at, fmt::format("{} runs activation {} × weight {} on {} only, which read{} B K-major (column-major) "
                                "only",
-                               p_.hw.name, a.name, b.name, join_words(std::vector<std::string>(k_major_only.begin(), k_major_only.end()), " and "),
+                               p_.hw.name, a.name, b.name,
+                               join_words(std::vector<std::string>(k_major_only.begin(), k_major_only.end()), " and "),
                                k_major_only.size() == 1 ? "s" : ""));
       d_.note(at, "store B column-major (K-major): add 'B: col_major;' to the layout block");
       return;
@@ -167,12 +170,13 @@ void Checker::resolve_output(bool tensor) {
     const DType& out = p_.c.value;
     const bool narrows = out.is_float() && cast.is_float() && cast.bits < out.bits;
     if (!narrows || !(out == p_.acc.value)) {
-      d_.error(p_.cast_output.loc,
-               fmt::format("'cast_output: {}' contradicts 'output: {}': {}", cast.name, out.name,
-                           !narrows ? fmt::format("a cast stores the {} accumulation as a narrower float ('output: fp32; "
-                                                  "cast_output: fp16'), and {} is not one",
-                                                  p_.acc.value.name, cast.name)
-                                    : fmt::format("the accumulation is {}, not {}", p_.acc.value.name, out.name)));
+      d_.error(
+          p_.cast_output.loc,
+          fmt::format("'cast_output: {}' contradicts 'output: {}': {}", cast.name, out.name,
+                      !narrows ? fmt::format("a cast stores the {} accumulation as a narrower float ('output: fp32; "
+                                             "cast_output: fp16'), and {} is not one",
+                                             p_.acc.value.name, cast.name)
+                               : fmt::format("the accumulation is {}, not {}", p_.acc.value.name, out.name)));
       d_.note(p_.c.loc, "output declared here");
       return;
     }
@@ -187,7 +191,8 @@ void Checker::resolve_output(bool tensor) {
   const DType& c = p_.c.value;
   const DType& acc = p_.acc.value;
   if (acc.is_float() && c.is_int()) {
-    d_.error(p_.c.loc, fmt::format("output {} from {} accumulation is not supported; use a float output", c.name, acc.name));
+    d_.error(p_.c.loc,
+             fmt::format("output {} from {} accumulation is not supported; use a float output", c.name, acc.name));
     return;
   }
   if (tensor && c.name != acc.name && !p_.cast_output.user && c.bits < acc.bits) {

@@ -30,8 +30,9 @@ void Checker::check_npu_rules() {
     }
     bool native = std::find(n.input_types.begin(), n.input_types.end(), t.value.name) != n.input_types.end();
     if (!native && !(t.value.is_custom() && t.value.bits <= n.max_custom_width)) {
-      d_.error(t.loc, fmt::format("{} precision {} is not supported by {}: inputs are {} or custom widths up to {} bits",
-                                  role, t.value.name, p_.hw.name, join_words(n.input_types, ", "), n.max_custom_width));
+      d_.error(t.loc,
+               fmt::format("{} precision {} is not supported by {}: inputs are {} or custom widths up to {} bits", role,
+                           t.value.name, p_.hw.name, join_words(n.input_types, ", "), n.max_custom_width));
       return false;
     }
     return true;
@@ -52,7 +53,8 @@ void Checker::check_npu_rules() {
     p_.c = {DType{DType::Kind::Int, wide ? 64 : 32, true, wide ? "int64" : "int32"}, {}, false};
   }
   if (p_.c.value.is_float()) {
-    d_.error(p_.c.loc, fmt::format("output {} is not supported by {}: outputs are integers", p_.c.value.name, p_.hw.name));
+    d_.error(p_.c.loc,
+             fmt::format("output {} is not supported by {}: outputs are integers", p_.c.value.name, p_.hw.name));
     return;
   }
   p_.compute_paths = {"npu"};

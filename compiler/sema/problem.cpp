@@ -8,9 +8,9 @@ namespace dg {
 const char* layout_name(Layout l) { return l == Layout::RowMajor ? "row_major" : "col_major"; }
 
 const std::vector<std::string>& schedule_variable_names() {
-  static const std::vector<std::string> v = {"tile_m", "tile_n",  "tile_k",       "stages",    "warps",
-                                             "warp_m", "warp_n",  "split_k",      "raster_group",
-                                             "cluster_m", "cluster_n", "blocks_per_sm", "smem_bytes"};
+  static const std::vector<std::string> v = {"tile_m",    "tile_n",        "tile_k",    "stages",       "warps",
+                                             "warp_m",    "warp_n",        "split_k",   "raster_group", "cluster_m",
+                                             "cluster_n", "blocks_per_sm", "smem_bytes"};
   return v;
 }
 
@@ -89,7 +89,8 @@ std::ostream& operator<<(std::ostream& os, const GemmProblem& p) {
     os << "  fp16_fma    " << (p.fp16_fma.value ? "true" : "false") << src(p.fp16_fma) << "\n";
   }
   os << "  pad_k       " << (p.pad_k.value ? "true" : "false") << src(p.pad_k) << "\n";
-  if (p.sm_mem_limit_kb.user) os << "  sm_mem_limit " << p.sm_mem_limit_kb.value << " KB" << src(p.sm_mem_limit_kb) << "\n";
+  if (p.sm_mem_limit_kb.user)
+    os << "  sm_mem_limit " << p.sm_mem_limit_kb.value << " KB" << src(p.sm_mem_limit_kb) << "\n";
   if (p.l2_hit_rate_min.user) os << "  l2_hit_rate_min " << p.l2_hit_rate_min.value << src(p.l2_hit_rate_min) << "\n";
   if (p.cast_output.user && p.cast_output.value)
     os << "  cast_output " << p.cast_output.value->name << src(p.cast_output) << "\n";

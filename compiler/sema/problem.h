@@ -27,27 +27,27 @@ const char* layout_name(Layout l);
 template <typename T>
 struct Declared {
   T value{};
-  Loc loc;           // invalid when the value is a default
-  bool user = false; // written in the spec
+  Loc loc;            // invalid when the value is a default
+  bool user = false;  // written in the spec
 };
 
 /// One free constraint from the `constraints` block, e.g. `tile_m * tile_k <= 8192`.
 struct UserConstraint {
-  std::string text;                      // canonical source text
+  std::string text;  // canonical source text
   Loc loc;
-  std::shared_ptr<const ast::Expr> expr; // checked: only known variables, boolean at the top
+  std::shared_ptr<const ast::Expr> expr;  // checked: only known variables, boolean at the top
 };
 
 struct GemmProblem {
   std::string spec_file;
-  hw::HwModel hw;                 // the target's model
+  hw::HwModel hw;  // the target's model
   Loc target_loc;
 
   // precision
-  Declared<DType> a;              // activation, M×K
-  Declared<DType> b;              // weight, K×N
-  Declared<DType> c;              // output, M×N
-  Declared<DType> acc;            // accumulation
+  Declared<DType> a;    // activation, M×K
+  Declared<DType> b;    // weight, K×N
+  Declared<DType> c;    // output, M×N
+  Declared<DType> acc;  // accumulation
 
   // shape
   Declared<std::int64_t> M, N, K;
@@ -57,23 +57,23 @@ struct GemmProblem {
 
   // layout
   Declared<Layout> a_layout, b_layout, c_layout;
-  Declared<std::string> smem_layout;    // "" = solver's choice
+  Declared<std::string> smem_layout;  // "" = solver's choice
 
   // scales: "none" | "per_tensor" (one fp32 operand, sc_a / sc_b, multiplies the accumulation)
   Declared<std::string> scale_a, scale_b;
 
   // constraints
-  Declared<bool> use_hmma;        // tensor cores (GPU)
-  Declared<bool> fp16_fma;        // fp16 accumulation on CUDA cores
-  Declared<double> sm_mem_limit_kb;     // 0 = hardware limit
-  Declared<double> l2_hit_rate_min;     // 0 = none
+  Declared<bool> use_hmma;           // tensor cores (GPU)
+  Declared<bool> fp16_fma;           // fp16 accumulation on CUDA cores
+  Declared<double> sm_mem_limit_kb;  // 0 = hardware limit
+  Declared<double> l2_hit_rate_min;  // 0 = none
   Declared<bool> pad_k;
-  Declared<bool> persistent;      // the TMA kernel's persistent tile loop (one block per SM slot)
+  Declared<bool> persistent;  // the TMA kernel's persistent tile loop (one block per SM slot)
   Declared<std::optional<DType>> cast_output;
   Declared<bool> warp_level_sync;
-  Declared<std::string> family;   // "mma.sync" | "wgmma": the tensor-core instruction family ("" = solver's choice)
-  Declared<std::string> loader;   // "cp.async" | "tma": how wgmma tiles reach shared memory ("" = solver's choice)
-  Declared<std::string> dataflow; // NPU: "weight_stationary" | "output_stationary" ("" = solver's choice)
+  Declared<std::string> family;    // "mma.sync" | "wgmma": the tensor-core instruction family ("" = solver's choice)
+  Declared<std::string> loader;    // "cp.async" | "tma": how wgmma tiles reach shared memory ("" = solver's choice)
+  Declared<std::string> dataflow;  // NPU: "weight_stationary" | "output_stationary" ("" = solver's choice)
   Declared<std::vector<std::string>> epilogue;  // op_type: gelu, relu, bias, silu
   std::vector<UserConstraint> user_constraints;
 

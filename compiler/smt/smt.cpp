@@ -63,8 +63,12 @@ Expr implies(const Expr& a, const Expr& b) { return wrap(z3::implies(raw(a), raw
 
 Expr bv_xor(const Expr& a, const Expr& b) { return wrap(raw(a) ^ raw(b)); }
 Expr bv_and(const Expr& a, const Expr& b) { return wrap(raw(a) & raw(b)); }
-Expr bv_lshr(const Expr& a, unsigned n) { return wrap(z3::lshr(raw(a), raw(a).ctx().bv_val(n, raw(a).get_sort().bv_size()))); }
-Expr bv_shl(const Expr& a, unsigned n) { return wrap(z3::shl(raw(a), raw(a).ctx().bv_val(n, raw(a).get_sort().bv_size()))); }
+Expr bv_lshr(const Expr& a, unsigned n) {
+  return wrap(z3::lshr(raw(a), raw(a).ctx().bv_val(n, raw(a).get_sort().bv_size())));
+}
+Expr bv_shl(const Expr& a, unsigned n) {
+  return wrap(z3::shl(raw(a), raw(a).ctx().bv_val(n, raw(a).get_sort().bv_size())));
+}
 Expr bv_ult(const Expr& a, const Expr& b) { return wrap(z3::ult(raw(a), raw(b))); }
 Expr bv_ule(const Expr& a, const Expr& b) { return wrap(z3::ule(raw(a), raw(b))); }
 
@@ -137,7 +141,7 @@ struct Solver::Impl {
   z3::context ctx;
   std::unique_ptr<z3::optimize> opt_;  // used while objectives are set
   z3::optimize& opt() { return *opt_; }
-  z3::solver plain{ctx};   // the same assertions, for plain satisfiability
+  z3::solver plain{ctx};     // the same assertions, for plain satisfiability
   int objective_scope = -1;  // push depth at which objectives were added; -1 = none
   int depth = 0;
   std::vector<std::pair<std::string, z3::expr>> tracked;  // name -> indicator literal
@@ -228,7 +232,12 @@ Result Solver::check_without(const std::vector<std::string>& relaxed) {
   double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   seconds_ += dt;
   ++checks_;
-  if (std::getenv("DG_DEBUG_SMT")) fprintf(stderr, "check %d %s %.1f ms\n", checks_, r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown", dt * 1000);
+  if (std::getenv("DG_DEBUG_SMT"))
+    fprintf(stderr, "check %d %s %.1f ms\n", checks_,
+            r == z3::sat     ? "sat"
+            : r == z3::unsat ? "unsat"
+                             : "unknown",
+            dt * 1000);
   impl_->core.clear();
   impl_->model.reset();
   if (r == z3::sat) {

@@ -26,7 +26,7 @@ class Expr {
   friend Expr operator+(const Expr& a, const Expr& b);
   friend Expr operator-(const Expr& a, const Expr& b);
   friend Expr operator*(const Expr& a, const Expr& b);
-  friend Expr operator/(const Expr& a, const Expr& b);   // integer division (floor for positives)
+  friend Expr operator/(const Expr& a, const Expr& b);  // integer division (floor for positives)
   friend Expr operator%(const Expr& a, const Expr& b);
   friend Expr operator-(const Expr& a);
   friend Expr operator==(const Expr& a, const Expr& b);

@@ -22,21 +22,22 @@ IndexDesc make_index(const Space& s, const Plan& pl) {
     // Warpgroup g owns rows [g·gtm, (g+1)·gtm) of the tile, in m64 fragments; inside one, warp w
     // owns 16 rows (the m64nNk16 accumulator layout); every warpgroup spans the whole tile_n.
     std::int64_t groups = pl.warp_m / 4, gtm = tm / groups;
-    d.out_vars = {{"block_m", grid_m}, {"group_m", groups}, {"frag_m", gtm / s.im}, {"warp_m", 4}, {"elem_m", 16},
-                  {"block_n", grid_n}, {"frag_n", tn / 8},  {"elem_n", 8}};
+    d.out_vars = {{"block_m", grid_m}, {"group_m", groups}, {"frag_m", gtm / s.im}, {"warp_m", 4},
+                  {"elem_m", 16},      {"block_n", grid_n}, {"frag_n", tn / 8},     {"elem_n", 8}};
     d.c_row = {{{"block_m", tm}, {"group_m", gtm}, {"frag_m", s.im}, {"warp_m", 16}, {"elem_m", 1}}, 0};
     d.c_col = {{{"block_n", tn}, {"frag_n", 8}, {"elem_n", 1}}, 0};
-    d.inverse = {{"block_m", "row", tm, 0},         {"group_m", "row", gtm, groups}, {"frag_m", "row", s.im, gtm / s.im},
-                 {"warp_m", "row", 16, 4},          {"elem_m", "row", 1, 16},        {"block_n", "col", tn, 0},
-                 {"frag_n", "col", 8, tn / 8},      {"elem_n", "col", 1, 8}};
+    d.inverse = {{"block_m", "row", tm, 0},    {"group_m", "row", gtm, groups}, {"frag_m", "row", s.im, gtm / s.im},
+                 {"warp_m", "row", 16, 4},     {"elem_m", "row", 1, 16},        {"block_n", "col", tn, 0},
+                 {"frag_n", "col", 8, tn / 8}, {"elem_n", "col", 1, 8}};
   } else if (s.gpu) {
     std::int64_t wtm = tm / pl.warp_m, wtn = tn / pl.warp_n;
     d.out_vars = {{"block_m", grid_m}, {"warp_m", pl.warp_m}, {"frag_m", wtm / s.im}, {"elem_m", s.im},
                   {"block_n", grid_n}, {"warp_n", pl.warp_n}, {"frag_n", wtn / s.in}, {"elem_n", s.in}};
     d.c_row = {{{"block_m", tm}, {"warp_m", wtm}, {"frag_m", s.im}, {"elem_m", 1}}, 0};
     d.c_col = {{{"block_n", tn}, {"warp_n", wtn}, {"frag_n", s.in}, {"elem_n", 1}}, 0};
-    d.inverse = {{"block_m", "row", tm, 0},     {"warp_m", "row", wtm, pl.warp_m}, {"frag_m", "row", s.im, wtm / s.im},
-                 {"elem_m", "row", 1, s.im},    {"block_n", "col", tn, 0},         {"warp_n", "col", wtn, pl.warp_n},
+    d.inverse = {{"block_m", "row", tm, 0},           {"warp_m", "row", wtm, pl.warp_m},
+                 {"frag_m", "row", s.im, wtm / s.im}, {"elem_m", "row", 1, s.im},
+                 {"block_n", "col", tn, 0},           {"warp_n", "col", wtn, pl.warp_n},
                  {"frag_n", "col", s.in, wtn / s.in}, {"elem_n", "col", 1, s.in}};
   } else {
     std::int64_t r = p.hw.npu.pe_rows, c = p.hw.npu.pe_cols;
@@ -138,12 +139,12 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
                          element_load_registers(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n, pl.stages);
     for (bool a : {true, false})
       if (rows_by_element(s, a))
-        pl.notes.push_back(fmt::format("{}'s rows ({} elements of {} bits) are not whole 16-byte chunks: its tiles are "
-                                       "loaded element by element",
-                                       a ? "A" : "B",
-                                       a ? (p.a_layout.value == Layout::RowMajor ? s.K : s.M)
-                                         : (p.b_layout.value == Layout::RowMajor ? s.N : s.K),
-                                       a ? s.a_bits : s.b_bits));
+        pl.notes.push_back(fmt::format(
+            "{}'s rows ({} elements of {} bits) are not whole 16-byte chunks: its tiles are "
+            "loaded element by element",
+            a ? "A" : "B",
+            a ? (p.a_layout.value == Layout::RowMajor ? s.K : s.M) : (p.b_layout.value == Layout::RowMajor ? s.N : s.K),
+            a ? s.a_bits : s.b_bits));
     pl.k_iters = ceil_div(s.K, pl.tile_k * pl.split_k);
     pl.l2_hit_rate = l2_hit_milli(s, pl.tile_m, pl.tile_n, pl.raster_group, pl.blocks_per_sm) / 1000.0;
     std::int64_t ra, ba, rb, bb;
@@ -176,8 +177,9 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   // (the n8k128 layout of <deepgemm/w4_pack.h>), with the kernel's own block shape.
   if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == "mma.sync") {
     pl.loader = "registers";
-    pl.notes.push_back("weights packed in the n8k128 layout (deepgemm pack) stream into registers: 16 columns and "
-                       "up to 32 rows per block, up to 8 warps splitting K");
+    pl.notes.push_back(
+        "weights packed in the n8k128 layout (deepgemm pack) stream into registers: 16 columns and "
+        "up to 32 rows per block, up to 8 warps splitting K");
   }
   if (p.c.value.name != p.acc.value.name)
     pl.notes.push_back(fmt::format("{} accumulation, cast to {} on store", p.acc.value.name, p.c.value.name));

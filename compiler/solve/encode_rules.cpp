@@ -15,8 +15,8 @@ std::string kb(std::int64_t bytes) {
 }
 
 void gave_up(double budget_s, const smt::Solver& z) {
-  throw GaveUp(fmt::format("the schedule solver gave no answer within its {:g} s budget ({})", budget_s,
-                           z.reason_unknown()));
+  throw GaveUp(
+      fmt::format("the schedule solver gave no answer within its {:g} s budget ({})", budget_s, z.reason_unknown()));
 }
 
 namespace {
@@ -55,10 +55,11 @@ class Encoder {
     if (s_.family == "wgmma")
       rule("hw.warp_tile_m",
            fmt::format("tile_m / warpgroups is a multiple of the instruction's M ({}); a warpgroup is 4 warps", s_.im),
-           "hardware", flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[1] % 4 == 0 && v[0] % (v[1] / 4 * s_.im) == 0; }));
+           "hardware",
+           flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[1] % 4 == 0 && v[0] % (v[1] / 4 * s_.im) == 0; }));
     else
-      rule("hw.warp_tile_m", fmt::format("tile_m / warp_m is a multiple of the instruction's M ({})", s_.im), "hardware",
-           flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[0] % (v[1] * s_.im) == 0; }));
+      rule("hw.warp_tile_m", fmt::format("tile_m / warp_m is a multiple of the instruction's M ({})", s_.im),
+           "hardware", flag({"tile_m", "warp_m"}, [&](const Vals& v) { return v[0] % (v[1] * s_.im) == 0; }));
     rule("hw.warp_tile_n", fmt::format("tile_n / warp_n is a multiple of the instruction's N ({})", s_.in), "hardware",
          flag({"tile_n", "warp_n"}, [&](const Vals& v) { return v[0] % (v[1] * s_.in) == 0; }));
     // The wgmma family's loader: a TMA producer warpgroup adds threads and registers.
@@ -96,18 +97,20 @@ class Encoder {
     const bool by_element = rows_by_element(s_, true) || rows_by_element(s_, false);
     if (by_element)
       regs = regs + q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n", "stages"}, [&](const Vals& v) {
-               return element_load_registers(s_, v[0], v[1], v[2], v[3], v[4], v[5]);
-             });
+        return element_load_registers(s_, v[0], v[1], v[2], v[3], v[4], v[5]);
+      });
     rule("hw.registers_per_thread",
-         fmt::format("accumulator{} and fragment registers per thread <= {} ({})",
-                     by_element ? ", element-load" : "", g.max_regs_per_thread, hwn),
+         fmt::format("accumulator{} and fragment registers per thread <= {} ({})", by_element ? ", element-load" : "",
+                     g.max_regs_per_thread, hwn),
          "hardware", regs <= g.max_regs_per_thread);
 
-    Expr per_stage = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return stage_bytes(s_, v[0], v[1], v[2]); }) +
-                     q_.table({"tile_m", "tile_n", "tile_k", "smem"},
-                              [&](const Vals& v) { return pad_bytes(s_, v[0], v[1], v[2], v[3]); });
+    Expr per_stage =
+        q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return stage_bytes(s_, v[0], v[1], v[2]); }) +
+        q_.table({"tile_m", "tile_n", "tile_k", "smem"},
+                 [&](const Vals& v) { return pad_bytes(s_, v[0], v[1], v[2], v[3]); });
     if (loaders)  // the TMA loader's two mbarriers per stage
-      per_stage = per_stage + q_.table({"loader"}, [&](const Vals& v) { return v[0] == kLoaderTma ? kTmaBarrierBytes : 0; });
+      per_stage =
+          per_stage + q_.table({"loader"}, [&](const Vals& v) { return v[0] == kLoaderTma ? kTmaBarrierBytes : 0; });
     Expr smem = q_.times_var("stages", per_stage);
     m_.smem = smem;
     rule("hw.smem_per_block", fmt::format("shared memory per block <= {} ({})", kb(g.smem_per_block_bytes), hwn),
@@ -124,13 +127,16 @@ class Encoder {
       return block_registers(s_, v[0], v[1], v[2], v[3], v[4], loader_of(v));
     });
     if (by_element)
-      regs_block = regs_block + q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n", "stages"}, [&](const Vals& v) {
-                     return element_load_registers(s_, v[0], v[1], v[2], v[3], v[4], v[5]) * threads(v[3], v[4]);
-                   });
-    rule("hw.occupancy_registers", fmt::format("blocks_per_sm × registers per block <= {} per SM ({})", g.regs_per_sm, hwn),
-         "hardware", q_.times_var("blocks_per_sm", regs_block) <= g.regs_per_sm);
-    rule("hw.occupancy_threads", fmt::format("blocks_per_sm × threads per block <= {} per SM ({})", g.max_threads_per_sm, hwn),
-         "hardware", q_.times_var("blocks_per_sm", thr) <= g.max_threads_per_sm);
+      regs_block =
+          regs_block + q_.table({"tile_m", "tile_n", "tile_k", "warp_m", "warp_n", "stages"}, [&](const Vals& v) {
+            return element_load_registers(s_, v[0], v[1], v[2], v[3], v[4], v[5]) * threads(v[3], v[4]);
+          });
+    rule("hw.occupancy_registers",
+         fmt::format("blocks_per_sm × registers per block <= {} per SM ({})", g.regs_per_sm, hwn), "hardware",
+         q_.times_var("blocks_per_sm", regs_block) <= g.regs_per_sm);
+    rule("hw.occupancy_threads",
+         fmt::format("blocks_per_sm × threads per block <= {} per SM ({})", g.max_threads_per_sm, hwn), "hardware",
+         q_.times_var("blocks_per_sm", thr) <= g.max_threads_per_sm);
 
     for (bool a : {true, false}) {
       // A's tile depends on tile_m and tile_k, B's on tile_k and tile_n.
@@ -168,17 +174,21 @@ class Encoder {
     // Objective: log2 of the predicted time (cost_model.md), then a deterministic tie-break.
     Expr waves = q_.table({"tile_m", "tile_n", "split_k", "blocks_per_sm"},
                           [&](const Vals& v) { return log_waves(s_, v[0], v[1], v[2], v[3]); });
-    Expr iters = q_.table({"tile_k", "split_k", "stages"}, [&](const Vals& v) { return log_iters(s_, v[0], v[1], v[2]); });
+    Expr iters =
+        q_.table({"tile_k", "split_k", "stages"}, [&](const Vals& v) { return log_iters(s_, v[0], v[1], v[2]); });
     Expr epi = q_.table({"tile_m", "tile_n", "tile_k", "split_k"},
                         [&](const Vals& v) { return log_epilogue(s_, v[0], v[1], v[2], v[3]); });
-    Expr math = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return log_math_tile(s_, v[0], v[1], v[2]); }) +
-                q_.table({"tile_m", "tile_n", "warp_m", "warp_n"},
-                         [&](const Vals& v) { return log_math_warps(s_, v[0], v[1], v[2], v[3]); }) +
-                q_.table({"warp_m", "warp_n", "blocks_per_sm"},
-                         [&](const Vals& v) { return log_math_occ(s_, v[0], v[1], v[2]); });
-    Expr mem = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return log_mem_tile(s_, v[0], v[1], v[2]); }) +
-               q_.table({"tile_m", "tile_n", "raster_group", "blocks_per_sm"},
-                        [&](const Vals& v) { return log_mem_rate(s_, v[0], v[1], v[2], v[3]); });
+    Expr math = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) {
+      return log_math_tile(s_, v[0], v[1], v[2]);
+    }) + q_.table({"tile_m", "tile_n", "warp_m", "warp_n"}, [&](const Vals& v) {
+      return log_math_warps(s_, v[0], v[1], v[2], v[3]);
+    }) + q_.table({"warp_m", "warp_n", "blocks_per_sm"}, [&](const Vals& v) {
+      return log_math_occ(s_, v[0], v[1], v[2]);
+    });
+    Expr mem =
+        q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return log_mem_tile(s_, v[0], v[1], v[2]); }) +
+        q_.table({"tile_m", "tile_n", "raster_group", "blocks_per_sm"},
+                 [&](const Vals& v) { return log_mem_rate(s_, v[0], v[1], v[2], v[3]); });
     Expr lat = q_.table({"stages"}, [&](const Vals& v) { return log_latency(s_, v[0]); });
     Expr load = loaders ? q_.table({"loader"}, [&](const Vals& v) { return log_loader(s_, v[0]); }) : z_.int_val(0);
     objective(waves + iters + epi + load, {math, mem, lat});
@@ -188,33 +198,38 @@ class Encoder {
     const auto& n = p().hw.npu;
     const std::string hwn = p().hw.name;
     std::int64_t spad = static_cast<std::int64_t>(n.spad_banks) * n.spad_rows * n.spad_width_bits / 8;
-    Expr sp = q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return npu_spad_bytes(s_, v[0], v[1], v[2]); });
+    Expr sp =
+        q_.table({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) { return npu_spad_bytes(s_, v[0], v[1], v[2]); });
     m_.smem = sp;
-    rule("hw.spad_capacity", fmt::format("double-buffered A and B tiles <= {} scratchpad ({})", kb(spad), hwn), "hardware",
-         sp <= spad);
+    rule("hw.spad_capacity", fmt::format("double-buffered A and B tiles <= {} scratchpad ({})", kb(spad), hwn),
+         "hardware", sp <= spad);
     if (p().sm_mem_limit_kb.user) {
       auto limit = static_cast<std::int64_t>(std::floor(p().sm_mem_limit_kb.value * 1024));
       rule("spec.sm_mem_limit", fmt::format("scratchpad use <= {}", kb(limit)), "user", sp <= limit,
            p().sm_mem_limit_kb.loc, fmt::format("sm_mem_limit {}", p().sm_mem_limit_kb.value));
     }
     std::int64_t acc = static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits / 8;
-    rule("hw.acc_capacity", fmt::format("two C tiles of accumulators (double-buffered) <= {} accumulator memory ({})", kb(acc), hwn), "hardware",
+    rule("hw.acc_capacity",
+         fmt::format("two C tiles of accumulators (double-buffered) <= {} accumulator memory ({})", kb(acc), hwn),
+         "hardware",
          q_.table({"tile_m", "tile_n"}, [&](const Vals& v) { return npu_acc_bytes(s_, v[0], v[1]); }) <= acc);
     // The array reads pe_rows consecutive tile rows per cycle; row r lives in bank r mod banks.
     std::int64_t per_bank = ceil_div(n.pe_rows, n.spad_banks);
-    rule("hw.bank_conflicts", fmt::format("the array's {} parallel row reads hit distinct banks ({} banks)", n.pe_rows,
-                                          n.spad_banks),
+    rule("hw.bank_conflicts",
+         fmt::format("the array's {} parallel row reads hit distinct banks ({} banks)", n.pe_rows, n.spad_banks),
          "hardware", z_.int_val(per_bank) <= 1);
     std::int64_t beat = n.bus_data_bits / 8;
     rule("hw.burst_alignment", fmt::format("tile rows are whole {}-byte bus beats", beat), "hardware",
          flag({"tile_n", "tile_k"}, [&](const Vals& v) {
-           return (v[1] * s_.a_bits / 8) % beat == 0 && (v[0] * s_.b_bits / 8) % beat == 0 && (v[1] * s_.a_bits) % 8 == 0;
+           return (v[1] * s_.a_bits / 8) % beat == 0 && (v[0] * s_.b_bits / 8) % beat == 0 &&
+                  (v[1] * s_.a_bits) % 8 == 0;
          }));
     // What else the generated design needs of a tile shape (whole scratchpad words per tile row,
     // the double buffers inside each bank's rows, ...): the layout's own conditions.
-    rule("hw.npu_layout", fmt::format("the generated {} design can lay the tiles out (hw::npu_layout)", hwn), "hardware",
-         flag({"tile_m", "tile_n", "tile_k", "dataflow"},
-              [&](const Vals& v) { return npu_layout_of(s_, v[0], v[1], v[2], v[3]).unbuildable.empty(); }));
+    rule("hw.npu_layout", fmt::format("the generated {} design can lay the tiles out (hw::npu_layout)", hwn),
+         "hardware", flag({"tile_m", "tile_n", "tile_k", "dataflow"}, [&](const Vals& v) {
+           return npu_layout_of(s_, v[0], v[1], v[2], v[3]).unbuildable.empty();
+         }));
     // Objective: log2 of the layout's cycle estimate, the figure the design's BOUND register holds.
     Expr cycles = q_.table({"tile_m", "tile_n", "tile_k", "dataflow"},
                            [&](const Vals& v) { return npu_log_cycles(s_, v[0], v[1], v[2], v[3]); });
@@ -230,15 +245,16 @@ class Encoder {
       double worst = static_cast<double>(pr.K.value) * amax * bmax;
       // Stated as the requirement, with the fix when it fails: the largest K whose sums fit.
       const double k_fit = std::floor(bound / (amax * bmax));
-      rule("numerics.accumulator_overflow",
-           worst <= bound
-               ? fmt::format("K·max|a·b| = {}·{}·{} = {:.0f} fits the {}-bit accumulator (<= {:.0f})", pr.K.value, amax,
-                             bmax, worst, pr.acc.value.bits, bound)
-               : fmt::format("K·max|a·b| = {}·{}·{} = {:.0f} must fit the {}-bit accumulator (<= {:.0f}), and does not: "
-                             "at most K = {:.0f} fits; narrow an input precision, or accumulate wider (a model with a "
-                             "larger acc_width)",
-                             pr.K.value, amax, bmax, worst, pr.acc.value.bits, bound, k_fit),
-           "numerics", z_.bool_val(worst <= bound), pr.K.loc);
+      rule(
+          "numerics.accumulator_overflow",
+          worst <= bound
+              ? fmt::format("K·max|a·b| = {}·{}·{} = {:.0f} fits the {}-bit accumulator (<= {:.0f})", pr.K.value, amax,
+                            bmax, worst, pr.acc.value.bits, bound)
+              : fmt::format("K·max|a·b| = {}·{}·{} = {:.0f} must fit the {}-bit accumulator (<= {:.0f}), and does not: "
+                            "at most K = {:.0f} fits; narrow an input precision, or accumulate wider (a model with a "
+                            "larger acc_width)",
+                            pr.K.value, amax, bmax, worst, pr.acc.value.bits, bound, k_fit),
+          "numerics", z_.bool_val(worst <= bound), pr.K.loc);
     }
     if (pr.acc.value.name == "fp16") {
       // fp16 accumulation: each split's partial sum of unit-scale products must stay below 65504.
@@ -272,9 +288,7 @@ class Encoder {
         const std::string& op = e.text;
         if (op == "*") {
           // Keep the query linear: multiply by a schedule variable by expanding over its domain.
-          auto plain = [&](const ast::Expr& x) {
-            return x.kind == K::Var && s_.index_of(x.text) >= 0;
-          };
+          auto plain = [&](const ast::Expr& x) { return x.kind == K::Var && s_.index_of(x.text) >= 0; };
           if (plain(*e.lhs) && e.rhs->kind != K::Int) return q_.times_var(e.lhs->text, term(*e.rhs));
           if (plain(*e.rhs) && e.lhs->kind != K::Int) return q_.times_var(e.rhs->text, term(*e.lhs));
           return term(*e.lhs) * term(*e.rhs);

@@ -18,19 +18,26 @@ std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t 
     smt::Result r = z.check_without(relaxed);
     z.pop();
     if (r == smt::Result::Unknown)
-      throw GaveUp(fmt::format("the schedule solver gave no answer within its {:g} s budget while explaining an "
-                               "infeasible spec ({})",
-                               budget_s, z.reason_unknown()));
+      throw GaveUp(
+          fmt::format("the schedule solver gave no answer within its {:g} s budget while explaining an "
+                      "infeasible spec ({})",
+                      budget_s, z.reason_unknown()));
     return r == smt::Result::Sat;
   };
   if (!reachable(largest ? lo : hi)) return std::nullopt;
   while (lo < hi) {
     if (largest) {
       std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (reachable(mid)) lo = mid; else hi = mid - 1;
+      if (reachable(mid))
+        lo = mid;
+      else
+        hi = mid - 1;
     } else {
       std::int64_t mid = lo + (hi - lo) / 2;
-      if (reachable(mid)) hi = mid; else lo = mid + 1;
+      if (reachable(mid))
+        hi = mid;
+      else
+        lo = mid + 1;
     }
   }
   return lo;
@@ -70,14 +77,14 @@ void explain_conflict(Result& r, smt::Solver& z, const Model& m, const GemmProbl
   for (const auto& c : r.conflict) {
     if (c.name == "spec.l2_hit_rate_min" && m.l2) {
       if (auto best = extreme(z, *m.l2, 0, 1000, true, {c.name}, budget_s))
-        r.hints.push_back(fmt::format("highest achievable l2_hit_rate_min{} on {}: {:.3f}", others(c.name),
-                                      p.hw.name, *best / 1000.0));
+        r.hints.push_back(fmt::format("highest achievable l2_hit_rate_min{} on {}: {:.3f}", others(c.name), p.hw.name,
+                                      *best / 1000.0));
     } else if (c.name == "spec.sm_mem_limit" && m.smem) {
       std::int64_t cap = s.gpu ? p.hw.gpu.smem_per_block_bytes
                                : std::int64_t(p.hw.npu.spad_banks) * p.hw.npu.spad_rows * p.hw.npu.spad_width_bits / 8;
       if (auto best = extreme(z, *m.smem, 0, cap, false, {c.name}, budget_s))
-        r.hints.push_back(fmt::format("smallest sm_mem_limit any plan needs{} on {}: {}", others(c.name), p.hw.name,
-                                      kb(*best)));
+        r.hints.push_back(
+            fmt::format("smallest sm_mem_limit any plan needs{} on {}: {}", others(c.name), p.hw.name, kb(*best)));
     }
   }
 }
@@ -102,8 +109,7 @@ void explain(const Result& r, const GemmProblem& p, DiagEngine& diags) {
 void dump_space(std::ostream& os, const Result& r) {
   const Space& s = r.space;
   os << fmt::format("Space for {} ({}): {} points\n", s.problem->hw.name, s.family, s.size());
-  for (const auto& v : s.vars)
-    os << fmt::format("  {:<14} {{{}}}  — {}\n", v.name, fmt::join(v.values, ", "), v.note);
+  for (const auto& v : s.vars) os << fmt::format("  {:<14} {{{}}}  — {}\n", v.name, fmt::join(v.values, ", "), v.note);
   os << fmt::format("Rules ({}):\n", r.rules.size());
   for (const auto& rule : r.rules)
     os << fmt::format("  {:<28} {}{}\n", rule.name, rule.text, rule.loc.valid() ? "  (" + rule.loc.str() + ")" : "");

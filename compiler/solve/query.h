@@ -40,7 +40,8 @@ class Query {
   }
 
   /// f tabulated over the named variables' domains.
-  Expr table(const std::vector<std::string>& names, const std::function<std::int64_t(const std::vector<std::int64_t>&)>& f) {
+  Expr table(const std::vector<std::string>& names,
+             const std::function<std::int64_t(const std::vector<std::int64_t>&)>& f) {
     std::vector<int> vars;
     for (const auto& n : names) vars.push_back(var(n));
     std::vector<std::int64_t> vals(vars.size());
@@ -101,8 +102,7 @@ class Query {
     for (const auto& x : sigs) sig += " " + x;
     sig += ")";
     Expr e = sub.back();
-    for (size_t i = sub.size() - 1; i-- > 0;)
-      e = smt::ite(idx_[vars[d]] == static_cast<std::int64_t>(i), sub[i], e);
+    for (size_t i = sub.size() - 1; i-- > 0;) e = smt::ite(idx_[vars[d]] == static_cast<std::int64_t>(i), sub[i], e);
     return e;
   }
 

@@ -46,7 +46,8 @@ std::int64_t cube_lower_bound(const Space& s, std::int64_t tm, std::int64_t tn, 
     for (std::int64_t sk : dom("split_k")) {
       std::int64_t base = log_waves(s, tm, tn, sk, occ) + log_epilogue(s, tm, tn, tk, sk);
       for (std::int64_t st : dom("stages"))
-        best = std::min(best, base + log_iters(s, tk, sk, st) + std::max({m1 + warps, mem1 + rate, log_latency(s, st)}));
+        best =
+            std::min(best, base + log_iters(s, tk, sk, st) + std::max({m1 + warps, mem1 + rate, log_latency(s, st)}));
     }
   }
   return best;
@@ -69,9 +70,9 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
                               : v.name == "dataflow" ? (it->second == 0 ? "weight_stationary" : "output_stationary")
                                                      : std::to_string(it->second);
     const bool in_domain = std::find(v.values.begin(), v.values.end(), it->second) != v.values.end();
-    const std::string text = fmt::format("{}: {} = {}{}", opts.fixed_from, v.name, value,
-                                         in_domain ? "" : fmt::format(", which is not one of its values {{{}}}",
-                                                                      fmt::join(v.values, ", ")));
+    const std::string text =
+        fmt::format("{}: {} = {}{}", opts.fixed_from, v.name, value,
+                    in_domain ? "" : fmt::format(", which is not one of its values {{{}}}", fmt::join(v.values, ", ")));
     m.rules.push_back({"plan." + v.name, text, {}, "plan", text});
     m.rule_expr.emplace("plan." + v.name, q.is_value(v.name, it->second));
     z.track(q.is_value(v.name, it->second), "plan." + v.name);
@@ -177,10 +178,11 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
     r.point = pt;
     z.pop();
     CostTerms ct = cost_terms(s, r.point);
-    DG_INTERNAL_ASSERT(ct.total() == r.cost,
-                       fmt::format("the solver's cost {} differs from the model's {} at its point (waves {} iters {} epi {} "
-                                   "math {} mem {} latency {})",
-                                   r.cost, ct.total(), ct.waves, ct.iters, ct.epilogue, ct.math, ct.mem, ct.latency));
+    DG_INTERNAL_ASSERT(
+        ct.total() == r.cost,
+        fmt::format("the solver's cost {} differs from the model's {} at its point (waves {} iters {} epi {} "
+                    "math {} mem {} latency {})",
+                    r.cost, ct.total(), ct.waves, ct.iters, ct.epilogue, ct.math, ct.mem, ct.latency));
   }
   if (trace) fmt::print(stderr, "optimize: {:.3f}s {} checks\n", z.seconds(), z.checks());
   if (res == smt::Result::Unknown) unknown();

@@ -20,22 +20,22 @@ namespace dg::solve {
 
 /// One rule of the query: a name, what it says, and where it comes from.
 struct Rule {
-  std::string name;     // "hw.smem_per_block", "spec.sm_mem_limit"
-  std::string text;     // human statement, e.g. "shared memory per block <= 96 KB"
-  Loc loc;              // spec location for user rules; invalid for hardware rules
-  std::string origin;   // "hardware", "numerics", "user"
-  std::string decl;     // user rules: the declaration as written ("sm_mem_limit 96")
+  std::string name;    // "hw.smem_per_block", "spec.sm_mem_limit"
+  std::string text;    // human statement, e.g. "shared memory per block <= 96 KB"
+  Loc loc;             // spec location for user rules; invalid for hardware rules
+  std::string origin;  // "hardware", "numerics", "user"
+  std::string decl;    // user rules: the declaration as written ("sm_mem_limit 96")
 };
 
 struct Options {
-  int max_values = 0;   // cap each variable's domain (tests)
+  int max_values = 0;          // cap each variable's domain (tests)
   std::vector<Point> exclude;  // points a backend rejected: the next-best plan is wanted
   std::string family;          // solve this instruction family only ("" = every one the problem allows)
   double budget_s = 60;        // wall-clock seconds for all of one solve's queries
   /// A saved plan's schedule (compile --from-plan): each variable held to its value by a rule of
   /// its own ("plan.tile_m"), so that a plan breaking a rule is explained like an infeasible spec.
   std::vector<std::pair<std::string, std::int64_t>> fixed;
-  std::string fixed_from;      // where the fixed values come from, for the rules' text
+  std::string fixed_from;  // where the fixed values come from, for the rules' text
   /// Saved plans' schedules (compile --exclude-plan), each with its family: no point of those is a
   /// candidate, so the solver answers with the next-best plan.
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::int64_t>>>> exclude_schedules;
@@ -63,8 +63,8 @@ struct Result {
     std::optional<double> predicted_us;  // none: no point of this family satisfies every rule
   };
   std::vector<FamilyResult> families;  // each family solved, in the order tried
-  Point point;           // the chosen point (when plan)
-  std::int64_t cost = 0; // its objective value
+  Point point;                         // the chosen point (when plan)
+  std::int64_t cost = 0;               // its objective value
 };
 
 /// Build the space and the rules, and find the optimum. Where the problem allows several

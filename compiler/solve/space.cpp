@@ -105,7 +105,8 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   for (auto* v : {&tm, &tn, &tk, &wm, &stages, &raster, &occ}) cap(*v, max_values);
   s.vars = {
       {"tile_m", tm, fmt::format("multiples of the instruction's M ({}) per warpgroup", s.im)},
-      {"tile_n", tn, fmt::format("powers of two from one {}-element slab up to the instruction's N ({})", slab, ins->n)},
+      {"tile_n", tn,
+       fmt::format("powers of two from one {}-element slab up to the instruction's N ({})", slab, ins->n)},
       {"tile_k", tk, "one 128-byte swizzle atom row of elements"},
       {"warp_m", wm, "warps along M: one or two warpgroups of 4 warps"},
       {"warp_n", wn, "a warpgroup spans the whole tile_n"},
@@ -254,7 +255,8 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
   s.vars = {
       {"tile_m", tm, fmt::format("powers of two, multiples of the instruction's M ({})", s.im)},
       {"tile_n", tn, fmt::format("powers of two, multiples of the instruction's N ({})", s.in)},
-      {"tile_k", tk, fmt::format("powers of two, multiples of the K step ({})", std::max<std::int64_t>(p.k_step, s.ik))},
+      {"tile_k", tk,
+       fmt::format("powers of two, multiples of the K step ({})", std::max<std::int64_t>(p.k_step, s.ik))},
       {"warp_m", wm, "warps along M"},
       {"warp_n", wn, "warps along N"},
       {"stages", stages, g.has_cp_async ? "cp.async pipeline depth" : "register double buffering (no cp.async)"},
@@ -319,9 +321,10 @@ bool tma_strides_aligned(const Space& s) {
 }
 
 std::string tma_strides_rule(const Space& s) {
-  return fmt::format("the TMA loader needs A's and B's row strides to be multiples of 16 bytes (A: {} × {} bits, "
-                     "B: {} × {} bits)",
-                     lda_of(s), s.a_bits, ldb_of(s), s.b_bits);
+  return fmt::format(
+      "the TMA loader needs A's and B's row strides to be multiples of 16 bytes (A: {} × {} bits, "
+      "B: {} × {} bits)",
+      lda_of(s), s.a_bits, ldb_of(s), s.b_bits);
 }
 
 std::string tma_refusal(const Space& s) {
@@ -368,7 +371,8 @@ std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, s
   std::int64_t wtm = std::max<std::int64_t>(1, tm / wm), wtn = std::max<std::int64_t>(1, tn / wn);
   std::int64_t acc = ceil_div(wtm * wtn * s.acc_bits, 32 * 32);
   std::int64_t kstep = s.family == "simt" ? 1 : s.ik;
-  std::int64_t frag = 2 * (ceil_div(wtm * kstep * s.compute_bits, 32 * 32) + ceil_div(wtn * kstep * s.compute_bits, 32 * 32));
+  std::int64_t frag =
+      2 * (ceil_div(wtm * kstep * s.compute_bits, 32 * 32) + ceil_div(wtn * kstep * s.compute_bits, 32 * 32));
   // Without cp.async the next K tile travels through registers: its share of the tile per thread,
   // and the global addresses and predicates of its loads (48 more: ptxas for sm_75, the oldest
   // target CUDA 13 assembles, put the Volta example's kernel at 255 registers where this estimate

@@ -38,12 +38,12 @@ inline constexpr double kLogScale = 1e6;
 struct Space {
   const GemmProblem* problem = nullptr;
   bool gpu = true;
-  std::string family;          // mma.sync, wgmma, simt, npu
-  std::int64_t im = 1, in = 1, ik = 1;  // a warp's step (instruction, or PE array) shape
+  std::string family;                     // mma.sync, wgmma, simt, npu
+  std::int64_t im = 1, in = 1, ik = 1;    // a warp's step (instruction, or PE array) shape
   std::int64_t instr_m = 0, instr_n = 0;  // the instruction's own M and N where they differ (m8n8k4)
   int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
-  double peak_flops_per_ns_sm = 0;  // GPU: per SM
+  double peak_flops_per_ns_sm = 0;              // GPU: per SM
   double dram_bytes_per_ns_sm = 0, l2_bytes_per_ns_sm = 0;
   double latency_ns = 0;
   std::vector<Var> vars;
@@ -117,10 +117,10 @@ std::int64_t l2_hit_milli(const Space& s, std::int64_t tm, std::int64_t tn, std:
 
 // ---- the cost model (log2 of nanoseconds, scaled by kLogScale) --------------------------------
 struct CostTerms {
-  std::int64_t waves = 0;      // log2 waves
-  std::int64_t iters = 0;      // log2 (k_iters + stages - 1)
-  std::int64_t epilogue = 0;   // log2 (1 + epilogue / main loop)
-  std::int64_t loader = 0;     // log2 of the loader's measured slowdown (wgmma: cp.async against TMA)
+  std::int64_t waves = 0;                       // log2 waves
+  std::int64_t iters = 0;                       // log2 (k_iters + stages - 1)
+  std::int64_t epilogue = 0;                    // log2 (1 + epilogue / main loop)
+  std::int64_t loader = 0;                      // log2 of the loader's measured slowdown (wgmma: cp.async against TMA)
   std::int64_t math = 0, mem = 0, latency = 0;  // log2 ns per iteration, each a lower bound
   std::int64_t total() const;
   const char* bound() const;

@@ -28,8 +28,7 @@ inline constexpr int kExitInternalError = 70;
 
 }  // namespace dg
 
-#define DG_INTERNAL_ASSERT(cond, msg)                          \
-  do {                                                         \
+#define DG_INTERNAL_ASSERT(cond, msg)                           \
+  do {                                                          \
     if (!(cond)) ::dg::internal_error(__FILE__, __LINE__, msg); \
   } while (0)
-

@@ -159,8 +159,7 @@ bool is_one_of(const std::string& path, const std::vector<std::string>& inputs) 
   if (::stat(path.c_str(), &out) != 0) return false;
   for (const auto& in : inputs) {
     struct stat st {};
-    if (!in.empty() && ::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
-      return true;
+    if (!in.empty() && ::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino) return true;
   }
   return false;
 }

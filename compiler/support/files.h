@@ -22,9 +22,9 @@
 namespace dg {
 
 /// The largest inputs of each format.
-inline constexpr std::uint64_t kMaxSpecBytes = 256u << 10;        // a .dgml spec: 256 KiB
-inline constexpr std::uint64_t kMaxHwModelBytes = 1u << 20;       // a hardware model (JSON): 1 MiB
-inline constexpr std::uint64_t kMaxPlanBytes = 4u << 20;          // a saved plan (JSON): 4 MiB
+inline constexpr std::uint64_t kMaxSpecBytes = 256u << 10;       // a .dgml spec: 256 KiB
+inline constexpr std::uint64_t kMaxHwModelBytes = 1u << 20;      // a hardware model (JSON): 1 MiB
+inline constexpr std::uint64_t kMaxPlanBytes = 4u << 20;         // a saved plan (JSON): 4 MiB
 inline constexpr std::uint64_t kMaxModuleBytes = 0xFFFFFFF0ull;  // a .ko module: its 32-bit file size
 
 /// Read all of the regular file `path`, at most `max_bytes`; false with `why` otherwise

@@ -137,8 +137,8 @@ void exactly_once(const Plan& p, const std::vector<IndexVar>& vars, const Affine
 
 /// A persistent grid (the TMA loader's): G blocks, block b taking the tiles b + i·G for
 /// i < (T - b + G - 1) / G. The bound is written here as codegen/wgmma_tma.cpp's my_tiles()
-/// computes it: the proof holds for any G >= 1, so what it checks is that formula. Every tile in [0, T) is taken by exactly one
-/// (block, iteration), and no iteration takes a tile past the last.
+/// computes it: the proof holds for any G >= 1, so what it checks is that formula. Every tile in [0, T) is taken by
+/// exactly one (block, iteration), and no iteration takes a tile past the last.
 void persistent_tiles(const Plan& p, Certificate& cert) {
   const std::int64_t T = p.grid_m * p.grid_n, G = p.persistent_blocks;
   auto loop_ok = [&](Query& q, const Expr& b, const Expr& i) {
@@ -146,7 +146,8 @@ void persistent_tiles(const Plan& p, Certificate& cert) {
     return smt::all_of({b >= 0, b < G, i >= 0, i < (q.z().int_val(T) - b + G - 1) / q.z().int_val(G)});
   };
   {
-    Check c{"tile_loop_in_range", fmt::format("every iteration of the {} persistent blocks takes a tile in [0, {})", G, T)};
+    Check c{"tile_loop_in_range",
+            fmt::format("every iteration of the {} persistent blocks takes a tile in [0, {})", G, T)};
     Query q(c.name);
     Expr b = q.named("block", q.z().int_var("block")), i = q.named("iteration", q.z().int_var("iteration"));
     q.z().add(loop_ok(q, b, i));
@@ -233,9 +234,10 @@ void bank_conflicts(const Plan& p, Certificate& cert) {
     std::int64_t rows, row_bytes;
   };
   for (const Tile& t : {Tile{"a", d.a_smem_rows, d.a_smem_row_bytes}, Tile{"b", d.b_smem_rows, d.b_smem_row_bytes}}) {
-    Check c{fmt::format("{}_smem_conflict_free", t.name),
-            fmt::format("8-row 16-byte shared-memory reads of {}'s tile ({} rows × {} B, {}) hit 8 distinct bank groups",
-                        t.name, t.rows, t.row_bytes, p.smem_layout)};
+    Check c{
+        fmt::format("{}_smem_conflict_free", t.name),
+        fmt::format("8-row 16-byte shared-memory reads of {}'s tile ({} rows × {} B, {}) hit 8 distinct bank groups",
+                    t.name, t.rows, t.row_bytes, p.smem_layout)};
     Query q(c.name);
     smt::Solver& z = q.z();
     auto bv = [&](std::uint64_t v) { return z.bv_val(v, 32); };

@@ -16,7 +16,7 @@ namespace dg::verify {
 
 struct Check {
   std::string name;
-  std::string statement;     // what was proved
+  std::string statement;  // what was proved
   bool passed = false;
   std::string counterexample;  // when failed: "block_m=3, warp_m=1, ... -> row 400"
   double ms = 0;

@@ -145,7 +145,8 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
       auto t0 = std::chrono::steady_clock::now();
       for (int jk = 1; jk <= max_k; ++jk) {
         bool base_ok = true;
-        for (int step = 0; step <= jk && base_ok; ++step) base_ok = c.any_fails_at(step, true, all) == smt::Result::Unsat;
+        for (int step = 0; step <= jk && base_ok; ++step)
+          base_ok = c.any_fails_at(step, true, all) == smt::Result::Unsat;
         if (!base_ok) break;
         if (c.any_fails_at(jk, false, all) == smt::Result::Unsat) {
           const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -174,12 +175,14 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
             continue;
           }
           smt::Result b = c.fails_at(all[i].id, step, true, all);
-          r.properties[i].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          r.properties[i].ms +=
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
           if (b != smt::Result::Unsat) {
             failed[i] = true;
             r.properties[i].depth = step;
-            r.properties[i].detail = b == smt::Result::Sat ? "fails " + after_reset(step)
-                                                  : fmt::format("no answer within {} ms at step {}", check_ms, step);
+            r.properties[i].detail = b == smt::Result::Sat
+                                         ? "fails " + after_reset(step)
+                                         : fmt::format("no answer within {} ms at step {}", check_ms, step);
           }
         }
       base_done = k;
@@ -206,7 +209,7 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
       else if (std::find(failed.begin(), failed.end(), true) != failed.end())
         p.detail = "not proved: another assertion fails";
       else
-        p.detail = inductive[i]  ? fmt::format("inductive only together with an unproved assertion (k = {})", max_k)
+        p.detail = inductive[i]   ? fmt::format("inductive only together with an unproved assertion (k = {})", max_k)
                    : undecided[i] ? "holds " + after_reset(max_k) + "; the induction step got no answer in time"
                                   : fmt::format("holds {}, but is not {}-inductive", after_reset(max_k), max_k);
     }

@@ -17,8 +17,8 @@ struct PropertyResult {
   std::string name;      // the assertion's cell name
   std::string location;  // source location, file:line.col-line.col
   bool proved = false;
-  int depth = 0;         // k of the proof, or the failing step
-  std::string detail;    // "k-induction, k = 2" or why it failed
+  int depth = 0;       // k of the proof, or the failing step
+  std::string detail;  // "k-induction, k = 2" or why it failed
   double ms = 0;
 };
 

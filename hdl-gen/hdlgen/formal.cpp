@@ -107,16 +107,17 @@ FormalReport prove(const Design& d, int max_k, unsigned budget_ms) {
       auto script = [&](const std::string& files) {
         // (A top with set parameters that instantiates others comes out of prep as a derived
         // module, $paramod/...: renamed back, so that the proof finds it by its name.)
-        return fmt::format("read_verilog -sv -formal -DFORMAL {}\n{}prep -flatten -top {}\nrename -top {}\n"
-                           "async2sync\ndffunmap\nwrite_smt2 -wires {}.smt2\n",
-                           files, chparam, top, top, top);
+        return fmt::format(
+            "read_verilog -sv -formal -DFORMAL {}\n{}prep -flatten -top {}\nrename -top {}\n"
+            "async2sync\ndffunmap\nwrite_smt2 -wires {}.smt2\n",
+            files, chparam, top, top, top);
       };
       // One module per file: the module's own file is enough unless it instantiates others, and
       // Yosys reads one file in a fraction of the time it takes for all. Where that is refused
       // (a module it does not find), every file of the design. The hierarchy is flattened: the
       // assertions of instances are checked as the top's own.
-      const bool own_file = std::any_of(d.files.begin(), d.files.end(),
-                                        [&](const VerilogFile& f) { return f.name == top + ".v"; });
+      const bool own_file =
+          std::any_of(d.files.begin(), d.files.end(), [&](const VerilogFile& f) { return f.name == top + ".v"; });
       std::string log;
       if ((!own_file || s.yosys(script(top + ".v"), log) != 0) && s.yosys(script(s.file_list()), log) != 0) {
         mp.result.error = "yosys could not prepare the module for proof";

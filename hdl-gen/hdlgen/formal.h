@@ -16,9 +16,9 @@ struct ModuleProof {
   std::string params;  // the parameters it was proved with, "BeatBytes=4, ..." (library modules)
   formal::InductionResult result;
   std::vector<std::string> statements;  // per property: its assert statement, from the design's files
-  std::string note;  // what the proof leaves out at these parameters (Design::formal_notes)
-  double ms = 0;     // Yosys and Z3 together
-  std::string log;   // Yosys's output when it failed
+  std::string note;                     // what the proof leaves out at these parameters (Design::formal_notes)
+  double ms = 0;                        // Yosys and Z3 together
+  std::string log;                      // Yosys's output when it failed
 };
 
 struct FormalReport {

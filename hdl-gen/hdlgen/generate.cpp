@@ -35,7 +35,6 @@ int bits_for(std::int64_t v) {  // bits to hold 0 .. v
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-
 /// Bits an element occupies in NPU memory (hw::npu_element_bits: 4-bit elements are packed two
 /// per byte, the even index of a row in the low nibble); 0 for a type the MAC array does not take.
 std::int64_t element_bits(const std::string& type) {
@@ -48,11 +47,11 @@ std::int64_t element_bits(const std::string& type) {
 /// One stream of the plan's tile loop nest: which dimensions its tile rows and row segments
 /// come from, its leading dimension, and its element size.
 struct Stream {
-  std::string id;       // a, b, c
-  std::string what;     // for comments
+  std::string id;         // a, b, c
+  std::string what;       // for comments
   char row_dim, seg_dim;  // 'm', 'n', 'k'
-  bool has_k_loop;      // A and B are read once per K tile; C is written once per (block_m, block_n)
-  std::int64_t ebits;   // element bits in memory (4: two per byte)
+  bool has_k_loop;        // A and B are read once per K tile; C is written once per (block_m, block_n)
+  std::int64_t ebits;     // element bits in memory (4: two per byte)
 };
 
 std::int64_t tile_of(const Plan& p, char d) { return d == 'm' ? p.tile_m : d == 'n' ? p.tile_n : p.tile_k; }
@@ -287,7 +286,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "      assert (f_blocks == {} && f_blocks < 32'd{});\n"
         "      assert (f_in == {} && f_in < f_per_block);\n"
         "    end\n"
-        "    if (rst_ni && f_past_valid && done_q) assert (f_blocks == 32'd{} && f_in == 32'd0);  // all {} blocks, none more\n"
+        "    if (rst_ni && f_past_valid && done_q) assert (f_blocks == 32'd{} && f_in == 32'd0);  // all {} blocks, "
+        "none more\n"
         "  end\n",
         s.id == "a" ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block, gm * gn, in_block,
         gm * gn, gm * gn);
@@ -297,14 +297,15 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     std::string idx, total;
     if (s.id == "a") {
       const std::string inner = fmt::format("({} * 32'd{} + {})", nt, gk, kt);
-      idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", gn * gk, full_m, inner, lm, inner,
-                        last_m);
+      idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", gn * gk, full_m, inner, lm,
+                        inner, last_m);
       total = std::to_string(p.M * gn * gk);
     } else if (s.id == "b") {
       idx = fmt::format("((32'(m0_q) >> {}) * 32'd{} + {}) * 32'd{} + 32'(k0_q) + 32'(r_q)", lm, gn, nt, K);
       total = std::to_string(gm * gn * K);
     } else {
-      idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", gn, full_m, nt, lm, nt, last_m);
+      idx =
+          fmt::format("32'(m0_q) * 32'd{} + ({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", gn, full_m, nt, lm, nt, last_m);
       total = std::to_string(p.M * gn);
     }
     once = fmt::format(
@@ -327,58 +328,64 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   std::string ld_bytes = ld_fixed ? fmt::format("  assign ld_bytes = 32'd{};  // {} is fixed by the plan\n", ld_const,
                                                 s.seg_dim == 'k' ? "K" : "N")
                                   : "  assign ld_bytes = (32'(@LD@_q) << LgBits) >> 3;\n";
-  std::string text = subst(kAguTemplate, {
-      {"ONCE", once},
-      {"LDBYTES", ld_bytes},
-      // The property's row stride: the plan's constant when fixed (the latched register equals
-      // it, as asserted above), which keeps the proof linear.
-      {"LDSPEC", ld_fixed ? fmt::format("32'd{}", ld_const) : "((32'(@LD@_q) << LgBits) >> 3)"},
-      {"HEADER", header},
-      {"WHAT", s.what},
-      {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
-      {"BEAT", std::to_string(beat)},
-      {"BANKS", std::to_string(n.spad_banks)},
-      {"MOD", mod},
-      {"ADVANCE", advance_code(s)},
-      {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
-      {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
-      {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
-      {"UNUSED", s.has_k_loop ? "" : "  // C has no K loop: K and the K tile only shape the other streams.\n  logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
-      {"EXTENT_I", extent_i},
-  }, false);;
+  std::string text =
+      subst(kAguTemplate,
+            {
+                {"ONCE", once},
+                {"LDBYTES", ld_bytes},
+                // The property's row stride: the plan's constant when fixed (the latched register equals
+                // it, as asserted above), which keeps the proof linear.
+                {"LDSPEC", ld_fixed ? fmt::format("32'd{}", ld_const) : "((32'(@LD@_q) << LgBits) >> 3)"},
+                {"HEADER", header},
+                {"WHAT", s.what},
+                {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
+                {"BEAT", std::to_string(beat)},
+                {"BANKS", std::to_string(n.spad_banks)},
+                {"MOD", mod},
+                {"ADVANCE", advance_code(s)},
+                {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
+                {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
+                {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
+                {"UNUSED", s.has_k_loop ? ""
+                                        : "  // C has no K loop: K and the K tile only shape the other streams.\n  "
+                                          "logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
+                {"EXTENT_I", extent_i},
+            },
+            false);
+  ;
   return subst(text, {
-      {"DW", D},
-      {"DW1", std::to_string(dw - 1)},
-      {"LW", std::to_string(lw)},
-      {"LW1", std::to_string(lw - 1)},
-      {"TRW1", std::to_string(trw - 1)},
-      {"TM", std::to_string(p.tile_m)},
-      {"TN", std::to_string(p.tile_n)},
-      {"TK", std::to_string(p.tile_k)},
-      {"TR", std::to_string(rows)},
-      {"TS", std::to_string(seg)},
-      {"LTM0", std::to_string(std::max(0, log2_exact(p.tile_m) - 1))},
-      {"LTN0", std::to_string(std::max(0, log2_exact(p.tile_n) - 1))},
-      {"LTK0", std::to_string(std::max(0, log2_exact(p.tile_k) - 1))},
-      {"LEB", std::to_string(log2_exact(s.ebits))},
-      {"LGBEAT", std::to_string(log2_exact(beat))},
-      {"LGBEATB", std::to_string(log2_exact(beat) + 3)},
-      {"BEATB1", std::to_string(beat * 8 - 1)},
-      {"LGBEAT1", std::to_string(log2_exact(beat) - 1)},
-      {"BEAT1", std::to_string(beat - 1)},
-      {"RB", std::string(1, s.row_dim)},
-      {"SB", std::string(1, s.seg_dim)},
-      {"RL", rl},
-      {"SL", std::string(1, s.seg_dim)},
-      {"LD", ld},
-      {"MMAX", std::to_string(p.M)},
-      {"NMAX", std::to_string(p.N)},
-      {"KMIN", std::to_string(kmin)},
-      {"KMAX", std::to_string(kmax)},
-      {"AW", std::to_string(n.bus_addr_bits)},
-      {"AW1", std::to_string(n.bus_addr_bits - 1)},
-      {"AWP", std::to_string(n.bus_addr_bits + 1)},
-  });
+                         {"DW", D},
+                         {"DW1", std::to_string(dw - 1)},
+                         {"LW", std::to_string(lw)},
+                         {"LW1", std::to_string(lw - 1)},
+                         {"TRW1", std::to_string(trw - 1)},
+                         {"TM", std::to_string(p.tile_m)},
+                         {"TN", std::to_string(p.tile_n)},
+                         {"TK", std::to_string(p.tile_k)},
+                         {"TR", std::to_string(rows)},
+                         {"TS", std::to_string(seg)},
+                         {"LTM0", std::to_string(std::max(0, log2_exact(p.tile_m) - 1))},
+                         {"LTN0", std::to_string(std::max(0, log2_exact(p.tile_n) - 1))},
+                         {"LTK0", std::to_string(std::max(0, log2_exact(p.tile_k) - 1))},
+                         {"LEB", std::to_string(log2_exact(s.ebits))},
+                         {"LGBEAT", std::to_string(log2_exact(beat))},
+                         {"LGBEATB", std::to_string(log2_exact(beat) + 3)},
+                         {"BEATB1", std::to_string(beat * 8 - 1)},
+                         {"LGBEAT1", std::to_string(log2_exact(beat) - 1)},
+                         {"BEAT1", std::to_string(beat - 1)},
+                         {"RB", std::string(1, s.row_dim)},
+                         {"SB", std::string(1, s.seg_dim)},
+                         {"RL", rl},
+                         {"SL", std::string(1, s.seg_dim)},
+                         {"LD", ld},
+                         {"MMAX", std::to_string(p.M)},
+                         {"NMAX", std::to_string(p.N)},
+                         {"KMIN", std::to_string(kmin)},
+                         {"KMAX", std::to_string(kmax)},
+                         {"AW", std::to_string(n.bus_addr_bits)},
+                         {"AW1", std::to_string(n.bus_addr_bits - 1)},
+                         {"AWP", std::to_string(n.bus_addr_bits + 1)},
+                     });
 }
 
 /// An input element as the MAC array takes it: bits in memory, bits used, signedness.
@@ -390,9 +397,12 @@ struct ElemFormat {
 ElemFormat elem_format(const std::string& type) {
   ElemFormat f;
   f.mem_bits = static_cast<int>(element_bits(type));
-  if (type == "int4") f.bits = 4;
-  else if (type == "int8") f.bits = 8;
-  else if (type == "int16") f.bits = 16;
+  if (type == "int4")
+    f.bits = 4;
+  else if (type == "int8")
+    f.bits = 8;
+  else if (type == "int16")
+    f.bits = 16;
   else if (type.size() >= 2 && (type[0] == 's' || type[0] == 'u')) {
     f.bits = std::atoi(type.c_str() + 1);
     f.is_signed = type[0] == 's';
@@ -410,20 +420,23 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     throw UserError(fmt::format("{}×{} inputs are not generated: the MAC array takes integers of 2 to 16 bits",
                                 p.a_type, p.b_type));
   if ((ec != 32 && ec != 64) || p.c_type == "fp32")
-    throw UserError(fmt::format("a {} output is not generated yet for NPUs: declare output int32 (saturated from wider "
-                                "accumulators) or int64",
-                                p.c_type));
+    throw UserError(
+        fmt::format("a {} output is not generated yet for NPUs: declare output int32 (saturated from wider "
+                    "accumulators) or int64",
+                    p.c_type));
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
   if (p.batch != 1) throw UserError("batched GEMM is not generated yet for NPUs");
   if (p.epilogue != "none" && !p.epilogue.empty())
     throw UserError(fmt::format("the fused '{}' epilogue is not generated yet for NPUs", p.epilogue));
   if (p.dataflow != "output_stationary" && p.dataflow != "weight_stationary")
-    throw UserError(fmt::format("the generated compute engines are weight stationary and output stationary; the plan "
-                                "is '{}'",
-                                p.dataflow));
+    throw UserError(
+        fmt::format("the generated compute engines are weight stationary and output stationary; the plan "
+                    "is '{}'",
+                    p.dataflow));
   if (std::find(hw.npu.dataflows.begin(), hw.npu.dataflows.end(), p.dataflow) == hw.npu.dataflows.end())
-    throw UserError(fmt::format("{}: the plan's dataflow is {}, which npu.dataflows does not list", hw.name, p.dataflow));
+    throw UserError(
+        fmt::format("{}: the plan's dataflow is {}, which npu.dataflows does not list", hw.name, p.dataflow));
 
   // The datapath's geometry, and the conditions the generated engine relies on.
   const std::int64_t beat = n.bus_data_bits / 8, word = n.spad_width_bits / 8;
@@ -433,15 +446,18 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   // The DMA moves whole bus beats: every row of A, B and C must be a whole number of them.
   auto beats_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bits) {
     if ((elems * bits) % (8 * beat) != 0)
-      refuse(fmt::format("rows of {} ({} = {} elements, {} bytes) are not whole {}-byte bus beats, which the DMA "
-                         "moves; make {} a multiple of {}",
-                         what, dim, elems, fmt::format("{}{}", elems * bits / 8, elems * bits % 8 ? ".5" : ""), beat, dim,
-                         8 * beat / std::gcd(8 * beat, bits)));
+      refuse(
+          fmt::format("rows of {} ({} = {} elements, {} bytes) are not whole {}-byte bus beats, which the DMA "
+                      "moves; make {} a multiple of {}",
+                      what, dim, elems, fmt::format("{}{}", elems * bits / 8, elems * bits % 8 ? ".5" : ""), beat, dim,
+                      8 * beat / std::gcd(8 * beat, bits)));
   };
   // A run-time K is checked by the runtime against the plan's k_align; the largest K of the range
   // (the K a module starts with) must itself be one.
-  if (!p.k_dynamic) beats_of("A", "K", p.K, ea);
-  else beats_of("A", "K_max", p.K_max, ea);
+  if (!p.k_dynamic)
+    beats_of("A", "K", p.K, ea);
+  else
+    beats_of("A", "K_max", p.K_max, ea);
   beats_of("B", "N", p.N, eb);
   beats_of("C", "N", p.N, ec);
   // The AGUs add a 32-bit offset to an operand's base: each operand is at most 4 GiB (at the
@@ -452,9 +468,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                                 m * nn * static_cast<double>(ec) / 8};
   for (int i = 0; i < 3; ++i)
     if (extent_max[i] > 4294967296.0)
-      refuse(fmt::format("{} is {:.0f} bytes; the generated AGUs address within an operand with 32-bit offsets, so "
-                         "each operand is at most 4 GiB: make M, N or K smaller",
-                         "ABC"[i], extent_max[i]));
+      refuse(
+          fmt::format("{} is {:.0f} bytes; the generated AGUs address within an operand with 32-bit offsets, so "
+                      "each operand is at most 4 GiB: make M, N or K smaller",
+                      "ABC"[i], extent_max[i]));
   const ElemFormat fa = elem_format(p.a_type), fb = elem_format(p.b_type);
   // The scratchpad buffers, queues and cycle estimate: the plan's layout, which the solver's rules
   // and cost computed by the same function (hw::npu_layout); recomputed here from the plan's
@@ -473,8 +490,9 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   const hw::NpuLayout lay = hw::npu_layout(n, tiling);
   if (!lay.unbuildable.empty()) refuse(lay.unbuildable);
   if (p.npu_layout.has_value() && !(*p.npu_layout == lay))
-    refuse("the plan's npu_layout is not the layout of its schedule on this model (a plan edited by hand, or of another "
-           "model): recompile from the spec");
+    refuse(
+        "the plan's npu_layout is not the layout of its schedule on this model (a plan edited by hand, or of another "
+        "model): recompile from the spec");
   EngineParams e;
   e.rows = n.pe_rows;
   e.cols = n.pe_cols;
@@ -526,7 +544,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   const std::vector<Stream> streams = {
       {"a", "A (activations, M×K, row-major): tile_m rows of tile_k elements", 'm', 'k', true, ea},
       {"b", "B (weights, K×N, row-major): tile_k rows of tile_n elements", 'k', 'n', true, eb},
-      {"c", fmt::format("C (outputs, M×N, row-major, {}): tile_m rows of tile_n elements", p.c_type), 'm', 'n', false, ec},
+      {"c", fmt::format("C (outputs, M×N, row-major, {}): tile_m rows of tile_n elements", p.c_type), 'm', 'n', false,
+       ec},
   };
   TopParams tp;
   tp.top = d.top;
@@ -553,7 +572,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header)});
     d.formal_tops.push_back(mod);
     const std::int64_t seg = tile_of(p, s.seg_dim);
-    TopStream ts{s.id, bits_for(ceil_div(seg * s.ebits, 8 * tp.beat_bytes)), std::max(1, log2_exact(tile_of(p, s.row_dim)))};
+    TopStream ts{s.id, bits_for(ceil_div(seg * s.ebits, 8 * tp.beat_bytes)),
+                 std::max(1, log2_exact(tile_of(p, s.row_dim)))};
     if (s.id == "a") ts = {ts.id, ts.beats_bits, ts.row_bits, e.a_words, e.a_base0, e.a_base1};
     if (s.id == "b") ts = {ts.id, ts.beats_bits, ts.row_bits, e.b_words, e.b_base0, e.b_base1};
     // The request queue tracks the rows in flight, its AXI4 master the bursts outstanding (A and
@@ -574,8 +594,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   d.files.push_back({d.top + ".v", axi_top_module(tp)});
   d.files.push_back({d.top + "_core.v", top_module(tp)});
   // The library modules with properties are proved as the top instantiates them.
-  d.formal_params["dg_burst_split"] = {
-      {"AddrW", n.bus_addr_bits}, {"BeatBytes", beat}, {"MaxBurst", n.bus_max_burst_beats}, {"Boundary", n.bus_boundary_bytes}};
+  d.formal_params["dg_burst_split"] = {{"AddrW", n.bus_addr_bits},
+                                       {"BeatBytes", beat},
+                                       {"MaxBurst", n.bus_max_burst_beats},
+                                       {"Boundary", n.bus_boundary_bytes}};
   if ((n.bus_max_burst_beats & (n.bus_max_burst_beats - 1)) != 0)
     d.formal_notes["dg_burst_split"] = fmt::format(
         "the number of bursts a request leaves in is not asserted: the maximum burst, {} beats, is not a power of two",
@@ -588,9 +610,11 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                               {"LgOut", tp.streams[stream].lg_out}};
   d.formal_notes["dg_axi_wr_proof"] =
       "the write data channel is idle in this proof: its rules are checked in co-simulation, not proved";
-  d.formal_params["dg_spad_arbiter"] = {
-      {"Banks", e.banks}, {"LgBanks", e.lg_banks}, {"WordBits", e.word_bits}, {"SpadAW", e.spad_aw},
-      {"BFirst", e.b_first ? 1 : 0}};
+  d.formal_params["dg_spad_arbiter"] = {{"Banks", e.banks},
+                                        {"LgBanks", e.lg_banks},
+                                        {"WordBits", e.word_bits},
+                                        {"SpadAW", e.spad_aw},
+                                        {"BFirst", e.b_first ? 1 : 0}};
   for (auto& f : agus) d.files.push_back(std::move(f));
   for (const auto& lib : rtl_library()) {
     // One compute engine: the plan's dataflow's.

@@ -33,8 +33,8 @@ struct VerilogFile {
 /// One MMIO register of the generated top, as the runtimes program it.
 struct Register {
   std::string name;
-  std::uint32_t offset = 0;   // from the model's mmio_base
-  std::string access;         // "rw", "ro", "wo"
+  std::uint32_t offset = 0;  // from the model's mmio_base
+  std::string access;        // "rw", "ro", "wo"
   std::string meaning;
 };
 
@@ -50,9 +50,9 @@ struct Design {
   std::map<std::string, std::string> formal_notes;
   std::vector<Register> registers;
   std::uint64_t mmio_base = 0;
-  int addr_bits = 32;                     // the DMA masters' AXI4 address width (the model's bus_addr_bits)
-  std::uint32_t id = 0;                  // the ID register's value: identifies the design (a hash of its plan)
-  std::int64_t cycle_bound = 0;          // the plan's estimate of a run's address-stream cycles
+  int addr_bits = 32;            // the DMA masters' AXI4 address width (the model's bus_addr_bits)
+  std::uint32_t id = 0;          // the ID register's value: identifies the design (a hash of its plan)
+  std::int64_t cycle_bound = 0;  // the plan's estimate of a run's address-stream cycles
 };
 
 /// The design for an NPU plan; `name` (letters, digits, '_') becomes part of module names.
@@ -62,6 +62,5 @@ Design generate(const Plan& plan, const hw::HwModel& hw, const std::string& name
 /// All files of the design concatenated, each under a `// ---- file: NAME` line (the module's
 /// Verilog section and --emit=verilog to stdout).
 std::string bundle(const Design& d);
-
 
 }  // namespace dg::hdlgen

@@ -21,7 +21,9 @@ std::string upper(std::string s) {
   return s;
 }
 
-const char* access_name(regs::Access a) { return a == regs::kRO ? "read-only" : a == regs::kWO ? "write-only" : "read-write"; }
+const char* access_name(regs::Access a) {
+  return a == regs::kRO ? "read-only" : a == regs::kWO ? "write-only" : "read-write";
+}
 
 // The reset value a register reads in this design: the table's, except the two constants of the
 // design (ID and BOUND).
@@ -46,12 +48,18 @@ std::string rdl_string(const std::string& s) {
 std::string xml(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else if (c == '\'') out += "&apos;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '"')
+      out += "&quot;";
+    else if (c == '\'')
+      out += "&apos;";
+    else
+      out += c;
   }
   return out;
 }
@@ -76,8 +84,8 @@ std::string regs_c_header(const Design& d) {
   for (const auto& r : regs::kRegisters) {
     const std::string R = fmt::format("{}_{}", P, r.name);
     t += fmt::format("/* {}: {} ({}) */\n", r.name, r.desc, access_name(r.access));
-    t += fmt::format("#define {}_OFFSET 0x{:03X}u\n#define {}_ADDR ({}_BASE + {}_OFFSET)\n#define {}_RESET 0x{:08X}u\n", R,
-                     r.offset, R, P, R, R, reset_of(r, d));
+    t += fmt::format("#define {}_OFFSET 0x{:03X}u\n#define {}_ADDR ({}_BASE + {}_OFFSET)\n#define {}_RESET 0x{:08X}u\n",
+                     R, r.offset, R, P, R, R, reset_of(r, d));
     for (std::uint8_t i = 0; i < r.field_count; ++i) {
       const auto& f = r.fields[i];
       t += fmt::format("#define {}_{}_SHIFT {}u\n#define {}_{}_MASK 0x{:08X}u /* {} */\n", R, f.name, f.lsb, R, f.name,
@@ -86,7 +94,8 @@ std::string regs_c_header(const Design& d) {
     t += "\n";
   }
   t += fmt::format("/* ERROR.CODE values */\n");
-  for (const auto& e : regs::kErrorCodes) t += fmt::format("#define {}_ERROR_{} {}u /* {} */\n", P, e.name, e.code, e.meaning);
+  for (const auto& e : regs::kErrorCodes)
+    t += fmt::format("#define {}_ERROR_{} {}u /* {} */\n", P, e.name, e.code, e.meaning);
   t += fmt::format("\n#endif /* {}_REGS_H */\n", P);
   return t;
 }
@@ -115,9 +124,11 @@ std::string regs_systemrdl(const Design& d) {
   constexpr int code_bits = regs::field("ERROR", "CODE").width;
   for (const auto& e : regs::kErrorCodes)
     t += fmt::format("    {} = {}'d{} {{ desc = \"{}\"; }};\n", e.name, code_bits, e.code, rdl_string(e.meaning));
-  t += fmt::format("}};\n\naddrmap {} {{\n    name = \"{}\";\n    desc = \"MMIO base 0x{:08X}; design ID 0x{:08X}; {}-bit bus addresses\";\n"
-                   "    default regwidth = 32;\n    default accesswidth = 32;\n\n",
-                   d.top, d.top, d.mmio_base, design_id(d), d.addr_bits);
+  t += fmt::format(
+      "}};\n\naddrmap {} {{\n    name = \"{}\";\n    desc = \"MMIO base 0x{:08X}; design ID 0x{:08X}; {}-bit bus "
+      "addresses\";\n"
+      "    default regwidth = 32;\n    default accesswidth = 32;\n\n",
+      d.top, d.top, d.mmio_base, design_id(d), d.addr_bits);
   for (const auto& r : regs::kRegisters) {
     const char* sw = r.access == regs::kRO ? "r" : r.access == regs::kWO ? "w" : "rw";
     const char* hw = r.access == regs::kRO ? "w" : "r";  // hardware sets what software reads, reads what it writes
@@ -129,10 +140,10 @@ std::string regs_systemrdl(const Design& d) {
       for (std::uint8_t i = 0; i < r.field_count; ++i) {
         const auto& f = r.fields[i];
         const bool is_error = std::string_view(r.name) == "ERROR" && std::string_view(f.name) == "CODE";
-        t += fmt::format("        field {{ desc = \"{}\"; sw = {}; hw = {};{}{} }} {}[{}:{}] = {};\n", rdl_string(f.desc), sw,
-                         hw, std::string_view(r.name) == "CTRL" ? " singlepulse;" : "",
-                         is_error ? fmt::format(" encode = {}_error_e;", d.top) : "", f.name, f.lsb + f.width - 1, f.lsb,
-                         (reset & regs::field_mask(f)) >> f.lsb);
+        t += fmt::format("        field {{ desc = \"{}\"; sw = {}; hw = {};{}{} }} {}[{}:{}] = {};\n",
+                         rdl_string(f.desc), sw, hw, std::string_view(r.name) == "CTRL" ? " singlepulse;" : "",
+                         is_error ? fmt::format(" encode = {}_error_e;", d.top) : "", f.name, f.lsb + f.width - 1,
+                         f.lsb, (reset & regs::field_mask(f)) >> f.lsb);
       }
     }
     t += fmt::format("    }} {} @ 0x{:03X};\n\n", r.name, r.offset);
@@ -161,26 +172,41 @@ std::string regs_ipxact(const Design& d) {
       "          <ipxact:abstractionRef vendor=\"amba.com\" library=\"AMBA4\" name=\"AXI4Lite_rtl\" "
       "version=\"r0p0_0\"/>\n          <ipxact:portMaps>\n",
       fmt::arg("top", d.top), fmt::arg("id", design_id(d)), fmt::arg("base", d.mmio_base));
-  const std::pair<const char*, const char*> ports[] = {
-      {"ACLK", "clk_i"},         {"ARESETn", "rst_ni"},           {"AWVALID", "s_axil_awvalid_i"},
-      {"AWREADY", "s_axil_awready_o"}, {"AWADDR", "s_axil_awaddr_i"}, {"AWPROT", "s_axil_awprot_i"},
-      {"WVALID", "s_axil_wvalid_i"},   {"WREADY", "s_axil_wready_o"}, {"WDATA", "s_axil_wdata_i"},
-      {"WSTRB", "s_axil_wstrb_i"},     {"BVALID", "s_axil_bvalid_o"}, {"BREADY", "s_axil_bready_i"},
-      {"BRESP", "s_axil_bresp_o"},     {"ARVALID", "s_axil_arvalid_i"}, {"ARREADY", "s_axil_arready_o"},
-      {"ARADDR", "s_axil_araddr_i"},   {"ARPROT", "s_axil_arprot_i"}, {"RVALID", "s_axil_rvalid_o"},
-      {"RREADY", "s_axil_rready_i"},   {"RDATA", "s_axil_rdata_o"},   {"RRESP", "s_axil_rresp_o"}};
+  const std::pair<const char*, const char*> ports[] = {{"ACLK", "clk_i"},
+                                                       {"ARESETn", "rst_ni"},
+                                                       {"AWVALID", "s_axil_awvalid_i"},
+                                                       {"AWREADY", "s_axil_awready_o"},
+                                                       {"AWADDR", "s_axil_awaddr_i"},
+                                                       {"AWPROT", "s_axil_awprot_i"},
+                                                       {"WVALID", "s_axil_wvalid_i"},
+                                                       {"WREADY", "s_axil_wready_o"},
+                                                       {"WDATA", "s_axil_wdata_i"},
+                                                       {"WSTRB", "s_axil_wstrb_i"},
+                                                       {"BVALID", "s_axil_bvalid_o"},
+                                                       {"BREADY", "s_axil_bready_i"},
+                                                       {"BRESP", "s_axil_bresp_o"},
+                                                       {"ARVALID", "s_axil_arvalid_i"},
+                                                       {"ARREADY", "s_axil_arready_o"},
+                                                       {"ARADDR", "s_axil_araddr_i"},
+                                                       {"ARPROT", "s_axil_arprot_i"},
+                                                       {"RVALID", "s_axil_rvalid_o"},
+                                                       {"RREADY", "s_axil_rready_i"},
+                                                       {"RDATA", "s_axil_rdata_o"},
+                                                       {"RRESP", "s_axil_rresp_o"}};
   for (const auto& [logical, physical] : ports)
-    t += fmt::format("            <ipxact:portMap>\n              <ipxact:logicalPort><ipxact:name>{}</ipxact:name>"
-                     "</ipxact:logicalPort>\n              <ipxact:physicalPort><ipxact:name>{}</ipxact:name>"
-                     "</ipxact:physicalPort>\n            </ipxact:portMap>\n",
-                     logical, physical);
+    t += fmt::format(
+        "            <ipxact:portMap>\n              <ipxact:logicalPort><ipxact:name>{}</ipxact:name>"
+        "</ipxact:logicalPort>\n              <ipxact:physicalPort><ipxact:name>{}</ipxact:name>"
+        "</ipxact:physicalPort>\n            </ipxact:portMap>\n",
+        logical, physical);
   t += fmt::format(
       "          </ipxact:portMaps>\n        </ipxact:abstractionType>\n      </ipxact:abstractionTypes>\n"
       "      <ipxact:slave>\n        <ipxact:memoryMapRef memoryMapRef=\"regs\"/>\n      </ipxact:slave>\n"
       "    </ipxact:busInterface>\n  </ipxact:busInterfaces>\n"
       "  <ipxact:memoryMaps>\n    <ipxact:memoryMap>\n      <ipxact:name>regs</ipxact:name>\n"
       "      <ipxact:addressBlock>\n        <ipxact:name>{top}_regs</ipxact:name>\n"
-      "        <ipxact:description>MMIO base 0x{base:08X}; design ID 0x{id:08X}; {bits}-bit bus addresses</ipxact:description>\n"
+      "        <ipxact:description>MMIO base 0x{base:08X}; design ID 0x{id:08X}; {bits}-bit bus "
+      "addresses</ipxact:description>\n"
       "        <ipxact:baseAddress>0</ipxact:baseAddress>\n        <ipxact:range>{page}</ipxact:range>\n"
       "        <ipxact:width>32</ipxact:width>\n        <ipxact:usage>register</ipxact:usage>\n",
       fmt::arg("top", d.top), fmt::arg("id", design_id(d)), fmt::arg("base", d.mmio_base),
@@ -188,10 +214,11 @@ std::string regs_ipxact(const Design& d) {
   for (const auto& r : regs::kRegisters) {
     const char* access = r.access == regs::kRO ? "read-only" : r.access == regs::kWO ? "write-only" : "read-write";
     const std::uint32_t reset = reset_of(r, d);
-    t += fmt::format("        <ipxact:register>\n          <ipxact:name>{}</ipxact:name>\n"
-                     "          <ipxact:description>{}</ipxact:description>\n"
-                     "          <ipxact:addressOffset>0x{:03X}</ipxact:addressOffset>\n          <ipxact:size>32</ipxact:size>\n",
-                     r.name, xml(r.desc), r.offset);
+    t += fmt::format(
+        "        <ipxact:register>\n          <ipxact:name>{}</ipxact:name>\n"
+        "          <ipxact:description>{}</ipxact:description>\n"
+        "          <ipxact:addressOffset>0x{:03X}</ipxact:addressOffset>\n          <ipxact:size>32</ipxact:size>\n",
+        r.name, xml(r.desc), r.offset);
     struct F {
       std::string name, desc;
       unsigned lsb, width;
@@ -200,25 +227,27 @@ std::string regs_ipxact(const Design& d) {
     std::vector<F> fields;  // a register without fields is one field of its 32 bits
     if (r.field_count == 0) fields.push_back({r.name, r.desc, 0, 32, 0xffffffffu});
     for (std::uint8_t i = 0; i < r.field_count; ++i)
-      fields.push_back({r.fields[i].name, r.fields[i].desc, r.fields[i].lsb, r.fields[i].width,
-                        regs::field_mask(r.fields[i])});
+      fields.push_back(
+          {r.fields[i].name, r.fields[i].desc, r.fields[i].lsb, r.fields[i].width, regs::field_mask(r.fields[i])});
     for (const F& f : fields) {
       const std::uint32_t mask = f.mask;
-      t += fmt::format("          <ipxact:field>\n            <ipxact:name>{}</ipxact:name>\n"
-                       "            <ipxact:description>{}</ipxact:description>\n"
-                       "            <ipxact:bitOffset>{}</ipxact:bitOffset>\n"
-                       "            <ipxact:resets><ipxact:reset><ipxact:value>0x{:X}</ipxact:value></ipxact:reset>"
-                       "</ipxact:resets>\n            <ipxact:bitWidth>{}</ipxact:bitWidth>\n"
-                       "            <ipxact:volatile>{}</ipxact:volatile>\n            <ipxact:access>{}</ipxact:access>\n",
-                       f.name, xml(f.desc), f.lsb, (reset & mask) >> f.lsb, f.width,
-                       r.access == regs::kRO ? "true" : "false", access);
+      t += fmt::format(
+          "          <ipxact:field>\n            <ipxact:name>{}</ipxact:name>\n"
+          "            <ipxact:description>{}</ipxact:description>\n"
+          "            <ipxact:bitOffset>{}</ipxact:bitOffset>\n"
+          "            <ipxact:resets><ipxact:reset><ipxact:value>0x{:X}</ipxact:value></ipxact:reset>"
+          "</ipxact:resets>\n            <ipxact:bitWidth>{}</ipxact:bitWidth>\n"
+          "            <ipxact:volatile>{}</ipxact:volatile>\n            <ipxact:access>{}</ipxact:access>\n",
+          f.name, xml(f.desc), f.lsb, (reset & mask) >> f.lsb, f.width, r.access == regs::kRO ? "true" : "false",
+          access);
       if (std::string_view(r.name) == "ERROR" && f.name == "CODE") {
         t += "            <ipxact:enumeratedValues>\n";
         for (const auto& e : regs::kErrorCodes)
-          t += fmt::format("              <ipxact:enumeratedValue>\n                <ipxact:name>{}</ipxact:name>\n"
-                           "                <ipxact:description>{}</ipxact:description>\n"
-                           "                <ipxact:value>{}</ipxact:value>\n              </ipxact:enumeratedValue>\n",
-                           e.name, xml(e.meaning), e.code);
+          t += fmt::format(
+              "              <ipxact:enumeratedValue>\n                <ipxact:name>{}</ipxact:name>\n"
+              "                <ipxact:description>{}</ipxact:description>\n"
+              "                <ipxact:value>{}</ipxact:value>\n              </ipxact:enumeratedValue>\n",
+              e.name, xml(e.meaning), e.code);
         t += "            </ipxact:enumeratedValues>\n";
       }
       if (std::string_view(r.name) == "CTRL")

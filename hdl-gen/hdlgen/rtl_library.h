@@ -7,8 +7,8 @@
 namespace dg::hdlgen {
 
 struct LibraryFile {
-  std::string name;     // dg_burst_split.v
-  std::string module;   // dg_burst_split
+  std::string name;    // dg_burst_split.v
+  std::string module;  // dg_burst_split
   std::string text;
   bool has_properties;  // carries `ifdef FORMAL assertions
 };

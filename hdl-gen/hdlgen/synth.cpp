@@ -40,8 +40,8 @@ long count(const std::string& log, const std::string& cell) {
 
 long count_ffs(const std::string& log) {
   long n = 0;
-  for (const char* ff : {"SB_DFF", "SB_DFFE", "SB_DFFR", "SB_DFFER", "SB_DFFS", "SB_DFFES", "SB_DFFSR", "SB_DFFESR", "SB_DFFSS",
-                         "SB_DFFESS"})
+  for (const char* ff : {"SB_DFF", "SB_DFFE", "SB_DFFR", "SB_DFFER", "SB_DFFS", "SB_DFFES", "SB_DFFSR", "SB_DFFESR",
+                         "SB_DFFSS", "SB_DFFESS"})
     n += count(log, ff);
   return n;
 }
@@ -183,11 +183,16 @@ bool read_packed(const std::string& log, BoardReport& r) {
   for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
     Resource x{std::stol((*it)[2]), std::stol((*it)[3])};
     const std::string kind = (*it)[1];
-    if (kind == "ICESTORM_LC") r.logic_cells = x, any = true;
-    else if (kind == "ICESTORM_RAM") r.brams = x;
-    else if (kind == "ICESTORM_SPRAM") r.sprams = x;
-    else if (kind == "ICESTORM_DSP") r.dsps = x;
-    else if (kind == "SB_IO") r.ios = x;
+    if (kind == "ICESTORM_LC")
+      r.logic_cells = x, any = true;
+    else if (kind == "ICESTORM_RAM")
+      r.brams = x;
+    else if (kind == "ICESTORM_SPRAM")
+      r.sprams = x;
+    else if (kind == "ICESTORM_DSP")
+      r.dsps = x;
+    else if (kind == "SB_IO")
+      r.ios = x;
   }
   return any;
 }
@@ -211,15 +216,16 @@ std::string BoardReport::text() const {
       "  nextpnr: logic cells {}, block RAMs {}, SPRAMs {}, DSPs {}, I/Os {}\n"
       "  estimated fmax {:.2f} MHz; board clock {:g} MHz: {}\n"
       "  bitstream: {}\n",
-      board, device, top, top, luts, ffs, carries, dsp_text(), res_text(logic_cells), res_text(brams),
-      res_text(sprams), res_text(dsps), res_text(ios), fmax_mhz, target_mhz, meets_timing() ? "met" : "NOT met",
+      board, device, top, top, luts, ffs, carries, dsp_text(), res_text(logic_cells), res_text(brams), res_text(sprams),
+      res_text(dsps), res_text(ios), fmax_mhz, target_mhz, meets_timing() ? "met" : "NOT met",
       bitstream.empty() ? "none: " + bitstream_note
                         : fmt::format("{} bytes (icepack), in the module's bitstream section", bitstream.size()));
 }
 
 std::string BoardReport::dsp_text() const {
   if (dsps_wanted == 0) return "no multipliers for the DSPs";
-  if (dsp_mapped && dsp_pairs) return fmt::format("{} multipliers in {} DSPs (two 8x8 per SB_MAC16)", 2 * dsps_wanted, dsps_wanted);
+  if (dsp_mapped && dsp_pairs)
+    return fmt::format("{} multipliers in {} DSPs (two 8x8 per SB_MAC16)", 2 * dsps_wanted, dsps_wanted);
   if (dsp_mapped) return fmt::format("{} multipliers in DSPs", dsps_wanted);
   return fmt::format("multipliers in logic ({} would need DSPs, the device has fewer)", dsps_wanted);
 }
@@ -324,9 +330,12 @@ std::map<std::string, Memory> read_memories(const std::string& dump) {
     std::stringstream ls(line);
     std::string w0, w1, w2;
     ls >> w0 >> w1 >> w2;
-    if (w0 == "module") mod = !w1.empty() && w1[0] == '\\' ? w1.substr(1) : w1, size = -1;
-    else if (w0 == "cell") size = -1;
-    else if (w0 == "parameter" && w1 == "\\SIZE") size = std::stol(w2);
+    if (w0 == "module")
+      mod = !w1.empty() && w1[0] == '\\' ? w1.substr(1) : w1, size = -1;
+    else if (w0 == "cell")
+      size = -1;
+    else if (w0 == "parameter" && w1 == "\\SIZE")
+      size = std::stol(w2);
     else if (w0 == "parameter" && w1 == "\\WIDTH" && size >= 0) {
       Memory& m = out[mod];
       m.count++;
@@ -419,8 +428,8 @@ FpgaReport fpga(const Scratch& s, const Design& d, const std::string& family) {
   auto t0 = std::chrono::steady_clock::now();
   std::string log;
   const std::string out = fmt::format("{}.json", f.family);
-  if (s.yosys(fmt::format("read_verilog -sv {}\n{} -top {}\nsetattr -mod -unset top\ntee -q -o {} stat -json\n", s.file_list(), f.command, d.top,
-                          out),
+  if (s.yosys(fmt::format("read_verilog -sv {}\n{} -top {}\nsetattr -mod -unset top\ntee -q -o {} stat -json\n",
+                          s.file_list(), f.command, d.top, out),
               log) != 0) {
     r.error = fmt::format("yosys {} failed:\n{}", f.command, why_failed(log));
     while (!r.error.empty() && r.error.back() == '\n') r.error.pop_back();
@@ -453,8 +462,8 @@ FpgaReport fpga(const Scratch& s, const Design& d, const std::string& family) {
       r.carries = sum_of(c, {"CARRY4"});
       // A RAMB18E1 is half a RAMB36E1; counted in RAMB36E1 equivalents, rounded up.
       r.brams = sum_of(c, {"RAMB36E1"}) + (sum_of(c, {"RAMB18E1"}) + 1) / 2;
-      r.lutrams = sum_of(c, {"RAM32M", "RAM64M", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM256X1S", "RAM32X1S", "RAM64X1S",
-                             "RAM128X1S"});
+      r.lutrams = sum_of(c, {"RAM32M", "RAM64M", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM256X1S", "RAM32X1S",
+                             "RAM64X1S", "RAM128X1S"});
       r.dsps = sum_of(c, {"DSP48E1"});
     }
   } catch (const std::exception& e) {
@@ -516,9 +525,11 @@ std::string SynthReport::text() const {
 
 std::string SynthReport::summary() const {
   if (!ran) return "Synthesis not run: " + error;
-  std::string t = fmt::format("Synthesis: {} coarse cells, {} flip-flop bits, {} memory bits", cells, ff_bits, memory_bits);
+  std::string t =
+      fmt::format("Synthesis: {} coarse cells, {} flip-flop bits, {} memory bits", cells, ff_bits, memory_bits);
   for (const auto& f : fpga)
-    if (f.ran) t += fmt::format("; {}: {} LUTs, {} block RAMs, {} DSPs", flow_of(f.family).name, f.luts, f.brams, f.dsps);
+    if (f.ran)
+      t += fmt::format("; {}: {} LUTs, {} block RAMs, {} DSPs", flow_of(f.family).name, f.luts, f.brams, f.dsps);
   return t + fmt::format(" ({:.1f} s)", ms / 1000);
 }
 
@@ -632,7 +643,8 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   r.device = fmt::format("{} {} ({})", b.family == "ice40" ? "iCE40" : b.family, b.device == "up5k" ? "UP5K" : b.device,
                          b.package);
   if (b.family != "ice40") {
-    r.error = fmt::format("boards/{}: family '{}' has no place-and-route flow here (nextpnr-ice40 only)", name, b.family);
+    r.error =
+        fmt::format("boards/{}: family '{}' has no place-and-route flow here (nextpnr-ice40 only)", name, b.family);
     return r;
   }
   if (bus_bits != b.bus_data_bits) {
@@ -668,8 +680,9 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
   auto synth = [&](bool pairs, bool dsp) {
     return s.yosys(fmt::format("read_verilog -sv -D{}={}{} {}{}\nchparam -set {} {} {}\nsynth_ice40 {}-top {} -json "
                                "board.json\nstat\n",
-                               b.npu_top_define, d.core.empty() ? d.top : d.core, pairs ? " -DDG_ICE40_DSP" : "", s.file_list(), board_list,
-                               b.mmio_base_parameter, mmio_base, b.top, dsp ? "-dsp " : "", b.top),
+                               b.npu_top_define, d.core.empty() ? d.top : d.core, pairs ? " -DDG_ICE40_DSP" : "",
+                               s.file_list(), board_list, b.mmio_base_parameter, mmio_base, b.top, dsp ? "-dsp " : "",
+                               b.top),
                    log) == 0;
   };
   bool ok = synth(true, false);
@@ -710,8 +723,11 @@ BoardReport place_and_route(const Design& d, const std::string& name, int bus_bi
     const std::string pnr_log = s.read("pnr.log");
     r.packed = read_packed(pnr_log, r);
     std::string over;
-    const std::pair<const char*, const Resource*> kinds[] = {
-        {"logic cells", &r.logic_cells}, {"block RAMs", &r.brams}, {"SPRAMs", &r.sprams}, {"DSPs", &r.dsps}, {"I/Os", &r.ios}};
+    const std::pair<const char*, const Resource*> kinds[] = {{"logic cells", &r.logic_cells},
+                                                             {"block RAMs", &r.brams},
+                                                             {"SPRAMs", &r.sprams},
+                                                             {"DSPs", &r.dsps},
+                                                             {"I/Os", &r.ios}};
     for (const auto& [what, x] : kinds)
       if (x->used > x->available) over += fmt::format("{}{} {}", over.empty() ? "" : ", ", what, res_text(*x));
     r.error = fmt::format("nextpnr-ice40 failed (exit {}){}:\n{}", code,

@@ -29,25 +29,25 @@ struct Resource {
 
 /// Place and route of the design on the model's FPGA prototype board.
 struct BoardReport {
-  std::string board;               // "icebreaker"; "" when the model names no board
-  std::string device;              // "iCE40 UP5K (sg48)"
-  std::string top;                 // the board's top module, "board_top"
-  bool ran = false;                // nextpnr placed, routed and wrote its report
-  std::string error;               // why not, when !ran
-  long luts = 0, ffs = 0, carries = 0;  // synth_ice40 -top <board top>: the whole board design
-  bool dsp_mapped = false;         // multipliers in the device's DSPs (synth_ice40 -dsp) ...
-  long dsps_wanted = 0;            // ... unless the design has more of them than the device
-  bool dsp_pairs = false;          // two 8x8 products per DSP (the MAC array's DG_ICE40_DSP path)
-  bool packed = false;             // nextpnr packed the design: the resources below are known
+  std::string board;                               // "icebreaker"; "" when the model names no board
+  std::string device;                              // "iCE40 UP5K (sg48)"
+  std::string top;                                 // the board's top module, "board_top"
+  bool ran = false;                                // nextpnr placed, routed and wrote its report
+  std::string error;                               // why not, when !ran
+  long luts = 0, ffs = 0, carries = 0;             // synth_ice40 -top <board top>: the whole board design
+  bool dsp_mapped = false;                         // multipliers in the device's DSPs (synth_ice40 -dsp) ...
+  long dsps_wanted = 0;                            // ... unless the design has more of them than the device
+  bool dsp_pairs = false;                          // two 8x8 products per DSP (the MAC array's DG_ICE40_DSP path)
+  bool packed = false;                             // nextpnr packed the design: the resources below are known
   Resource logic_cells, brams, sprams, dsps, ios;  // nextpnr's utilization (after packing)
-  double fmax_mhz = 0;             // estimated, on the board clock
-  double target_mhz = 0;           // the board clock
-  std::string bitstream;           // the board's bitstream (icepack), when it was placed and routed
-  std::string bitstream_note;      // why there is none although it was (icepack missing or failed)
+  double fmax_mhz = 0;                             // estimated, on the board clock
+  double target_mhz = 0;                           // the board clock
+  std::string bitstream;                           // the board's bitstream (icepack), when it was placed and routed
+  std::string bitstream_note;                      // why there is none although it was (icepack missing or failed)
   bool meets_timing() const { return ran && fmax_mhz >= target_mhz; }
-  std::string text() const;        // report lines, each ending in '\n'; "" without a board
-  std::string summary() const;     // one line for --verbose; "" without a board
-  std::string dsp_text() const;    // where the multipliers went
+  std::string text() const;      // report lines, each ending in '\n'; "" without a board
+  std::string summary() const;   // one line for --verbose; "" without a board
+  std::string dsp_text() const;  // where the multipliers went
 };
 
 /// One module of the design after Yosys's coarse synthesis (`synth -run :fine`: word-level cells,
@@ -64,14 +64,14 @@ struct ModuleStats {
 
 /// The design alone mapped to one FPGA family (the whole hierarchy, from Yosys's `stat`).
 struct FpgaReport {
-  std::string family;   // "ice40", "ecp5", "xilinx"
-  std::string flow;     // the Yosys command, "synth_ice40 -dsp"
+  std::string family;  // "ice40", "ecp5", "xilinx"
+  std::string flow;    // the Yosys command, "synth_ice40 -dsp"
   bool ran = false;
-  std::string error;    // why not, when !ran
+  std::string error;  // why not, when !ran
   long luts = 0, ffs = 0, carries = 0;
-  long brams = 0;       // block RAMs of the family's primitive (SB_RAM40_4K, DP16KD, RAMB36E1 + RAMB18E1/2)
-  long lutrams = 0;     // memories in LUTs (ECP5 TRELLIS_DPR16X4, Xilinx RAM32M/RAM64M/...)
-  long dsps = 0;        // multipliers in DSP blocks (SB_MAC16, MULT18X18D, DSP48E1)
+  long brams = 0;    // block RAMs of the family's primitive (SB_RAM40_4K, DP16KD, RAMB36E1 + RAMB18E1/2)
+  long lutrams = 0;  // memories in LUTs (ECP5 TRELLIS_DPR16X4, Xilinx RAM32M/RAM64M/...)
+  long dsps = 0;     // multipliers in DSP blocks (SB_MAC16, MULT18X18D, DSP48E1)
   double ms = 0;
   std::string text() const;  // one report line, ending in '\n'
 };
@@ -89,13 +89,13 @@ struct SynthReport {
   bool ran = false;
   std::string error;
   long cells = 0, ff_bits = 0, memories = 0, memory_bits = 0;  // coarse, whole design
-  std::vector<ModuleStats> modules;  // coarse, per module (the top first)
-  std::vector<FpgaReport> fpga;      // in the order asked for
-  double ms = 0;                     // wall time of everything (the flows run in parallel)
-  BoardReport board;                 // place and route on the model's board, if it names one
+  std::vector<ModuleStats> modules;                            // coarse, per module (the top first)
+  std::vector<FpgaReport> fpga;                                // in the order asked for
+  double ms = 0;                                               // wall time of everything (the flows run in parallel)
+  BoardReport board;                                           // place and route on the model's board, if it names one
   const FpgaReport* family(const std::string& f) const;
-  std::string text() const;          // the module's Synth section and --verbose
-  std::string summary() const;       // one line for the progress output
+  std::string text() const;     // the module's Synth section and --verbose
+  std::string summary() const;  // one line for the progress output
 };
 
 /// The coarse figures and the FPGA flows of `d` alone.

@@ -342,7 +342,8 @@ constexpr const char* kTop = R"(// @HEADER@
 
 // A read stream (A or B): AGU, burst splitter on the read address channel, and the scratchpad
 // fill of the returning data.
-constexpr const char* kReadStream = R"(  // ---- stream @S@ ---------------------------------------------------------------------------
+constexpr const char* kReadStream =
+    R"(  // ---- stream @S@ ---------------------------------------------------------------------------
   logic        @S@_req_valid, @S@_req_ready, @S@_req_last, @S@_hold, @S@_qfull, @S@_may_begin, @S@_split_ready;
   logic [@ADW1@:0] @S@_req_addr;
   logic [@LW1@:0] @S@_req_beats;
@@ -412,7 +413,8 @@ constexpr const char* kReadStream = R"(  // ---- stream @S@ --------------------
   assign unused_@S@ = ^{@S@_busy, @S@_last, @S@_fill_idle};
 )";
 
-constexpr const char* kWriteStream = R"(  // ---- stream c ---------------------------------------------------------------------------
+constexpr const char* kWriteStream =
+    R"(  // ---- stream c ---------------------------------------------------------------------------
   logic        c_req_valid, c_req_ready, c_req_last, c_qfull, c_split_ready, c_burst_valid, c_lens_full;
   logic [@ADW1@:0] c_req_addr;
   logic [@LW1@:0] c_req_beats;
@@ -691,7 +693,8 @@ constexpr const char* kWritePorts = R"(  // AXI4 master c: writes of C
   input  logic [1:0]           m_axi_c_bresp_i@SEP@
 )";
 
-constexpr const char* kReadMaster = R"(  // ---- AXI4 master @S@ ----------------------------------------------------------------------
+constexpr const char* kReadMaster =
+    R"(  // ---- AXI4 master @S@ ----------------------------------------------------------------------
   logic                 @S@_ar_valid, @S@_ar_ready, @S@_r_valid, @S@_r_ready, @S@_idle;
   logic [AddrW-1:0]     @S@_ar_addr;
   logic [8:0]           @S@_ar_len;
@@ -732,7 +735,8 @@ constexpr const char* kReadMaster = R"(  // ---- AXI4 master @S@ ---------------
   assign unused_@S@_outstanding = ^@S@_outstanding;
 )";
 
-constexpr const char* kWriteMaster = R"(  // ---- AXI4 master c ----------------------------------------------------------------------
+constexpr const char* kWriteMaster =
+    R"(  // ---- AXI4 master c ----------------------------------------------------------------------
   logic                 c_aw_valid, c_aw_ready, c_w_valid, c_w_ready, c_w_last, c_idle;
   logic [AddrW-1:0]     c_aw_addr;
   logic [8:0]           c_aw_len;
@@ -797,12 +801,12 @@ std::map<std::string, std::string> error_code_values() {
 std::map<std::string, std::string> address_values(const TopParams& tp) {
   const int aw = tp.addr_bits, hw = aw - 32;  // bits of the high half the bus uses
   DG_INTERNAL_ASSERT(aw >= 32 && aw <= 64, fmt::format("hdlgen: bus address width {}", aw));
-  std::map<std::string, std::string> v = {{"ADW", std::to_string(aw)},
-                                          {"ADW1", std::to_string(aw - 1)},
-                                          {"ADWP", std::to_string(aw + 1)}};
+  std::map<std::string, std::string> v = {
+      {"ADW", std::to_string(aw)}, {"ADW1", std::to_string(aw - 1)}, {"ADWP", std::to_string(aw + 1)}};
   std::string decl, reset;
   if (hw > 0) {
-    decl += fmt::format("  logic [{}:0] a_base_hi_q, b_base_hi_q, c_base_hi_q;  // the high halves' bits below the width\n", hw - 1);
+    decl += fmt::format(
+        "  logic [{}:0] a_base_hi_q, b_base_hi_q, c_base_hi_q;  // the high halves' bits below the width\n", hw - 1);
     reset += "      a_base_hi_q <= '0;\n      b_base_hi_q <= '0;\n      c_base_hi_q <= '0;\n";
   }
   if (aw < 64) {
@@ -822,8 +826,8 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     } else if (hw < 32) {
       v[X + "_BASE"] = fmt::format("{{{}_base_hi_q, {}_base_q}}", x, x);
       v[X + "_HI_RD"] = fmt::format("32'({}_base_hi_q)", x);
-      v[X + "_HI_WR"] = fmt::format("{{{}_hi_over_q, {}_base_hi_q}} <= {{reg_wdata_i[31:{}] != '0, reg_wdata_i[{}:0]}}", x, x,
-                                    hw, hw - 1);
+      v[X + "_HI_WR"] = fmt::format("{{{}_hi_over_q, {}_base_hi_q}} <= {{reg_wdata_i[31:{}] != '0, reg_wdata_i[{}:0]}}",
+                                    x, x, hw, hw - 1);
     } else {
       v[X + "_BASE"] = fmt::format("{{{}_base_hi_q, {}_base_q}}", x, x);
       v[X + "_HI_RD"] = fmt::format("{}_base_hi_q", x);
@@ -841,9 +845,10 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     last_byte("a", ext_a);
     last_byte("b", ext_b);
   } else {
-    range.push_back(fmt::format("{{1'b0, a_base}} + {}'({}) * (({}'(k_q) << {}) >> 3) > {{1'b1, {}'d0}}", aw + 1, tp.m_max,
-                                aw + 1, tp.lg_bits[0], aw));
-    range.push_back(fmt::format("{{1'b0, b_base}} + {}'(k_q) * {}'d{} > {{1'b1, {}'d0}}", aw + 1, aw + 1, tp.row_bytes_b, aw));
+    range.push_back(fmt::format("{{1'b0, a_base}} + {}'({}) * (({}'(k_q) << {}) >> 3) > {{1'b1, {}'d0}}", aw + 1,
+                                tp.m_max, aw + 1, tp.lg_bits[0], aw));
+    range.push_back(
+        fmt::format("{{1'b0, b_base}} + {}'(k_q) * {}'d{} > {{1'b1, {}'d0}}", aw + 1, aw + 1, tp.row_bytes_b, aw));
   }
   last_byte("c", tp.extent_c);
   v["RANGE_CHECK"] = fmt::format("{}", fmt::join(range, " ||\n             "));
@@ -872,13 +877,14 @@ std::string top_module(const TopParams& tp) {
     streams += subst(s.id == "c" ? kWriteStream : kReadStream, v, false);
   }
   std::string doc;
-  for (const auto& r : tp.registers) doc += fmt::format("//   0x{:03x} {:<9} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
+  for (const auto& r : tp.registers)
+    doc += fmt::format("//   0x{:03x} {:<9} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
   const EngineParams& e = tp.engine;
   const auto [reg_writes, reg_reads] = register_decode();
   std::map<std::string, std::string> regs = {
       {"CTRL", fmt::format("{:03x}", npu_regs::reg("CTRL").offset)},
       {"START", std::to_string(npu_regs::field("CTRL", "START").lsb)},
-};
+  };
   regs.merge(error_code_values());
   regs.merge(address_values(tp));
   // The plan's compute engine: output stationary (dg_engine) or weight stationary (dg_engine_ws);
@@ -889,18 +895,26 @@ std::string top_module(const TopParams& tp) {
             "    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),\n"
             "    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@),\n"
             "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
-            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW),\n"
+            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), "
+            ".AccAW(AccAW),\n"
             "    .AccW(@ACCW@)\n"
             "  )"
           : "  dg_engine #(\n"
             "    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),\n"
             "    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),\n"
             "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
-            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), .AccAW(AccAW),\n"
+            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), "
+            ".AccAW(AccAW),\n"
             "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)\n"
             "  )";
-  return subst(subst(subst(kTop, {{"HEADER", tp.header}, {"REGDOC", doc}, {"STREAMS", streams}, {"ENGINE", engine},
-                                  {"REGWRITES", reg_writes}, {"REGREADS", reg_reads}}, false),
+  return subst(subst(subst(kTop,
+                           {{"HEADER", tp.header},
+                            {"REGDOC", doc},
+                            {"STREAMS", streams},
+                            {"ENGINE", engine},
+                            {"REGWRITES", reg_writes},
+                            {"REGREADS", reg_reads}},
+                           false),
                      regs, false),
                {{"TOP", tp.top},
                 {"BFIRST", e.b_first ? "1'b1" : "1'b0"},
@@ -987,7 +1001,8 @@ std::string axi_top_module(const TopParams& tp) {
                                           {"BOUNDARY", std::to_string(tp.boundary)}};
   for (std::size_t i = 0; i < tp.streams.size(); ++i)
     v[fmt::format("OUT_{}", i == 0 ? "A" : i == 1 ? "B" : "C")] = std::to_string(1 << tp.streams[i].lg_out);
-  return subst(subst(subst(kShell, {{"PORTS", ports}, {"MASTERS", masters}, {"CHECKS", checks}}, false), regs, false), v, false);
+  return subst(subst(subst(kShell, {{"PORTS", ports}, {"MASTERS", masters}, {"CHECKS", checks}}, false), regs, false),
+               v, false);
 }
 
 std::vector<Register> top_registers() {
@@ -996,15 +1011,20 @@ std::vector<Register> top_registers() {
     std::string meaning = r.desc;
     for (std::uint8_t i = 0; i < r.field_count; ++i) {
       const auto& f = r.fields[i];
-      meaning += fmt::format("{} {} {}", i == 0 ? ";" : ",", f.width == 1 ? fmt::format("bit {}", f.lsb)
-                                                                           : fmt::format("bits {}:{}", f.lsb + f.width - 1, f.lsb),
-                             f.name);
+      meaning += fmt::format(
+          "{} {} {}", i == 0 ? ";" : ",",
+          f.width == 1 ? fmt::format("bit {}", f.lsb) : fmt::format("bits {}:{}", f.lsb + f.width - 1, f.lsb), f.name);
     }
     if (same_name(r.name, "ERROR")) {
       meaning += ":";
-      for (const auto& e : npu_regs::kErrorCodes) meaning += fmt::format(" {} {}{}", e.code, e.name, e.code + 1 < npu_regs::kErrorCodeCount ? "," : "");
+      for (const auto& e : npu_regs::kErrorCodes)
+        meaning += fmt::format(" {} {}{}", e.code, e.name, e.code + 1 < npu_regs::kErrorCodeCount ? "," : "");
     }
-    out.push_back({r.name, r.offset, r.access == npu_regs::kRO ? "ro" : r.access == npu_regs::kWO ? "wo" : "rw", meaning});
+    out.push_back({r.name, r.offset,
+                   r.access == npu_regs::kRO   ? "ro"
+                   : r.access == npu_regs::kWO ? "wo"
+                                               : "rw",
+                   meaning});
   }
   return out;
 }

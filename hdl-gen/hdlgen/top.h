@@ -10,12 +10,12 @@
 namespace dg::hdlgen {
 
 struct TopStream {
-  std::string id;      // a, b, c
-  int beats_bits = 1;  // width of the AGU's request length
-  int row_bits = 1;    // width of the AGU's tile-row output
+  std::string id;                                    // a, b, c
+  int beats_bits = 1;                                // width of the AGU's request length
+  int row_bits = 1;                                  // width of the AGU's tile-row output
   std::int64_t row_words = 0, base0 = 0, base1 = 0;  // A, B: scratchpad words per tile row, buffer bases
-  int lg_queue = 4;    // log2 of the DMA's request queue: the requests in flight it can track
-  int lg_out = 3;      // log2 of the bursts its AXI4 master may have outstanding
+  int lg_queue = 4;  // log2 of the DMA's request queue: the requests in flight it can track
+  int lg_out = 3;    // log2 of the bursts its AXI4 master may have outstanding
 };
 
 /// The compute side: MAC array, scratchpad and accumulator geometry, element formats, tiles.
@@ -27,11 +27,11 @@ struct EngineParams {
   std::int64_t g = 16, tile_m = 16, tile_n = 16, tile_k = 16;
   std::int64_t a_words = 1, b_words = 1, a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0, b_seg = 1;
   std::int64_t beats_per_acc_row = 4;  // bus beats per row of C from an accumulator row
-  int acc_bits = 32;                    // accumulator width (the model's acc_width)
-  int c_bits = 32;                      // C element width: 32 or 64 (a narrower C saturates)
-  bool shadow = true;  // the MAC array's shadow registers (the model's drain_shadow)
-  bool b_first = false;  // B's scratchpad writes go first on a bank conflict (the layout's choice)
-  bool weight_stationary = false;  // the engine: dg_engine_ws (else dg_engine, output stationary)
+  int acc_bits = 32;                   // accumulator width (the model's acc_width)
+  int c_bits = 32;                     // C element width: 32 or 64 (a narrower C saturates)
+  bool shadow = true;                  // the MAC array's shadow registers (the model's drain_shadow)
+  bool b_first = false;                // B's scratchpad writes go first on a bank conflict (the layout's choice)
+  bool weight_stationary = false;      // the engine: dg_engine_ws (else dg_engine, output stationary)
 };
 
 struct TopParams {
@@ -44,9 +44,9 @@ struct TopParams {
   std::int64_t m_max = 0, n_max = 0, k_min = 0, k_max = 0;
   std::int64_t beat_bytes = 16, max_burst = 256, boundary = 4096;
   EngineParams engine;
-  int lg_bits[3] = {3, 3, 5};  // log2 bits per element of A, B, C in memory
-  int addr_bits = 32;          // the AXI4 masters' address width (the model's bus_addr_bits)
-  bool k_fixed = true;         // K is the plan's (no run-time range): A's and B's extents are constants
+  int lg_bits[3] = {3, 3, 5};                  // log2 bits per element of A, B, C in memory
+  int addr_bits = 32;                          // the AXI4 masters' address width (the model's bus_addr_bits)
+  bool k_fixed = true;                         // K is the plan's (no run-time range): A's and B's extents are constants
   std::int64_t row_bytes_b = 0, extent_c = 0;  // bytes of one row of B, of all of C
 };
 

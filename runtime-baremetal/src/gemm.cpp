@@ -54,8 +54,7 @@ struct Reader {
     if (r == json::Result::Missing && optional) return false;
     return fail(PlanStatus::Bad, key, json::describe(r));
   }
-  bool integer(json::Span obj, const char* key, int64_t lo, int64_t hi, int64_t* out,
-               bool optional = false) {
+  bool integer(json::Span obj, const char* key, int64_t lo, int64_t hi, int64_t* out, bool optional = false) {
     json::Span v;
     if (!get(obj, key, &v, optional)) return false;
     const json::Result r = json::to_int(v, lo, hi, out);
@@ -78,8 +77,11 @@ struct Reader {
     if (!string(key, s, sizeof s)) return false;
     if (parse_dtype(s, out)) return true;
     fail(PlanStatus::Unsupported, key, "");
-    err->str("element type '").str(s).str("' is not supported (int4, int8, int16, int32, int64, "
-                                          "or sN/uN with 2 <= N <= 16)");
+    err->str("element type '")
+        .str(s)
+        .str(
+            "' is not supported (int4, int8, int16, int32, int64, "
+            "or sN/uN with 2 <= N <= 16)");
     return false;
   }
 };
@@ -123,8 +125,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   int64_t M, N, K, tm, tn, tk, batch = 1;
   if (!r.integer(r.root, "M", 1, kMaxDim, &M) || !r.integer(r.root, "N", 1, kMaxDim, &N) ||
       !r.integer(r.root, "K", 1, kMaxDim, &K) || !r.integer(r.root, "tile_m", 1, kMaxDim, &tm) ||
-      !r.integer(r.root, "tile_n", 1, kMaxDim, &tn) ||
-      !r.integer(r.root, "tile_k", 1, kMaxDim, &tk)) {
+      !r.integer(r.root, "tile_n", 1, kMaxDim, &tn) || !r.integer(r.root, "tile_k", 1, kMaxDim, &tk)) {
     return r.status;
   }
   r.integer(r.root, "batch", 0, kMaxDim, &batch, true);
@@ -199,14 +200,13 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
       if (r.status != PlanStatus::Ok) return r.status;
     }
     // The inner dimension (along a row or column) at K_max.
-    const uint32_t inner = i == kA ? (o.row_major ? p.K_max : p.M)
-                         : i == kB ? (o.row_major ? p.N : p.K_max)
-                                   : (o.row_major ? p.N : p.M);
+    const uint32_t inner = i == kA   ? (o.row_major ? p.K_max : p.M)
+                           : i == kB ? (o.row_major ? p.N : p.K_max)
+                                     : (o.row_major ? p.N : p.M);
     o.ld_is_k = k_dynamic && i != kC && o.row_major == (i == kA);
     if (ld == 0) ld = inner;
     if (ld < inner) {
-      ld_field(err, ld_key[i], ld).str(" is smaller than the ").num(inner)
-          .str(" elements of a row or column");
+      ld_field(err, ld_key[i], ld).str(" is smaller than the ").num(inner).str(" elements of a row or column");
       return PlanStatus::Bad;
     }
     if (o.ld_is_k && ld != inner) {
@@ -217,8 +217,9 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     // Two 4-bit elements per byte: a row or column starts on a byte only after an even ld.
     if (o.type == DType::Int4 && (ld & 1) != 0) {
       ld_field(err, ld_key[i], ld);
-      err->str(" is odd: 4-bit elements are packed two per byte, and each row or column must start "
-               "on a byte");
+      err->str(
+          " is odd: 4-bit elements are packed two per byte, and each row or column must start "
+          "on a byte");
       return PlanStatus::Unsupported;
     }
     o.ld = static_cast<uint32_t>(ld);
@@ -270,32 +271,25 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the runtime reads litt
 /// An input element: the low value_bits bits of its container, sign- or zero-extended. A 4-bit
 /// element is the low nibble of byte idx / 2 for an even idx, the high nibble for an odd one.
 int64_t load(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col) {
-  const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col
-                                 : static_cast<size_t>(col) * o.ld + row;
+  const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col : static_cast<size_t>(col) * o.ld + row;
   uint32_t raw;
   switch (o.type) {
     case DType::Int4:
       raw = static_cast<uint32_t>(reinterpret_cast<const uint8_t*>(base)[idx / 2]) >> (idx % 2 * 4);
       break;
-    case DType::Int8:
-      raw = reinterpret_cast<const uint8_t*>(base)[idx];
-      break;
-    case DType::Int16:
-      raw = reinterpret_cast<const uint16_t*>(base)[idx];
-      break;
+    case DType::Int8: raw = reinterpret_cast<const uint8_t*>(base)[idx]; break;
+    case DType::Int16: raw = reinterpret_cast<const uint16_t*>(base)[idx]; break;
     default:  // int32 (inputs are never int64)
       raw = reinterpret_cast<const uint32_t*>(base)[idx];
       break;
   }
   const uint32_t shift = 32u - o.value_bits;
   raw <<= shift;
-  return o.is_signed ? static_cast<int64_t>(static_cast<int32_t>(raw) >> shift)
-                     : static_cast<int64_t>(raw >> shift);
+  return o.is_signed ? static_cast<int64_t>(static_cast<int32_t>(raw) >> shift) : static_cast<int64_t>(raw >> shift);
 }
 
 void store(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col, int64_t v) {
-  const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col
-                                 : static_cast<size_t>(col) * o.ld + row;
+  const size_t idx = o.row_major ? static_cast<size_t>(row) * o.ld + col : static_cast<size_t>(col) * o.ld + row;
   // C is int32 or int64 (read_plan refuses others); an int32 C of wider accumulators saturates.
   if (o.type == DType::Int32) {
     const int64_t lo = -2147483647 - 1, hi = 2147483647;
@@ -307,8 +301,7 @@ void store(const OperandLayout& o, uintptr_t base, uint32_t row, uint32_t col, i
 
 }  // namespace
 
-bool execute(const GemmPlan& p, const uintptr_t addr[kOperands], int64_t* acc,
-             ko::ErrorDetail* err) {
+bool execute(const GemmPlan& p, const uintptr_t addr[kOperands], int64_t* acc, ko::ErrorDetail* err) {
   // The accumulator's range: sums outside it are an error (the solver proves they do not occur).
   const int64_t acc_max = p.acc_bits >= 64 ? int64_t{0x7FFFFFFFFFFFFFFF} : (int64_t{1} << (p.acc_bits - 1)) - 1;
   const int64_t acc_min = -acc_max - 1;

@@ -36,7 +36,7 @@ struct OperandLayout {
 struct GemmPlan {
   uint32_t M, N, K;
   uint32_t K_min, K_max;
-  uint32_t k_align = 1;  // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
+  uint32_t k_align = 1;             // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
   uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max
   DType acc;
   uint8_t acc_bits = 32;  // the accumulator's width: 32, 48 (in an int64) or 64; a narrower C saturates
@@ -57,7 +57,6 @@ uint32_t set_k(GemmPlan* plan, uint32_t k);
 /// Runs the GEMM C = A * B with the plan's tile loop nest. `acc` holds plan.acc_tile_bytes bytes,
 /// aligned to 8. The operand addresses are checked by the caller (non-null, aligned). Returns
 /// false, with *err set, when the accumulator overflows its type or a result does not fit C.
-bool execute(const GemmPlan& plan, const uintptr_t addr[kOperands], int64_t* acc,
-             ko::ErrorDetail* err);
+bool execute(const GemmPlan& plan, const uintptr_t addr[kOperands], int64_t* acc, ko::ErrorDetail* err);
 
 }  // namespace dg::bm

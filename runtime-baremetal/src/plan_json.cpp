@@ -50,8 +50,8 @@ size_t skip_value(Span s, size_t i) {
       } else if (d == '}' || d == ']') {
         if (depth == 0 || stack[depth - 1] != d) return 0;
         if (--depth == 0) return i + 1;
-      } else if (!(is_space(d) || d == ',' || d == ':' || d == '-' || d == '+' || d == '.' ||
-                   (d >= '0' && d <= '9') || (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z'))) {
+      } else if (!(is_space(d) || d == ',' || d == ':' || d == '-' || d == '+' || d == '.' || (d >= '0' && d <= '9') ||
+                   (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z'))) {
         return 0;
       }
       ++i;
@@ -286,8 +286,7 @@ Result to_bool(Span v, bool* out) {
     *out = true;
     return Result::Ok;
   }
-  if (v.n == 5 && v.p[0] == 'f' && v.p[1] == 'a' && v.p[2] == 'l' && v.p[3] == 's' &&
-      v.p[4] == 'e') {
+  if (v.n == 5 && v.p[0] == 'f' && v.p[1] == 'a' && v.p[2] == 'l' && v.p[3] == 's' && v.p[4] == 'e') {
     *out = false;
     return Result::Ok;
   }
@@ -310,20 +309,13 @@ Result to_str(Span v, char* out, size_t cap) {
 
 const char* describe(Result r) {
   switch (r) {
-    case Result::Ok:
-      return "ok";
-    case Result::Missing:
-      return "missing";
-    case Result::Malformed:
-      return "malformed JSON";
-    case Result::WrongType:
-      return "wrong type";
-    case Result::OutOfRange:
-      return "out of range";
-    case Result::TooLong:
-      return "too long";
-    case Result::Duplicate:
-      return "given twice";
+    case Result::Ok: return "ok";
+    case Result::Missing: return "missing";
+    case Result::Malformed: return "malformed JSON";
+    case Result::WrongType: return "wrong type";
+    case Result::OutOfRange: return "out of range";
+    case Result::TooLong: return "too long";
+    case Result::Duplicate: return "given twice";
   }
   return "unknown";
 }

@@ -18,8 +18,20 @@ namespace {
 
 /// The registers of the generated NPU top the runtime uses, looked up by name in the table.
 enum NpuReg : uint32_t {
-  kId, kCtrl, kStatus, kError, kCycles, kABase, kBBase, kCBase, kM, kN, kK,
-  kABaseHi, kBBaseHi, kCBaseHi,  // the bases' high halves: needed for a bus wider than 32 bits
+  kId,
+  kCtrl,
+  kStatus,
+  kError,
+  kCycles,
+  kABase,
+  kBBase,
+  kCBase,
+  kM,
+  kN,
+  kK,
+  kABaseHi,
+  kBBaseHi,
+  kCBaseHi,  // the bases' high halves: needed for a bus wider than 32 bits
   kNpuRegs
 };
 constexpr uint32_t kFirstHi = kABaseHi;
@@ -30,11 +42,16 @@ struct NpuRegInfo {
 };
 namespace regs = dg::npu_regs;
 constexpr NpuRegInfo kNpuRegInfo[kNpuRegs] = {
-    {regs::reg("ID").name, dg::ko::regmap::kAccessRead},      {regs::reg("CTRL").name, dg::ko::regmap::kAccessWrite},
-    {regs::reg("STATUS").name, dg::ko::regmap::kAccessRead},  {regs::reg("ERROR").name, dg::ko::regmap::kAccessRead},
-    {regs::reg("CYCLES").name, dg::ko::regmap::kAccessRead},  {regs::reg("A_BASE").name, dg::ko::regmap::kAccessWrite},
-    {regs::reg("B_BASE").name, dg::ko::regmap::kAccessWrite}, {regs::reg("C_BASE").name, dg::ko::regmap::kAccessWrite},
-    {regs::reg("M").name, dg::ko::regmap::kAccessWrite},      {regs::reg("N").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("ID").name, dg::ko::regmap::kAccessRead},
+    {regs::reg("CTRL").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("STATUS").name, dg::ko::regmap::kAccessRead},
+    {regs::reg("ERROR").name, dg::ko::regmap::kAccessRead},
+    {regs::reg("CYCLES").name, dg::ko::regmap::kAccessRead},
+    {regs::reg("A_BASE").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("B_BASE").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("C_BASE").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("M").name, dg::ko::regmap::kAccessWrite},
+    {regs::reg("N").name, dg::ko::regmap::kAccessWrite},
     {regs::reg("K").name, dg::ko::regmap::kAccessWrite},
     {regs::reg("A_BASE_HI").name, dg::ko::regmap::kAccessWrite},
     {regs::reg("B_BASE_HI").name, dg::ko::regmap::kAccessWrite},
@@ -56,7 +73,7 @@ struct dgmm_kernel {
   dgmm_status result;  // result of the most recent launch
   bool bound[dg::bm::kOperands];
   uint64_t addr[dg::bm::kOperands];  // physical addresses, as the bus sees them
-  int64_t* acc;  // accumulator tile scratch, in the arena after this struct
+  int64_t* acc;                      // accumulator tile scratch, in the arena after this struct
   const uint8_t* module;
   size_t module_size;
   dg::bm::GemmPlan plan;
@@ -69,10 +86,10 @@ struct dgmm_kernel {
   uint32_t addr_bits;  // the design's bus address width (from the table)
   bool has_hi;         // the table has the *_BASE_HI registers (a version 1 table of a 32-bit design may not)
   uintptr_t reg[kNpuRegs];
-  bool npu_running;     // the most recent launch went to the NPU and has not been seen to end
-  uint32_t npu_error;   // ERROR register of the most recent launch (0: none)
-  bool cycles_valid;    // the most recent launch ran on the NPU and completed
-  uint32_t cycles;      // its CYCLES register
+  bool npu_running;    // the most recent launch went to the NPU and has not been seen to end
+  uint32_t npu_error;  // ERROR register of the most recent launch (0: none)
+  bool cycles_valid;   // the most recent launch ran on the NPU and completed
+  uint32_t cycles;     // its CYCLES register
 };
 
 namespace {
@@ -151,14 +168,10 @@ dgmm_status validate(const void* module, size_t size, Loaded* out) {
   ErrorDetail d;
   d.str("module plan: ");
   switch (dg::bm::read_plan(text.data, text.size, &out->plan, &d)) {
-    case dg::bm::PlanStatus::Ok:
-      return DGMM_OK;
-    case dg::bm::PlanStatus::Bad:
-      return fail(DGMM_ERROR_BAD_MODULE, d);
-    case dg::bm::PlanStatus::Unsupported:
-      return fail(DGMM_ERROR_UNSUPPORTED, d);
-    case dg::bm::PlanStatus::WrongTarget:
-      return fail(DGMM_ERROR_TARGET_MISMATCH, d);
+    case dg::bm::PlanStatus::Ok: return DGMM_OK;
+    case dg::bm::PlanStatus::Bad: return fail(DGMM_ERROR_BAD_MODULE, d);
+    case dg::bm::PlanStatus::Unsupported: return fail(DGMM_ERROR_UNSUPPORTED, d);
+    case dg::bm::PlanStatus::WrongTarget: return fail(DGMM_ERROR_TARGET_MISMATCH, d);
   }
   return fail(DGMM_ERROR_BAD_MODULE, d);
 }
@@ -332,8 +345,9 @@ dgmm_status bind(dgmm_handle h, const char* name, uint64_t address, bool output)
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   if ((i == dg::bm::kC) != output) {
-    d.str("operand '").str(name).str(output ? "' is an input; use dgmm_bind_input"
-                                            : "' is an output; use dgmm_bind_output");
+    d.str("operand '")
+        .str(name)
+        .str(output ? "' is an input; use dgmm_bind_input" : "' is an output; use dgmm_bind_output");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   if (const dgmm_status s = idle(h, "bind"); s != DGMM_OK) return s;
@@ -443,7 +457,9 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
     ErrorDetail d;
     d.str("K ").num(k);
     if (!outside && k % align != 0) {
-      d.str(" is not a multiple of ").num(align).str(": the plan's DMA moves A's rows of K elements in whole bus beats");
+      d.str(" is not a multiple of ")
+          .num(align)
+          .str(": the plan's DMA moves A's rows of K elements in whole bus beats");
     } else if (!outside) {
       d.str(" is odd: operand '").chr(static_cast<char>('A' + odd));
       d.str("' has 4-bit elements packed two per byte along K, and each of its ")
@@ -558,8 +574,9 @@ dgmm_status dgmm_npu_cycles(dgmm_handle h, uint64_t* cycles) {
   if (cycles == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "null cycles pointer");
   npu_poll(h);
   if (!h->cycles_valid) {
-    return fail(DGMM_ERROR_INVALID_STATE, "no completed NPU run: the last launch did not run on the NPU, "
-                                          "has not finished or failed");
+    return fail(DGMM_ERROR_INVALID_STATE,
+                "no completed NPU run: the last launch did not run on the NPU, "
+                "has not finished or failed");
   }
   *cycles = h->cycles;
   return DGMM_OK;
@@ -605,8 +622,8 @@ dgmm_status dgmm_operand_info(dgmm_handle h, const char* name, dgmm_operand* out
   return DGMM_OK;
 }
 
-dgmm_status dgmm_problem(dgmm_handle h, uint32_t* m, uint32_t* n, uint32_t* k, uint32_t* tile_m,
-                         uint32_t* tile_n, uint32_t* tile_k) {
+dgmm_status dgmm_problem(dgmm_handle h, uint32_t* m, uint32_t* n, uint32_t* k, uint32_t* tile_m, uint32_t* tile_n,
+                         uint32_t* tile_k) {
   if (!valid(h)) return bad_handle();
   if (m != nullptr) *m = h->plan.M;
   if (n != nullptr) *n = h->plan.N;

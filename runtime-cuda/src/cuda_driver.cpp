@@ -31,14 +31,12 @@ constexpr KnownError kKnownErrors[] = {
     {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
      "no kernel image is available for execution on the device"},
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
-    {CUDA_ERROR_JIT_COMPILER_NOT_FOUND, "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
-     "PTX JIT compiler library not found"},
+    {CUDA_ERROR_JIT_COMPILER_NOT_FOUND, "CUDA_ERROR_JIT_COMPILER_NOT_FOUND", "PTX JIT compiler library not found"},
     {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
      "the provided PTX was compiled with an unsupported toolchain"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
-    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
-     "an illegal memory access was encountered"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
     {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
      "too many resources requested for launch"},
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
@@ -76,9 +74,8 @@ InitResult load_and_init() {
   void* lib = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    return fail(InitFailure::NoDevice,
-                std::string("no NVIDIA GPU found: cannot load the CUDA driver ") + kLibrary + " (" +
-                    (why ? why : "unknown reason") + ")");
+    return fail(InitFailure::NoDevice, std::string("no NVIDIA GPU found: cannot load the CUDA driver ") + kLibrary +
+                                           " (" + (why ? why : "unknown reason") + ")");
   }
   // The library stays loaded for the lifetime of the process: handles, host allocations and
   // fences may outlive any particular caller.
@@ -103,8 +100,7 @@ InitResult load_and_init() {
   int count = 0;
   r = d.cuDeviceGetCount(&count);
   if (r != CUDA_SUCCESS) {
-    return fail(InitFailure::NoDevice,
-                "no NVIDIA GPU found: cuDeviceGetCount failed: " + d.describe(r));
+    return fail(InitFailure::NoDevice, "no NVIDIA GPU found: cuDeviceGetCount failed: " + d.describe(r));
   }
   if (count == 0) {
     return fail(InitFailure::NoDevice,
@@ -130,23 +126,21 @@ InitResult load_and_init() {
       {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &d.cc_major, "compute capability major"},
       {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &d.cc_minor, "compute capability minor"},
       {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &d.sm_count, "multiprocessor count"},
-      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &d.smem_optin,
-       "opt-in shared memory per block"},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &d.smem_optin, "opt-in shared memory per block"},
   };
   for (const Query& q : queries) {
     r = d.cuDeviceGetAttribute(q.value, q.attribute, d.device);
     if (r != CUDA_SUCCESS) {
-      return fail(InitFailure::Driver, std::string("cannot query the ") + q.what +
-                                           " of device 0 '" + d.device_name +
-                                           "': " + d.describe(r));
+      return fail(InitFailure::Driver,
+                  std::string("cannot query the ") + q.what + " of device 0 '" + d.device_name + "': " + d.describe(r));
     }
   }
   // Retained once and never released: page-locked host memory from dgmm_alloc_host lives in this
   // context and must stay valid however handles come and go.
   r = d.cuDevicePrimaryCtxRetain(&d.context, d.device);
   if (r != CUDA_SUCCESS) {
-    return fail(InitFailure::Driver, "cannot retain the primary context of device 0 '" +
-                                         d.device_name + "': " + d.describe(r));
+    return fail(InitFailure::Driver,
+                "cannot retain the primary context of device 0 '" + d.device_name + "': " + d.describe(r));
   }
   InitResult ok;
   ok.driver = &d;
@@ -166,10 +160,8 @@ bool is_kernel_fault(CUresult r) {
     case CUDA_ERROR_INVALID_ADDRESS_SPACE:
     case CUDA_ERROR_INVALID_PC:
     case CUDA_ERROR_LAUNCH_FAILED:
-    case CUDA_ERROR_CONTAINED:
-      return true;
-    default:
-      return false;
+    case CUDA_ERROR_CONTAINED: return true;
+    default: return false;
   }
 }
 

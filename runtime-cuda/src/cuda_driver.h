@@ -39,12 +39,12 @@ using CUfunction_attribute = int;  // enum CUfunction_attribute_enum
 using CUdevice_attribute = int;    // enum CUdevice_attribute_enum
 // The copy engine's tensor maps (cuTensorMapEncodeTiled). The map itself is 128 opaque bytes,
 // aligned (CUtensorMap in <cuda.h>); the runtime passes its address as void*.
-using CUtensorMapDataType = int;     // enum CUtensorMapDataType_enum
-using CUtensorMapInterleave = int;   // enum CUtensorMapInterleave_enum
-using CUtensorMapSwizzle = int;      // enum CUtensorMapSwizzle_enum
-using CUtensorMapL2promotion = int;  // enum CUtensorMapL2promotion_enum
-using CUtensorMapFloatOOBfill = int; // enum CUtensorMapFloatOOBfill_enum
-struct alignas(128) TensorMap {  // <cuda.h> aligns CUtensorMap to 128 bytes
+using CUtensorMapDataType = int;      // enum CUtensorMapDataType_enum
+using CUtensorMapInterleave = int;    // enum CUtensorMapInterleave_enum
+using CUtensorMapSwizzle = int;       // enum CUtensorMapSwizzle_enum
+using CUtensorMapL2promotion = int;   // enum CUtensorMapL2promotion_enum
+using CUtensorMapFloatOOBfill = int;  // enum CUtensorMapFloatOOBfill_enum
+struct alignas(128) TensorMap {       // <cuda.h> aligns CUtensorMap to 128 bytes
   unsigned char bytes[128];
 };
 
@@ -104,44 +104,43 @@ inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 
 // Every entry point the runtime (and its white-box tests) use: X(exported symbol, parameters).
 // All return CUresult.
-#define DG_CUDA_DRIVER_FUNCTIONS(X)                                                      \
-  X(cuGetErrorName, (CUresult, const char**))                                            \
-  X(cuGetErrorString, (CUresult, const char**))                                          \
-  X(cuInit, (unsigned int))                                                              \
-  X(cuDriverGetVersion, (int*))                                                          \
-  X(cuDeviceGetCount, (int*))                                                            \
-  X(cuDeviceGet, (CUdevice*, int))                                                       \
-  X(cuDeviceGetName, (char*, int, CUdevice))                                             \
-  X(cuDeviceGetAttribute, (int*, CUdevice_attribute, CUdevice))                          \
-  X(cuDevicePrimaryCtxRetain, (CUcontext*, CUdevice))                                    \
-  X(cuCtxPushCurrent_v2, (CUcontext))                                                    \
-  X(cuCtxPopCurrent_v2, (CUcontext*))                                                    \
-  X(cuModuleLoadDataEx, (CUmodule*, const void*, unsigned int, CUjit_option*, void**))   \
-  X(cuModuleUnload, (CUmodule))                                                          \
-  X(cuModuleGetFunction, (CUfunction*, CUmodule, const char*))                           \
-  X(cuFuncGetAttribute, (int*, CUfunction_attribute, CUfunction))                        \
-  X(cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                         \
-  X(cuMemAlloc_v2, (CUdeviceptr*, size_t))                                               \
-  X(cuMemFree_v2, (CUdeviceptr))                                                         \
-  X(cuMemAllocHost_v2, (void**, size_t))                                                 \
-  X(cuMemFreeHost, (void*))                                                              \
-  X(cuMemcpyHtoD_v2, (CUdeviceptr, const void*, size_t))                                 \
-  X(cuMemcpyDtoH_v2, (void*, CUdeviceptr, size_t))                                       \
-  X(cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void*, size_t, CUstream))                  \
-  X(cuMemcpyDtoHAsync_v2, (void*, CUdeviceptr, size_t, CUstream))                        \
-  X(cuStreamCreate, (CUstream*, unsigned int))                                           \
-  X(cuStreamDestroy_v2, (CUstream))                                                      \
-  X(cuStreamSynchronize, (CUstream))                                                     \
-  X(cuEventCreate, (CUevent*, unsigned int))                                             \
-  X(cuEventRecord, (CUevent, CUstream))                                                  \
-  X(cuEventSynchronize, (CUevent))                                                       \
-  X(cuEventDestroy_v2, (CUevent))                                                        \
-  X(cuLaunchKernel, (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, \
-                     unsigned int, unsigned int, unsigned int, CUstream, void**, void**))   \
-  X(cuTensorMapEncodeTiled, (void*, CUtensorMapDataType, uint32_t, void*, const uint64_t*, \
-                             const uint64_t*, const uint32_t*, const uint32_t*,              \
-                             CUtensorMapInterleave, CUtensorMapSwizzle,                      \
-                             CUtensorMapL2promotion, CUtensorMapFloatOOBfill))
+#define DG_CUDA_DRIVER_FUNCTIONS(X)                                                                                   \
+  X(cuGetErrorName, (CUresult, const char**))                                                                         \
+  X(cuGetErrorString, (CUresult, const char**))                                                                       \
+  X(cuInit, (unsigned int))                                                                                           \
+  X(cuDriverGetVersion, (int*))                                                                                       \
+  X(cuDeviceGetCount, (int*))                                                                                         \
+  X(cuDeviceGet, (CUdevice*, int))                                                                                    \
+  X(cuDeviceGetName, (char*, int, CUdevice))                                                                          \
+  X(cuDeviceGetAttribute, (int*, CUdevice_attribute, CUdevice))                                                       \
+  X(cuDevicePrimaryCtxRetain, (CUcontext*, CUdevice))                                                                 \
+  X(cuCtxPushCurrent_v2, (CUcontext))                                                                                 \
+  X(cuCtxPopCurrent_v2, (CUcontext*))                                                                                 \
+  X(cuModuleLoadDataEx, (CUmodule*, const void*, unsigned int, CUjit_option*, void**))                                \
+  X(cuModuleUnload, (CUmodule))                                                                                       \
+  X(cuModuleGetFunction, (CUfunction*, CUmodule, const char*))                                                        \
+  X(cuFuncGetAttribute, (int*, CUfunction_attribute, CUfunction))                                                     \
+  X(cuFuncSetAttribute, (CUfunction, CUfunction_attribute, int))                                                      \
+  X(cuMemAlloc_v2, (CUdeviceptr*, size_t))                                                                            \
+  X(cuMemFree_v2, (CUdeviceptr))                                                                                      \
+  X(cuMemAllocHost_v2, (void**, size_t))                                                                              \
+  X(cuMemFreeHost, (void*))                                                                                           \
+  X(cuMemcpyHtoD_v2, (CUdeviceptr, const void*, size_t))                                                              \
+  X(cuMemcpyDtoH_v2, (void*, CUdeviceptr, size_t))                                                                    \
+  X(cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void*, size_t, CUstream))                                               \
+  X(cuMemcpyDtoHAsync_v2, (void*, CUdeviceptr, size_t, CUstream))                                                     \
+  X(cuStreamCreate, (CUstream*, unsigned int))                                                                        \
+  X(cuStreamDestroy_v2, (CUstream))                                                                                   \
+  X(cuStreamSynchronize, (CUstream))                                                                                  \
+  X(cuEventCreate, (CUevent*, unsigned int))                                                                          \
+  X(cuEventRecord, (CUevent, CUstream))                                                                               \
+  X(cuEventSynchronize, (CUevent))                                                                                    \
+  X(cuEventDestroy_v2, (CUevent))                                                                                     \
+  X(cuLaunchKernel, (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,  \
+                     unsigned int, CUstream, void**, void**))                                                         \
+  X(cuTensorMapEncodeTiled,                                                                                           \
+    (void*, CUtensorMapDataType, uint32_t, void*, const uint64_t*, const uint64_t*, const uint32_t*, const uint32_t*, \
+     CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill))
 
 #define DG_CUDA_DECLARE_PFN(name, params) using PFN_##name = CUresult(*) params;
 DG_CUDA_DRIVER_FUNCTIONS(DG_CUDA_DECLARE_PFN)

@@ -80,8 +80,7 @@ template <typename T>
 using canon_t = typename canon<T>::type;
 
 static_assert(sizeof(CUresult) == sizeof(int) && sizeof(CUjit_option) == sizeof(int) &&
-              sizeof(CUfunction_attribute) == sizeof(int) &&
-              sizeof(CUdevice_attribute) == sizeof(int));
+              sizeof(CUfunction_attribute) == sizeof(int) && sizeof(CUdevice_attribute) == sizeof(int));
 static_assert(std::is_same_v<::CUdevice, dg::cuda::CUdevice>);
 static_assert(std::is_same_v<::CUdeviceptr, dg::cuda::CUdeviceptr>);
 static_assert(std::is_same_v<::CUcontext, dg::cuda::CUcontext>);
@@ -145,7 +144,8 @@ DG_CHECK_VALUE(CU_TENSOR_MAP_INTERLEAVE_NONE)
 DG_CHECK_VALUE(CU_TENSOR_MAP_SWIZZLE_128B)
 DG_CHECK_VALUE(CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
 DG_CHECK_VALUE(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
-static_assert(sizeof(CUtensorMap) == sizeof(dg::cuda::TensorMap) && alignof(CUtensorMap) == alignof(dg::cuda::TensorMap));
+static_assert(sizeof(CUtensorMap) == sizeof(dg::cuda::TensorMap) &&
+              alignof(CUtensorMap) == alignof(dg::cuda::TensorMap));
 static_assert(sizeof(CUtensorMapDataType) == sizeof(int) && sizeof(CUtensorMapSwizzle) == sizeof(int));
 #undef DG_CHECK_VALUE
 

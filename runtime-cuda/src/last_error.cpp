@@ -28,9 +28,7 @@ dgmm_status fail(dgmm_status status, std::string_view message) noexcept {
 
 extern "C" {
 
-const char* dgmm_last_error(void) {
-  return dg::rt::t_fixed != nullptr ? dg::rt::t_fixed : dg::rt::t_message.c_str();
-}
+const char* dgmm_last_error(void) { return dg::rt::t_fixed != nullptr ? dg::rt::t_fixed : dg::rt::t_message.c_str(); }
 
 dgmm_status dgmm_last_error_code(void) { return dg::rt::t_status; }
 

@@ -55,12 +55,8 @@ bool operand_name_ok(const uint8_t* field) {
 }
 
 uint16_t rd16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-uint64_t rd64(const uint8_t* p) {
-  return uint64_t(ko::load_u32(p)) | uint64_t(ko::load_u32(p + 4)) << 32;
-}
-bool fits(uint64_t offset, uint64_t size, uint64_t total) {
-  return offset <= total && size <= total - offset;
-}
+uint64_t rd64(const uint8_t* p) { return uint64_t(ko::load_u32(p)) | uint64_t(ko::load_u32(p + 4)) << 32; }
+bool fits(uint64_t offset, uint64_t size, uint64_t total) { return offset <= total && size <= total - offset; }
 
 // The driver takes a cubin without its size and finds its extent in the ELF headers, so every
 // offset in them must stay inside the section. Returns "" when the image is a little-endian ELF64
@@ -103,8 +99,7 @@ std::string cubin_problem(const uint8_t* p, uint64_t size) {
 
 }  // namespace
 
-dgmm_status check_module(const uint8_t* data, size_t size, std::string_view source,
-                         CheckedModule* out) {
+dgmm_status check_module(const uint8_t* data, size_t size, std::string_view source, CheckedModule* out) {
   const std::string where = "module " + std::string(source);
   ko::ModuleView view;
   const ko::Status st = ko::parse(data, size, &view, ko::Extent::Exact);
@@ -126,15 +121,14 @@ dgmm_status check_module(const uint8_t* data, size_t size, std::string_view sour
 
   const ko::Payload launch = view.find(ko::SectionKind::Launch);
   if (!launch) {
-    return fail(DGMM_ERROR_BAD_MODULE, where + " (target '" + out->target_name +
-                                           "') has no launch section: it cannot be launched");
+    return fail(DGMM_ERROR_BAD_MODULE,
+                where + " (target '" + out->target_name + "') has no launch section: it cannot be launched");
   }
   // A record of another version is an ABI question, not corruption: say so before parsing.
   if (launch.size >= 8 && std::memcmp(launch.data, ko::launch::kMagic, 4) == 0) {
     const uint32_t version = ko::load_u32(launch.data + 4);
     if (version != ko::launch::kVersion) {
-      return fail(DGMM_ERROR_ABI_MISMATCH, where + ": launch record version " +
-                                               std::to_string(version) +
+      return fail(DGMM_ERROR_ABI_MISMATCH, where + ": launch record version " + std::to_string(version) +
                                                " is not supported (this runtime reads version " +
                                                std::to_string(ko::launch::kVersion) + ")");
     }
@@ -146,30 +140,26 @@ dgmm_status check_module(const uint8_t* data, size_t size, std::string_view sour
   for (uint32_t i = 0; i < l.operand_count; ++i) {
     const uint8_t* field = launch.data + ko::launch::kHeaderSize + i * ko::launch::kOperandSize;
     if (!operand_name_ok(field)) {
-      return fail(DGMM_ERROR_BAD_MODULE, "invalid " + where + ": launch record operand " +
-                                             std::to_string(i) +
+      return fail(DGMM_ERROR_BAD_MODULE, "invalid " + where + ": launch record operand " + std::to_string(i) +
                                              " has a bad name (printable ASCII, then NUL padding)");
     }
     for (uint32_t j = 0; j < i; ++j) {
       if (std::strcmp(l.operands[i].name, l.operands[j].name) == 0) {
-        return fail(DGMM_ERROR_BAD_MODULE, "invalid " + where +
-                                               ": launch record declares operand " +
-                                               quoted(l.operands[i].name) + " twice");
+        return fail(DGMM_ERROR_BAD_MODULE,
+                    "invalid " + where + ": launch record declares operand " + quoted(l.operands[i].name) + " twice");
       }
     }
   }
 
   const ko::Payload ptx = view.find(ko::SectionKind::Ptx);
   if (!ptx) {
-    return fail(DGMM_ERROR_BAD_MODULE,
-                where + " (target '" + out->target_name + "') has no PTX section");
+    return fail(DGMM_ERROR_BAD_MODULE, where + " (target '" + out->target_name + "') has no PTX section");
   }
   if (ptx.size == 0) return fail(DGMM_ERROR_BAD_MODULE, "invalid " + where + ": empty PTX section");
   if (const void* nul = std::memchr(ptx.data, 0, ptx.size)) {
     const auto at = static_cast<const uint8_t*>(nul) - ptx.data;
-    return fail(DGMM_ERROR_BAD_MODULE, "invalid " + where +
-                                           ": PTX section has a NUL byte at offset " +
-                                           std::to_string(at) + " (PTX is text)");
+    return fail(DGMM_ERROR_BAD_MODULE,
+                "invalid " + where + ": PTX section has a NUL byte at offset " + std::to_string(at) + " (PTX is text)");
   }
   out->ptx.assign(reinterpret_cast<const char*>(ptx.data), ptx.size);
 

@@ -28,8 +28,7 @@ struct CheckedModule {
 /// driver reads it without being told its size). `source` names the module in messages
 /// ("'matmul.ko'"). On failure records the error (see last_error.h) and returns its status:
 /// DGMM_ERROR_BAD_MODULE, DGMM_ERROR_ABI_MISMATCH or DGMM_ERROR_TARGET_MISMATCH.
-dgmm_status check_module(const uint8_t* data, size_t size, std::string_view source,
-                         CheckedModule* out);
+dgmm_status check_module(const uint8_t* data, size_t size, std::string_view source, CheckedModule* out);
 
 /// The key set by dgmm_trust_key (a thread's copy), or null: check_module then refuses modules
 /// not signed by it with DGMM_ERROR_UNTRUSTED.

@@ -77,21 +77,16 @@ std::string device_words(const Driver& d) {
 dgmm_status load_status(CUresult r) {
   switch (r) {
     case cu::CUDA_ERROR_INVALID_PTX:
-    case cu::CUDA_ERROR_INVALID_IMAGE:
-      return DGMM_ERROR_BAD_MODULE;
-    case cu::CUDA_ERROR_NO_BINARY_FOR_GPU:
-      return DGMM_ERROR_TARGET_MISMATCH;
-    case cu::CUDA_ERROR_OUT_OF_MEMORY:
-      return DGMM_ERROR_OUT_OF_MEMORY;
-    default:
-      return DGMM_ERROR_DRIVER;
+    case cu::CUDA_ERROR_INVALID_IMAGE: return DGMM_ERROR_BAD_MODULE;
+    case cu::CUDA_ERROR_NO_BINARY_FOR_GPU: return DGMM_ERROR_TARGET_MISMATCH;
+    case cu::CUDA_ERROR_OUT_OF_MEMORY: return DGMM_ERROR_OUT_OF_MEMORY;
+    default: return DGMM_ERROR_DRIVER;
   }
 }
 
 std::string trimmed(const char* s) {
   std::string out(s);
-  while (!out.empty() &&
-         (out.back() == '\n' || out.back() == '\r' || out.back() == ' ' || out.back() == '\t')) {
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ' || out.back() == '\t')) {
     out.pop_back();
   }
   return out;
@@ -109,16 +104,14 @@ dgmm_status driver_fail(const Driver& d, dgmm_status status, const std::string& 
 }
 
 dgmm_status context_fail(const Driver& d, const ContextScope& scope) {
-  return driver_fail(d, DGMM_ERROR_DRIVER, "cannot make the runtime's CUDA context current",
-                     scope.result());
+  return driver_fail(d, DGMM_ERROR_DRIVER, "cannot make the runtime's CUDA context current", scope.result());
 }
 
 // The driver, initialized on first use; records the reason when there is none.
 const Driver* get_driver() {
   const cu::InitResult& r = cu::init();
   if (r.driver == nullptr) {
-    fail(r.failure == cu::InitFailure::NoDevice ? DGMM_ERROR_NO_DEVICE : DGMM_ERROR_DRIVER,
-         r.message);
+    fail(r.failure == cu::InitFailure::NoDevice ? DGMM_ERROR_NO_DEVICE : DGMM_ERROR_DRIVER, r.message);
   }
   return r.driver;
 }
@@ -172,9 +165,7 @@ struct dgmm_kernel {
       if (op.owned != 0) {
         if (CUresult r = d.cuMemFree_v2(op.owned)) {
           driver_fail(d, DGMM_ERROR_DRIVER,
-                      "dgmm_unload_kernel: cannot free the device buffer of operand " +
-                          quoted(op.decl.name),
-                      r);
+                      "dgmm_unload_kernel: cannot free the device buffer of operand " + quoted(op.decl.name), r);
         }
       }
     }
@@ -201,8 +192,8 @@ struct dgmm_kernel {
     for (const OperandSlot& op : operands) {
       known += (known.empty() ? "" : ", ") + quoted(op.decl.name);
     }
-    fail(DGMM_ERROR_INVALID_ARGUMENT, std::string(api) + ": unknown operand " + quoted(name) +
-                                          "; kernel '" + mod.launch.kernel + "' declares " + known);
+    fail(DGMM_ERROR_INVALID_ARGUMENT, std::string(api) + ": unknown operand " + quoted(name) + "; kernel '" +
+                                          mod.launch.kernel + "' declares " + known);
     return nullptr;
   }
 };
@@ -235,15 +226,14 @@ dgmm_status load_code(dgmm_kernel& h) {
   }
 
   std::vector<char> log(kJitLogBytes, '\0');
-  cu::CUjit_option options[2] = {cu::CU_JIT_ERROR_LOG_BUFFER,
-                                 cu::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  cu::CUjit_option options[2] = {cu::CU_JIT_ERROR_LOG_BUFFER, cu::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[2] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(log.size() - 1))};
   CUresult r = d.cuModuleLoadDataEx(&h.module, h.mod.ptx.c_str(), 2, options, values);
   if (r == cu::CUDA_SUCCESS) return DGMM_OK;
   h.module = nullptr;
   log.back() = '\0';
-  std::string msg = "PTX JIT compilation of kernel '" + std::string(l.kernel) + "' (target '" +
-                    h.mod.target_name + "') for " + device_words(d) + " failed: " + d.describe(r);
+  std::string msg = "PTX JIT compilation of kernel '" + std::string(l.kernel) + "' (target '" + h.mod.target_name +
+                    "') for " + device_words(d) + " failed: " + d.describe(r);
   if (required != 0 && required != d.compute_capability()) {
     msg += " (the module was compiled for " + sm_name(required) + ")";
   }
@@ -260,41 +250,34 @@ dgmm_status configure_function(dgmm_kernel& h) {
   const std::string kernel = "kernel '" + std::string(l.kernel) + "'";
 
   int static_smem = 0;
-  if (CUresult r =
-          d.cuFuncGetAttribute(&static_smem, cu::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, h.function)) {
-    return driver_fail(d, DGMM_ERROR_DRIVER, "cannot query the static shared memory of " + kernel,
-                       r);
+  if (CUresult r = d.cuFuncGetAttribute(&static_smem, cu::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, h.function)) {
+    return driver_fail(d, DGMM_ERROR_DRIVER, "cannot query the static shared memory of " + kernel, r);
   }
   const uint64_t smem_total = uint64_t(l.smem_bytes) + uint64_t(static_smem);
   if (smem_total > uint64_t(d.smem_optin)) {
-    return fail(DGMM_ERROR_TARGET_MISMATCH,
-                kernel + " needs " + std::to_string(l.smem_bytes) + " bytes of dynamic and " +
-                    std::to_string(static_smem) + " bytes of static shared memory, but " +
-                    device_words(d) + " allows at most " + std::to_string(d.smem_optin) +
-                    " bytes per block");
+    return fail(DGMM_ERROR_TARGET_MISMATCH, kernel + " needs " + std::to_string(l.smem_bytes) +
+                                                " bytes of dynamic and " + std::to_string(static_smem) +
+                                                " bytes of static shared memory, but " + device_words(d) +
+                                                " allows at most " + std::to_string(d.smem_optin) + " bytes per block");
   }
   if (smem_total > kDefaultSharedLimit) {
-    if (CUresult r =
-            d.cuFuncSetAttribute(h.function, cu::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 static_cast<int>(l.smem_bytes))) {
+    if (CUresult r = d.cuFuncSetAttribute(h.function, cu::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          static_cast<int>(l.smem_bytes))) {
       return driver_fail(d, DGMM_ERROR_DRIVER,
                          "cannot raise the dynamic shared memory limit of " + kernel + " to " +
                              std::to_string(l.smem_bytes) + " bytes",
                          r);
     }
   }
-  if (CUresult r =
-          d.cuFuncSetAttribute(h.function, cu::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                               static_cast<int>(l.carveout_percent))) {
-    return driver_fail(d, DGMM_ERROR_DRIVER,
-                       "cannot set the shared memory carve-out of " + kernel + " to " +
-                           std::to_string(l.carveout_percent) + "%",
-                       r);
+  if (CUresult r = d.cuFuncSetAttribute(h.function, cu::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                        static_cast<int>(l.carveout_percent))) {
+    return driver_fail(
+        d, DGMM_ERROR_DRIVER,
+        "cannot set the shared memory carve-out of " + kernel + " to " + std::to_string(l.carveout_percent) + "%", r);
   }
 
   int max_threads = 0;
-  if (CUresult r = d.cuFuncGetAttribute(&max_threads, cu::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                        h.function)) {
+  if (CUresult r = d.cuFuncGetAttribute(&max_threads, cu::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, h.function)) {
     return driver_fail(d, DGMM_ERROR_DRIVER, "cannot query the thread limit of " + kernel, r);
   }
   if (CUresult r = d.cuFuncGetAttribute(&h.registers, cu::CU_FUNC_ATTRIBUTE_NUM_REGS, h.function)) {
@@ -302,11 +285,10 @@ dgmm_status configure_function(dgmm_kernel& h) {
   }
   const uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];
   if (threads > uint64_t(max_threads)) {
-    return fail(DGMM_ERROR_TARGET_MISMATCH,
-                kernel + " is launched with " + std::to_string(threads) +
-                    " threads per block, but with " + std::to_string(h.registers) +
-                    " registers per thread it can run at most " + std::to_string(max_threads) +
-                    " on " + device_words(d));
+    return fail(DGMM_ERROR_TARGET_MISMATCH, kernel + " is launched with " + std::to_string(threads) +
+                                                " threads per block, but with " + std::to_string(h.registers) +
+                                                " registers per thread it can run at most " +
+                                                std::to_string(max_threads) + " on " + device_words(d));
   }
   return DGMM_OK;
 }
@@ -318,13 +300,11 @@ std::string describe_handle(const dgmm_kernel& h) {
   if (l.compute_capability != 0) s += ", " + sm_name(static_cast<int>(l.compute_capability));
   s += ") from ";
   s += h.from_cubin ? "cubin" : "PTX (JIT)";
-  s += " on " + device_words(d) + ", grid " + std::to_string(l.grid[0]) + "x" +
-       std::to_string(l.grid[1]) + "x" + std::to_string(l.grid[2]) + ", block " +
-       std::to_string(l.block[0]) + "x" + std::to_string(l.block[1]) + "x" +
-       std::to_string(l.block[2]) + ", " + std::to_string(l.smem_bytes) +
-       " bytes dynamic shared memory, carve-out " + std::to_string(l.carveout_percent) + "%, " +
-       std::to_string(h.registers) + " registers, M=" + std::to_string(l.M) +
-       " N=" + std::to_string(l.N) + " K=" + std::to_string(l.K);
+  s += " on " + device_words(d) + ", grid " + std::to_string(l.grid[0]) + "x" + std::to_string(l.grid[1]) + "x" +
+       std::to_string(l.grid[2]) + ", block " + std::to_string(l.block[0]) + "x" + std::to_string(l.block[1]) + "x" +
+       std::to_string(l.block[2]) + ", " + std::to_string(l.smem_bytes) + " bytes dynamic shared memory, carve-out " +
+       std::to_string(l.carveout_percent) + "%, " + std::to_string(h.registers) +
+       " registers, M=" + std::to_string(l.M) + " N=" + std::to_string(l.N) + " K=" + std::to_string(l.K);
   if (l.batch != 1) s += " batch=" + std::to_string(l.batch);
   return s;
 }
@@ -340,11 +320,11 @@ dgmm_handle load(const uint8_t* data, size_t size, const std::string& source) {
 
   const int required = static_cast<int>(l.compute_capability);
   if (required != 0 && d.compute_capability() < required) {
-    fail(DGMM_ERROR_TARGET_MISMATCH,
-         "module " + source + " (target '" + h->mod.target_name +
-             "') requires compute capability " + cc_dotted(required) + " (" + sm_name(required) +
-             "), but device 0 '" + d.device_name + "' has compute capability " +
-             cc_dotted(d.compute_capability()) + " (" + sm_name(d.compute_capability()) + ")");
+    fail(DGMM_ERROR_TARGET_MISMATCH, "module " + source + " (target '" + h->mod.target_name +
+                                         "') requires compute capability " + cc_dotted(required) + " (" +
+                                         sm_name(required) + "), but device 0 '" + d.device_name +
+                                         "' has compute capability " + cc_dotted(d.compute_capability()) + " (" +
+                                         sm_name(d.compute_capability()) + ")");
     return nullptr;
   }
 
@@ -356,8 +336,8 @@ dgmm_handle load(const uint8_t* data, size_t size, const std::string& source) {
   if (load_code(*h) != DGMM_OK) return nullptr;
   if (CUresult r = d.cuModuleGetFunction(&h->function, h->module, l.kernel)) {
     driver_fail(d, r == cu::CUDA_ERROR_NOT_FOUND ? DGMM_ERROR_BAD_MODULE : DGMM_ERROR_DRIVER,
-                "kernel '" + std::string(l.kernel) + "' named by the launch record of module " +
-                    source + " is not in its " + (h->from_cubin ? "cubin" : "PTX"),
+                "kernel '" + std::string(l.kernel) + "' named by the launch record of module " + source +
+                    " is not in its " + (h->from_cubin ? "cubin" : "PTX"),
                 r);
     return nullptr;
   }
@@ -402,15 +382,14 @@ bool read_file(const char* path, std::vector<uint8_t>* out) {
   return true;
 }
 
-dgmm_status bind(dgmm_handle h, const char* api, const char* name, bool as_input, const void* in,
-                 void* out) {
+dgmm_status bind(dgmm_handle h, const char* api, const char* name, bool as_input, const void* in, void* out) {
   if (h == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, std::string(api) + ": handle is NULL");
   OperandSlot* op = h->find(api, name);
   if (op == nullptr) return dgmm_last_error_code();
   if (op->is_input() != as_input) {
-    return fail(DGMM_ERROR_INVALID_ARGUMENT,
-                std::string(api) + ": operand " + quoted(name) + " is an " + op->role_name() +
-                    "; bind it with " + (op->is_input() ? "dgmm_bind_input" : "dgmm_bind_output"));
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, std::string(api) + ": operand " + quoted(name) + " is an " +
+                                                 op->role_name() + "; bind it with " +
+                                                 (op->is_input() ? "dgmm_bind_input" : "dgmm_bind_output"));
   }
   if ((as_input ? in : out) == nullptr) {
     return fail(DGMM_ERROR_INVALID_ARGUMENT,
@@ -421,11 +400,10 @@ dgmm_status bind(dgmm_handle h, const char* api, const char* name, bool as_input
   if (as_input && op->decl.packing != 0) {
     if (const char* why = dg::ko::w4::check_header(static_cast<const uint8_t*>(in), op->decl.bytes, op->decl.packing,
                                                    h->mod.launch.K, h->mod.launch.N))
-      return fail(DGMM_ERROR_INVALID_ARGUMENT, std::string(api) + ": operand " + quoted(name) + ": " + why +
-                                                   " (this module reads layout " +
-                                                   dg::ko::w4::layout_name(op->decl.packing) + " for K " +
-                                                   std::to_string(h->mod.launch.K) + ", N " +
-                                                   std::to_string(h->mod.launch.N) + ")");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT,
+                  std::string(api) + ": operand " + quoted(name) + ": " + why + " (this module reads layout " +
+                      dg::ko::w4::layout_name(op->decl.packing) + " for K " + std::to_string(h->mod.launch.K) + ", N " +
+                      std::to_string(h->mod.launch.N) + ")");
   }
   op->binding = Binding::Host;
   op->host_in = in;
@@ -441,14 +419,13 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
   std::string unbound;
   for (const OperandSlot& op : h->operands) {
     if (op.binding == Binding::None) {
-      unbound += std::string(unbound.empty() ? "" : ", ") + quoted(op.decl.name) + " (" +
-                 op.role_name() + ", " + std::to_string(h->bytes_now(op)) + " bytes)";
+      unbound += std::string(unbound.empty() ? "" : ", ") + quoted(op.decl.name) + " (" + op.role_name() + ", " +
+                 std::to_string(h->bytes_now(op)) + " bytes)";
     }
   }
   if (!unbound.empty()) {
     return fail(DGMM_ERROR_UNBOUND_OPERAND,
-                std::string(api) + ": kernel '" + h->mod.launch.kernel +
-                    "' has unbound operands: " + unbound +
+                std::string(api) + ": kernel '" + h->mod.launch.kernel + "' has unbound operands: " + unbound +
                     "; bind every operand (dgmm_bind_input, dgmm_bind_output or dgmm_bind_device) "
                     "before launching");
   }
@@ -472,29 +449,25 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
       if (op.binding != Binding::Host || op.owned != 0) continue;
       CUdeviceptr p = 0;
       if (CUresult r = d.cuMemAlloc_v2(&p, static_cast<size_t>(op.decl.bytes))) {
-        return driver_fail(
-            d, r == cu::CUDA_ERROR_OUT_OF_MEMORY ? DGMM_ERROR_OUT_OF_MEMORY : DGMM_ERROR_DRIVER,
-            std::string(api) + ": cannot allocate " + std::to_string(op.decl.bytes) +
-                " bytes of device memory for operand " + quoted(op.decl.name),
-            r);
+        return driver_fail(d, r == cu::CUDA_ERROR_OUT_OF_MEMORY ? DGMM_ERROR_OUT_OF_MEMORY : DGMM_ERROR_DRIVER,
+                           std::string(api) + ": cannot allocate " + std::to_string(op.decl.bytes) +
+                               " bytes of device memory for operand " + quoted(op.decl.name),
+                           r);
       }
       op.owned = p;
     }
     for (const OperandSlot& op : h->operands) {
       if (op.binding != Binding::Host || !op.is_input()) continue;
-      if (CUresult r = d.cuMemcpyHtoDAsync_v2(op.owned, op.host_in,
-                                              static_cast<size_t>(h->bytes_now(op)), h->stream)) {
-        return driver_fail(
-            d, DGMM_ERROR_DRIVER,
-            std::string(api) + ": cannot copy input " + quoted(op.decl.name) + " to the device", r);
+      if (CUresult r = d.cuMemcpyHtoDAsync_v2(op.owned, op.host_in, static_cast<size_t>(h->bytes_now(op)), h->stream)) {
+        return driver_fail(d, DGMM_ERROR_DRIVER,
+                           std::string(api) + ": cannot copy input " + quoted(op.decl.name) + " to the device", r);
       }
     }
   }
 
   const launch_fmt::Launch& l = h->mod.launch;
   CUdeviceptr pointers[launch_fmt::kMaxOperands] = {};
-  int32_t sizes[3] = {static_cast<int32_t>(l.M), static_cast<int32_t>(l.N),
-                      static_cast<int32_t>(h->k)};
+  int32_t sizes[3] = {static_cast<int32_t>(l.M), static_cast<int32_t>(l.N), static_cast<int32_t>(h->k)};
   void* params[2 * launch_fmt::kMaxOperands + 3] = {};
   size_t n = 0;
   for (size_t i = 0; i < h->operands.size(); ++i) {
@@ -522,10 +495,9 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
                                          : o.element_bits == 16 ? cu::CU_TENSOR_MAP_DATA_TYPE_UINT16
                                                                 : cu::CU_TENSOR_MAP_DATA_TYPE_UINT32;
     if (CUresult r = d.cuTensorMapEncodeTiled(
-            &h->maps[i], type, 2, reinterpret_cast<void*>(static_cast<uintptr_t>(pointers[i])), dims,
-            strides, box, element_strides, cu::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            cu::CU_TENSOR_MAP_SWIZZLE_128B, cu::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) {
+            &h->maps[i], type, 2, reinterpret_cast<void*>(static_cast<uintptr_t>(pointers[i])), dims, strides, box,
+            element_strides, cu::CU_TENSOR_MAP_INTERLEAVE_NONE, cu::CU_TENSOR_MAP_SWIZZLE_128B,
+            cu::CU_TENSOR_MAP_L2_PROMOTION_L2_256B, cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) {
       return driver_fail(d, DGMM_ERROR_DRIVER,
                          std::string(api) + ": cannot describe operand " + quoted(o.name) +
                              " to the tensor-memory accelerator (cuTensorMapEncodeTiled)",
@@ -534,22 +506,18 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
     h->map_ptr[i] = pointers[i];
     h->map_k[i] = h->k;
   }
-  if (CUresult r =
-          d.cuLaunchKernel(h->function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                           l.block[2], l.smem_bytes, h->stream, params, nullptr)) {
-    return driver_fail(d, DGMM_ERROR_LAUNCH,
-                       std::string(api) + ": cannot launch kernel '" + l.kernel + "'", r);
+  if (CUresult r = d.cuLaunchKernel(h->function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                                    l.smem_bytes, h->stream, params, nullptr)) {
+    return driver_fail(d, DGMM_ERROR_LAUNCH, std::string(api) + ": cannot launch kernel '" + l.kernel + "'", r);
   }
 
   if (copies) {
     for (const OperandSlot& op : h->operands) {
       if (op.binding != Binding::Host || op.is_input()) continue;
-      if (CUresult r = d.cuMemcpyDtoHAsync_v2(op.host_out, op.owned,
-                                              static_cast<size_t>(h->bytes_now(op)), h->stream)) {
-        return driver_fail(
-            d, DGMM_ERROR_DRIVER,
-            std::string(api) + ": cannot copy output " + quoted(op.decl.name) + " back to the host",
-            r);
+      if (CUresult r =
+              d.cuMemcpyDtoHAsync_v2(op.host_out, op.owned, static_cast<size_t>(h->bytes_now(op)), h->stream)) {
+        return driver_fail(d, DGMM_ERROR_DRIVER,
+                           std::string(api) + ": cannot copy output " + quoted(op.decl.name) + " back to the host", r);
       }
     }
   }
@@ -614,11 +582,8 @@ void* dgmm_alloc_host(size_t bytes) {
     }
     void* p = nullptr;
     if (CUresult r = d->cuMemAllocHost_v2(&p, bytes)) {
-      driver_fail(*d,
-                  r == cu::CUDA_ERROR_OUT_OF_MEMORY ? DGMM_ERROR_OUT_OF_MEMORY : DGMM_ERROR_DRIVER,
-                  "dgmm_alloc_host: cannot allocate " + std::to_string(bytes) +
-                      " bytes of page-locked host memory",
-                  r);
+      driver_fail(*d, r == cu::CUDA_ERROR_OUT_OF_MEMORY ? DGMM_ERROR_OUT_OF_MEMORY : DGMM_ERROR_DRIVER,
+                  "dgmm_alloc_host: cannot allocate " + std::to_string(bytes) + " bytes of page-locked host memory", r);
       return nullptr;
     }
     return p;
@@ -639,8 +604,8 @@ void dgmm_free_host(void* ptr) {
       return;
     }
     if (CUresult r = d->cuMemFreeHost(ptr)) {
-      driver_fail(*d, DGMM_ERROR_INVALID_ARGUMENT,
-                  "dgmm_free_host: cannot free the memory (not from dgmm_alloc_host?)", r);
+      driver_fail(*d, DGMM_ERROR_INVALID_ARGUMENT, "dgmm_free_host: cannot free the memory (not from dgmm_alloc_host?)",
+                  r);
     }
   } catch (...) {
     out_of_host_memory();
@@ -665,8 +630,7 @@ dgmm_status dgmm_bind_output(dgmm_handle handle, const char* name, void* host_pt
 
 dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long long device_ptr) {
   try {
-    if (handle == nullptr)
-      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_device: handle is NULL");
+    if (handle == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_device: handle is NULL");
     OperandSlot* op = handle->find("dgmm_bind_device", name);
     if (op == nullptr) return dgmm_last_error_code();
     if (device_ptr == 0) {
@@ -718,17 +682,18 @@ dgmm_status dgmm_pack_weights(dgmm_handle handle, const char* name, const void* 
     if (plain == nullptr || packed == nullptr)
       return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_pack_weights: a buffer is NULL");
     if (order != DGMM_WEIGHTS_K_BY_N && order != DGMM_WEIGHTS_N_BY_K)
-      return fail(DGMM_ERROR_INVALID_ARGUMENT,
-                  "dgmm_pack_weights: order is DGMM_WEIGHTS_K_BY_N or DGMM_WEIGHTS_N_BY_K, not " + std::to_string(order));
+      return fail(
+          DGMM_ERROR_INVALID_ARGUMENT,
+          "dgmm_pack_weights: order is DGMM_WEIGHTS_K_BY_N or DGMM_WEIGHTS_N_BY_K, not " + std::to_string(order));
     const launch_fmt::Launch& l = handle->mod.launch;
     if (packed_bytes < op->decl.bytes)
       return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_pack_weights: the packed buffer has " +
                                                    std::to_string(packed_bytes) + " bytes; operand " + quoted(name) +
                                                    " needs " + std::to_string(op->decl.bytes));
-    if (const char* why = dg::ko::w4::pack(static_cast<const uint8_t*>(plain),
-                                           order == DGMM_WEIGHTS_K_BY_N ? dg::ko::w4::Order::KByN
-                                                                        : dg::ko::w4::Order::NByK,
-                                           l.K, l.N, op->decl.packing, static_cast<uint8_t*>(packed), packed_bytes))
+    if (const char* why =
+            dg::ko::w4::pack(static_cast<const uint8_t*>(plain),
+                             order == DGMM_WEIGHTS_K_BY_N ? dg::ko::w4::Order::KByN : dg::ko::w4::Order::NByK, l.K, l.N,
+                             op->decl.packing, static_cast<uint8_t*>(packed), packed_bytes))
       return fail(DGMM_ERROR_INVALID_ARGUMENT, std::string("dgmm_pack_weights: ") + why);
     return DGMM_OK;
   } catch (...) {
@@ -741,19 +706,19 @@ dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k) {
     if (handle == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_set_k: handle is NULL");
     const launch_fmt::Launch& l = handle->mod.launch;
     if (l.K_min == l.K && k != l.K) {
-      return fail(DGMM_ERROR_INVALID_ARGUMENT,
-                  "dgmm_set_k: kernel '" + std::string(l.kernel) + "' was compiled for K = " +
-                      std::to_string(l.K) + " only (declare K_min and K_max in the spec for a run-time K)");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_set_k: kernel '" + std::string(l.kernel) +
+                                                   "' was compiled for K = " + std::to_string(l.K) +
+                                                   " only (declare K_min and K_max in the spec for a run-time K)");
     }
     if (k < l.K_min || k > l.K) {
-      return fail(DGMM_ERROR_INVALID_ARGUMENT,
-                  "dgmm_set_k: K = " + std::to_string(k) + " is outside the module's range [" +
-                      std::to_string(l.K_min) + ", " + std::to_string(l.K) + "]");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_set_k: K = " + std::to_string(k) +
+                                                   " is outside the module's range [" + std::to_string(l.K_min) + ", " +
+                                                   std::to_string(l.K) + "]");
     }
     if (k % l.k_align != 0) {
-      return fail(DGMM_ERROR_INVALID_ARGUMENT,
-                  "dgmm_set_k: K = " + std::to_string(k) + " is not a multiple of " +
-                      std::to_string(l.k_align) + " (rows of A start on 16-byte boundaries)");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_set_k: K = " + std::to_string(k) + " is not a multiple of " +
+                                                   std::to_string(l.k_align) +
+                                                   " (rows of A start on 16-byte boundaries)");
     }
     handle->k = k;
     return DGMM_OK;
@@ -818,8 +783,7 @@ dgmm_status dgmm_wait(dgmm_fence fence) {
     const CUresult r = d.cuEventSynchronize(fence->event);
     d.cuEventDestroy_v2(fence->event);
     if (r != cu::CUDA_SUCCESS) {
-      return driver_fail(d, DGMM_ERROR_LAUNCH,
-                         "dgmm_wait: the kernel or a copy failed while running", r);
+      return driver_fail(d, DGMM_ERROR_LAUNCH, "dgmm_wait: the kernel or a copy failed while running", r);
     }
     return DGMM_OK;
   } catch (...) {
@@ -827,8 +791,7 @@ dgmm_status dgmm_wait(dgmm_fence fence) {
   }
 }
 
-dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* bytes,
-                              int* element_bits) {
+dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* bytes, int* element_bits) {
   try {
     if (handle == nullptr) {
       return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_operand_info: handle is NULL");
@@ -843,12 +806,8 @@ dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* byte
   }
 }
 
-const char* dgmm_kernel_description(dgmm_handle handle) {
-  return handle != nullptr ? handle->description.c_str() : "";
-}
+const char* dgmm_kernel_description(dgmm_handle handle) { return handle != nullptr ? handle->description.c_str() : ""; }
 
-void* dgmm_stream(dgmm_handle handle) {
-  return handle != nullptr ? static_cast<void*>(handle->stream) : nullptr;
-}
+void* dgmm_stream(dgmm_handle handle) { return handle != nullptr ? static_cast<void*>(handle->stream) : nullptr; }
 
 }  // extern "C"

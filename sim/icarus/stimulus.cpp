@@ -5,9 +5,10 @@
 //   stimulus --m M --n N --k K --a-type sN|uN --b-type sN|uN --bus-bits W [--seed S] [--out DIR]
 //
 // Element types: sN / uN (signed / unsigned N-bit, 2 <= N <= 16), stored as sim/elements.h says
-// (a 1- or 2-byte container, 4-bit elements packed two per byte); A is M×K and B K×N, row-major. C is int32 or int64 (--c-bits), row-major, from accumulators of --acc-bits (32: wrapping two's complement).
-// The operands are drawn exactly as the Verilator harness (sim/cosim_main.cpp) draws them for the
-// same seed: std::mt19937_64(seed), uniform over the type's range, all of A and then all of B.
+// (a 1- or 2-byte container, 4-bit elements packed two per byte); A is M×K and B K×N, row-major. C is int32 or int64
+// (--c-bits), row-major, from accumulators of --acc-bits (32: wrapping two's complement). The operands are drawn
+// exactly as the Verilator harness (sim/cosim_main.cpp) draws them for the same seed: std::mt19937_64(seed), uniform
+// over the type's range, all of A and then all of B.
 //
 // Writes DIR/a.hex, DIR/b.hex (the buffers' bytes, zero-padded to whole bus words) and DIR/c.hex
 // (the expected C buffer), one W-bit word per line, most significant hex digit first, the word's
@@ -31,7 +32,8 @@ using dg::sim::Format;
 using dg::sim::parse_format;
 
 // Writes the buffer as words of beat bytes; returns the number of words, or -1 on an I/O error.
-long write_words(const std::string& path, const std::string& what, const std::vector<std::uint8_t>& buf, unsigned beat) {
+long write_words(const std::string& path, const std::string& what, const std::vector<std::uint8_t>& buf,
+                 unsigned beat) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return -1;
   const std::size_t words = (buf.size() + beat - 1) / beat;
@@ -53,7 +55,8 @@ long write_words(const std::string& path, const std::string& what, const std::ve
 
 int usage(const char* why) {
   std::fprintf(stderr,
-               "stimulus: %s\nusage: stimulus --m M --n N --k K --a-type sN|uN --b-type sN|uN --bus-bits W [--seed S] [--out DIR]\n",
+               "stimulus: %s\nusage: stimulus --m M --n N --k K --a-type sN|uN --b-type sN|uN --bus-bits W [--seed S] "
+               "[--out DIR]\n",
                why);
   return 2;
 }
@@ -72,14 +75,22 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) return usage(("missing value after " + key).c_str());
     const std::string v = argv[++i];
     char* end = nullptr;
-    if (key == "--m") m = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--n") n = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--k") k = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--bus-bits") bus_bits = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--seed") seed = std::strtoull(v.c_str(), &end, 10);
-    else if (key == "--out") out = v;
-    else if (key == "--acc-bits") acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
-    else if (key == "--c-bits") c_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
+    if (key == "--m")
+      m = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--n")
+      n = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--k")
+      k = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--bus-bits")
+      bus_bits = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--seed")
+      seed = std::strtoull(v.c_str(), &end, 10);
+    else if (key == "--out")
+      out = v;
+    else if (key == "--acc-bits")
+      acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
+    else if (key == "--c-bits")
+      c_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
     else if (key == "--a-type") {
       if (!parse_format(v, fa)) return usage(("bad --a-type " + v).c_str());
       have_a = true;
@@ -91,9 +102,11 @@ int main(int argc, char** argv) {
     }
     if (end != nullptr && *end != '\0') return usage(("bad number for " + key + ": " + v).c_str());
   }
-  if (m <= 0 || n <= 0 || k <= 0 || !have_a || !have_b) return usage("--m, --n, --k, --a-type and --b-type are required");
+  if (m <= 0 || n <= 0 || k <= 0 || !have_a || !have_b)
+    return usage("--m, --n, --k, --a-type and --b-type are required");
   if (m > 65536 || n > 65536 || k > 65536 || m * n * k > (std::int64_t{1} << 34)) return usage("M, N, K too large");
-  if (bus_bits < 8 || bus_bits > 4096 || bus_bits % 8 != 0) return usage("--bus-bits must be a multiple of 8 in 8..4096");
+  if (bus_bits < 8 || bus_bits > 4096 || bus_bits % 8 != 0)
+    return usage("--bus-bits must be a multiple of 8 in 8..4096");
   if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) || (c_bits != 32 && c_bits != 64))
     return usage("--acc-bits must be 32, 48 or 64 and --c-bits 32 or 64");
   const auto beat = static_cast<unsigned>(bus_bits / 8);
@@ -128,7 +141,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stimulus: cannot write the word files in %s\n", out.c_str());
     return 1;
   }
-  std::printf("stimulus: %s: A %ld, B %ld, C %ld words of %" PRId64 " bits; C checksum 0x%08x\n", shape, wa, wb, wc, bus_bits,
-              checksum);
+  std::printf("stimulus: %s: A %ld, B %ld, C %ld words of %" PRId64 " bits; C checksum 0x%08x\n", shape, wa, wb, wc,
+              bus_bits, checksum);
   return 0;
 }

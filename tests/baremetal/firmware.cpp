@@ -69,8 +69,8 @@ extern "C" int main() {
   if (dgmm_set_k(h, k + 1) != DGMM_ERROR_INVALID_ARGUMENT) return fail("K outside the range");
   if (dgmm_set_k(h, k) != DGMM_OK) return fail("set K");
   dgmm_operand a;
-  if (dgmm_operand_info(h, "A", &a) != DGMM_OK || a.cols != k || a.element_bits != 8 ||
-      a.value_bits != 8 || a.is_signed != 1) {
+  if (dgmm_operand_info(h, "A", &a) != DGMM_OK || a.cols != k || a.element_bits != 8 || a.value_bits != 8 ||
+      a.is_signed != 1) {
     return fail("operand A");
   }
   // The module carries the generated NPU's register table: the NPU engine can be chosen. The

@@ -26,15 +26,14 @@ namespace {
 
 int g_passed = 0, g_failed = 0;
 
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    if (cond) {                                                            \
-      ++g_passed;                                                          \
-    } else {                                                               \
-      ++g_failed;                                                          \
-      std::printf("FAIL %s:%d: %s [last error: %s]\n", __FILE__, __LINE__, \
-                  #cond, dgmm_last_error());                               \
-    }                                                                      \
+#define CHECK(cond)                                                                                   \
+  do {                                                                                                \
+    if (cond) {                                                                                       \
+      ++g_passed;                                                                                     \
+    } else {                                                                                          \
+      ++g_failed;                                                                                     \
+      std::printf("FAIL %s:%d: %s [last error: %s]\n", __FILE__, __LINE__, #cond, dgmm_last_error()); \
+    }                                                                                                 \
   } while (0)
 
 struct PlanArgs {
@@ -54,21 +53,18 @@ struct PlanArgs {
 std::string plan_json(const PlanArgs& p) {
   std::ostringstream s;
   s << "{\n  \"K\": " << p.K << ",\n  \"K_max\": " << (p.k_max >= 0 ? p.k_max : p.K)
-    << ",\n  \"K_min\": " << (p.k_dynamic ? p.k_min : p.K) << ",\n  \"M\": " << p.M
-    << ",\n  \"N\": " << p.N
-    << ",\n  \"a_type\": \"" << p.a << "\",\n  \"acc_type\": \"" << p.acc << "\",\n  \"b_type\": \""
-    << p.b << "\",\n  \"batch\": " << p.batch << ",\n  \"c_type\": \"" << p.c
+    << ",\n  \"K_min\": " << (p.k_dynamic ? p.k_min : p.K) << ",\n  \"M\": " << p.M << ",\n  \"N\": " << p.N
+    << ",\n  \"a_type\": \"" << p.a << "\",\n  \"acc_type\": \"" << p.acc << "\",\n  \"b_type\": \"" << p.b
+    << "\",\n  \"batch\": " << p.batch << ",\n  \"c_type\": \"" << p.c
     << "\",\n  \"format\": \"deepgemm-plan-1\",\n  \"index\": {\"M\": 999, \"a_row_major\": "
     << (p.a_row ? "true" : "false") << ", \"b_row_major\": " << (p.b_row ? "true" : "false")
-    << ", \"c_row_major\": " << (p.c_row ? "true" : "false") << ", \"lda\": " << p.lda
-    << ", \"ldb\": " << p.ldb << ", \"ldc\": " << p.ldc
-    << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"k_dynamic\": "
-    << (p.k_dynamic ? "true" : "false")
+    << ", \"c_row_major\": " << (p.c_row ? "true" : "false") << ", \"lda\": " << p.lda << ", \"ldb\": " << p.ldb
+    << ", \"ldc\": " << p.ldc
+    << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"k_dynamic\": " << (p.k_dynamic ? "true" : "false")
     << (p.k_align > 0 ? ",\n  \"k_align\": " + std::to_string(p.k_align) : std::string())
     << ",\n  \"notes\": [\"tile_m: 1\"],\n"
-    << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \"" << p.target_kind
-    << "\",\n  \"tile_k\": " << p.tk << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn
-    << "\n}\n";
+    << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \"" << p.target_kind << "\",\n  \"tile_k\": " << p.tk
+    << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn << "\n}\n";
   return s.str();
 }
 
@@ -102,9 +98,7 @@ dgmm_handle load(const std::vector<uint8_t>& m) {
   return dgmm_load_image(m.data(), m.size(), g_arena.bytes, sizeof g_arena.bytes);
 }
 
-dgmm_status load_status(const std::vector<uint8_t>& m) {
-  return load(m) != nullptr ? DGMM_OK : dgmm_last_error_code();
-}
+dgmm_status load_status(const std::vector<uint8_t>& m) { return load(m) != nullptr ? DGMM_OK : dgmm_last_error_code(); }
 
 bool contains(const char* haystack, const char* needle) { return std::strstr(haystack, needle) != nullptr; }
 
@@ -139,8 +133,8 @@ bool run_gemm(const PlanArgs& p, uint32_t seed) {
     for (int j = 0; j < p.N; ++j) B[at(b, k, j)] = TB(dist(rng));
   if (dgmm_bind_input(h, "A", reinterpret_cast<uintptr_t>(A.data())) != DGMM_OK ||
       dgmm_bind_input(h, "B", reinterpret_cast<uintptr_t>(B.data())) != DGMM_OK ||
-      dgmm_bind_output(h, "C", reinterpret_cast<uintptr_t>(C.data())) != DGMM_OK ||
-      dgmm_launch(h) != DGMM_OK || dgmm_wait(dgmm_sync(h)) != DGMM_OK) {
+      dgmm_bind_output(h, "C", reinterpret_cast<uintptr_t>(C.data())) != DGMM_OK || dgmm_launch(h) != DGMM_OK ||
+      dgmm_wait(dgmm_sync(h)) != DGMM_OK) {
     return false;
   }
   bool nonzero = false;
@@ -149,8 +143,8 @@ bool run_gemm(const PlanArgs& p, uint32_t seed) {
       int64_t s = 0;
       for (int k = 0; k < p.K; ++k) s += int64_t(A[at(a, i, k)]) * int64_t(B[at(b, k, j)]);
       if (int64_t(C[at(c, i, j)]) != s) {
-        std::printf("  C[%d][%d] = %lld, expected %lld (seed %u)\n", i, j, (long long)C[at(c, i, j)],
-                    (long long)s, seed);
+        std::printf("  C[%d][%d] = %lld, expected %lld (seed %u)\n", i, j, (long long)C[at(c, i, j)], (long long)s,
+                    seed);
         return false;
       }
       nonzero |= s != 0;
@@ -178,8 +172,8 @@ void test_valid_module() {
   CHECK(M == 5 && N == 7 && K == 9 && tm == 2 && tn == 3 && tk == 4);
   dgmm_operand a;
   CHECK(dgmm_operand_info(h, "A", &a) == DGMM_OK);
-  CHECK(a.rows == 5 && a.cols == 9 && a.ld == 9 && a.element_bits == 8 && a.row_major == 1 &&
-        a.bytes == 45 && a.is_output == 0);
+  CHECK(a.rows == 5 && a.cols == 9 && a.ld == 9 && a.element_bits == 8 && a.row_major == 1 && a.bytes == 45 &&
+        a.is_output == 0);
   dgmm_operand c;
   CHECK(dgmm_operand_info(h, "C", &c) == DGMM_OK && c.bytes == 5 * 7 * 4 && c.is_output == 1);
 }
@@ -235,7 +229,10 @@ void test_bad_plans() {
   CHECK(contains(dgmm_last_error(), "a_type"));
   CHECK(with([](PlanArgs& p) { p.batch = 2; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(with([](PlanArgs& p) { p.c = "int16"; }) == DGMM_ERROR_UNSUPPORTED);
-  CHECK(with([](PlanArgs& p) { p.acc = "int16"; p.c = "int16"; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(with([](PlanArgs& p) {
+          p.acc = "int16";
+          p.c = "int16";
+        }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(with([](PlanArgs& p) { p.M = 0; }) == DGMM_ERROR_BAD_MODULE);
   CHECK(contains(dgmm_last_error(), "'M': out of range"));
   CHECK(with([](PlanArgs& p) { p.tk = -1; }) == DGMM_ERROR_BAD_MODULE);
@@ -263,8 +260,8 @@ void test_bad_plans() {
   }
   CHECK(all_rejected);
   // Nesting deeper than the reader's limit.
-  std::string deep = "{\"format\": \"deepgemm-plan-1\", \"x\": " + std::string(100, '[') +
-                     std::string(100, ']') + ", \"target_kind\": \"npu\"}";
+  std::string deep = "{\"format\": \"deepgemm-plan-1\", \"x\": " + std::string(100, '[') + std::string(100, ']') +
+                     ", \"target_kind\": \"npu\"}";
   CHECK(load_status(make_module(deep)) == DGMM_ERROR_BAD_MODULE);
   // Missing field.
   CHECK(load_status(make_module("{\"format\": \"deepgemm-plan-1\", \"target_kind\": \"npu\"}")) ==
@@ -276,21 +273,21 @@ void test_bad_plans() {
   const std::string good = plan_json({});
   const std::string open = good.substr(0, good.rfind('}'));  // the members, without the closing '}'
   const std::string resealed[] = {
-      good + " trailing",                                      // bytes after the object
-      good + "{}",                                             // a second object
-      open + ", \"x\": 01}",        // a number with a leading zero
-      open + ", \"x\": 1.}",        // a fraction without digits
-      open + ", \"x\": tru}",       // a bad literal
+      good + " trailing",          // bytes after the object
+      good + "{}",                 // a second object
+      open + ", \"x\": 01}",       // a number with a leading zero
+      open + ", \"x\": 1.}",       // a fraction without digits
+      open + ", \"x\": tru}",      // a bad literal
       open + ", \"x\": \"\\q\"}",  // a bad escape
-      open + ", \"x\": [1,]}",      // a trailing comma
-      open + ", \"x\": {1: 2}}",    // a key that is not a string
+      open + ", \"x\": [1,]}",     // a trailing comma
+      open + ", \"x\": {1: 2}}",   // a key that is not a string
   };
   bool resealed_rejected = true;
   for (const std::string& text : resealed) {
     const dgmm_status s = load_status(make_module(text));
     if (s != DGMM_ERROR_BAD_MODULE || !contains(dgmm_last_error(), "not a well-formed JSON object")) {
-      std::printf("  accepted or misclassified: ...%s -> %s\n", text.substr(text.size() > 40 ? text.size() - 40 : 0).c_str(),
-                  dgmm_status_string(s));
+      std::printf("  accepted or misclassified: ...%s -> %s\n",
+                  text.substr(text.size() > 40 ? text.size() - 40 : 0).c_str(), dgmm_status_string(s));
       resealed_rejected = false;
     }
   }
@@ -300,8 +297,8 @@ void test_bad_plans() {
   CHECK(load_status(make_module(open + ", \"M\": 64}")) == DGMM_ERROR_BAD_MODULE);
   CHECK(contains(dgmm_last_error(), "'M': given twice"));
   // Valid JSON the reader does not look at still loads.
-  CHECK(load_status(make_module(open +
-                                ", \"extra\": [\"a\\u00e9\\n\", -1.5e+3, true, null, {\"k\": []}]}")) == DGMM_OK);
+  CHECK(load_status(make_module(open + ", \"extra\": [\"a\\u00e9\\n\", -1.5e+3, true, null, {\"k\": []}]}")) ==
+        DGMM_OK);
 }
 
 void test_arena() {
@@ -503,8 +500,8 @@ bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0) {
       }
       const int64_t got = element(C.data(), op[2], tc, i, j);
       if (got != sum) {
-        std::printf("  %sx%s K %u: C[%u][%u] = %lld, expected %lld (seed %u)\n", p.a.c_str(), p.b.c_str(), K, i,
-                    j, (long long)got, (long long)sum, seed);
+        std::printf("  %sx%s K %u: C[%u][%u] = %lld, expected %lld (seed %u)\n", p.a.c_str(), p.b.c_str(), K, i, j,
+                    (long long)got, (long long)sum, seed);
         return false;
       }
       nonzero |= sum != 0;
@@ -635,8 +632,8 @@ void test_k_range() {
   CHECK(contains(dgmm_last_error(), "operand 'A' would wrap around the address space"));
   CHECK(current_k(h) == 3 && operand(h, "A").bytes == 15);
   CHECK(dgmm_set_k(h, 5) == DGMM_OK && operand(h, "A").bytes == 25);  // 25 bytes still fit
-  CHECK(dgmm_bind_input(h, "B", top) == DGMM_OK);  // 35 bytes of B at K 5
-  CHECK(dgmm_set_k(h, 6) == DGMM_ERROR_INVALID_ARGUMENT);  // 42 bytes of B do not
+  CHECK(dgmm_bind_input(h, "B", top) == DGMM_OK);                     // 35 bytes of B at K 5
+  CHECK(dgmm_set_k(h, 6) == DGMM_ERROR_INVALID_ARGUMENT);             // 42 bytes of B do not
   CHECK(contains(dgmm_last_error(), "operand 'B' would wrap"));
   CHECK(current_k(h) == 5 && operand(h, "A").bytes == 25 && operand(h, "B").bytes == 35);
 
@@ -719,10 +716,10 @@ void test_custom_widths() {
     const char* type;
     uint32_t container, bits, is_signed;
   };
-  const Want accepted[] = {{"s2", 8, 2, 1},   {"u2", 8, 2, 0},   {"s3", 8, 3, 1},    {"u5", 8, 5, 0},
-                           {"s8", 8, 8, 1},   {"u8", 8, 8, 0},   {"s9", 16, 9, 1},   {"u10", 16, 10, 0},
-                           {"s12", 16, 12, 1}, {"s16", 16, 16, 1}, {"u16", 16, 16, 0}, {"int16", 16, 16, 1},
-                           {"int32", 32, 32, 1}, {"int4", 4, 4, 1},   {"s4", 4, 4, 1},    {"u4", 4, 4, 0}};
+  const Want accepted[] = {{"s2", 8, 2, 1},      {"u2", 8, 2, 0},    {"s3", 8, 3, 1},    {"u5", 8, 5, 0},
+                           {"s8", 8, 8, 1},      {"u8", 8, 8, 0},    {"s9", 16, 9, 1},   {"u10", 16, 10, 0},
+                           {"s12", 16, 12, 1},   {"s16", 16, 16, 1}, {"u16", 16, 16, 0}, {"int16", 16, 16, 1},
+                           {"int32", 32, 32, 1}, {"int4", 4, 4, 1},  {"s4", 4, 4, 1},    {"u4", 4, 4, 0}};
   bool all = true;
   for (const Want& w : accepted) {
     PlanArgs q;
@@ -736,7 +733,7 @@ void test_custom_widths() {
   }
   CHECK(all);
   // Refused: widths outside 2..16, malformed names.
-  const char* refused[] = {"s1",   "u1",    "s17",   "u32",  "s010", "s08", "s04", "s",   "u",   "uint8", "uint4",
+  const char* refused[] = {"s1",    "u1",   "s17",   "u32",  "s010", "s08", "s04", "s",   "u",   "uint8", "uint4",
                            "int04", "s16x", "int12", "int2", "int",  "S8",  "S4",  "s-8", "s 8", "u100",  "s99999"};
   all = true;
   for (const char* t : refused) {
@@ -750,8 +747,7 @@ void test_custom_widths() {
     }
   }
   CHECK(all);
-  CHECK(contains(dgmm_last_error(),
-                 "is not supported (int4, int8, int16, int32, int64, or sN/uN with 2 <= N <= 16)"));
+  CHECK(contains(dgmm_last_error(), "is not supported (int4, int8, int16, int32, int64, or sN/uN with 2 <= N <= 16)"));
   // The accumulator stays int32, int48 or int64, C int32 or int64; int48 is an accumulator only.
   PlanArgs q;
   q.acc = "s16", q.c = "s16";
@@ -773,9 +769,9 @@ void test_custom_widths() {
     const char* acc;
   };
   const Case cases[] = {{"s10", "int8", "int32"}, {"u8", "int8", "int32"},  {"s12", "s12", "int32"},
-                        {"int8", "u8", "int32"},   {"s2", "u3", "int32"},    {"u2", "s9", "int32"},
-                        {"s16", "s16", "int64"},   {"u16", "u16", "int64"},  {"u16", "int32", "int64"},
-                        {"s7", "s15", "int32"},    {"int16", "s10", "int32"}};
+                        {"int8", "u8", "int32"},  {"s2", "u3", "int32"},    {"u2", "s9", "int32"},
+                        {"s16", "s16", "int64"},  {"u16", "u16", "int64"},  {"u16", "int32", "int64"},
+                        {"s7", "s15", "int32"},   {"int16", "s10", "int32"}};
   all = true;
   uint32_t seed = 200;
   for (const Case& k : cases) {
@@ -805,7 +801,7 @@ void test_custom_widths() {
   CHECK(h != nullptr);
   if (h == nullptr) return;
   uint16_t av[3] = {0xFE00, 0x01FF, 0xFC01};  // -512, 511, 1
-  uint8_t bv[3] = {0xFF, 2, 7};                // 255, 2, 7
+  uint8_t bv[3] = {0xFF, 2, 7};               // 255, 2, 7
   int32_t cv[1] = {0};
   CHECK(bind_fake_real(h, av, bv, cv));
   CHECK(dgmm_launch(h) == DGMM_OK && cv[0] == -512 * 255 + 511 * 2 + 7);
@@ -887,8 +883,9 @@ void test_int4() {
   };
   CHECK(with([](PlanArgs&) {}) == DGMM_OK);
   CHECK(with([](PlanArgs& q) { q.K = 9; }) == DGMM_ERROR_UNSUPPORTED);  // lda: K by default
-  CHECK(contains(dgmm_last_error(), "plan field 'lda': 9 is odd: 4-bit elements are packed two per byte, "
-                                    "and each row or column must start on a byte"));
+  CHECK(contains(dgmm_last_error(),
+                 "plan field 'lda': 9 is odd: 4-bit elements are packed two per byte, "
+                 "and each row or column must start on a byte"));
   CHECK(with([](PlanArgs& q) { q.K = 9, q.lda = 10; }) == DGMM_OK);  // an even padded stride
   CHECK(with([](PlanArgs& q) { q.lda = 11; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(contains(dgmm_last_error(), "plan field 'lda': 11 is odd"));
@@ -942,8 +939,8 @@ void test_int4() {
     const char* b;
     const char* acc;
   };
-  const Case cases[] = {{"int4", "int4", "int32"}, {"s4", "u4", "int32"},   {"u4", "s4", "int32"},
-                        {"u4", "u4", "int64"},     {"int4", "int8", "int32"}, {"u8", "s4", "int32"},
+  const Case cases[] = {{"int4", "int4", "int32"}, {"s4", "u4", "int32"},      {"u4", "s4", "int32"},
+                        {"u4", "u4", "int64"},     {"int4", "int8", "int32"},  {"u8", "s4", "int32"},
                         {"s10", "u4", "int32"},    {"int4", "int16", "int64"}, {"s4", "s3", "int32"}};
   bool all = true;
   uint32_t seed = 400;
@@ -984,10 +981,11 @@ void test_int4_k_range() {
   if (h == nullptr) return;
   CHECK(current_k(h) == 12 && operand(h, "A").bytes == 5 * 12 / 2);
   CHECK(dgmm_set_k(h, 5) == DGMM_ERROR_INVALID_ARGUMENT);
-  CHECK(contains(dgmm_last_error(), "K 5 is odd: operand 'A' has 4-bit elements packed two per byte along K, "
-                                    "and each of its rows must start on a byte"));
-  CHECK(current_k(h) == 12 && operand(h, "A").ld == 12);  // unchanged by the refusal
-  CHECK(dgmm_set_k(h, 3) == DGMM_ERROR_INVALID_ARGUMENT);  // K_min itself is odd
+  CHECK(contains(dgmm_last_error(),
+                 "K 5 is odd: operand 'A' has 4-bit elements packed two per byte along K, "
+                 "and each of its rows must start on a byte"));
+  CHECK(current_k(h) == 12 && operand(h, "A").ld == 12);    // unchanged by the refusal
+  CHECK(dgmm_set_k(h, 3) == DGMM_ERROR_INVALID_ARGUMENT);   // K_min itself is odd
   CHECK(dgmm_set_k(h, 13) == DGMM_ERROR_INVALID_ARGUMENT);  // the range is checked first
   CHECK(contains(dgmm_last_error(), "K 13 is outside the plan's K range [3, 12]"));
   CHECK(dgmm_set_k(h, 6) == DGMM_OK && current_k(h) == 6);
@@ -1012,8 +1010,9 @@ void test_int4_k_range() {
   CHECK(h != nullptr);
   if (h == nullptr) return;
   CHECK(dgmm_set_k(h, 7) == DGMM_ERROR_INVALID_ARGUMENT);
-  CHECK(contains(dgmm_last_error(), "K 7 is odd: operand 'B' has 4-bit elements packed two per byte along K, "
-                                    "and each of its columns must start on a byte"));
+  CHECK(contains(dgmm_last_error(),
+                 "K 7 is odd: operand 'B' has 4-bit elements packed two per byte along K, "
+                 "and each of its columns must start on a byte"));
   CHECK(dgmm_set_k(h, 4) == DGMM_OK);
   b = operand(h, "B");
   CHECK(b.rows == 4 && b.ld == 4 && b.bytes == 7 * 4 / 2 && b.is_signed == 0);
@@ -1161,7 +1160,7 @@ class MockNpu : public hp::Device {
   // What the design was generated for.
   uint32_t want_m = 32, want_n = 48, k_min = 64, k_max = 64;
   uint32_t beat = 16, elem_bits[3] = {8, 8, 32};  // A, B, C in memory (4: two per byte)
-  uint32_t addr_bits = 32;                          // the bus's address width
+  uint32_t addr_bits = 32;                        // the bus's address width
   int run_polls = 3;
   uint32_t run_cycles = 1234;
   uint32_t forced_error = 0;
@@ -1225,8 +1224,7 @@ class MockNpu : public hp::Device {
     for (const RegDef& r : regs_) {
       if (base_ + r.offset == address && (r.access & need) != 0) return &r;
     }
-    violations.push_back(std::string(need == kR ? "read" : "write") + " of offset " +
-                         std::to_string(address - base_));
+    violations.push_back(std::string(need == kR ? "read" : "write") + " of offset " + std::to_string(address - base_));
     return nullptr;
   }
   uint32_t check() {
@@ -1236,8 +1234,8 @@ class MockNpu : public hp::Device {
     if (n != want_n) return 2;
     if (k < k_min || k > k_max) return 3;
     if (((value["A_BASE"] | value["B_BASE"] | value["C_BASE"]) & (beat - 1)) != 0) return 4;
-    const uint64_t row_bits = (uint64_t(k) * elem_bits[0]) | (uint64_t(n) * elem_bits[1]) |
-                              (uint64_t(n) * elem_bits[2]);
+    const uint64_t row_bits =
+        (uint64_t(k) * elem_bits[0]) | (uint64_t(n) * elem_bits[1]) | (uint64_t(n) * elem_bits[2]);
     if ((row_bits & (8 * beat - 1)) != 0) return 5;
     const uint64_t extent[3] = {uint64_t(m) * k * elem_bits[0] / 8, uint64_t(k) * n * elem_bits[1] / 8,
                                 uint64_t(m) * n * elem_bits[2] / 8};
@@ -1364,17 +1362,24 @@ void test_npu_run() {
   CHECK(h != nullptr);
   if (h == nullptr) return;
   CHECK(dgmm_launch(h) == DGMM_OK);
-  const std::vector<std::pair<std::string, uint32_t>> expected = {
-      {"A_BASE", uint32_t(kAddrA)}, {"A_BASE_HI", 0}, {"B_BASE", uint32_t(kAddrB)}, {"B_BASE_HI", 0},
-      {"C_BASE", uint32_t(kAddrC)}, {"C_BASE_HI", 0}, {"M", 32}, {"N", 48}, {"K", 64}, {"CTRL", 1}};
+  const std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", uint32_t(kAddrA)},
+                                                                  {"A_BASE_HI", 0},
+                                                                  {"B_BASE", uint32_t(kAddrB)},
+                                                                  {"B_BASE_HI", 0},
+                                                                  {"C_BASE", uint32_t(kAddrC)},
+                                                                  {"C_BASE_HI", 0},
+                                                                  {"M", 32},
+                                                                  {"N", 48},
+                                                                  {"K", 64},
+                                                                  {"CTRL", 1}};
   CHECK(npu.writes == expected);
-  CHECK(npu.running);  // the launch did not wait
+  CHECK(npu.running);            // the launch did not wait
   CHECK(npu.status_reads == 1);  // BUSY checked before the start
   const dgmm_fence f = dgmm_sync(h);
   CHECK(dgmm_wait(f) == DGMM_OK);
   CHECK(!npu.running && npu.done);
   CHECK(npu.status_reads == 1 + 4);  // three BUSY polls, then DONE
-  CHECK(hp::wait_calls() == 3);     // port_wait_irq between the polls
+  CHECK(hp::wait_calls() == 3);      // port_wait_irq between the polls
   uint64_t cycles = 0;
   CHECK(dgmm_npu_cycles(h, &cycles) == DGMM_OK && cycles == 1234);
   CHECK(dgmm_wait(f) == DGMM_OK);  // a finished fence stays finished
@@ -1407,10 +1412,10 @@ void test_npu_run() {
 
 void test_npu_register_map_by_name() {
   // Other offsets, another base, an extra register: the runtime follows the table.
-  const std::vector<RegDef> regs = {
-      {"K", 0x100, kRW},     {"N", 0x104, kRW},      {"M", 0x108, kRW},      {"C_BASE", 0x10c, kRW},
-      {"B_BASE", 0x110, kRW}, {"A_BASE", 0x114, kRW}, {"SCRATCH", 0x118, kRW}, {"CYCLES", 0x200, kR},
-      {"ERROR", 0x204, kR},  {"STATUS", 0x208, kR},  {"CTRL", 0x20c, kW},    {"ID", 0xffc, kR}};
+  const std::vector<RegDef> regs = {{"K", 0x100, kRW},       {"N", 0x104, kRW},      {"M", 0x108, kRW},
+                                    {"C_BASE", 0x10c, kRW},  {"B_BASE", 0x110, kRW}, {"A_BASE", 0x114, kRW},
+                                    {"SCRATCH", 0x118, kRW}, {"CYCLES", 0x200, kR},  {"ERROR", 0x204, kR},
+                                    {"STATUS", 0x208, kR},   {"CTRL", 0x20c, kW},    {"ID", 0xffc, kR}};
   const uint64_t base = 0x50000000u;
   const auto module = npu_module(npu_plan(), make_table(base, 0xA5A5A5A5u, regs));
   MockNpu npu(base, 0xA5A5A5A5u, regs);
@@ -1486,7 +1491,7 @@ void test_npu_timeout() {
   CHECK(contains(dgmm_last_error(), "(NPU STATUS 0x00000001)"));
   CHECK(hp::wait_calls() > 5);
   CHECK(dgmm_launch(h) == DGMM_ERROR_INVALID_STATE);  // still running
-  npu.finish_now = true;  // the hardware finishes late
+  npu.finish_now = true;                              // the hardware finishes late
   CHECK(dgmm_wait_timeout(f, 100) == DGMM_OK);
   uint64_t cycles = 0;
   CHECK(dgmm_npu_cycles(h, &cycles) == DGMM_OK && cycles == 1234);
@@ -1528,9 +1533,11 @@ void test_npu_refused_before_start() {
     CHECK(h != nullptr);
     if (h == nullptr) return;
     CHECK(dgmm_bind_output(h, "C", 0xFFFFF000u) == DGMM_ERROR_INVALID_ARGUMENT);
-    CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000000:0xfffff000 does not fit the NPU's 32-bit bus addresses"));
+    CHECK(contains(dgmm_last_error(),
+                   "operand 'C' at 0x00000000:0xfffff000 does not fit the NPU's 32-bit bus addresses"));
     CHECK(dgmm_bind_output(h, "C", 0x100000000ull) == DGMM_ERROR_INVALID_ARGUMENT);
-    CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000001:0x00000000 does not fit the NPU's 32-bit bus addresses"));
+    CHECK(contains(dgmm_last_error(),
+                   "operand 'C' at 0x00000001:0x00000000 does not fit the NPU's 32-bit bus addresses"));
     CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
     CHECK(npu.value["C_BASE"] == kAddrC && npu.value["C_BASE_HI"] == 0);
     CHECK(npu.violations.empty());
@@ -1553,15 +1560,24 @@ void test_npu_wide_bus() {
   CHECK(dgmm_bind_input(h, "A", a) == DGMM_OK && dgmm_bind_input(h, "B", b) == DGMM_OK &&
         dgmm_bind_output(h, "C", c) == DGMM_OK);
   CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
-  const std::vector<std::pair<std::string, uint32_t>> expected = {
-      {"A_BASE", 0x80100000u}, {"A_BASE_HI", 0x12}, {"B_BASE", 0x00200000u}, {"B_BASE_HI", 0xFF},
-      {"C_BASE", 0x00300000u}, {"C_BASE_HI", 0x01}, {"M", 32}, {"N", 48}, {"K", 64}, {"CTRL", 1}};
+  const std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", 0x80100000u},
+                                                                  {"A_BASE_HI", 0x12},
+                                                                  {"B_BASE", 0x00200000u},
+                                                                  {"B_BASE_HI", 0xFF},
+                                                                  {"C_BASE", 0x00300000u},
+                                                                  {"C_BASE_HI", 0x01},
+                                                                  {"M", 32},
+                                                                  {"N", 48},
+                                                                  {"K", 64},
+                                                                  {"CTRL", 1}};
   CHECK(npu.writes == expected);
   // 2^40 and an extent that passes it (C is 32 x 48 x 4 = 6144 bytes): refused, nothing changes.
   CHECK(dgmm_bind_output(h, "C", 0x10000000000ull) == DGMM_ERROR_INVALID_ARGUMENT);
-  CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000100:0x00000000 does not fit the NPU's 40-bit bus addresses"));
+  CHECK(
+      contains(dgmm_last_error(), "operand 'C' at 0x00000100:0x00000000 does not fit the NPU's 40-bit bus addresses"));
   CHECK(dgmm_bind_output(h, "C", 0x10000000000ull - 4096) == DGMM_ERROR_INVALID_ARGUMENT);
-  CHECK(contains(dgmm_last_error(), "operand 'C' at 0x000000ff:0xfffff000 does not fit the NPU's 40-bit bus addresses"));
+  CHECK(
+      contains(dgmm_last_error(), "operand 'C' at 0x000000ff:0xfffff000 does not fit the NPU's 40-bit bus addresses"));
   CHECK(dgmm_bind_output(h, "C", 0x10000000000ull - 6144) == DGMM_OK);  // its last byte is the bus's last
   npu.writes.clear();
   CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
@@ -1570,7 +1586,8 @@ void test_npu_wide_bus() {
   CHECK(dgmm_set_engine(h, DGMM_ENGINE_REFERENCE) == DGMM_OK);
   CHECK(dgmm_bind_output(h, "C", 0x20000000000ull) == DGMM_OK);
   CHECK(dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_ERROR_INVALID_ARGUMENT);
-  CHECK(contains(dgmm_last_error(), "operand 'C' at 0x00000200:0x00000000 does not fit the NPU's 40-bit bus addresses"));
+  CHECK(
+      contains(dgmm_last_error(), "operand 'C' at 0x00000200:0x00000000 does not fit the NPU's 40-bit bus addresses"));
   CHECK(dgmm_bind_output(h, "C", c) == DGMM_OK && dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_OK);
   // Hardware whose bus is narrower than the table says refuses the START with BASE_RANGE.
   npu.addr_bits = 32;
@@ -1611,9 +1628,16 @@ void test_npu_k_range() {
   CHECK(dgmm_set_k(h, 48) == DGMM_OK);
   npu.writes.clear();
   CHECK(dgmm_launch(h) == DGMM_OK);
-  const std::vector<std::pair<std::string, uint32_t>> expected = {
-      {"A_BASE", uint32_t(kAddrA)}, {"A_BASE_HI", 0}, {"B_BASE", uint32_t(kAddrB)}, {"B_BASE_HI", 0},
-      {"C_BASE", uint32_t(kAddrC)}, {"C_BASE_HI", 0}, {"M", 32}, {"N", 48}, {"K", 48}, {"CTRL", 1}};
+  const std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", uint32_t(kAddrA)},
+                                                                  {"A_BASE_HI", 0},
+                                                                  {"B_BASE", uint32_t(kAddrB)},
+                                                                  {"B_BASE_HI", 0},
+                                                                  {"C_BASE", uint32_t(kAddrC)},
+                                                                  {"C_BASE_HI", 0},
+                                                                  {"M", 32},
+                                                                  {"N", 48},
+                                                                  {"K", 48},
+                                                                  {"CTRL", 1}};
   CHECK(npu.writes == expected);
   CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
   CHECK(dgmm_set_k(h, 32) == DGMM_OK);
@@ -1676,9 +1700,16 @@ void test_npu_int4() {
   if (h == nullptr) return;
   CHECK(dgmm_set_k(h, 64) == DGMM_OK);
   CHECK(dgmm_launch(h) == DGMM_OK);
-  const std::vector<std::pair<std::string, uint32_t>> expected = {
-      {"A_BASE", uint32_t(kAddrA)}, {"A_BASE_HI", 0}, {"B_BASE", uint32_t(kAddrB)}, {"B_BASE_HI", 0},
-      {"C_BASE", uint32_t(kAddrC)}, {"C_BASE_HI", 0}, {"M", 32}, {"N", 64}, {"K", 64}, {"CTRL", 1}};
+  const std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", uint32_t(kAddrA)},
+                                                                  {"A_BASE_HI", 0},
+                                                                  {"B_BASE", uint32_t(kAddrB)},
+                                                                  {"B_BASE_HI", 0},
+                                                                  {"C_BASE", uint32_t(kAddrC)},
+                                                                  {"C_BASE_HI", 0},
+                                                                  {"M", 32},
+                                                                  {"N", 64},
+                                                                  {"K", 64},
+                                                                  {"CTRL", 1}};
   CHECK(npu.writes == expected);
   CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
   // An odd K is refused by the runtime: nothing is written.
@@ -1731,7 +1762,9 @@ void test_compiled_module_regmap() {
   for (const RegDef& w : want) {
     rm::Register r;
     const bool same = table.find(w.name.c_str(), &r) && r.offset == w.offset && r.access == w.access;
-    if (!same) std::printf("  register %s: not in the table as 0x%03x %s\n", w.name.c_str(), w.offset, rm::access_name(w.access));
+    if (!same)
+      std::printf("  register %s: not in the table as 0x%03x %s\n", w.name.c_str(), w.offset,
+                  rm::access_name(w.access));
     CHECK(same);
   }
 

@@ -189,9 +189,9 @@ TEST_CASE("formal: a burst across the 4 KB boundary is caught") {
 TEST_CASE("formal: a burst one beat longer than issued is caught") {
   // (Dropping the MaxBurst clamp is no bug on this bus: 256 beats of 16 bytes are one 4 KB window,
   // so the boundary clamp already bounds every burst; the proof says so, too.)
-  auto m = prove_one(mutate("dg_burst_split.v", "assign burst_len_o   = take[8:0];",
-                            "assign burst_len_o   = take[8:0] + 9'd1;"),
-                     "dg_burst_split");
+  auto m = prove_one(
+      mutate("dg_burst_split.v", "assign burst_len_o   = take[8:0];", "assign burst_len_o   = take[8:0] + 9'd1;"),
+      "dg_burst_split");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
   CHECK(some_fails_after_reset(m));
@@ -209,10 +209,10 @@ TEST_CASE("formal: a burst splitter that cuts bursts at half the maximum is caug
 
 TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is caught") {
   // Both granted whatever the other does: both write one bank in the same cycle.
-  auto m = prove_one(mutate("dg_spad_arbiter.v",
-                            "assign a_grant_o = !(clash && BFirst);\n  assign b_grant_o = !(clash && !BFirst);",
-                            "assign a_grant_o = 1'b1;\n  assign b_grant_o = 1'b1;"),
-                     "dg_spad_arbiter");
+  auto m = prove_one(
+      mutate("dg_spad_arbiter.v", "assign a_grant_o = !(clash && BFirst);\n  assign b_grant_o = !(clash && !BFirst);",
+             "assign a_grant_o = 1'b1;\n  assign b_grant_o = 1'b1;"),
+      "dg_spad_arbiter");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
 }
@@ -360,14 +360,14 @@ TEST_CASE("formal: with 64- and 40-bit bus addresses every property is proved at
 
 TEST_CASE("formal: with 64-bit bus addresses the protocol mutants still fail") {
   // A read burst across 4 KB, through the splitter and the master, against the checker.
-  hdlgen::Design d = mutate("dg_burst_split.v", "if (take > (LenW+1)'(to_edge)) take = (LenW+1)'(to_edge);", "",
-                            tiny64(), "t64");
+  hdlgen::Design d =
+      mutate("dg_burst_split.v", "if (take > (LenW+1)'(to_edge)) take = (LenW+1)'(to_edge);", "", tiny64(), "t64");
   auto m = prove_one(d, "dg_axi_rd_proof");
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_AR_BOUNDARY");
   // A write master that drops AWVALID before AWREADY.
-  d = mutate("dg_axi_wr.v", "assign awvalid_o  = aw_valid_i && room;", "assign awvalid_o  = aw_valid_i && room && !wready_i;",
-             tiny64(), "t64");
+  d = mutate("dg_axi_wr.v", "assign awvalid_o  = aw_valid_i && room;",
+             "assign awvalid_o  = aw_valid_i && room && !wready_i;", tiny64(), "t64");
   m = prove_one(d, "dg_axi_wr_proof");
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_AWVALID_STABLE");

@@ -46,8 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // fails), so the next K up from an odd one is in the range.
   dgmm_operand a{}, b{};
   if (dgmm_operand_info(h, "A", &a) != DGMM_OK || dgmm_operand_info(h, "B", &b) != DGMM_OK) __builtin_trap();
-  const bool even_k =
-      k_min < k_max && ((a.element_bits == 4 && a.row_major) || (b.element_bits == 4 && !b.row_major));
+  const bool even_k = k_min < k_max && ((a.element_bits == 4 && a.row_major) || (b.element_bits == 4 && !b.row_major));
   if (even_k && k_max % 2 != 0) __builtin_trap();
   auto set_k = [&](uint32_t k) {
     const bool refused = even_k && k % 2 != 0;
@@ -82,8 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((op.is_output ? dgmm_bind_output(h, name, addr) : dgmm_bind_input(h, name, addr)) != DGMM_OK) ok = false;
   }
   uint32_t m = 0, n = 0, k = 0;
-  if (ok && dgmm_problem(h, &m, &n, &k, nullptr, nullptr, nullptr) == DGMM_OK &&
-      uint64_t(m) * n * k <= (1u << 20)) {
+  if (ok && dgmm_problem(h, &m, &n, &k, nullptr, nullptr, nullptr) == DGMM_OK && uint64_t(m) * n * k <= (1u << 20)) {
     if (k != k_set) __builtin_trap();
     if (dgmm_launch(h) == DGMM_OK) (void)dgmm_wait(dgmm_sync(h));
     // A smaller K needs less of every buffer: the bindings stay valid.

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     dg::rt::CheckedModule m;
     const dgmm_status s = dg::rt::check_module(bytes.data(), bytes.size(), "'fuzz.ko'", &m);
     if (s != DGMM_OK && std::strlen(dgmm_last_error()) == 0) std::abort();  // a refusal says why
-    if (trusted && s == DGMM_OK) std::abort();  // no signature by that key can be forged
+    if (trusted && s == DGMM_OK) std::abort();                              // no signature by that key can be forged
   }
   dgmm_trust_key(nullptr);
   return 0;

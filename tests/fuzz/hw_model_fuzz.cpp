@@ -30,8 +30,7 @@ std::string file_for(const std::string& text) {
     if (close != std::string::npos && close - open - 1 <= 32) {
       std::string name = text.substr(open + 1, close - open - 1);
       bool plain = !name.empty();
-      for (char c : name)
-        plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+      for (char c : name) plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
       if (plain) return "hw-models/" + name + ".json";
     }
   }

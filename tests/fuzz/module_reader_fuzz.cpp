@@ -31,8 +31,7 @@ uint32_t touch(const ko::ModuleView& v, const uint8_t* data, size_t size) {
   require(v.target_name[0] != '\0');
   uint32_t sum = 0;
   uint32_t prev_kind = 0;
-  uint64_t prev_end =
-      ko::kHeaderSize + static_cast<uint64_t>(v.section_count) * ko::kSectionEntrySize;
+  uint64_t prev_end = ko::kHeaderSize + static_cast<uint64_t>(v.section_count) * ko::kSectionEntrySize;
   for (uint32_t i = 0; i < v.section_count; ++i) {
     ko::SectionInfo s;
     require(v.section(i, &s));
@@ -130,8 +129,7 @@ void reseal(std::vector<uint8_t>& m) {
     uint8_t* e = m.data() + ko::kHeaderSize + i * ko::kSectionEntrySize;
     const uint64_t off = ko::load_u32(e + ko::entry_field::kOffset);
     const uint64_t len = ko::load_u32(e + ko::entry_field::kSize);
-    if (off + len <= m.size())
-      ko::store_u32(e + ko::entry_field::kCrc, ko::crc32(m.data() + off, len));
+    if (off + len <= m.size()) ko::store_u32(e + ko::entry_field::kCrc, ko::crc32(m.data() + off, len));
   }
   ko::store_u32(m.data() + ko::header_field::kCrc, ko::compute_header_crc(m.data()));
 }

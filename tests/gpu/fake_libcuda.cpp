@@ -89,14 +89,12 @@ bool known_stream(const State& s, CUstream st) { return st == nullptr || s.strea
 void leak_check() {
   State& s = state();
   if (s.sticky != CUDA_SUCCESS) return;  // a spoiled context cannot release anything
-  const size_t leaks =
-      s.device.size() + s.pinned.size() + s.modules.size() + s.streams.size() + s.events.size();
+  const size_t leaks = s.device.size() + s.pinned.size() + s.modules.size() + s.streams.size() + s.events.size();
   if (leaks != 0) {
     std::fprintf(stderr,
                  "fake libcuda: leaked at exit: %zu device allocations, %zu page-locked, %zu "
                  "modules, %zu streams, %zu events\n",
-                 s.device.size(), s.pinned.size(), s.modules.size(), s.streams.size(),
-                 s.events.size());
+                 s.device.size(), s.pinned.size(), s.modules.size(), s.streams.size(), s.events.size());
     std::fflush(stderr);
     std::_Exit(99);
   }
@@ -104,34 +102,20 @@ void leak_check() {
 
 const char* error_name(CUresult r) {
   switch (r) {
-    case CUDA_SUCCESS:
-      return "CUDA_SUCCESS";
-    case CUDA_ERROR_INVALID_VALUE:
-      return "CUDA_ERROR_INVALID_VALUE";
-    case CUDA_ERROR_OUT_OF_MEMORY:
-      return "CUDA_ERROR_OUT_OF_MEMORY";
-    case CUDA_ERROR_NOT_INITIALIZED:
-      return "CUDA_ERROR_NOT_INITIALIZED";
-    case CUDA_ERROR_NO_DEVICE:
-      return "CUDA_ERROR_NO_DEVICE";
-    case CUDA_ERROR_INVALID_IMAGE:
-      return "CUDA_ERROR_INVALID_IMAGE";
-    case CUDA_ERROR_NO_BINARY_FOR_GPU:
-      return "CUDA_ERROR_NO_BINARY_FOR_GPU";
-    case kInvalidContext:
-      return "CUDA_ERROR_INVALID_CONTEXT";
-    case CUDA_ERROR_INVALID_PTX:
-      return "CUDA_ERROR_INVALID_PTX";
-    case kInvalidHandle:
-      return "CUDA_ERROR_INVALID_HANDLE";
-    case CUDA_ERROR_NOT_FOUND:
-      return "CUDA_ERROR_NOT_FOUND";
-    case kIllegalAddress:
-      return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case kNotSupported:
-      return "CUDA_ERROR_NOT_SUPPORTED";
-    default:
-      return nullptr;
+    case CUDA_SUCCESS: return "CUDA_SUCCESS";
+    case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+    case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
+    case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
+    case CUDA_ERROR_INVALID_IMAGE: return "CUDA_ERROR_INVALID_IMAGE";
+    case CUDA_ERROR_NO_BINARY_FOR_GPU: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case kInvalidContext: return "CUDA_ERROR_INVALID_CONTEXT";
+    case CUDA_ERROR_INVALID_PTX: return "CUDA_ERROR_INVALID_PTX";
+    case kInvalidHandle: return "CUDA_ERROR_INVALID_HANDLE";
+    case CUDA_ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
+    case kIllegalAddress: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case kNotSupported: return "CUDA_ERROR_NOT_SUPPORTED";
+    default: return nullptr;
   }
 }
 
@@ -174,8 +158,7 @@ CUresult cuDeviceGetCount(int* n) {
 }
 
 CUresult cuDeviceGet(CUdevice* d, int ordinal) {
-  if (d == nullptr || ordinal < 0 || ordinal >= env_int("DG_FAKE_DEVICES", 1))
-    return CUDA_ERROR_INVALID_VALUE;
+  if (d == nullptr || ordinal < 0 || ordinal >= env_int("DG_FAKE_DEVICES", 1)) return CUDA_ERROR_INVALID_VALUE;
   *d = ordinal;
   return CUDA_SUCCESS;
 }
@@ -190,20 +173,11 @@ CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   if (v == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const int cc = env_int("DG_FAKE_CC", 90);
   switch (a) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-      *v = cc / 10;
-      break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-      *v = cc % 10;
-      break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-      *v = 4;
-      break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
-      *v = kOptinSmem;
-      break;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = cc / 10; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = cc % 10; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = kOptinSmem; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -228,8 +202,7 @@ CUresult cuCtxPopCurrent_v2(CUcontext* c) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned int n, CUjit_option* options,
-                            void** values) {
+CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned int n, CUjit_option* options, void** values) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (CUresult r = enter(s)) return r;
@@ -275,8 +248,7 @@ CUresult cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned int n, CUji
       delete mod;
       return CUDA_ERROR_INVALID_PTX;
     }
-    for (size_t at = ptx.find(".entry "); at != std::string::npos;
-         at = ptx.find(".entry ", at + 1)) {
+    for (size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at + 1)) {
       const size_t start = at + 7;
       const size_t end = ptx.find_first_of("( \n", start);
       mod->entries.insert(ptx.substr(start, end - start));
@@ -330,23 +302,12 @@ CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
   if (v == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (s.functions.count(fn) == 0) return kInvalidHandle;
   switch (a) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-      *v = 1024;
-      break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-      *v = 0;
-      break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS:
-      *v = 14;
-      break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-      *v = fn->max_dynamic_smem;
-      break;
-    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-      *v = fn->carveout;
-      break;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = 0; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 14; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = fn->max_dynamic_smem; break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *v = fn->carveout; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
@@ -366,8 +327,7 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
       if (v < -1 || v > 100) return CUDA_ERROR_INVALID_VALUE;
       fn->carveout = v;
       return CUDA_SUCCESS;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
@@ -419,8 +379,7 @@ CUresult copy(void* dst, const void* src, size_t bytes, CUdeviceptr dev, CUstrea
   std::lock_guard<std::mutex> lock(s.mu);
   if (CUresult r = enter(s)) return r;
   if (async && !known_stream(s, st)) return kInvalidHandle;
-  if (dst == nullptr || src == nullptr || !inside(s, uintptr_t(dev), bytes))
-    return CUDA_ERROR_INVALID_VALUE;
+  if (dst == nullptr || src == nullptr || !inside(s, uintptr_t(dev), bytes)) return CUDA_ERROR_INVALID_VALUE;
   std::memcpy(dst, src, bytes);
   return CUDA_SUCCESS;
 }
@@ -499,16 +458,15 @@ CUresult cuEventDestroy_v2(CUevent e) {
   return s.sticky;
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                        CUstream st, void** params, void** extra) {
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                        unsigned int by, unsigned int bz, unsigned int smem, CUstream st, void** params, void** extra) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (CUresult r = enter(s)) return r;
   auto* fn = reinterpret_cast<FakeFunction*>(f);
   if (s.functions.count(fn) == 0 || !known_stream(s, st)) return kInvalidHandle;
-  if (params == nullptr || extra != nullptr || gx == 0 || gy == 0 || gz == 0 || bx == 0 ||
-      by == 0 || bz == 0 || uint64_t(bx) * by * bz > 1024)
+  if (params == nullptr || extra != nullptr || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 ||
+      uint64_t(bx) * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
   if (smem > unsigned(fn->max_dynamic_smem)) return CUDA_ERROR_INVALID_VALUE;
   if (fn->name != "dg_add") return kNotSupported;
@@ -537,23 +495,21 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
 // aligned address, dimensions of at most 2^32, strides that are multiples of 16 bytes below 2^40,
 // boxes of 1-256 elements, a 128-byte swizzle's box row at most 128 bytes. The map records the
 // address and the first dimensions, enough for a test to look at.
-CUresult cuTensorMapEncodeTiled(void* map, CUtensorMapDataType type, uint32_t rank, void* address,
-                                const uint64_t* dims, const uint64_t* strides, const uint32_t* box,
-                                const uint32_t* element_strides, CUtensorMapInterleave interleave,
-                                CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+CUresult cuTensorMapEncodeTiled(void* map, CUtensorMapDataType type, uint32_t rank, void* address, const uint64_t* dims,
+                                const uint64_t* strides, const uint32_t* box, const uint32_t* element_strides,
+                                CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
                                 CUtensorMapFloatOOBfill fill) {
   if (map == nullptr || (uintptr_t(map) % 64) != 0 || rank < 1 || rank > 5 || address == nullptr ||
-      (uintptr_t(address) % 16) != 0 || type < 0 || type > 12 || interleave != 0 || swizzle < 0 ||
-      swizzle > 3 || l2 < 0 || l2 > 3 || (fill != 0 && fill != 1) || dims == nullptr ||
-      box == nullptr || element_strides == nullptr || (rank > 1 && strides == nullptr))
+      (uintptr_t(address) % 16) != 0 || type < 0 || type > 12 || interleave != 0 || swizzle < 0 || swizzle > 3 ||
+      l2 < 0 || l2 > 3 || (fill != 0 && fill != 1) || dims == nullptr || box == nullptr || element_strides == nullptr ||
+      (rank > 1 && strides == nullptr))
     return CUDA_ERROR_INVALID_VALUE;
   const uint32_t bytes = type == 0 ? 1 : type == 1 ? 2 : type <= 3 ? 4 : 8;
   for (uint32_t i = 0; i < rank; ++i) {
-    if (dims[i] == 0 || dims[i] > (uint64_t(1) << 32) || box[i] == 0 || box[i] > 256 ||
-        element_strides[i] == 0 || element_strides[i] > 8)
+    if (dims[i] == 0 || dims[i] > (uint64_t(1) << 32) || box[i] == 0 || box[i] > 256 || element_strides[i] == 0 ||
+        element_strides[i] > 8)
       return CUDA_ERROR_INVALID_VALUE;
-    if (i + 1 < rank && (strides[i] % 16 != 0 || strides[i] >= (uint64_t(1) << 40)))
-      return CUDA_ERROR_INVALID_VALUE;
+    if (i + 1 < rank && (strides[i] % 16 != 0 || strides[i] >= (uint64_t(1) << 40))) return CUDA_ERROR_INVALID_VALUE;
   }
   if (swizzle == 3 && uint64_t(box[0]) * bytes > 128) return CUDA_ERROR_INVALID_VALUE;
   std::memset(map, 0, 128);
@@ -565,8 +521,9 @@ CUresult cuTensorMapEncodeTiled(void* map, CUtensorMapDataType type, uint32_t ra
 }  // extern "C"
 
 // Every entry point the runtime looks up exists here with the runtime's signature.
-#define DG_FAKE_CHECK(name, params)                                                   \
-  static_assert(std::is_same_v<decltype(&::name), PFN_##name>, #name " differs from " \
-                                                                     "cuda_driver.h");
+#define DG_FAKE_CHECK(name, params)                                  \
+  static_assert(std::is_same_v<decltype(&::name), PFN_##name>, #name \
+                " differs from "                                     \
+                "cuda_driver.h");
 DG_CUDA_DRIVER_FUNCTIONS(DG_FAKE_CHECK)
 #undef DG_FAKE_CHECK

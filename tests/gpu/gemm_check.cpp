@@ -33,11 +33,11 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
   const int batch = int(L.batch), MB = M * batch;
   auto b_off = [&](int m) { return size_t(m / M) * size_t(K) * N; };
   const bool bf16 = mi.a_type == "bf16";
-  std::printf("%s: M=%d N=%d K=%d%s%s %s -> %s (%s), seed %u\n", path, M, N, K,
-              k_range ? (" (run-time K in [" + std::to_string(L.K_min) + ", " + std::to_string(L.K) + "])").c_str()
-                      : "",
-              batch > 1 ? (" batch=" + std::to_string(batch)).c_str() : "", mi.a_type.c_str(), mi.c_type.c_str(),
-              mi.kernel.c_str(), seed);
+  std::printf(
+      "%s: M=%d N=%d K=%d%s%s %s -> %s (%s), seed %u\n", path, M, N, K,
+      k_range ? (" (run-time K in [" + std::to_string(L.K_min) + ", " + std::to_string(L.K) + "])").c_str() : "",
+      batch > 1 ? (" batch=" + std::to_string(batch)).c_str() : "", mi.a_type.c_str(), mi.c_type.c_str(),
+      mi.kernel.c_str(), seed);
 
   const bool b_row_major = L.operands[1].row_major;
   dgmm_handle h = nullptr;
@@ -70,7 +70,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         (dBias != nullptr && dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)dBias) != DGMM_OK) ||
         dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
         dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||
-        dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK || dgmm_launch_kernel_only(h) != DGMM_OK) {
+        dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK ||
+        dgmm_launch_kernel_only(h) != DGMM_OK) {
       std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
       std::exit(1);
     }
@@ -106,8 +107,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       std::fill(row.begin(), row.end(), 0);
       for (int k = 0; k < K; ++k) {
         const int64_t x = a[size_t(m) * K + k];
-        for (int n = 0; n < N; ++n)
-          row[n] += x * (b_row_major ? bm[size_t(k) * N + n] : bm[size_t(n) * K + k]);
+        for (int n = 0; n < N; ++n) row[n] += x * (b_row_major ? bm[size_t(k) * N + n] : bm[size_t(n) * K + k]);
       }
       for (int n = 0; n < N; ++n)
         if (int64_t(got[size_t(m) * N + n]) != row[n] && wrong++ == 0) first = size_t(m) * N + n;
@@ -220,7 +220,10 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       }
     };
     std::printf("4-bit weights (%s), %s scales, packed with dgmm_pack_weights (%zu bytes)\n", mi.b_type.c_str(),
-                G == 0 ? "no" : G == K ? "per-column" : ("group-" + std::to_string(G)).c_str(), packed_bytes);
+                G == 0   ? "no"
+                : G == K ? "per-column"
+                         : ("group-" + std::to_string(G)).c_str(),
+                packed_bytes);
     int failed = 0;
     {  // random activations in [-1, 1), weights in [-8, 7], scales in [1/256, 1/64): float64 reference
       auto a = dg::gpu::random_matrix(size_t(M) * K, bf16, seed);
@@ -258,9 +261,10 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       const double rel = std::sqrt(num / (den > 0 ? den : 1));
       const bool ok = bad == 0 && rel <= tol && den > 0;
       failed += !ok;
-      std::printf("relative Frobenius error %.3e (bound %.0e), max abs error %.3e, non-finite %zu (float64 reference "
-                  "of the dequantized weights on %d of %d rows)%s\n",
-                  rel, tol, max_abs, bad, rows, M, ok ? "" : "  FAILED");
+      std::printf(
+          "relative Frobenius error %.3e (bound %.0e), max abs error %.3e, non-finite %zu (float64 reference "
+          "of the dequantized weights on %d of %d rows)%s\n",
+          rel, tol, max_abs, bad, rows, M, ok ? "" : "  FAILED");
     }
     if (mi.epilogue.empty() || mi.epilogue == "none") {
       // Small integers: activations in [-2, 2], every weight code (integers in [-8, 7], E2M1
@@ -393,12 +397,13 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       const double rel = std::sqrt(num / (den > 0 ? den : 1));
       const bool ok = bad == 0 && rel < 1e-2 && den > 0;
       failed += !ok;
-      std::printf("relative Frobenius error %.3e, max abs error %.3e, non-finite %zu (float64 reference on %d of %d "
-                  "rows)%s\n",
-                  rel, max_abs, bad, rows, MB, ok ? "" : "  FAILED");
+      std::printf(
+          "relative Frobenius error %.3e, max abs error %.3e, non-finite %zu (float64 reference on %d of %d "
+          "rows)%s\n",
+          rel, max_abs, bad, rows, MB, ok ? "" : "  FAILED");
     }
     if (mi.epilogue.empty() || mi.epilogue == "none") {  // small integers: exact
-      set_scales(0.5f, 4.f);  // a product of 2: scaling stays exact
+      set_scales(0.5f, 4.f);                             // a product of 2: scaling stays exact
       std::mt19937 rng(seed + 3);
       std::uniform_int_distribution<int> d(-2, 2);
       std::vector<int8_t> ai(size_t(MB) * K), bi(size_t(K) * N * batch);
@@ -462,7 +467,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       }
       return got;
     };
-    auto reference_row = [&](const std::vector<float>& a, const std::vector<float>& b, int m, std::vector<double>& row) {
+    auto reference_row = [&](const std::vector<float>& a, const std::vector<float>& b, int m,
+                             std::vector<double>& row) {
       std::fill(row.begin(), row.end(), 0.0);
       for (int k = 0; k < K; ++k) {
         const double x = a[size_t(m) * K + k];
@@ -517,8 +523,9 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         reference_row(a, b, m, row);
         for (int n = 0; n < N; ++n) {
           const float exact = float(row[n] * scale_product);
-          const float want = c_bytes == 4 ? exact : dg::gpu::from_half_bits(dg::gpu::to_half_bits(exact, mi.c_type == "bf16"),
-                                                                            mi.c_type == "bf16");
+          const float want = c_bytes == 4 ? exact
+                                          : dg::gpu::from_half_bits(dg::gpu::to_half_bits(exact, mi.c_type == "bf16"),
+                                                                    mi.c_type == "bf16");
           if (std::memcmp(&got[size_t(m) * N + n], &want, 4) != 0) ++wrong;
         }
       }
@@ -541,7 +548,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
   DG_CUDA(cudaMemcpy(dA, a.data(), a.size() * 2, cudaMemcpyHostToDevice));
   DG_CUDA(cudaMemcpy(dB, b.data(), b.size() * 2, cudaMemcpyHostToDevice));
   DG_CUDA(cudaMemset(dC, 0xFF, size_t(MB) * N * c_elem));  // poison: NaN in every format
-  std::vector<float> bias;  // as the kernel reads it: values of C's type
+  std::vector<float> bias;                                 // as the kernel reads it: values of C's type
   if (mi.has_bias()) {
     std::mt19937 rng(seed + 2);
     std::uniform_real_distribution<float> d(-2.f, 2.f);

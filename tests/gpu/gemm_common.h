@@ -22,33 +22,33 @@
 
 namespace dg::gpu {
 
-#define DG_CUDA(x)                                                                                  \
-  do {                                                                                              \
-    cudaError_t e_ = (x);                                                                           \
-    if (e_ != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));      \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
+#define DG_CUDA(x)                                                                             \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                            \
+    }                                                                                          \
   } while (0)
-#define DG_CUBLAS(x)                                                                                \
-  do {                                                                                              \
-    cublasStatus_t s_ = (x);                                                                        \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, int(s_));        \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
+#define DG_CUBLAS(x)                                                                          \
+  do {                                                                                        \
+    cublasStatus_t s_ = (x);                                                                  \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                        \
+      std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, int(s_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
   } while (0)
 
 struct ModuleInfo {
   std::vector<uint8_t> bytes;
   ko::launch::Launch launch{};
-  std::string a_type, b_type;  // "fp16" | "bf16" | "int8" | "fp8_e4m3" | "fp8_e5m2"
-  std::string c_type;          // "fp16" | "bf16" | "fp32" | "int32"
-  std::string kernel;          // family and tile, e.g. "wgmma 256x128x64"
-  std::string epilogue;        // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
-  bool b_row_major = true;     // B as K x N rows (else N x K: column-major, K-major)
+  std::string a_type, b_type;             // "fp16" | "bf16" | "int8" | "fp8_e4m3" | "fp8_e5m2"
+  std::string c_type;                     // "fp16" | "bf16" | "fp32" | "int32"
+  std::string kernel;                     // family and tile, e.g. "wgmma 256x128x64"
+  std::string epilogue;                   // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
+  bool b_row_major = true;                // B as K x N rows (else N x K: column-major, K-major)
   bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as sc_a, sc_b
-  std::string scale_b_kind;     // the plan's scale_b: "none", "per_tensor", "group_G", "per_column"
+  std::string scale_b_kind;               // the plan's scale_b: "none", "per_tensor", "group_G", "per_column"
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
   /// The group size of 4-bit weights' scales at K: G for group_G, K for per_column, 0 without.
   int group_size(int K) const {
@@ -163,9 +163,8 @@ inline std::vector<uint16_t> random_matrix(size_t n, bool bf16, uint32_t seed) {
 /// Row-major C[M×N] = A[M×K]·B[K×N] with cuBLAS (column-major: Cᵀ = Bᵀ·Aᵀ), fp32 accumulation.
 /// B is row-major (ld N) or, with b_row_major false, column-major (ld K). `batch` packed matrices
 /// of each (strided batched GEMM) when above 1.
-inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, cudaDataType c_type,
-                        int M, int N, int K, bool b_row_major = true, int batch = 1,
-                        cudaDataType in_type = CUDA_R_16F) {
+inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, cudaDataType c_type, int M,
+                        int N, int K, bool b_row_major = true, int batch = 1, cudaDataType in_type = CUDA_R_16F) {
   float one = 1.f, zero = 0.f;
   cudaDataType t = in_type == CUDA_R_32F ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F;
   if (batch > 1) {
@@ -290,7 +289,8 @@ struct LtFp8Gemm {
   }
   void run(const void* A, const void* B, void* C, cudaStream_t stream) {
     float one = 1.f, zero = 0.f;
-    DG_CUBLAS(cublasLtMatmul(lt, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &algo, workspace, workspace_bytes, stream));
+    DG_CUBLAS(
+        cublasLtMatmul(lt, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &algo, workspace, workspace_bytes, stream));
   }
 };
 

@@ -48,8 +48,8 @@ bool sum_ok(const float* a, const float* b, const float* c, size_t n, double sig
     const double got = c[i];
     if (!(std::fabs(got - want) <= 1e-6)) {
       if (bad == 0) {
-        std::fprintf(stderr, "    element %zu: got %.9g, expected %.9g (A %.9g, B %.9g)\n", i, got,
-                     want, double(a[i]), double(b[i]));
+        std::fprintf(stderr, "    element %zu: got %.9g, expected %.9g (A %.9g, B %.9g)\n", i, got, want, double(a[i]),
+                     double(b[i]));
       }
       ++bad;
     }
@@ -154,8 +154,7 @@ void shared_memory(uint32_t smem, uint32_t carveout) {
   dgmm_handle h = load(add_module(100, 30, smem, carveout));
   if (h == nullptr) return;
   DG_CHECK_CONTAINS(std::string(dgmm_kernel_description(h)),
-                    std::to_string(smem) + " bytes dynamic shared memory, carve-out " +
-                        std::to_string(carveout) + "%");
+                    std::to_string(smem) + " bytes dynamic shared memory, carve-out " + std::to_string(carveout) + "%");
   std::vector<float> a(3000), b(3000), c(3000);
   fill_random(a.data(), a.size());
   fill_random(b.data(), b.size());
@@ -259,9 +258,7 @@ void several_handles() {
 }
 
 // "sm_90" -> 90; 0 when `s` is not of that form.
-int sm_number(const std::string& s) {
-  return s.rfind("sm_", 0) == 0 ? std::atoi(s.c_str() + 3) : 0;
-}
+int sm_number(const std::string& s) { return s.rfind("sm_", 0) == 0 ? std::atoi(s.c_str() + 3) : 0; }
 
 // A module with a cubin (add_f32.ptx through ptxas for `arch`) and a launch record for any device
 // (compute capability 0): the runtime offers the cubin to the driver, which takes it when the
@@ -295,8 +292,7 @@ void cubin_module(const std::string& arch, const std::string& path) {
   dgmm_bind_input(h, "A", a.data());
   dgmm_bind_input(h, "B", b.data());
   dgmm_bind_output(h, "C", c.data());
-  if (run_and_wait(h))
-    DG_CHECK(sum_ok(a.data(), b.data(), c.data(), c.size(), from_cubin ? 1 : -1));
+  if (run_and_wait(h)) DG_CHECK(sum_ok(a.data(), b.data(), c.data(), c.size(), from_cubin ? 1 : -1));
   dgmm_unload_kernel(h);
 }
 

@@ -64,8 +64,7 @@ void status_strings() {
 
 void io_errors() {
   DG_CHECK(dgmm_load_kernel("/nonexistent-dir/matmul.ko") == nullptr);
-  DG_CHECK_ERROR(DGMM_ERROR_IO,
-                 "cannot read module '/nonexistent-dir/matmul.ko': No such file or directory");
+  DG_CHECK_ERROR(DGMM_ERROR_IO, "cannot read module '/nonexistent-dir/matmul.ko': No such file or directory");
   DG_CHECK(dgmm_load_kernel(DEEPGEMM_GPU_TEST_DIR) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_IO, "Is a directory");
 }
@@ -165,8 +164,7 @@ void foreign_and_incomplete_modules() {
   zero_grid.launch = launch_bytes(l);
   m = build_module(zero_grid);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
-  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
-                 "invalid module in memory: launch record: zero grid or block dimension");
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "invalid module in memory: launch record: zero grid or block dimension");
 
   ModuleParts short_launch = base;
   short_launch.launch.resize(100);
@@ -178,8 +176,7 @@ void foreign_and_incomplete_modules() {
   ko::store_u32(v1.launch.data() + 4, 1);
   m = build_module(v1);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
-  DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH,
-                 "launch record version 1 is not supported (this runtime reads version 3)");
+  DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH, "launch record version 1 is not supported (this runtime reads version 3)");
 
   ModuleParts twice = base;
   l = add_launch(16, 16);
@@ -266,8 +263,7 @@ void foreign_and_incomplete_modules() {
   junk_cubin.cubin.assign(256, 0x5a);
   m = build_module(junk_cubin);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
-  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE,
-                 "invalid module in memory: cubin section: not an ELF image");
+  DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "invalid module in memory: cubin section: not an ELF image");
 
   std::vector<uint8_t> elf(64, 0);
   const uint8_t ident[6] = {0x7f, 'E', 'L', 'F', 2, 1};
@@ -432,8 +428,7 @@ void packed_weight_errors() {
   DG_CHECK_STATUS(dgmm_pack_weights(h, "B", plain.data(), DGMM_WEIGHTS_K_BY_N, small.data(), small.size()),
                   DGMM_ERROR_INVALID_ARGUMENT);
   DG_CHECK_CONTAINS(last(), "the packed buffer has 2111 bytes; operand \"B\" needs 2112");
-  DG_CHECK_STATUS(dgmm_pack_weights(h, "B", plain.data(), DGMM_WEIGHTS_K_BY_N, packed.data(), packed.size()),
-                  DGMM_OK);
+  DG_CHECK_STATUS(dgmm_pack_weights(h, "B", plain.data(), DGMM_WEIGHTS_K_BY_N, packed.data(), packed.size()), DGMM_OK);
   DG_CHECK(w4::check_header(packed.data(), packed.size(), w4::kLayoutN8K128, 256, 16) == nullptr);
   // Plain weights bound as B, or weights packed for another K×N: refused, naming the module's layout.
   DG_CHECK_STATUS(dgmm_bind_input(h, "B", plain.data()), DGMM_ERROR_INVALID_ARGUMENT);
@@ -442,7 +437,8 @@ void packed_weight_errors() {
   DG_CHECK(w4::pack(plain24.data(), w4::Order::KByN, 256, 24, w4::kLayoutN8K128, other.data(), other.size()) ==
            nullptr);
   DG_CHECK_STATUS(dgmm_bind_input(h, "B", other.data()), DGMM_ERROR_INVALID_ARGUMENT);
-  DG_CHECK_CONTAINS(last(), "packed for another K×N than the module's (this module reads layout n8k128 for K 256, N 16)");
+  DG_CHECK_CONTAINS(last(),
+                    "packed for another K×N than the module's (this module reads layout n8k128 for K 256, N 16)");
   std::vector<uint8_t> relabeled = packed;
   relabeled[8] = 2;  // another layout id
   DG_CHECK_STATUS(dgmm_bind_input(h, "B", relabeled.data()), DGMM_ERROR_INVALID_ARGUMENT);
@@ -591,13 +587,11 @@ int main(int argc, char** argv) {
   DG_CHECK(!expect_no_device);
   const std::string description = dgmm_kernel_description(h);
   std::printf("device present: %s\n", description.c_str());
-  DG_CHECK_CONTAINS(description,
-                    "kernel 'dg_add' (target 'volta', sm_70) from PTX (JIT) on device 0");
+  DG_CHECK_CONTAINS(description, "kernel 'dg_add' (target 'volta', sm_70) from PTX (JIT) on device 0");
   DG_CHECK(dgmm_stream(h) != nullptr);
   const size_t at = description.find("' (sm_");
   const std::string device_sm =
-      at == std::string::npos ? "?"
-                              : description.substr(at + 3, description.find(')', at) - at - 3);
+      at == std::string::npos ? "?" : description.substr(at + 3, description.find(')', at) - at - 3);
 
   binding_errors(h);
   fixed_k_errors(h);

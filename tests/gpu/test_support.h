@@ -27,25 +27,21 @@ inline bool check(bool ok, const std::string& what, const char* file, int line) 
     ++g_passed;
   } else {
     ++g_failed;
-    std::fprintf(stderr, "%s:%d: FAILED: %s\n    dgmm_last_error(): %s\n", file, line, what.c_str(),
-                 dgmm_last_error());
+    std::fprintf(stderr, "%s:%d: FAILED: %s\n    dgmm_last_error(): %s\n", file, line, what.c_str(), dgmm_last_error());
   }
   return ok;
 }
 
-inline bool check_status(dgmm_status got, dgmm_status want, const char* expr, const char* file,
-                         int line) {
+inline bool check_status(dgmm_status got, dgmm_status want, const char* expr, const char* file, int line) {
   return check(got == want,
-               std::string(expr) + " returned " + dgmm_status_string(got) + ", expected " +
-                   dgmm_status_string(want),
+               std::string(expr) + " returned " + dgmm_status_string(got) + ", expected " + dgmm_status_string(want),
                file, line);
 }
 
-inline bool check_contains(const std::string& text, const std::string& part, const char* expr,
-                           const char* file, int line) {
+inline bool check_contains(const std::string& text, const std::string& part, const char* expr, const char* file,
+                           int line) {
   return check(text.find(part) != std::string::npos,
-               std::string(expr) + " = \"" + text + "\" does not contain \"" + part + "\"", file,
-               line);
+               std::string(expr) + " = \"" + text + "\" does not contain \"" + part + "\"", file, line);
 }
 
 /// Prints the summary line and returns the exit code.
@@ -55,10 +51,8 @@ inline int report() {
 }
 
 #define DG_CHECK(cond) ::dgtest::check(static_cast<bool>(cond), #cond, __FILE__, __LINE__)
-#define DG_CHECK_STATUS(expr, want) \
-  ::dgtest::check_status((expr), (want), #expr, __FILE__, __LINE__)
-#define DG_CHECK_CONTAINS(text, part) \
-  ::dgtest::check_contains((text), (part), #text, __FILE__, __LINE__)
+#define DG_CHECK_STATUS(expr, want) ::dgtest::check_status((expr), (want), #expr, __FILE__, __LINE__)
+#define DG_CHECK_CONTAINS(text, part) ::dgtest::check_contains((text), (part), #text, __FILE__, __LINE__)
 /// The last error's status and message after a call that failed.
 #define DG_CHECK_ERROR(want, part)                             \
   do {                                                         \
@@ -70,9 +64,8 @@ inline int report() {
 // -------------------------------------------------------------------------------------
 
 /// The launch record of the tests' elementwise kernel dg_add (C = A + B over M x N fp32).
-inline dg::ko::launch::Launch add_launch(uint32_t m, uint32_t n, uint32_t block = 128,
-                                         uint32_t smem = 0, uint32_t carveout = 0,
-                                         uint32_t cc = 70) {
+inline dg::ko::launch::Launch add_launch(uint32_t m, uint32_t n, uint32_t block = 128, uint32_t smem = 0,
+                                         uint32_t carveout = 0, uint32_t cc = 70) {
   dg::ko::launch::Launch l{};
   std::snprintf(l.kernel, sizeof(l.kernel), "%s", "dg_add");
   const uint64_t elems = uint64_t(m) * n;
@@ -131,12 +124,12 @@ inline std::vector<uint8_t> build_module(const ModuleParts& p) {
                         reinterpret_cast<const uint8_t*>(p.ptx.data()), uint32_t(p.ptx.size())});
   }
   if (p.has_cubin) {
-    sections.push_back({static_cast<uint32_t>(dg::ko::SectionKind::Cubin), 0, "cubin",
-                        p.cubin.data(), uint32_t(p.cubin.size())});
+    sections.push_back(
+        {static_cast<uint32_t>(dg::ko::SectionKind::Cubin), 0, "cubin", p.cubin.data(), uint32_t(p.cubin.size())});
   }
   if (p.has_launch) {
-    sections.push_back({static_cast<uint32_t>(dg::ko::SectionKind::Launch), 0, "launch",
-                        p.launch.data(), uint32_t(p.launch.size())});
+    sections.push_back(
+        {static_cast<uint32_t>(dg::ko::SectionKind::Launch), 0, "launch", p.launch.data(), uint32_t(p.launch.size())});
   }
   dg::ko::ModuleSpec spec;
   spec.target_kind = p.kind;
@@ -172,13 +165,10 @@ inline bool write_bytes(const std::string& path, const std::vector<uint8_t>& byt
 }
 
 /// The tests' PTX kernel (tests/gpu/add_f32.ptx), read from the source tree.
-inline std::string add_ptx() {
-  return read_text(std::string(DEEPGEMM_GPU_TEST_DIR) + "/add_f32.ptx");
-}
+inline std::string add_ptx() { return read_text(std::string(DEEPGEMM_GPU_TEST_DIR) + "/add_f32.ptx"); }
 
 /// A valid module running dg_add on an M x N problem.
-inline std::vector<uint8_t> add_module(uint32_t m, uint32_t n, uint32_t smem = 0,
-                                       uint32_t carveout = 0) {
+inline std::vector<uint8_t> add_module(uint32_t m, uint32_t n, uint32_t smem = 0, uint32_t carveout = 0) {
   ModuleParts p;
   p.ptx = add_ptx();
   p.launch = launch_bytes(add_launch(m, n, 128, smem, carveout));

@@ -117,8 +117,9 @@ TEST_CASE("language features round-trip") {
   check_roundtrip("comments", "/* block\n comment µ × 😀 */ target hopper; // trailing\nshape { M: 1; }\n");
   check_roundtrip("units", "target hopper;\nconstraints { sm_mem_limit: 96 KB; l2_hit_rate_min: 0.5; x: -3; }\n");
   check_roundtrip("unit attached", "target hopper;\nconstraints { sm_mem_limit: 96KB; }\n");
-  check_roundtrip("precedence",
-                  "target hopper;\nconstraints { tile_m * (tile_n + 8) <= 4096 && stages >= 2 || warps == 4; "
-                  "tile_m - (tile_n - tile_k) > 0; !(warps < 2); tile_m % 16 == 0 && tile_k / 2 != 3; -tile_m < 0; }\n");
+  check_roundtrip(
+      "precedence",
+      "target hopper;\nconstraints { tile_m * (tile_n + 8) <= 4096 && stages >= 2 || warps == 4; "
+      "tile_m - (tile_n - tile_k) > 0; !(warps < 2); tile_m % 16 == 0 && tile_k / 2 != 3; -tile_m < 0; }\n");
   check_roundtrip("decimals", "target hopper;\nconstraints { a: 1.5e3; b: .25; c: 0.85; }\n");
 }

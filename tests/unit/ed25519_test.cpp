@@ -126,11 +126,9 @@ const Bytes kOrder = from_hex("edd3f55c1a631258d69cf7a2def9de1400000000000000000
 /// The neutral element (x = 0, y = 1), its encoding with the sign bit set (x = 0 has no negative),
 /// and y = p + 1, of either sign: the last three are not encodings of points (RFC 8032 5.1.3).
 const Bytes kNeutral = from_hex("0100000000000000000000000000000000000000000000000000000000000000");
-const Bytes kNeutralSign =
-    from_hex("0100000000000000000000000000000000000000000000000000000000000080");
+const Bytes kNeutralSign = from_hex("0100000000000000000000000000000000000000000000000000000000000080");
 const Bytes kPPlus1 = from_hex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f");
-const Bytes kPPlus1Sign =
-    from_hex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+const Bytes kPPlus1Sign = from_hex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
 
 /// a + b, 32-byte little-endian integers (no carry out of the top in the uses below).
 Bytes add256(const Bytes& a, const Bytes& b) {
@@ -147,8 +145,7 @@ Bytes add256(const Bytes& a, const Bytes& b) {
 
 /// A signature (R, S) of msg under the key of seed for an R of our choosing: S = k a (mod L), so
 /// that [S]B = [k]A, which with R the neutral element is the equation [S]B = R + [k]A.
-Bytes signature_with_neutral_r(const Bytes& r_bytes, const Bytes& seed, const Bytes& pk,
-                               const Bytes& msg) {
+Bytes signature_with_neutral_r(const Bytes& r_bytes, const Bytes& seed, const Bytes& pk, const Bytes& msg) {
   uint8_t h[64];
   crypto_hash_sha512(h, seed.data(), 32);
   h[0] &= 248;  // the secret scalar a: the clamped first half (RFC 8032 section 5.1.5)
@@ -238,8 +235,7 @@ TEST_CASE("ed25519: RFC 8032 section 7.1 vectors") {
     // verify2 at every cut of the message (every 97th of the long one).
     for (size_t cut = 0; cut <= msg.size(); cut += msg.size() > 64 ? 97 : 1) {
       CAPTURE(cut);
-      CHECK(ed::verify2(sig.data(), msg.data(), cut, msg.data() + cut, msg.size() - cut,
-                        pk.data()));
+      CHECK(ed::verify2(sig.data(), msg.data(), cut, msg.data() + cut, msg.size() - cut, pk.data()));
     }
     CHECK(ed::verify2(sig.data(), msg.data(), msg.size(), nullptr, 0, pk.data()));
 
@@ -254,7 +250,7 @@ TEST_CASE("ed25519: RFC 8032 section 7.1 vectors") {
     }
     // ... and of the message (every 13th bit of the long one); the empty message of TEST 1 gets
     // a byte appended instead.
-    for (size_t bit = 0; bit < 8 * msg.size(); bit += msg.size() > 64 ? 13 : 1) {
+    for (size_t bit = 0; bit<8 * msg.size(); bit += msg.size()> 64 ? 13 : 1) {
       CAPTURE(bit);
       CHECK_FALSE(verify(sig, flipped(msg, bit), pk));
     }
@@ -307,9 +303,8 @@ TEST_CASE("ed25519: non-canonical encodings of R and of A are refused") {
     // probability 2^-128).
     Bytes l_minus_1 = kOrder;
     l_minus_1[0] -= 1;
-    const Bytes scalars[] = {
-        from_hex("2a00000000000000000000000000000000000000000000000000000000000000"),
-        from_hex("0100000000000000000000000000000000000000000000000000000000000010"), l_minus_1};
+    const Bytes scalars[] = {from_hex("2a00000000000000000000000000000000000000000000000000000000000000"),
+                             from_hex("0100000000000000000000000000000000000000000000000000000000000010"), l_minus_1};
     for (const Bytes& s : scalars) {
       CAPTURE(to_hex(s.data(), 32));
       uint8_t r[32];
@@ -340,8 +335,7 @@ TEST_CASE("ed25519: 500 random keys and messages agree with libsodium") {
     uint8_t rnd[32 + 300 + 20];
     randombytes_buf_deterministic(rnd, sizeof rnd, iter_seed);
     auto rnd32 = [&](int at) {
-      return uint32_t{rnd[at]} | uint32_t{rnd[at + 1]} << 8 | uint32_t{rnd[at + 2]} << 16 |
-             uint32_t{rnd[at + 3]} << 24;
+      return uint32_t{rnd[at]} | uint32_t{rnd[at + 1]} << 8 | uint32_t{rnd[at + 2]} << 16 | uint32_t{rnd[at + 3]} << 24;
     };
     const uint8_t* key_seed = rnd;
     const Bytes msg(rnd + 32, rnd + 32 + rnd32(332) % 301);

@@ -67,9 +67,9 @@ TEST_CASE("hdlgen: the top instantiates the library with the plan's and the mode
   hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "tiny");
   const std::string& top = d.files.at(1).text;  // the core
   CHECK(d.files.at(1).name == "npu_gemm_tiny_core.v");
-  CHECK(top.find(".Rows(16), .Cols(16)") != std::string::npos);                 // npu16's PE array
-  CHECK(top.find(".TileM(16), .TileN(32), .TileK(64)") != std::string::npos);   // the plan's tiles
-  CHECK(top.find(".G(16)") != std::string::npos);                               // 16 int8 per 128-bit word
+  CHECK(top.find(".Rows(16), .Cols(16)") != std::string::npos);                // npu16's PE array
+  CHECK(top.find(".TileM(16), .TileN(32), .TileK(64)") != std::string::npos);  // the plan's tiles
+  CHECK(top.find(".G(16)") != std::string::npos);                              // 16 int8 per 128-bit word
   CHECK(top.find("localparam int Banks = 16") != std::string::npos);
   CHECK(d.cycle_bound > 0);
   // The AXI4 top: one master per stream with its ID, the register slave, the checkers for

@@ -31,9 +31,7 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-json read_model(const std::string& name) {
-  return json::parse(read_text(kModels + "/" + name + ".json"));
-}
+json read_model(const std::string& name) { return json::parse(read_text(kModels + "/" + name + ".json")); }
 
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -64,8 +62,8 @@ std::string error_of(const std::function<void()>& f) {
   return "<no error>";
 }
 
-const MmaShape* find_mma(const GpuModel& g, const std::string& instr, const std::string& a,
-                         const std::string& b, const std::string& acc) {
+const MmaShape* find_mma(const GpuModel& g, const std::string& instr, const std::string& a, const std::string& b,
+                         const std::string& acc) {
   for (const auto& s : g.mma)
     if (s.instr == instr && s.a_type == a && s.b_type == b && s.acc_type == acc) return &s;
   return nullptr;
@@ -293,11 +291,9 @@ TEST_CASE("list_names, load_dir, load_named") {
   std::string e = error_of([] { load_named(kModels, "hoper"); });
   CHECK(e.find("no hardware model 'hoper'") != std::string::npos);
   CHECK(e.find("did you mean 'hopper'?") != std::string::npos);
-  CHECK(error_of([] { list_names(kModels + "/nope"); }).find("no such hardware-model directory") !=
+  CHECK(error_of([] { list_names(kModels + "/nope"); }).find("no such hardware-model directory") != std::string::npos);
+  CHECK(error_of([] { load(kModels + "/nope.json"); }).find("nope.json: no such hardware model file") !=
         std::string::npos);
-  CHECK(error_of([] {
-          load(kModels + "/nope.json");
-        }).find("nope.json: no such hardware model file") != std::string::npos);
 }
 
 TEST_CASE("to_json round trip and printing") {
@@ -318,8 +314,7 @@ TEST_CASE("to_json round trip and printing") {
   CHECK(os.str().find("mma: wgmma m64n256(step 8)k16 bf16 x bf16 -> fp32") != std::string::npos);
   std::ostringstream npu;
   npu << load_named(kModels, "npu16");
-  CHECK(npu.str().find("scratchpad: 16 banks x 1024 rows x 128 bits = 262144 B") !=
-        std::string::npos);
+  CHECK(npu.str().find("scratchpad: 16 banks x 1024 rows x 128 bits = 262144 B") != std::string::npos);
 }
 
 namespace {
@@ -341,8 +336,7 @@ std::string edited(const char* model, const std::function<void(json&)>& edit) {
 
 TEST_CASE("broken models: each a UserError naming file and field") {
   const std::vector<BrokenCase> cases = {
-      {"wrong type", "hopper",
-       [] { return edited("hopper", [](json& j) { j["gpu"]["sm_count"] = "many"; }); },
+      {"wrong type", "hopper", [] { return edited("hopper", [](json& j) { j["gpu"]["sm_count"] = "many"; }); },
        "gpu.sm_count: expected integer in [1, 1024], got \"many\""},
       {"fraction for an integer", "hopper",
        [] { return edited("hopper", [](json& j) { j["gpu"]["sm_count"] = 132.5; }); },
@@ -350,8 +344,7 @@ TEST_CASE("broken models: each a UserError naming file and field") {
       {"wrong type deep", "hopper",
        [] { return edited("hopper", [](json& j) { j["gpu"]["mma"][2]["k"] = json::array(); }); },
        "gpu.mma[2].k: expected integer in [1, 1024], got an array"},
-      {"missing field", "hopper",
-       [] { return edited("hopper", [](json& j) { j["gpu"].erase("l2_bytes"); }); },
+      {"missing field", "hopper", [] { return edited("hopper", [](json& j) { j["gpu"].erase("l2_bytes"); }); },
        "gpu: missing required field 'l2_bytes'"},
       {"unknown field with did-you-mean", "hopper",
        [] {
@@ -367,36 +360,29 @@ TEST_CASE("broken models: each a UserError naming file and field") {
       {"out of range", "hopper",
        [] { return edited("hopper", [](json& j) { j["gpu"]["max_regs_per_thread"] = 5000; }); },
        "gpu.max_regs_per_thread: expected integer in [1, 1024], got 5000"},
-      {"zero rate", "hopper",
-       [] { return edited("hopper", [](json& j) { j["gpu"]["peak_tflops"]["fp16"] = 0; }); },
+      {"zero rate", "hopper", [] { return edited("hopper", [](json& j) { j["gpu"]["peak_tflops"]["fp16"] = 0; }); },
        "gpu.peak_tflops.fp16: expected number in [0.001, 1000000], got 0"},
       {"subnormal bandwidth", "hopper",
        [] { return edited("hopper", [](json& j) { j["gpu"]["dram_bandwidth_gbps"] = 1e-310; }); },
        "gpu.dram_bandwidth_gbps: expected number in [0.001, 1000000], got"},
-      {"negative size", "hopper",
-       [] { return edited("hopper", [](json& j) { j["gpu"]["l2_bytes"] = -1; }); },
+      {"negative size", "hopper", [] { return edited("hopper", [](json& j) { j["gpu"]["l2_bytes"] = -1; }); },
        "gpu.l2_bytes: expected integer in [0, 1073741824], got -1"},
-      {"name mismatch", "hopper",
-       [] { return edited("hopper", [](json& j) { j["name"] = "ampere"; }); },
+      {"name mismatch", "hopper", [] { return edited("hopper", [](json& j) { j["name"] = "ampere"; }); },
        "name: \"ampere\" does not match the file name (expected \"hopper\")"},
-      {"kind without its section", "hopper",
-       [] { return edited("hopper", [](json& j) { j["kind"] = "npu"; }); },
+      {"kind without its section", "hopper", [] { return edited("hopper", [](json& j) { j["kind"] = "npu"; }); },
        "kind is \"npu\" but there is no \"npu\" section"},
       {"section of the other kind", "hopper",
        [] { return edited("hopper", [](json& j) { j["npu"] = read_model("npu16")["npu"]; }); },
        "npu: a \"npu\" section does not belong to a model of kind \"gpu\""},
       {"bad kind", "hopper", [] { return edited("hopper", [](json& j) { j["kind"] = "tpu"; }); },
        "kind: expected one of \"gpu\", \"npu\", got \"tpu\""},
-      {"invalid JSON text", "hopper",
-       [] { return std::string("{\"name\": \"hopper\",\n \"kind\" \"gpu\"}"); },
+      {"invalid JSON text", "hopper", [] { return std::string("{\"name\": \"hopper\",\n \"kind\" \"gpu\"}"); },
        "invalid JSON: parse error at line 2, column 13: syntax error while parsing object "
        "separator"},
       {"number too large for JSON", "hopper", [] { return std::string("{\"name\": 1e999}"); },
        "invalid JSON: number overflow"},
-      {"non-object top level", "hopper", [] { return std::string("[1, 2, 3]"); },
-       "expected object, got an array"},
-      {"empty file", "hopper", [] { return std::string("  \n"); },
-       "file is empty (expected a JSON object)"},
+      {"non-object top level", "hopper", [] { return std::string("[1, 2, 3]"); }, "expected object, got an array"},
+      {"empty file", "hopper", [] { return std::string("  \n"); }, "file is empty (expected a JSON object)"},
       {"duplicate field", "hopper",
        [] {
          std::string t = read_text(kModels + "/hopper.json");
@@ -412,12 +398,10 @@ TEST_CASE("broken models: each a UserError naming file and field") {
       {"bad instruction", "hopper",
        [] { return edited("hopper", [](json& j) { j["gpu"]["mma"][0]["instr"] = "hmma"; }); },
        "gpu.mma[0].instr: expected one of \"mma.sync\", \"wgmma\", got \"hmma\""},
-      {"bad ptx version", "hopper",
-       [] { return edited("hopper", [](json& j) { j["gpu"]["ptx_version"] = "8"; }); },
+      {"bad ptx version", "hopper", [] { return edited("hopper", [](json& j) { j["gpu"]["ptx_version"] = "8"; }); },
        "gpu.ptx_version: expected string (at most 8 characters, matching ^[0-9]{1,2}\\.[0-9]$), "
        "got \"8\""},
-      {"repeated carve-out", "hopper",
-       [] { return edited("hopper", [](json& j) { j["gpu"]["carveout_kb"][2] = 8; }); },
+      {"repeated carve-out", "hopper", [] { return edited("hopper", [](json& j) { j["gpu"]["carveout_kb"][2] = 8; }); },
        "gpu.carveout_kb[2]: 8 repeats item [1]; items must be unique"},
       {"missing source note", "hopper",
        [] { return edited("hopper", [](json& j) { j["gpu"].erase("sm_count_source"); }); },
@@ -440,8 +424,7 @@ TEST_CASE("broken models: each a UserError naming file and field") {
       {"conversion to a type no mma takes", "volta",
        [] {
          return edited("volta", [](json& j) {
-           j["gpu"]["conversions"] =
-               json::parse(R"([{"from": "int4", "compute_types": ["fp16", "bf16"]}])");
+           j["gpu"]["conversions"] = json::parse(R"([{"from": "int4", "compute_types": ["fp16", "bf16"]}])");
          });
        },
        "gpu.conversions[0].compute_types[1]: \"bf16\" is not an input type of any gpu.mma entry"},
@@ -472,16 +455,12 @@ TEST_CASE("broken models: each a UserError naming file and field") {
          });
        },
        "npu.bus_addr_bits: expected integer in [32, 64], got 100"},
-      {"npu: unknown board", "npu4",
-       [] { return edited("npu4", [](json& j) { j["npu"]["board"] = "icebraker"; }); },
+      {"npu: unknown board", "npu4", [] { return edited("npu4", [](json& j) { j["npu"]["board"] = "icebraker"; }); },
        "npu.board: expected one of \"icebreaker\", got \"icebraker\" (did you mean \"icebreaker\"?)"},
-      {"npu: board not a string", "npu4",
-       [] { return edited("npu4", [](json& j) { j["npu"]["board"] = 5; }); },
+      {"npu: board not a string", "npu4", [] { return edited("npu4", [](json& j) { j["npu"]["board"] = 5; }); },
        "npu.board: expected one of \"icebreaker\", got 5"},
       {"npu: unknown dataflow", "npu16",
-       [] {
-         return edited("npu16", [](json& j) { j["npu"]["dataflows"][1] = "output_stationery"; });
-       },
+       [] { return edited("npu16", [](json& j) { j["npu"]["dataflows"][1] = "output_stationery"; }); },
        "npu.dataflows[1]: expected one of \"weight_stationary\", \"output_stationary\", "
        "\"input_stationary\", got \"output_stationery\" (did you mean \"output_stationary\"?)"},
   };
@@ -503,12 +482,10 @@ TEST_CASE("schema.json missing beside the model") {
   fs::path file = dir.path / "hopper.json";
   fs::copy_file(kModels + "/hopper.json", file);
   std::string e = error_of([&] { load(file.string()); });
-  CHECK(e.find((dir.path / "schema.json").string() + ": schema file not found") !=
-        std::string::npos);
+  CHECK(e.find((dir.path / "schema.json").string() + ": schema file not found") != std::string::npos);
   CHECK(e.find("hopper.json") != std::string::npos);
   json j = read_model("hopper");
-  CHECK(error_of([&] { from_json(j, file.string()); }).find("schema file not found") !=
-        std::string::npos);
+  CHECK(error_of([&] { from_json(j, file.string()); }).find("schema file not found") != std::string::npos);
 }
 
 TEST_CASE("from_text and from_json with an explicit schema") {
@@ -522,6 +499,5 @@ TEST_CASE("from_text and from_json with an explicit schema") {
   CHECK(e == "x.json: expected object, got 42");
   e = error_of([&] { from_json(json::object(), "x.json", schema); });
   CHECK(e == "x.json: missing required field 'name'");
-  CHECK(error_of([] { load_schema("/nonexistent/schema.json"); }).find("schema file not found") !=
-        std::string::npos);
+  CHECK(error_of([] { load_schema("/nonexistent/schema.json"); }).find("schema file not found") != std::string::npos);
 }

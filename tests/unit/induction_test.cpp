@@ -70,8 +70,8 @@ TEST_CASE("unroll: forms it does not handle are refused with the reason") {
   CHECK(why.find("a state used as a value") != std::string::npos);
   CHECK_FALSE(UnrolledSystem::parse("(set-option :produce-models true)\n", "m", &why));
   CHECK(why.find("set-option") != std::string::npos);
-  CHECK_FALSE(UnrolledSystem::parse("(declare-sort |m_s| 0)\n(define-fun |m_x| ((state |m_s|)) Bool (and true\n", "m",
-                                    &why));
+  CHECK_FALSE(
+      UnrolledSystem::parse("(declare-sort |m_s| 0)\n(define-fun |m_x| ((state |m_s|)) Bool (and true\n", "m", &why));
   CHECK(why.find("unbalanced") != std::string::npos);
 }
 

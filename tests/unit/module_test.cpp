@@ -44,14 +44,12 @@ ModuleContents gpu_contents() {
   c.target_kind = ko::TargetKind::Gpu;
   c.target_name = "hopper";
   c.flags = 0x3;
-  c.sections.push_back(
-      section(ko::SectionKind::Ptx, "ptx", ".version 8.5\n.target sm_90a\n.address_size 64\n"));
+  c.sections.push_back(section(ko::SectionKind::Ptx, "ptx", ".version 8.5\n.target sm_90a\n.address_size 64\n"));
   c.sections.push_back(section(ko::SectionKind::Plan, "plan",
                                R"({"target":"hopper","tile_m":128,"tile_n":256,"tile_k":64,)"
                                R"("stages":4,"l2_hit_rate":0.892,"use_hmma":true,)"
                                R"("epilogue":null,"grid":[32,16,1],"smem":{"bytes":98304}})"));
-  c.sections.push_back(
-      section(ko::SectionKind::Proof, "proof", "coverage: proved\nbounds: proved"));
+  c.sections.push_back(section(ko::SectionKind::Proof, "proof", "coverage: proved\nbounds: proved"));
   Section cubin;
   cubin.kind = static_cast<uint32_t>(ko::SectionKind::Cubin);
   cubin.name = "sm_90a";
@@ -79,8 +77,7 @@ ModuleContents npu_contents() {
   REQUIRE(ko::regmap::write(0x40000000u, 0x9b575bdbu, 32, regs, 4, regmap.bytes.data(), regmap.bytes.size(),
                             &written) == ko::regmap::Status::Ok);
   c.sections.push_back(regmap);
-  c.sections.push_back(
-      section(ko::SectionKind::Verilog, "agu", "module agu(input logic clk_i);\nendmodule\n"));
+  c.sections.push_back(section(ko::SectionKind::Verilog, "agu", "module agu(input logic clk_i);\nendmodule\n"));
   c.sections.push_back(section(ko::SectionKind::Synth, "yosys", "Number of cells: 1234\n"));
   return c;
 }
@@ -133,8 +130,7 @@ ModuleContents optional_contents() {
   return c;
 }
 
-ko::Status parse(const std::vector<uint8_t>& m, ko::ModuleView* v,
-                 ko::Extent extent = ko::Extent::Exact) {
+ko::Status parse(const std::vector<uint8_t>& m, ko::ModuleView* v, ko::Extent extent = ko::Extent::Exact) {
   return ko::parse(m.data(), m.size(), v, extent);
 }
 
@@ -162,9 +158,7 @@ uint32_t entry_u32(const std::vector<uint8_t>& m, uint32_t index, uint32_t field
   return ko::load_u32(m.data() + ko::kHeaderSize + index * ko::kSectionEntrySize + field);
 }
 
-std::string payload_string(const ko::Payload& p) {
-  return std::string(reinterpret_cast<const char*>(p.data), p.size);
-}
+std::string payload_string(const ko::Payload& p) { return std::string(reinterpret_cast<const char*>(p.data), p.size); }
 
 }  // namespace
 
@@ -187,8 +181,7 @@ TEST_CASE("crc32 matches the IEEE 802.3 check values") {
 }
 
 TEST_CASE("write then parse gives every section back exactly") {
-  for (const ModuleContents& c :
-       {gpu_contents(), npu_contents(), empty_contents(), optional_contents()}) {
+  for (const ModuleContents& c : {gpu_contents(), npu_contents(), empty_contents(), optional_contents()}) {
     CAPTURE(c.target_name);
     const std::vector<uint8_t> m = dg::module::write(c);
     ko::ModuleView v;
@@ -216,8 +209,8 @@ TEST_CASE("write then parse gives every section back exactly") {
       CHECK(info.offset % ko::kPayloadAlign == 0);
       CHECK(info.data == m.data() + info.offset);
       CHECK(info.crc == ko::crc32(info.data, info.size));
-      const auto it = std::find_if(c.sections.begin(), c.sections.end(),
-                                   [&](const Section& s) { return s.kind == info.kind; });
+      const auto it =
+          std::find_if(c.sections.begin(), c.sections.end(), [&](const Section& s) { return s.kind == info.kind; });
       REQUIRE(it != c.sections.end());
       CHECK(std::string(info.name) == it->name);
       CHECK(info.flags == it->flags);
@@ -291,11 +284,9 @@ TEST_CASE("the freestanding writer agrees with the hosted one") {
   const std::vector<uint8_t> hosted = dg::module::write(c);
   std::vector<ko::SectionSpec> specs;
   std::vector<Section> sorted = c.sections;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Section& a, const Section& b) { return a.kind < b.kind; });
+  std::sort(sorted.begin(), sorted.end(), [](const Section& a, const Section& b) { return a.kind < b.kind; });
   for (const Section& s : sorted) {
-    specs.push_back(
-        {s.kind, s.flags, s.name.c_str(), s.bytes.data(), static_cast<uint32_t>(s.bytes.size())});
+    specs.push_back({s.kind, s.flags, s.name.c_str(), s.bytes.data(), static_cast<uint32_t>(s.bytes.size())});
   }
   ko::ModuleSpec spec;
   spec.target_kind = c.target_kind;
@@ -323,13 +314,11 @@ TEST_CASE("the freestanding writer agrees with the hosted one") {
 TEST_CASE("the writer refuses contents the format cannot hold") {
   ModuleContents dup = gpu_contents();
   dup.sections.push_back(section(ko::SectionKind::Ptx, "ptx2", "x"));
-  CHECK_THROWS_WITH_AS(dg::module::write(dup), doctest::Contains("duplicates section"),
-                       dg::InternalError);
+  CHECK_THROWS_WITH_AS(dg::module::write(dup), doctest::Contains("duplicates section"), dg::InternalError);
 
   ModuleContents long_name = gpu_contents();
   long_name.sections[0].name = "thirteen_char";
-  CHECK_THROWS_WITH_AS(dg::module::write(long_name), doctest::Contains("bad name"),
-                       dg::InternalError);
+  CHECK_THROWS_WITH_AS(dg::module::write(long_name), doctest::Contains("bad name"), dg::InternalError);
 
   ModuleContents space = gpu_contents();
   space.sections[0].name = "a b";
@@ -341,8 +330,7 @@ TEST_CASE("the writer refuses contents the format cannot hold") {
 
   ModuleContents no_target = gpu_contents();
   no_target.target_name = "";
-  CHECK_THROWS_WITH_AS(dg::module::write(no_target), doctest::Contains("bad target name"),
-                       dg::InternalError);
+  CHECK_THROWS_WITH_AS(dg::module::write(no_target), doctest::Contains("bad target name"), dg::InternalError);
   ModuleContents long_target = gpu_contents();
   long_target.target_name = std::string(25, 'x');
   CHECK_THROWS_AS(dg::module::write(long_target), dg::InternalError);
@@ -352,8 +340,7 @@ TEST_CASE("the writer refuses contents the format cannot hold") {
   ModuleContents unknown = gpu_contents();
   unknown.sections.push_back(section(ko::SectionKind::Plan, "new", "x"));
   unknown.sections.back().kind = 77;
-  CHECK_THROWS_WITH_AS(dg::module::write(unknown), doctest::Contains("not marked optional"),
-                       dg::InternalError);
+  CHECK_THROWS_WITH_AS(dg::module::write(unknown), doctest::Contains("not marked optional"), dg::InternalError);
 
   ModuleContents required = gpu_contents();
   required.flags = 0x10000;
@@ -390,8 +377,7 @@ TEST_CASE("every truncation is rejected as truncated") {
 }
 
 TEST_CASE("every single-byte change is rejected") {
-  for (const ModuleContents& c :
-       {gpu_contents(), npu_contents(), empty_contents(), optional_contents()}) {
+  for (const ModuleContents& c : {gpu_contents(), npu_contents(), empty_contents(), optional_contents()}) {
     const std::vector<uint8_t> m = dg::module::write(c);
     CAPTURE(c.target_name);
     size_t checked = 0;
@@ -437,8 +423,8 @@ TEST_CASE("header fields: each bad value has its own status and message") {
       std::vector<uint8_t> m = good;
       m[i] ^= 0x20;
       CHECK(status_of(m) == ko::Status::BadMagic);
-      CHECK(error_of(m) == "not a DeepGEMM module: bad magic at byte " + std::to_string(i) +
-                               " (expected \"DGMMKO\\0\\1\")");
+      CHECK(error_of(m) ==
+            "not a DeepGEMM module: bad magic at byte " + std::to_string(i) + " (expected \"DGMMKO\\0\\1\")");
     }
     std::vector<uint8_t> elf = good;
     std::memcpy(elf.data(),
@@ -512,8 +498,7 @@ TEST_CASE("header fields: each bad value has its own status and message") {
     m[24 + 2] = ' ';
     reseal(m);
     CHECK(status_of(m) == ko::Status::BadTargetName);
-    CHECK(error_of(m) ==
-          "bad target name: byte 2 is 0x20 (expected printable ASCII, then NUL padding)");
+    CHECK(error_of(m) == "bad target name: byte 2 is 0x20 (expected printable ASCII, then NUL padding)");
     m = good;
     m[24 + 10] = 'x';  // after the NUL
     reseal(m);
@@ -558,13 +543,11 @@ TEST_CASE("section table entries: each bad value has its own status and message"
     m = good;
     set(m, 2, ko::entry_field::kKind, 1);
     CHECK(status_of(m) == ko::Status::SectionOrder);
-    CHECK(error_of(m) ==
-          "section 2 (plan) is out of order: section 1 has kind 2 (kinds must increase)");
+    CHECK(error_of(m) == "section 2 (plan) is out of order: section 1 has kind 2 (kinds must increase)");
     m = good;
     set(m, 4, ko::entry_field::kKind, 77);
     CHECK(status_of(m) == ko::Status::UnknownSectionKind);
-    CHECK(error_of(m) ==
-          "section 4 (kind 77) has a kind this reader does not know and is not marked optional");
+    CHECK(error_of(m) == "section 4 (kind 77) has a kind this reader does not know and is not marked optional");
     set(m, 4, ko::entry_field::kFlags, ko::kSectionFlagOptional);
     CHECK(status_of(m) == ko::Status::Ok);
   }
@@ -590,13 +573,11 @@ TEST_CASE("section table entries: each bad value has its own status and message"
     std::vector<uint8_t> m = good;
     set(m, 2, ko::entry_field::kOffset, ptx_offset + 4);
     CHECK(status_of(m) == ko::Status::SectionMisaligned);
-    CHECK(error_of(m) ==
-          "section 2 (ptx) offset " + std::to_string(ptx_offset + 4) + " is not a multiple of 16");
+    CHECK(error_of(m) == "section 2 (ptx) offset " + std::to_string(ptx_offset + 4) + " is not a multiple of 16");
     m = good;
     set(m, 0, ko::entry_field::kOffset, 128);
     CHECK(status_of(m) == ko::Status::SectionOverlap);
-    CHECK(error_of(m) ==
-          "section 0 (plan) at offset 128 overlaps the section table, which ends at 224");
+    CHECK(error_of(m) == "section 0 (plan) at offset 128 overlaps the section table, which ends at 224");
     m = good;
     set(m, 2, ko::entry_field::kOffset, ptx_offset - 16);
     CHECK(status_of(m) == ko::Status::SectionOverlap);
@@ -604,17 +585,15 @@ TEST_CASE("section table entries: each bad value has its own status and message"
     m = good;
     set(m, 2, ko::entry_field::kOffset, ptx_offset + 16);
     CHECK(status_of(m) == ko::Status::SectionGap);
-    CHECK(error_of(m) == "section 2 (ptx) starts at offset " + std::to_string(ptx_offset + 16) +
-                             ", expected " + std::to_string(ptx_offset) +
-                             " (payloads are packed in table order)");
+    CHECK(error_of(m) == "section 2 (ptx) starts at offset " + std::to_string(ptx_offset + 16) + ", expected " +
+                             std::to_string(ptx_offset) + " (payloads are packed in table order)");
   }
   SUBCASE("bounds, with sizes that overflow 32 bits") {
     std::vector<uint8_t> m = good;
     set(m, 2, ko::entry_field::kSize, 9000);
     CHECK(status_of(m) == ko::Status::SectionOutOfBounds);
-    CHECK(error_of(m) == "section 2 (ptx) extends past end of file: offset " +
-                             std::to_string(ptx_offset) + " + size 9000 > file size " +
-                             std::to_string(fsize));
+    CHECK(error_of(m) == "section 2 (ptx) extends past end of file: offset " + std::to_string(ptx_offset) +
+                             " + size 9000 > file size " + std::to_string(fsize));
     set(m, 2, ko::entry_field::kSize, 0xFFFFFFFFu);
     CHECK(status_of(m) == ko::Status::SectionOutOfBounds);
     m = good;
@@ -633,11 +612,10 @@ TEST_CASE("section table entries: each bad value has its own status and message"
     REQUIRE(proof_end < ptx_offset);
     m[proof_end] = 0x5a;
     CHECK(status_of(m) == ko::Status::NonZeroPadding);
-    CHECK(error_of(m) == "padding byte at offset " + std::to_string(proof_end) +
-                             " (before section 2 (ptx)) is 0x5a, must be 0");
+    CHECK(error_of(m) ==
+          "padding byte at offset " + std::to_string(proof_end) + " (before section 2 (ptx)) is 0x5a, must be 0");
     m = dg::module::write(npu_contents());
-    REQUIRE(entry_u32(m, 3, ko::entry_field::kOffset) + entry_u32(m, 3, ko::entry_field::kSize) <
-            m.size());
+    REQUIRE(entry_u32(m, 3, ko::entry_field::kOffset) + entry_u32(m, 3, ko::entry_field::kSize) < m.size());
     m.back() = 1;  // padding after the last (synth) payload
     CHECK(status_of(m) == ko::Status::NonZeroPadding);
     CHECK(error_of(m).find("(after the last section)") != std::string::npos);
@@ -724,14 +702,12 @@ TEST_CASE("inspect reports a bad module precisely") {
   std::vector<uint8_t> m(good.begin(), good.end() - 16);
   CHECK(dg::module::inspect(m, "bad.ko", out, err) == 1);
   CHECK(out.str().empty());
-  CHECK(err.str() == "bad.ko: error: module is truncated: header gives file size " +
-                         std::to_string(good.size()) + " but only " +
-                         std::to_string(good.size() - 16) + " bytes are present\n");
+  CHECK(err.str() == "bad.ko: error: module is truncated: header gives file size " + std::to_string(good.size()) +
+                         " but only " + std::to_string(good.size() - 16) + " bytes are present\n");
 
   std::ostringstream out2, err2;
   CHECK(dg::module::inspect({}, "empty.ko", out2, err2) == 1);
-  CHECK(err2.str() ==
-        "empty.ko: error: module is truncated: 0 bytes, smaller than the 64-byte header\n");
+  CHECK(err2.str() == "empty.ko: error: module is truncated: 0 bytes, smaller than the 64-byte header\n");
 
   std::ostringstream out3, err3;
   std::vector<uint8_t> flipped = good;
@@ -741,8 +717,8 @@ TEST_CASE("inspect reports a bad module precisely") {
 }
 
 TEST_CASE("inspect reports a plan that is not JSON instead of crashing") {
-  for (const std::string& plan : {std::string("{\"tile_m\": 12"), std::string("\xff\xfe"),
-                                  std::string(""), std::string("[1,2")}) {
+  for (const std::string& plan :
+       {std::string("{\"tile_m\": 12"), std::string("\xff\xfe"), std::string(""), std::string("[1,2")}) {
     ModuleContents c = gpu_contents();
     for (Section& s : c.sections) {
       if (s.kind == static_cast<uint32_t>(ko::SectionKind::Plan)) s.bytes = bytes_of(plan);
@@ -780,10 +756,8 @@ TEST_CASE("fuzz seed corpus is current") {
       {"npu16.ko", npu, ko::Status::Ok},
       {"empty_volta.ko", dg::module::write(empty_contents()), ko::Status::Ok},
       {"optional_kind.ko", dg::module::write(optional_contents()), ko::Status::Ok},
-      {"truncated_header.ko", std::vector<uint8_t>(gpu.begin(), gpu.begin() + 40),
-       ko::Status::Truncated},
-      {"truncated_payload.ko", std::vector<uint8_t>(npu.begin(), npu.end() - 24),
-       ko::Status::Truncated},
+      {"truncated_header.ko", std::vector<uint8_t>(gpu.begin(), gpu.begin() + 40), ko::Status::Truncated},
+      {"truncated_payload.ko", std::vector<uint8_t>(npu.begin(), npu.end() - 24), ko::Status::Truncated},
       // A bare register table: the fuzz target also reads every input as one.
       {"npu_regmap.bin", npu_contents().sections[1].bytes, ko::Status::BadMagic},
   };
@@ -792,8 +766,7 @@ TEST_CASE("fuzz seed corpus is current") {
     fs::create_directories(dir);
     for (const Seed& s : seeds) {
       std::ofstream f(dir / s.file, std::ios::binary);
-      f.write(reinterpret_cast<const char*>(s.bytes.data()),
-              static_cast<std::streamsize>(s.bytes.size()));
+      f.write(reinterpret_cast<const char*>(s.bytes.data()), static_cast<std::streamsize>(s.bytes.size()));
       REQUIRE(f.good());
     }
   }
@@ -801,8 +774,7 @@ TEST_CASE("fuzz seed corpus is current") {
     CAPTURE(s.file);
     std::ifstream f(dir / s.file, std::ios::binary);
     REQUIRE_MESSAGE(f.good(), "missing seed; run with DEEPGEMM_UPDATE_GOLDEN=1");
-    const std::vector<uint8_t> on_disk{std::istreambuf_iterator<char>(f),
-                                       std::istreambuf_iterator<char>()};
+    const std::vector<uint8_t> on_disk{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
     CHECK(on_disk == s.bytes);
     CHECK(status_of(on_disk) == s.status);
   }

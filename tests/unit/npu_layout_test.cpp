@@ -33,9 +33,12 @@ std::vector<std::map<std::string, std::string>> read_csv(const std::string& path
     for (size_t i = 0; i < line.size(); ++i) {
       const char c = line[i];
       if (quoted) {
-        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-        else if (c == '"') quoted = false;
-        else cur += c;
+        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+          cur += '"', ++i;
+        else if (c == '"')
+          quoted = false;
+        else
+          cur += c;
       } else if (c == '"') {
         quoted = true;
       } else if (c == ',') {
@@ -113,8 +116,8 @@ static std::vector<double> estimate_errors(const std::string& file) {
   for (const auto& r : rows) {
     if (r.at("status") != "PASS") continue;
     const NpuLayout l = npu_layout(model_of(r), tiling_of(r));
-    INFO(fmt::format("{}: {} / {} rank {}: {}×{}×{}", file, r.at("variant"), r.at("spec"), r.at("rank"),
-                     r.at("tile_m"), r.at("tile_n"), r.at("tile_k")));
+    INFO(fmt::format("{}: {} / {} rank {}: {}×{}×{}", file, r.at("variant"), r.at("spec"), r.at("rank"), r.at("tile_m"),
+                     r.at("tile_n"), r.at("tile_k")));
     CHECK(l.unbuildable.empty());
     const double sim = std::stod(r.at("simulated_cycles"));
     errs.push_back(std::abs(100.0 * (static_cast<double>(l.cycles) - sim) / sim));
@@ -134,16 +137,18 @@ static void check_estimate(const std::string& file, double max_pct, double media
   CHECK(errs[errs.size() / 2] <= median_pct);
 }
 
-TEST_CASE("npu layout: the estimate against co-simulation of the plans it chose, within 10% everywhere and 5% at "
-          "the median") {
+TEST_CASE(
+    "npu layout: the estimate against co-simulation of the plans it chose, within 10% everywhere and 5% at "
+    "the median") {
   check_estimate("npu_cycles.csv", 10.0, 5.0);
 }
 
 // On the plans the earlier estimate chose the bound is 13%: the estimate does not model the bank
 // conflicts between the A and B fills, nor where a tile deeper than K leaves the buffers
 // (bench/RESULTS.md names the plans it misses by more than 10%).
-TEST_CASE("npu layout: the estimate against the co-simulation it was fitted to, within 13% everywhere and 5% at "
-          "the median") {
+TEST_CASE(
+    "npu layout: the estimate against the co-simulation it was fitted to, within 13% everywhere and 5% at "
+    "the median") {
   check_estimate("npu_cycles_fit.csv", 13.0, 5.0);
 }
 
@@ -192,8 +197,8 @@ TEST_CASE("npu layout: buffers, queues and refusals") {
   t.tile_k = 128;
   const NpuLayout l = npu_layout(n, t);
   CHECK(l.unbuildable.empty());
-  CHECK(l.a_words == 8);   // 128 int8 elements of a tile row of A: 8 words of 16 bytes
-  CHECK(l.b_words == 2);   // 32 of B
+  CHECK(l.a_words == 8);      // 128 int8 elements of a tile row of A: 8 words of 16 bytes
+  CHECK(l.b_words == 2);      // 32 of B
   CHECK(l.a_base1 == 4 * 8);  // 64 rows over 16 banks: 4 rows per bank, 8 words each
   CHECK(l.b_base0 == 2 * 4 * 8);
   CHECK(l.b_base1 == l.b_base0 + 8 * 2);

@@ -23,8 +23,7 @@ namespace {
 constexpr uint32_t kR = rm::kAccessRead, kW = rm::kAccessWrite, kRW = kR | kW;
 
 const std::vector<rm::RegisterSpec>& three_regs() {
-  static const std::vector<rm::RegisterSpec> regs = {
-      {"ID", 0x000, kR}, {"CTRL", 0x004, kW}, {"A_BASE", 0x014, kRW}};
+  static const std::vector<rm::RegisterSpec> regs = {{"ID", 0x000, kR}, {"CTRL", 0x004, kW}, {"A_BASE", 0x014, kRW}};
   return regs;
 }
 
@@ -72,7 +71,7 @@ TEST_CASE("register table: the layout is the documented one") {
   CHECK(ko::load_u32(&t[12]) == 24);  // record size
   CHECK(ko::load_u32(&t[16]) == 0x9abcdef0u);
   CHECK(ko::load_u32(&t[20]) == 0x12345678u);
-  CHECK(ko::load_u32(&t[24]) == 3);   // count
+  CHECK(ko::load_u32(&t[24]) == 3);  // count
   CHECK(ko::load_u32(&t[28]) == 0xcafef00du);
   CHECK(ko::load_u32(&t[32]) == 48);  // bus address bits
   CHECK(ko::load_u32(&t[36]) == 0);   // reserved
@@ -251,7 +250,8 @@ TEST_CASE("register table: the writer refuses what the reader would") {
   CHECK(write(three_regs(), 112) == rm::Status::Ok);
   CHECK(written == 112);
   for (uint32_t bits : {0u, 31u, 65u}) {
-    CHECK(rm::write(0, 0, bits, three_regs().data(), 3, buf.data(), buf.size(), &written, &err) == rm::Status::BadAddrBits);
+    CHECK(rm::write(0, 0, bits, three_regs().data(), 3, buf.data(), buf.size(), &written, &err) ==
+          rm::Status::BadAddrBits);
     CHECK(written == 0);
   }
   CHECK(rm::write(0, 0, 64, three_regs().data(), 3, buf.data(), buf.size(), &written) == rm::Status::Ok);
@@ -278,7 +278,7 @@ TEST_CASE("register table: which addresses the design's bus reaches") {
   std::vector<uint8_t> t = encode(three_regs(), 0, 0, 40);
   REQUIRE(rm::parse(t.data(), t.size(), &v) == rm::Status::Ok);
   CHECK(v.addr_bits == 40);
-  CHECK(v.reaches(0xFF00000000ull, 0x100000000ull));         // ends at 2^40 exactly
+  CHECK(v.reaches(0xFF00000000ull, 0x100000000ull));  // ends at 2^40 exactly
   CHECK_FALSE(v.reaches(0xFF00000000ull, 0x100000001ull));
   CHECK_FALSE(v.reaches(0x10000000000ull, 0));
   t = encode(three_regs(), 0, 0, 64);
@@ -293,9 +293,8 @@ TEST_CASE("hdlgen::register_table encodes a design's registers, base and ID") {
   d.mmio_base = 0x40000000u;
   d.id = 0x1234abcdu;
   d.addr_bits = 40;
-  d.registers = {{"ID", 0x000, "ro", "identifies the design"},
-                 {"CTRL", 0x004, "wo", "start"},
-                 {"M", 0x020, "rw", "rows"}};
+  d.registers = {
+      {"ID", 0x000, "ro", "identifies the design"}, {"CTRL", 0x004, "wo", "start"}, {"M", 0x020, "rw", "rows"}};
   CHECK(dg::hdlgen::design_id(d) == 0x1234abcdu);
   const std::vector<uint8_t> t = dg::hdlgen::register_table(d);
   rm::View v;

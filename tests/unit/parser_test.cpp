@@ -10,7 +10,8 @@ dg::ast::Spec parse(const std::string& s, dg::DiagEngine& d) { return dg::dgml::
 
 TEST_CASE("parser: blocks, entries and values") {
   dg::DiagEngine d;
-  auto s = parse("target hopper;\nshape { M: 4096; }\nconstraints { sm_mem_limit: 96 KB; flag: true; r: 0.5; n: -2; }", d);
+  auto s =
+      parse("target hopper;\nshape { M: 4096; }\nconstraints { sm_mem_limit: 96 KB; flag: true; r: 0.5; n: -2; }", d);
   REQUIRE(!d.has_errors());
   CHECK(s.target == "hopper");
   CHECK(s.target_loc.col == 8);

@@ -13,7 +13,8 @@ struct Result {
 Result check(const std::string& text) {
   Result r;
   auto spec = dg::dgml::parse("t.dgml", text, r.diags);
-  if (!r.diags.has_errors()) r.problem = dg::sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", r.diags);
+  if (!r.diags.has_errors())
+    r.problem = dg::sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", r.diags);
   return r;
 }
 
@@ -41,8 +42,8 @@ TEST_CASE("sema: defaults on a GPU") {
 TEST_CASE("sema: int8 steps K by 32; pad_k lifts the alignment rule") {
   auto bad = check(spec("ampere", "int8", "int8", "M: 128; N: 128; K: 80;", "layout { B: col_major; }"));
   CHECK(!bad.problem);
-  auto ok = check(
-      spec("ampere", "int8", "int8", "M: 128; N: 128; K: 80;", "layout { B: col_major; }\nconstraints { pad_k: true; }"));
+  auto ok = check(spec("ampere", "int8", "int8", "M: 128; N: 128; K: 80;",
+                       "layout { B: col_major; }\nconstraints { pad_k: true; }"));
   REQUIRE(ok.problem);
   CHECK(ok.problem->k_step == 32);
   CHECK(ok.problem->acc.value.name == "int32");

@@ -19,7 +19,6 @@
 #include "module/writer.h"
 #include "support/error.h"
 
-
 namespace fs = std::filesystem;
 using namespace dg;
 
@@ -100,9 +99,8 @@ TEST_CASE("keygen, sign, and the check of every reader") {
   CHECK(altered([](module::ModuleContents& d) {
           d.sections.push_back(module::text_section(ko::SectionKind::Proof, "added"));
         }) == ko::sig::Check::BadSignature);
-  CHECK(altered([](module::ModuleContents& d) {
-          d.sections.erase(d.sections.begin() + 1);
-        }) == ko::sig::Check::BadSignature);
+  CHECK(altered([](module::ModuleContents& d) { d.sections.erase(d.sections.begin() + 1); }) ==
+        ko::sig::Check::BadSignature);
   // A signature section of the wrong size or magic is malformed, not valid.
   CHECK(altered([](module::ModuleContents& d) { d.sections.back().bytes.pop_back(); }) == ko::sig::Check::Malformed);
   CHECK(altered([](module::ModuleContents& d) { d.sections.back().bytes[0] = 'X'; }) == ko::sig::Check::Malformed);
@@ -110,8 +108,8 @@ TEST_CASE("keygen, sign, and the check of every reader") {
   // Bad key files are user errors that name the file.
   {
     std::ofstream(dir / "bad.pub") << "deepgemm-ed25519-public-key\nxyz\n";
-    CHECK_THROWS_WITH_AS(module::read_public_key((dir / "bad.pub").string()),
-                         doctest::Contains("not 64 hex digits"), UserError);
+    CHECK_THROWS_WITH_AS(module::read_public_key((dir / "bad.pub").string()), doctest::Contains("not 64 hex digits"),
+                         UserError);
     CHECK_THROWS_WITH_AS(module::sign(c, key + ".pub"), doctest::Contains("is not a secret key file"), UserError);
     CHECK_THROWS_AS(module::read_public_key((dir / "absent.pub").string()), UserError);
   }

@@ -19,10 +19,10 @@
 #include "support/error.h"
 
 using namespace dg;
+using dg::solve::Options;
+using dg::solve::Point;
 using dg::solve::Result;
 using dg::solve::Space;
-using dg::solve::Point;
-using dg::solve::Options;
 using namespace dg::solve;
 
 namespace {
@@ -189,9 +189,10 @@ std::string random_spec(std::mt19937& rng, bool small) {
   if (t != "npu16" && rng() % 3 == 0) extra += "stages >= 2;\n";
   // 8-bit integer tensor-core shapes read B K-major only (the models' b_k_major_only).
   const char* layout = t != "npu16" && a == "int8" ? "layout { B: col_major; }\n" : "";
-  return fmt::format("target {};\nprecision {{ activation: {}; weight: {}; }}\nshape {{ M: {}; N: {}; K: {}; }}\n"
-                     "{}constraints {{\n{}}}\n",
-                     t, a, b, M, N, K, layout, extra);
+  return fmt::format(
+      "target {};\nprecision {{ activation: {}; weight: {}; }}\nshape {{ M: {}; N: {}; K: {}; }}\n"
+      "{}constraints {{\n{}}}\n",
+      t, a, b, M, N, K, layout, extra);
 }
 
 }  // namespace
@@ -199,7 +200,8 @@ std::string random_spec(std::mt19937& rng, bool small) {
 TEST_CASE("solver: the SPEC example gets a plan that satisfies every rule") {
   auto p = problem(
       "target hopper;\nprecision { weight: fp16; activation: fp16; output: fp16; }\n"
-      "shape { M: 4096; N: 4096; K: 4096; }\nconstraints { use_hmma: true; sm_mem_limit: 96; l2_hit_rate_min: 0.85; }\n");
+      "shape { M: 4096; N: 4096; K: 4096; }\nconstraints { use_hmma: true; sm_mem_limit: 96; l2_hit_rate_min: 0.85; "
+      "}\n");
   Result r = dg::solve::solve(p);
   REQUIRE(r.plan);
   CHECK(violations(r.space, r.point).empty());
@@ -283,7 +285,8 @@ TEST_CASE("solver: free constraints are honoured") {
 }
 
 TEST_CASE("solver: on Hopper each family is solved and the faster prediction wins") {
-  const char* big = "target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 4096; N: 4096; K: 4096; }\n";
+  const char* big =
+      "target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 4096; N: 4096; K: 4096; }\n";
   const auto p = problem(big);  // the space points at its problem: it must outlive r
   Result r = dg::solve::solve(p);
   REQUIRE(r.plan);
@@ -304,14 +307,14 @@ TEST_CASE("solver: on Hopper each family is solved and the faster prediction win
   CHECK(r.plan->index.b_smem_row_bytes == 128);
   CHECK(r.plan->stages >= 3);
   // Decode: a 64-row wgmma tile wastes 63 of 64 rows; the mma.sync family's 16-row tile wins.
-  Result decode =
-      dg::solve::solve(problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"));
+  Result decode = dg::solve::solve(
+      problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"));
   REQUIRE(decode.plan);
   CHECK(decode.plan->family == "mma.sync");
   // The declared family is the only one solved.
-  Result forced = dg::solve::solve(problem(
-      "target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"
-      "constraints { family: wgmma; }\n"));
+  Result forced = dg::solve::solve(
+      problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"
+              "constraints { family: wgmma; }\n"));
   REQUIRE(forced.plan);
   CHECK(forced.plan->family == "wgmma");
   CHECK(forced.plan->tile_m == 64);
@@ -327,7 +330,8 @@ TEST_CASE("solver: NPU plans fit the double-buffered scratchpad") {
 }
 
 TEST_CASE("plan: JSON round-trips byte-identically") {
-  auto p = problem("target hopper;\nprecision { activation: fp16; weight: int4; }\nshape { M: 16; N: 4096; K: 4096; }\n");
+  auto p =
+      problem("target hopper;\nprecision { activation: fp16; weight: int4; }\nshape { M: 16; N: 4096; K: 4096; }\n");
   Result r = dg::solve::solve(p);
   REQUIRE(r.plan);
   std::string once = dump_plan(*r.plan);

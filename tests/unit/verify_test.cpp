@@ -29,7 +29,8 @@ const verify::Check& check(const verify::Certificate& c, const std::string& name
   return c.checks.front();
 }
 
-const char* kOdd = "target ampere;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1000; N: 777; K: 1008; }\n";
+const char* kOdd =
+    "target ampere;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1000; N: 777; K: 1008; }\n";
 
 }  // namespace
 
@@ -84,8 +85,9 @@ TEST_CASE("verify: a wrong leading dimension reads out of bounds") {
 }
 
 TEST_CASE("verify: dropping the swizzle of a 128-byte-row tile makes reads conflict") {
-  Plan pl = plan_for("target ampere;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 4096; N: 4096; K: 4096; }\n"
-                     "layout { smem: swizzle_128b; }\nconstraints { tile_k == 64; }\n");
+  Plan pl = plan_for(
+      "target ampere;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 4096; N: 4096; K: 4096; }\n"
+      "layout { smem: swizzle_128b; }\nconstraints { tile_k == 64; }\n");
   REQUIRE(pl.index.a_smem_row_bytes == 128);
   CHECK(verify::verify(pl).all_passed());
   pl.index.swizzle_bits = 0;

@@ -191,22 +191,22 @@ const char* dgmm_status_string(dgmm_status status);
 
 /** One operand at the current K. */
 typedef struct {
-  uint32_t rows, cols;     /* A: M x K, B: K x N, C: M x N */
-  uint32_t ld;             /* leading dimension in elements */
-  uint32_t element_bits;   /* the container in memory: 4 (a nibble, two per byte), 8, 16, 32 or 64 */
-  uint32_t row_major;      /* 1 row-major, 0 column-major */
-  uint32_t is_output;      /* 1 for C */
-  size_t bytes;            /* bytes the bound memory must hold */
-  uint32_t value_bits;     /* bits of the value: N of sN / uN, else element_bits */
-  uint32_t is_signed;      /* 1 sign-extended (int*, sN), 0 zero-extended (uN) */
+  uint32_t rows, cols;   /* A: M x K, B: K x N, C: M x N */
+  uint32_t ld;           /* leading dimension in elements */
+  uint32_t element_bits; /* the container in memory: 4 (a nibble, two per byte), 8, 16, 32 or 64 */
+  uint32_t row_major;    /* 1 row-major, 0 column-major */
+  uint32_t is_output;    /* 1 for C */
+  size_t bytes;          /* bytes the bound memory must hold */
+  uint32_t value_bits;   /* bits of the value: N of sN / uN, else element_bits */
+  uint32_t is_signed;    /* 1 sign-extended (int*, sN), 0 zero-extended (uN) */
 } dgmm_operand;
 
 /** Describes operand `name` ("A", "B" or "C"). */
 dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, dgmm_operand* out);
 
 /** The problem (K: the current K) and the tile shape of the plan; any output pointer may be NULL. */
-dgmm_status dgmm_problem(dgmm_handle handle, uint32_t* m, uint32_t* n, uint32_t* k,
-                         uint32_t* tile_m, uint32_t* tile_n, uint32_t* tile_k);
+dgmm_status dgmm_problem(dgmm_handle handle, uint32_t* m, uint32_t* n, uint32_t* k, uint32_t* tile_m, uint32_t* tile_n,
+                         uint32_t* tile_k);
 
 #ifdef __cplusplus
 }

@@ -54,12 +54,11 @@ void sha512(const uint8_t* data, size_t size, uint8_t out[64]);
 /// True when signature (R, 32 bytes, then S, 32 bytes) is a valid Ed25519 signature of the
 /// length-byte message under public_key (32 bytes), as described above. message may be null when
 /// length is 0.
-bool verify(const uint8_t signature[64], const uint8_t* message, size_t length,
-            const uint8_t public_key[32]);
+bool verify(const uint8_t signature[64], const uint8_t* message, size_t length, const uint8_t public_key[32]);
 
 /// verify() of the message m1 || m2 (n1 + n2 bytes), given in two pieces: for instance a module
 /// with its signature field cut out. Either piece may be null when its size is 0.
-bool verify2(const uint8_t signature[64], const uint8_t* m1, size_t n1, const uint8_t* m2,
-             size_t n2, const uint8_t public_key[32]);
+bool verify2(const uint8_t signature[64], const uint8_t* m1, size_t n1, const uint8_t* m2, size_t n2,
+             const uint8_t public_key[32]);
 
 }  // namespace dg::ed25519

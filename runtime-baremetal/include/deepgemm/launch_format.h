@@ -118,8 +118,10 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
   bool ended = false;
   for (uint32_t i = 0; i < kNameSize; ++i) {
     uint8_t c = p[8 + i];
-    if (c == 0) ended = true;
-    else if (ended || c < 0x21 || c > 0x7e) return "launch record: bad kernel name";
+    if (c == 0)
+      ended = true;
+    else if (ended || c < 0x21 || c > 0x7e)
+      return "launch record: bad kernel name";
     out->kernel[i] = char(c);
   }
   out->kernel[kNameSize] = 0;

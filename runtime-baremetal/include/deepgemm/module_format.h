@@ -159,64 +159,35 @@ enum class Status : uint32_t {
 /// A fixed English sentence for each status ("module is truncated"); view.error() is more precise.
 constexpr const char* status_message(Status s) {
   switch (s) {
-    case Status::Ok:
-      return "ok";
-    case Status::NullArgument:
-      return "null argument";
-    case Status::Truncated:
-      return "module is truncated";
-    case Status::BadMagic:
-      return "not a DeepGEMM module (bad magic)";
-    case Status::UnsupportedAbi:
-      return "unsupported module ABI version";
-    case Status::BadHeaderSize:
-      return "bad header size";
-    case Status::BadFileSize:
-      return "bad file size in header";
-    case Status::TrailingData:
-      return "trailing bytes after the end of the module";
-    case Status::TooManySections:
-      return "too many sections";
-    case Status::BadSectionTableOffset:
-      return "section table does not follow the header";
-    case Status::SectionTableOutOfBounds:
-      return "section table extends past end of file";
-    case Status::HeaderChecksumMismatch:
-      return "header checksum mismatch";
-    case Status::BadTargetKind:
-      return "unknown target kind";
-    case Status::BadTargetName:
-      return "bad target name";
-    case Status::UnsupportedFlags:
-      return "module requires features this reader does not support";
-    case Status::BadSectionKind:
-      return "reserved section kind 0";
-    case Status::UnknownSectionKind:
-      return "unknown section kind";
-    case Status::DuplicateSection:
-      return "duplicate section";
-    case Status::SectionOrder:
-      return "sections out of order";
-    case Status::BadSectionFlags:
-      return "reserved section flags set";
-    case Status::BadSectionName:
-      return "bad section name";
-    case Status::SectionMisaligned:
-      return "section offset not aligned to 16 bytes";
-    case Status::SectionOverlap:
-      return "sections overlap";
-    case Status::SectionGap:
-      return "gap before section";
-    case Status::SectionOutOfBounds:
-      return "section extends past end of file";
-    case Status::NonZeroPadding:
-      return "non-zero padding byte";
-    case Status::SectionChecksumMismatch:
-      return "section checksum mismatch";
-    case Status::BufferTooSmall:
-      return "output buffer too small";
-    case Status::TooLarge:
-      return "module too large";
+    case Status::Ok: return "ok";
+    case Status::NullArgument: return "null argument";
+    case Status::Truncated: return "module is truncated";
+    case Status::BadMagic: return "not a DeepGEMM module (bad magic)";
+    case Status::UnsupportedAbi: return "unsupported module ABI version";
+    case Status::BadHeaderSize: return "bad header size";
+    case Status::BadFileSize: return "bad file size in header";
+    case Status::TrailingData: return "trailing bytes after the end of the module";
+    case Status::TooManySections: return "too many sections";
+    case Status::BadSectionTableOffset: return "section table does not follow the header";
+    case Status::SectionTableOutOfBounds: return "section table extends past end of file";
+    case Status::HeaderChecksumMismatch: return "header checksum mismatch";
+    case Status::BadTargetKind: return "unknown target kind";
+    case Status::BadTargetName: return "bad target name";
+    case Status::UnsupportedFlags: return "module requires features this reader does not support";
+    case Status::BadSectionKind: return "reserved section kind 0";
+    case Status::UnknownSectionKind: return "unknown section kind";
+    case Status::DuplicateSection: return "duplicate section";
+    case Status::SectionOrder: return "sections out of order";
+    case Status::BadSectionFlags: return "reserved section flags set";
+    case Status::BadSectionName: return "bad section name";
+    case Status::SectionMisaligned: return "section offset not aligned to 16 bytes";
+    case Status::SectionOverlap: return "sections overlap";
+    case Status::SectionGap: return "gap before section";
+    case Status::SectionOutOfBounds: return "section extends past end of file";
+    case Status::NonZeroPadding: return "non-zero padding byte";
+    case Status::SectionChecksumMismatch: return "section checksum mismatch";
+    case Status::BufferTooSmall: return "output buffer too small";
+    case Status::TooLarge: return "module too large";
   }
   return "unknown status";
 }
@@ -224,37 +195,23 @@ constexpr const char* status_message(Status s) {
 /// "plan", "ptx", ...; nullptr for an unknown kind.
 constexpr const char* section_kind_name(uint32_t kind) {
   switch (kind) {
-    case 1:
-      return "plan";
-    case 2:
-      return "proof";
-    case 3:
-      return "ptx";
-    case 4:
-      return "cubin";
-    case 5:
-      return "npu_regmap";
-    case 6:
-      return "verilog";
-    case 7:
-      return "launch";
-    case 8:
-      return "synth";
-    case 9:
-      return "cache_policy";
-    case 10:
-      return "bitstream";
-    case 11:
-      return "signature";
-    default:
-      return nullptr;
+    case 1: return "plan";
+    case 2: return "proof";
+    case 3: return "ptx";
+    case 4: return "cubin";
+    case 5: return "npu_regmap";
+    case 6: return "verilog";
+    case 7: return "launch";
+    case 8: return "synth";
+    case 9: return "cache_policy";
+    case 10: return "bitstream";
+    case 11: return "signature";
+    default: return nullptr;
   }
 }
 
 /// "gpu", "npu"; nullptr for an unknown kind.
-constexpr const char* target_kind_name(uint32_t kind) {
-  return kind == 1 ? "gpu" : kind == 2 ? "npu" : nullptr;
-}
+constexpr const char* target_kind_name(uint32_t kind) { return kind == 1 ? "gpu" : kind == 2 ? "npu" : nullptr; }
 
 // ---- CRC32 (IEEE 802.3, reflected) -------------------------------------------------------------
 
@@ -286,9 +243,7 @@ constexpr uint32_t crc32_update(uint32_t state, const uint8_t* p, size_t n) {
   return state;
 }
 constexpr uint32_t crc32_final(uint32_t state) { return state ^ 0xFFFFFFFFu; }
-constexpr uint32_t crc32(const uint8_t* p, size_t n) {
-  return crc32_final(crc32_update(kCrc32Init, p, n));
-}
+constexpr uint32_t crc32(const uint8_t* p, size_t n) { return crc32_final(crc32_update(kCrc32Init, p, n)); }
 
 namespace detail {
 inline constexpr uint8_t kCrcCheckInput[9] = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
@@ -298,8 +253,8 @@ static_assert(crc32(kCrcCheckInput, 9) == 0xCBF43926u, "CRC32 check value");
 // ---- Byte access -------------------------------------------------------------------------------
 
 constexpr uint32_t load_u32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
+         (static_cast<uint32_t>(p[3]) << 24);
 }
 constexpr void store_u32(uint8_t* p, uint32_t v) {
   p[0] = static_cast<uint8_t>(v);
@@ -318,8 +273,7 @@ constexpr uint32_t compute_header_crc(const uint8_t* module) {
   uint32_t s = crc32_update(kCrc32Init, module, header_field::kCrc);
   s = crc32_update(s, zero, 4);
   const uint32_t count = load_u32(module + header_field::kSectionCount);
-  return crc32_final(
-      crc32_update(s, module + kHeaderSize, static_cast<size_t>(count) * kSectionEntrySize));
+  return crc32_final(crc32_update(s, module + kHeaderSize, static_cast<size_t>(count) * kSectionEntrySize));
 }
 
 // ---- Error detail (freestanding formatting) ----------------------------------------------------
@@ -440,8 +394,7 @@ struct ModuleView {
     // never points outside it.
     if (static_cast<uint64_t>(s.offset) + s.size > file_size) return false;
     s.data = data + s.offset;
-    for (uint32_t i = 0; i < kSectionNameSize; ++i)
-      s.name[i] = static_cast<char>(e[entry_field::kName + i]);
+    for (uint32_t i = 0; i < kSectionNameSize; ++i) s.name[i] = static_cast<char>(e[entry_field::kName + i]);
     s.name[kSectionNameSize] = '\0';
     *out = s;
     return true;
@@ -487,8 +440,8 @@ inline Status fail(ModuleView* v, Status s) {
 }
 
 /// Checks that [from, to) is all zero; reports the first non-zero byte.
-inline bool check_padding(const uint8_t* data, uint64_t from, uint64_t to, ModuleView* v,
-                          uint32_t before_index, uint32_t before_kind) {
+inline bool check_padding(const uint8_t* data, uint64_t from, uint64_t to, ModuleView* v, uint32_t before_index,
+                          uint32_t before_kind) {
   for (uint64_t i = from; i < to; ++i) {
     if (data[i] != 0) {
       v->detail.str("padding byte at offset ").num(i).str(" ");
@@ -508,8 +461,7 @@ inline bool check_padding(const uint8_t* data, uint64_t from, uint64_t to, Modul
 
 /// Validates `size` bytes at `data` as a module and fills *out. Returns out->status. Nothing in the
 /// buffer is trusted before it is checked; no byte outside [data, data + size) is read.
-inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
-                    Extent extent = Extent::Exact) {
+inline Status parse(const uint8_t* data, size_t size, ModuleView* out, Extent extent = Extent::Exact) {
   if (out == nullptr) return Status::NullArgument;
   *out = ModuleView{};
   ModuleView* v = out;
@@ -521,11 +473,7 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
     return fail(v, Status::NullArgument);
   }
   if (size < kHeaderSize) {
-    d.str("module is truncated: ")
-        .num(size)
-        .str(" bytes, smaller than the ")
-        .num(kHeaderSize)
-        .str("-byte header");
+    d.str("module is truncated: ").num(size).str(" bytes, smaller than the ").num(kHeaderSize).str("-byte header");
     return fail(v, Status::Truncated);
   }
   for (uint32_t i = 0; i < 8; ++i) {
@@ -536,22 +484,12 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
   }
   const uint32_t abi = load_u32(data + header_field::kAbiVersion);
   if (abi != kAbiVersion) {
-    d.str("unsupported module ABI version ")
-        .num(abi)
-        .str(" (this reader supports version ")
-        .num(kAbiVersion)
-        .chr(')');
+    d.str("unsupported module ABI version ").num(abi).str(" (this reader supports version ").num(kAbiVersion).chr(')');
     return fail(v, Status::UnsupportedAbi);
   }
   const uint32_t header_size = load_u32(data + header_field::kHeaderSize);
   if (header_size != kHeaderSize) {
-    d.str("bad header size ")
-        .num(header_size)
-        .str(" (ABI ")
-        .num(kAbiVersion)
-        .str(" uses ")
-        .num(kHeaderSize)
-        .chr(')');
+    d.str("bad header size ").num(header_size).str(" (ABI ").num(kAbiVersion).str(" uses ").num(kHeaderSize).chr(')');
     return fail(v, Status::BadHeaderSize);
   }
   const uint32_t file_size = load_u32(data + header_field::kFileSize);
@@ -591,8 +529,7 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
         .str(" (right after the header)");
     return fail(v, Status::BadSectionTableOffset);
   }
-  const uint64_t table_end =
-      static_cast<uint64_t>(kHeaderSize) + static_cast<uint64_t>(count) * kSectionEntrySize;
+  const uint64_t table_end = static_cast<uint64_t>(kHeaderSize) + static_cast<uint64_t>(count) * kSectionEntrySize;
   if (table_end > file_size) {
     d.str("section table (")
         .num(count)
@@ -615,8 +552,7 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
     return fail(v, Status::BadTargetKind);
   }
   uint32_t name_len = 0;
-  const int bad_target =
-      detail::check_name(data + header_field::kTargetName, kTargetNameSize, &name_len);
+  const int bad_target = detail::check_name(data + header_field::kTargetName, kTargetNameSize, &name_len);
   if (bad_target >= 0 || name_len == 0) {
     if (bad_target >= 0) {
       d.str("bad target name: byte ")
@@ -632,9 +568,7 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
   const uint32_t flags = load_u32(data + header_field::kFlags);
   const uint32_t unknown_required = flags & kModuleFlagsRequiredMask & ~kModuleFlagsKnownRequired;
   if (unknown_required != 0) {
-    d.str("module requires features ")
-        .hex(unknown_required)
-        .str(" that this reader does not support");
+    d.str("module requires features ").hex(unknown_required).str(" that this reader does not support");
     return fail(v, Status::UnsupportedFlags);
   }
 
@@ -665,10 +599,7 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
       return fail(v, Status::SectionOrder);
     }
     if ((sflags & ~kSectionFlagsKnown) != 0) {
-      d.section(i, kind)
-          .str(" has reserved flag bits ")
-          .hex(sflags & ~kSectionFlagsKnown)
-          .str(" set");
+      d.section(i, kind).str(" has reserved flag bits ").hex(sflags & ~kSectionFlagsKnown).str(" set");
       return fail(v, Status::BadSectionFlags);
     }
     if (kind > kMaxKnownSectionKind && (sflags & kSectionFlagOptional) == 0) {
@@ -686,11 +617,7 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
       return fail(v, Status::BadSectionName);
     }
     if (offset % kPayloadAlign != 0) {
-      d.section(i, kind)
-          .str(" offset ")
-          .num(offset)
-          .str(" is not a multiple of ")
-          .num(kPayloadAlign);
+      d.section(i, kind).str(" offset ").num(offset).str(" is not a multiple of ").num(kPayloadAlign);
       return fail(v, Status::SectionMisaligned);
     }
     if (offset < prev_end) {
@@ -724,15 +651,10 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
           .num(file_size);
       return fail(v, Status::SectionOutOfBounds);
     }
-    if (!detail::check_padding(data, prev_end, offset, v, i, kind))
-      return fail(v, Status::NonZeroPadding);
+    if (!detail::check_padding(data, prev_end, offset, v, i, kind)) return fail(v, Status::NonZeroPadding);
     const uint32_t computed = crc32(data + offset, ssize);
     if (computed != scrc) {
-      d.section(i, kind)
-          .str(" checksum mismatch: stored ")
-          .hex(scrc)
-          .str(", computed ")
-          .hex(computed);
+      d.section(i, kind).str(" checksum mismatch: stored ").hex(scrc).str(", computed ").hex(computed);
       return fail(v, Status::SectionChecksumMismatch);
     }
     prev_end = end;
@@ -748,8 +670,7 @@ inline Status parse(const uint8_t* data, size_t size, ModuleView* out,
         .chr(')');
     return fail(v, Status::BadFileSize);
   }
-  if (!detail::check_padding(data, prev_end, file_size, v, 0, 0))
-    return fail(v, Status::NonZeroPadding);
+  if (!detail::check_padding(data, prev_end, file_size, v, 0, 0)) return fail(v, Status::NonZeroPadding);
 
   v->status = Status::Ok;
   v->data = data;
@@ -790,8 +711,7 @@ struct ModuleSpec {
 /// range).
 constexpr uint64_t module_size(const SectionSpec* sections, uint32_t count) {
   if (count > kMaxSections || (count != 0 && sections == nullptr)) return 0;
-  uint64_t end =
-      static_cast<uint64_t>(kHeaderSize) + static_cast<uint64_t>(count) * kSectionEntrySize;
+  uint64_t end = static_cast<uint64_t>(kHeaderSize) + static_cast<uint64_t>(count) * kSectionEntrySize;
   for (uint32_t i = 0; i < count; ++i) end = align_up(end) + sections[i].size;
   end = align_up(end);
   return end > 0xFFFFFFFFull ? 0 : end;
@@ -823,14 +743,12 @@ constexpr void put_name(uint8_t* field, uint32_t size, const char* name) {
 /// Lays out a module into buf[0, cap) and stores its size in *written. Validates the spec with the
 /// reader's rules (names, kinds in increasing order, flags) and reports problems in *err
 /// (optional). Output depends only on the spec: the same spec always gives the same bytes.
-inline Status write(const ModuleSpec& spec, uint8_t* buf, size_t cap, size_t* written,
-                    ErrorDetail* err = nullptr) {
+inline Status write(const ModuleSpec& spec, uint8_t* buf, size_t cap, size_t* written, ErrorDetail* err = nullptr) {
   ErrorDetail scratch;
   ErrorDetail& d = err != nullptr ? *err : scratch;
   d.clear();
   if (written != nullptr) *written = 0;
-  if (buf == nullptr || written == nullptr ||
-      (spec.section_count != 0 && spec.sections == nullptr)) {
+  if (buf == nullptr || written == nullptr || (spec.section_count != 0 && spec.sections == nullptr)) {
     d.str("write: null buffer, size or section pointer");
     return Status::NullArgument;
   }
@@ -839,9 +757,7 @@ inline Status write(const ModuleSpec& spec, uint8_t* buf, size_t cap, size_t* wr
     return Status::TooManySections;
   }
   if (target_kind_name(static_cast<uint32_t>(spec.target_kind)) == nullptr) {
-    d.str("unknown target kind ")
-        .num(static_cast<uint32_t>(spec.target_kind))
-        .str(" (1 = gpu, 2 = npu)");
+    d.str("unknown target kind ").num(static_cast<uint32_t>(spec.target_kind)).str(" (1 = gpu, 2 = npu)");
     return Status::BadTargetKind;
   }
   if (!detail::name_fits(spec.target_name, kTargetNameSize, false)) {
@@ -872,10 +788,7 @@ inline Status write(const ModuleSpec& spec, uint8_t* buf, size_t cap, size_t* wr
       return Status::SectionOrder;
     }
     if ((s.flags & ~kSectionFlagsKnown) != 0) {
-      d.section(i, s.kind)
-          .str(" has reserved flag bits ")
-          .hex(s.flags & ~kSectionFlagsKnown)
-          .str(" set");
+      d.section(i, s.kind).str(" has reserved flag bits ").hex(s.flags & ~kSectionFlagsKnown).str(" set");
       return Status::BadSectionFlags;
     }
     if (s.kind > kMaxKnownSectionKind && (s.flags & kSectionFlagOptional) == 0) {
@@ -916,8 +829,7 @@ inline Status write(const ModuleSpec& spec, uint8_t* buf, size_t cap, size_t* wr
   store_u32(buf + header_field::kTableOffset, kHeaderSize);
   store_u32(buf + header_field::kFileSize, static_cast<uint32_t>(total));
 
-  uint64_t pos = static_cast<uint64_t>(kHeaderSize) +
-                 static_cast<uint64_t>(spec.section_count) * kSectionEntrySize;
+  uint64_t pos = static_cast<uint64_t>(kHeaderSize) + static_cast<uint64_t>(spec.section_count) * kSectionEntrySize;
   for (uint32_t i = 0; i < spec.section_count; ++i) {
     const SectionSpec& s = spec.sections[i];
     uint8_t* e = buf + kHeaderSize + static_cast<size_t>(i) * kSectionEntrySize;

@@ -44,25 +44,20 @@ inline constexpr size_t kPrefixSize = 10;
 inline constexpr size_t kMessageSize = kPrefixSize + 64;
 
 enum class Check : uint32_t {
-  Valid = 0,      // signed, and the signature verifies (by the trusted key, when one is given)
-  Unsigned,       // no Signature section
-  Malformed,      // a Signature section that is not 112 bytes of the layout above
-  BadSignature,   // the signature does not verify: the module was altered after signing
-  UntrustedKey,   // a valid signature, but by another key than the trusted one
+  Valid = 0,     // signed, and the signature verifies (by the trusted key, when one is given)
+  Unsigned,      // no Signature section
+  Malformed,     // a Signature section that is not 112 bytes of the layout above
+  BadSignature,  // the signature does not verify: the module was altered after signing
+  UntrustedKey,  // a valid signature, but by another key than the trusted one
 };
 
 constexpr const char* check_message(Check c) {
   switch (c) {
-    case Check::Valid:
-      return "signature valid";
-    case Check::Unsigned:
-      return "module is not signed";
-    case Check::Malformed:
-      return "malformed signature section";
-    case Check::BadSignature:
-      return "signature does not verify: the module was altered after signing";
-    case Check::UntrustedKey:
-      return "module is signed by a key that is not the trusted one";
+    case Check::Valid: return "signature valid";
+    case Check::Unsigned: return "module is not signed";
+    case Check::Malformed: return "malformed signature section";
+    case Check::BadSignature: return "signature does not verify: the module was altered after signing";
+    case Check::UntrustedKey: return "module is signed by a key that is not the trusted one";
   }
   return "signature check failed";
 }
@@ -92,7 +87,8 @@ inline bool message(const ModuleView& view, uint8_t out[kMessageSize]) {
     detail::put32(&h, s.kind);
     detail::put32(&h, s.flags);
     detail::put32(&h, s.size);
-    ed25519::sha512_update(&h, view.data + kHeaderSize + static_cast<size_t>(i) * kSectionEntrySize + entry_field::kName,
+    ed25519::sha512_update(&h,
+                           view.data + kHeaderSize + static_cast<size_t>(i) * kSectionEntrySize + entry_field::kName,
                            kSectionNameSize);
     ed25519::sha512_update(&h, s.data, s.size);
   }

@@ -106,45 +106,28 @@ enum class Status : uint32_t {
 /// A fixed English sentence for each status; View::error() is more precise.
 constexpr const char* status_message(Status s) {
   switch (s) {
-    case Status::Ok:
-      return "ok";
-    case Status::NullArgument:
-      return "null argument";
-    case Status::Truncated:
-      return "register table is truncated";
-    case Status::BadMagic:
-      return "not a register table (bad magic)";
-    case Status::UnsupportedVersion:
-      return "unsupported register table version";
-    case Status::BadHeaderSize:
-      return "bad register table header size";
-    case Status::BadRecordSize:
-      return "bad register record size";
-    case Status::BadCount:
-      return "bad register count";
-    case Status::TrailingData:
-      return "trailing bytes after the register table";
-    case Status::BadName:
-      return "bad register name";
-    case Status::DuplicateName:
-      return "duplicate register name";
-    case Status::BadOffset:
-      return "bad register offset";
-    case Status::BadAccess:
-      return "bad register access flags";
-    case Status::BufferTooSmall:
-      return "output buffer too small";
-    case Status::BadAddrBits:
-      return "bad bus address width";
+    case Status::Ok: return "ok";
+    case Status::NullArgument: return "null argument";
+    case Status::Truncated: return "register table is truncated";
+    case Status::BadMagic: return "not a register table (bad magic)";
+    case Status::UnsupportedVersion: return "unsupported register table version";
+    case Status::BadHeaderSize: return "bad register table header size";
+    case Status::BadRecordSize: return "bad register record size";
+    case Status::BadCount: return "bad register count";
+    case Status::TrailingData: return "trailing bytes after the register table";
+    case Status::BadName: return "bad register name";
+    case Status::DuplicateName: return "duplicate register name";
+    case Status::BadOffset: return "bad register offset";
+    case Status::BadAccess: return "bad register access flags";
+    case Status::BufferTooSmall: return "output buffer too small";
+    case Status::BadAddrBits: return "bad bus address width";
   }
   return "unknown status";
 }
 
 /// "ro", "wo", "rw" (or "--" for flags parse() would reject).
 constexpr const char* access_name(uint32_t access) {
-  return access == kAccessRead ? "ro" : access == kAccessWrite ? "wo"
-                                    : access == kAccessKnown  ? "rw"
-                                                              : "--";
+  return access == kAccessRead ? "ro" : access == kAccessWrite ? "wo" : access == kAccessKnown ? "rw" : "--";
 }
 
 constexpr uint64_t load_u64(const uint8_t* p) {
@@ -376,9 +359,7 @@ struct RegisterSpec {
 };
 
 /// Bytes a table of `count` registers occupies (as written: the current version).
-constexpr size_t table_size(uint32_t count) {
-  return kHeaderSize + static_cast<size_t>(count) * kRecordSize;
-}
+constexpr size_t table_size(uint32_t count) { return kHeaderSize + static_cast<size_t>(count) * kRecordSize; }
 
 /// Encodes a table (the current version; `addr_bits`: the design's bus address width, 32 to 64)
 /// into buf[0, cap) and stores its size in *written; checks the registers with

@@ -28,9 +28,9 @@ struct Field {
 
 struct Register {
   const char* name;
-  uint32_t offset;      // from the design's MMIO base; a multiple of 4 below 4096
+  uint32_t offset;  // from the design's MMIO base; a multiple of 4 below 4096
   Access access;
-  uint32_t reset;       // value after reset (ID: the design ID, BOUND: the plan's estimate)
+  uint32_t reset;  // value after reset (ID: the design ID, BOUND: the plan's estimate)
   const char* desc;
   const Field* fields;  // from bit 0 up; a register without fields is one field of 32 bits
   uint8_t field_count;
@@ -64,14 +64,24 @@ inline constexpr Register kRegisters[] = {
     {"CYCLES", 0x010, kRO, 0, "cycles of the last (or current) run", nullptr, 0},
     {"A_BASE", 0x014, kRW, 0, "byte address of A (M x K, row-major): its low 32 bits", nullptr, 0},
     {"B_BASE", 0x018, kRW, 0, "byte address of B (K x N, row-major): its low 32 bits", nullptr, 0},
-    {"C_BASE", 0x01c, kRW, 0, "byte address of C (M x N, row-major; int32 or int64, the plan's output): its low 32 bits", nullptr, 0},
+    {"C_BASE", 0x01c, kRW, 0,
+     "byte address of C (M x N, row-major; int32 or int64, the plan's output): its low 32 bits", nullptr, 0},
     {"M", 0x020, kRW, 0, "rows of A and C", nullptr, 0},
     {"N", 0x024, kRW, 0, "columns of B and C", nullptr, 0},
     {"K", 0x028, kRW, 0, "columns of A, rows of B", nullptr, 0},
     {"BOUND", 0x02c, kRO, 0, "the plan's estimate of a run's cycles at the largest K (not a proved bound)", nullptr, 0},
-    {"A_BASE_HI", 0x030, kRW, 0, "byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)", nullptr, 0},
-    {"B_BASE_HI", 0x034, kRW, 0, "byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)", nullptr, 0},
-    {"C_BASE_HI", 0x038, kRW, 0, "byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)", nullptr, 0},
+    {"A_BASE_HI", 0x030, kRW, 0,
+     "byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START "
+     "with BASE_RANGE)",
+     nullptr, 0},
+    {"B_BASE_HI", 0x034, kRW, 0,
+     "byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START "
+     "with BASE_RANGE)",
+     nullptr, 0},
+    {"C_BASE_HI", 0x038, kRW, 0,
+     "byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START "
+     "with BASE_RANGE)",
+     nullptr, 0},
 };
 inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
 
@@ -86,7 +96,9 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {5, "ROW_BEATS", "an operand row is not a whole number of bus beats"},
     {6, "BUS_READ", "a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid"},
     {7, "BUS_WRITE", "a write of C had an error response (BRESP SLVERR or DECERR); C is not valid"},
-    {8, "BUS_PROTOCOL", "the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid"},
+    {8, "BUS_PROTOCOL",
+     "the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing "
+     "outstanding); C is not valid"},
     {9, "BASE_RANGE", "an operand's base or extent does not fit the bus's address width"},
 };
 inline constexpr size_t kErrorCodeCount = sizeof(kErrorCodes) / sizeof(kErrorCodes[0]);

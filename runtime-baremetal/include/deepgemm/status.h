@@ -24,12 +24,21 @@ typedef enum {
 
 /* The enumerator's name, or "DGMM_ERROR_UNKNOWN" for any other value. */
 static inline const char* dgmm_status_name(int status) {
-  static const char* const names[] = {
-      "DGMM_OK",           "DGMM_ERROR_INVALID_ARGUMENT", "DGMM_ERROR_INVALID_STATE",
-      "DGMM_ERROR_IO",     "DGMM_ERROR_BAD_MODULE",       "DGMM_ERROR_ABI_MISMATCH",
-      "DGMM_ERROR_TARGET_MISMATCH", "DGMM_ERROR_NO_DEVICE", "DGMM_ERROR_UNBOUND_OPERAND",
-      "DGMM_ERROR_OUT_OF_MEMORY",   "DGMM_ERROR_LAUNCH",    "DGMM_ERROR_DRIVER",
-      "DGMM_ERROR_UNSUPPORTED",     "DGMM_ERROR_TIMEOUT",   "DGMM_ERROR_UNTRUSTED"};
+  static const char* const names[] = {"DGMM_OK",
+                                      "DGMM_ERROR_INVALID_ARGUMENT",
+                                      "DGMM_ERROR_INVALID_STATE",
+                                      "DGMM_ERROR_IO",
+                                      "DGMM_ERROR_BAD_MODULE",
+                                      "DGMM_ERROR_ABI_MISMATCH",
+                                      "DGMM_ERROR_TARGET_MISMATCH",
+                                      "DGMM_ERROR_NO_DEVICE",
+                                      "DGMM_ERROR_UNBOUND_OPERAND",
+                                      "DGMM_ERROR_OUT_OF_MEMORY",
+                                      "DGMM_ERROR_LAUNCH",
+                                      "DGMM_ERROR_DRIVER",
+                                      "DGMM_ERROR_UNSUPPORTED",
+                                      "DGMM_ERROR_TIMEOUT",
+                                      "DGMM_ERROR_UNTRUSTED"};
   return status >= 0 && status < (int)(sizeof names / sizeof names[0]) ? names[status] : "DGMM_ERROR_UNKNOWN";
 }
 

@@ -5,8 +5,8 @@
 // Plain input: K×N 4-bit weights, two per byte, element e in byte e / 2, low nibble first (even e
 // low): signed int4 (two's complement nibbles, v in [-8, 7]) for layout 1, unsigned u4 (u in
 // [0, 15], the value u - 8: an implicit zero point of 8) for layout 2, FP4 E2M1 codes (sign,
-// 2 exponent bits, 1 mantissa bit: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives) for layout 3. Order kKByN: element (k, n) is e = k·N + n (row-major K×N);
-// kNByK: e = n·K + k (row-major N×K, each output column's K weights together).
+// 2 exponent bits, 1 mantissa bit: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives) for layout 3. Order kKByN: element
+// (k, n) is e = k·N + n (row-major K×N); kNByK: e = n·K + k (row-major N×K, each output column's K weights together).
 //
 // A packed buffer is a 64-byte header followed by the data:
 //
@@ -25,10 +25,10 @@
 // chunk, lane l = 4g + t (g = l / 4, t = l % 4) of a warp owns bytes [16 l, 16 l + 16): four 32-bit
 // words, word w holding column n = 8j + g at k0 = 128q + 32w + 8t: nibble p (bits 4p..4p+3) holds
 // k0 + kPerm[p] with kPerm = {0, 2, 4, 6, 1, 3, 5, 7}, stored as v + 8 (int4: (v & 15) ^ 8; u4:
-// u itself; E2M1: the code itself); k at or past K holds 8 (a zero weight: -0.0 in E2M1). So one 16-byte load gives a lane the B fragments
-// of eight m16n8k16 steps (after a k permutation that the kernel applies to A as well), and
-// (word >> 4i) & 0x000f000f pairs nibbles i and i + 4: k0 + 2i and k0 + 2i + 1, one fp16x2
-// register once OR-ed into 1024.0's mantissa and 1032 subtracted.
+// u itself; E2M1: the code itself); k at or past K holds 8 (a zero weight: -0.0 in E2M1). So one 16-byte load gives a
+// lane the B fragments of eight m16n8k16 steps (after a k permutation that the kernel applies to A as well), and (word
+// >> 4i) & 0x000f000f pairs nibbles i and i + 4: k0 + 2i and k0 + 2i + 1, one fp16x2 register once OR-ed into 1024.0's
+// mantissa and 1032 subtracted.
 #pragma once
 
 #include <stddef.h>
@@ -96,7 +96,8 @@ inline const char* check_header(const uint8_t* p, uint64_t n, uint32_t layout, u
   if (!p) return "packed weights: null buffer";
   if (n < kHeaderBytes) return "packed weights: shorter than the 64-byte header";
   for (int i = 0; i < 4; ++i)
-    if (p[i] != kMagic[i]) return "packed weights: no DGW4 header (plain int4 data? pack it with dgmm_pack_weights or deepgemm pack)";
+    if (p[i] != kMagic[i])
+      return "packed weights: no DGW4 header (plain int4 data? pack it with dgmm_pack_weights or deepgemm pack)";
   if ((uint32_t(p[4]) | uint32_t(p[5]) << 8 | uint32_t(p[6]) << 16 | uint32_t(p[7]) << 24) != kVersion)
     return "packed weights: unsupported header version";
   const uint32_t id = uint32_t(p[8]) | uint32_t(p[9]) << 8 | uint32_t(p[10]) << 16 | uint32_t(p[11]) << 24;

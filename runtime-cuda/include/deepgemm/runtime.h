@@ -130,8 +130,7 @@ dgmm_status dgmm_trust_key(const unsigned char* public_key);
 /* ---- Introspection, for tests and benchmarks ------------------------------------------------- */
 
 /** Size in bytes and element width in bits of operand `name`; either output pointer may be NULL. */
-dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* bytes,
-                              int* element_bits);
+dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* bytes, int* element_bits);
 
 /** One line saying what was loaded: kernel, code path (cubin or PTX JIT), device, launch shape.
  *  Valid while the handle lives; "" for NULL. */
