@@ -2,7 +2,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fmt/format.h>
-#include <z3_version.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -20,6 +19,7 @@
 #include "hw/hw_model.h"
 #include "module/inspect.h"
 #include "module/sign.h"
+#include "smt/smt.h"
 #include "support/error.h"
 #include "support/files.h"
 
@@ -27,9 +27,10 @@ namespace {
 
 std::string version_line() {
   return fmt::format(
-      "deepgemm v{} (Z3 {}.{}.{}; backends: nvptx via LLVM 19 (sm_70: mma.m8n8k4; sm_80: mma.sync, "
-      "simt; sm_90a: wgmma (TMA or cp.async loads), mma.sync, simt), npu: Verilog (Yosys, Verilator))",
-      DEEPGEMM_VERSION, Z3_MAJOR_VERSION, Z3_MINOR_VERSION, Z3_BUILD_NUMBER);
+      "deepgemm v{} (Z3 {}; backends: nvptx via LLVM 19 (sm_70: mma.m8n8k4; sm_80: mma.sync, simt, 4-bit "
+      "weight streaming; sm_90a: wgmma (TMA or cp.async loads), mma.sync, simt, 4-bit weight streaming), npu: "
+      "Verilog with output- and weight-stationary engines (Yosys, Verilator))",
+      DEEPGEMM_VERSION, dg::smt::z3_version());
 }
 
 /// A CLI check for a number in [lo, hi]; NaN and infinities fail it (CLI::Range lets NaN through).

@@ -1,6 +1,7 @@
 #include "smt/smt.h"
 
 #include <z3++.h>
+#include <z3_version.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -108,6 +109,11 @@ Expr any_of(const std::vector<Expr>& terms) {
   z3::expr_vector v(raw(terms[0]).ctx());
   for (const auto& t : terms) v.push_back(raw(t));
   return wrap(z3::mk_or(v));
+}
+
+std::string z3_version() {
+  return std::to_string(Z3_MAJOR_VERSION) + "." + std::to_string(Z3_MINOR_VERSION) + "." +
+         std::to_string(Z3_BUILD_NUMBER);
 }
 
 const char* result_name(Result r) {

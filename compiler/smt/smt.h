@@ -79,6 +79,9 @@ Expr sum(const std::vector<Expr>& terms);
 Expr all_of(const std::vector<Expr>& terms);
 Expr any_of(const std::vector<Expr>& terms);
 
+/// Z3's version, "4.8.12" (for --version).
+std::string z3_version();
+
 enum class Result { Sat, Unsat, Unknown };
 const char* result_name(Result r);
 
