@@ -9,7 +9,7 @@ foreach(dir compiler hdl-gen sim runtime-cuda runtime-baremetal tests bench boar
   file(GLOB_RECURSE found ${ROOT}/${dir}/*.cpp ${ROOT}/${dir}/*.h ${ROOT}/${dir}/*.c)
   list(APPEND sources ${found})
 endforeach()
-list(FILTER sources EXCLUDE REGEX "/tests/fuzz/corpus/")
+list(FILTER sources EXCLUDE REGEX "/tests/fuzz/corpus/|\\.golden\\.")  # goldens are generated text
 list(SORT sources)
 set(bad "")
 foreach(f ${sources})
