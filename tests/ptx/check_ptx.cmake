@@ -1,4 +1,5 @@
-# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma[+tma|+elem]] [-DEXTRA=regex] -P check_ptx.cmake
+# cmake -DCMD=deepgemm -DSPEC=x.dgml -DOUT=x.ptx [-DFAMILY=wgmma[+tma|+elem]] [-DEXTRA=regex] [-DPLAN=x.plan.json]
+#       -P check_ptx.cmake
 # Without -DFAMILY, the spec says it: a `// PTX-FAMILY: F` line, and `// PTX-CHECK: REGEX` lines
 # that the PTX must match besides the family's own instructions.
 if(NOT FAMILY)
@@ -16,7 +17,14 @@ if(NOT FAMILY)
 endif()
 # A wgmma family with "+tma" loads its tiles with the tensor-memory accelerator from a producer
 # warpgroup (mbarrier pipeline, setmaxnreg); without it, with cp.async in every thread.
-execute_process(COMMAND ${CMD} compile ${SPEC} --emit=ptx -o ${OUT} --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
+# -DPLAN=golden.plan.json: the backend starts from that saved plan (compile --from-plan), so the
+# PTX checked is the golden plan's whatever the solver would choose today.
+set(from_plan "")
+if(PLAN)
+  set(from_plan --from-plan ${PLAN})
+endif()
+execute_process(COMMAND ${CMD} compile ${SPEC} ${from_plan} --emit=ptx -o ${OUT} --verbose RESULT_VARIABLE rc
+                ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compile --emit=ptx failed (${rc}):\n${err}")
 endif()
