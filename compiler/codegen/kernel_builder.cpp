@@ -1,7 +1,5 @@
 #include "codegen/kernel_builder.h"
 
-#include <llvm/IR/InlineAsm.h>
-
 #include "codegen/launch_record.h"
 #include "sema/dtype.h"
 #include "support/error.h"
@@ -155,12 +153,8 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
     Value* ch = b_.CreateURem(q, c32(cpr));
     Value* gr = b_.CreateAdd(row0, row);
     Value* gc = b_.CreateAdd(col0, b_.CreateMul(ch, c32(per_chunk)));
-    Value* ok =
-        b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
-    Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), ld), b_.CreateSelect(ok, gc, c32(0)));
-    Value* src = b_.CreateGEP(elem_ty, global, b_.CreateZExt(elem, b_.getInt64Ty()));
-    Value* dst = smem_ptr(b_.CreateAdd(base, offset(row, ch)));
     if (by_element) {
+      Value* dst = smem_ptr(b_.CreateAdd(base, offset(row, ch)));
       emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total, [&] {
         Value* row_ok = b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), valid_tile);
         Value* row_start = b_.CreateMul(b_.CreateSelect(row_ok, gr, c32(0)), ld);
@@ -181,12 +175,14 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
         Value* chunk = llvm::PoisonValue::get(llvm::FixedVectorType::get(b_.getInt32Ty(), 4));
         for (unsigned i = 0; i < 4; ++i) chunk = b_.CreateInsertElement(chunk, words[i], std::uint64_t{i});
         b_.CreateAlignedStore(chunk, dst, llvm::Align(16));
-        // The chunk's loads are not moved past this point: a tile's elements all in flight at
-        // once would spill the registers they need.
-        b_.CreateCall(llvm::InlineAsm::get(llvm::FunctionType::get(b_.getVoidTy(), false), "", "~{memory}", true));
       });
       continue;
     }
+    Value* ok =
+        b_.CreateAnd(b_.CreateAnd(b_.CreateICmpULT(gr, row_limit), b_.CreateICmpULT(gc, col_limit)), valid_tile);
+    Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateSelect(ok, gr, c32(0)), ld), b_.CreateSelect(ok, gc, c32(0)));
+    Value* src = b_.CreateGEP(elem_ty, global, b_.CreateZExt(elem, b_.getInt64Ty()));
+    Value* dst = smem_ptr(b_.CreateAdd(base, offset(row, ch)));
     emit_guarded(b_.CreateICmpULT(q, c32(total)), total % threads_ != 0 && q0 + threads_ > total, [&] {
       b_.CreateCall(cp, {dst, src, b_.CreateSelect(ok, c32(16), c32(0))});
     });
