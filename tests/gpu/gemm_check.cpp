@@ -22,6 +22,34 @@
 
 namespace {
 
+/// The rows of C a host reference checks: every row when that is cheap (M·N·K at most 2^31
+/// multiply-adds), else `cap` rows spread over the whole of M, the first and last included.
+struct RowSample {
+  int total = 0, rows = 0;
+  bool all = true;
+  int at(int r) const { return all || rows < 2 ? r : int(int64_t(r) * (total - 1) / (rows - 1)); }
+};
+RowSample sample_rows(int rows_of_c, int N, int K, int cap) {
+  RowSample s;
+  s.total = rows_of_c;
+  s.all = double(rows_of_c) * N * K <= 2147483648.0;
+  s.rows = s.all ? rows_of_c : std::min(rows_of_c, cap);
+  return s;
+}
+
+/// C read back from the device as raw bits, one uint32 per element of `c_bytes` (2 or 4) bytes.
+std::vector<uint32_t> read_c_bits(const void* dC, size_t count, size_t c_bytes) {
+  std::vector<uint32_t> bits(count);
+  if (c_bytes == 4) {
+    DG_CUDA(cudaMemcpy(bits.data(), dC, bits.size() * 4, cudaMemcpyDeviceToHost));
+  } else {
+    std::vector<uint16_t> raw(bits.size());
+    DG_CUDA(cudaMemcpy(raw.data(), dC, raw.size() * 2, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < raw.size(); ++i) bits[i] = raw[i];
+  }
+  return bits;
+}
+
 /// Every check of one module at one K (the module's, or a run-time K of its range). 0 when all
 /// pass.
 int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t seed) {
@@ -98,11 +126,11 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     for (int32_t v : got) unwritten += v == 0x7F7F7F7F;
     // Every row when the host reference is cheap; beyond 2^31 MACs a fixed sample of 256 rows
     // (spread over the whole of M, the first and last included), every column of each.
-    const bool all = double(MB) * N * K <= 2147483648.0;
-    const int rows = all ? MB : std::min(MB, 256);
+    const RowSample sample = sample_rows(MB, N, K, 256);
+    const int rows = sample.rows;
     std::vector<int64_t> row(N);
     for (int r = 0; r < rows; ++r) {
-      const int m = all || rows < 2 ? r : int(int64_t(r) * (MB - 1) / (rows - 1));
+      const int m = sample.at(r);
       const int8_t* bm = b.data() + b_off(m);
       std::fill(row.begin(), row.end(), 0);
       for (int k = 0; k < K; ++k) {
@@ -166,9 +194,9 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
                          cudaMemcpyHostToDevice));
     }
     // Rows checked: every row when the host reference is cheap, else 16 spread over M.
-    const bool all = double(M) * N * K <= 2147483648.0;
-    const int rows = all ? M : std::min(M, 16);
-    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (M - 1) / (rows - 1)); };
+    const RowSample sample = sample_rows(M, N, K, 16);
+    const int rows = sample.rows;
+    auto row_of = [&](int r) { return sample.at(r); };
     // Run on activations a (A's type bits), weights w (K×N values in [-8, 7]) packed in `order`,
     // scales s (groups×N, A's type bits); C comes back as raw bits.
     auto run_w4 = [&](const std::vector<uint16_t>& a, const std::vector<uint8_t>& w, const std::vector<uint16_t>& s,
@@ -191,15 +219,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       DG_CUDA(cudaMemset(dC, 0xFF, size_t(M) * N * c_bytes));  // poison: NaN in every format
       run(dA, dB, dC);
       dgmm_unload_kernel(h);
-      std::vector<uint32_t> bits(size_t(M) * N);
-      if (c_bytes == 4) {
-        DG_CUDA(cudaMemcpy(bits.data(), dC, bits.size() * 4, cudaMemcpyDeviceToHost));
-      } else {
-        std::vector<uint16_t> raw(bits.size());
-        DG_CUDA(cudaMemcpy(raw.data(), dC, raw.size() * 2, cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < raw.size(); ++i) bits[i] = raw[i];
-      }
-      return bits;
+      return read_c_bits(dC, size_t(M) * N, c_bytes);
     };
     auto value = [&](uint32_t bits) {
       if (c_bytes == 2) return double(dg::gpu::from_half_bits(uint16_t(bits), c_bf16));
@@ -330,9 +350,9 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       dBias = dBiasFp8;
     }
     // Rows checked: every row when the host reference is cheap, else 256 spread over M.
-    const bool all = double(MB) * N * K <= 2147483648.0;
-    const int rows = all ? MB : std::min(MB, 256);
-    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (MB - 1) / (rows - 1)); };
+    const RowSample sample = sample_rows(MB, N, K, 256);
+    const int rows = sample.rows;
+    auto row_of = [&](int r) { return sample.at(r); };
     // Run the module on A and B's codes; returns C as raw bits (one uint32 per element).
     auto run_codes = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
       DG_CUDA(cudaMemcpy(dA, a.data(), a.size(), cudaMemcpyHostToDevice));
@@ -340,15 +360,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       DG_CUDA(cudaMemset(dC, 0xFF, size_t(MB) * N * c_bytes));  // poison: NaN in every format
       run(dA, dB, dC);
       dgmm_unload_kernel(h);
-      std::vector<uint32_t> bits(size_t(MB) * N);
-      if (c_bytes == 4) {
-        DG_CUDA(cudaMemcpy(bits.data(), dC, bits.size() * 4, cudaMemcpyDeviceToHost));
-      } else {
-        std::vector<uint16_t> raw(bits.size());
-        DG_CUDA(cudaMemcpy(raw.data(), dC, raw.size() * 2, cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < raw.size(); ++i) bits[i] = raw[i];
-      }
-      return bits;
+      return read_c_bits(dC, size_t(MB) * N, c_bytes);
     };
     auto value = [&](uint32_t bits) {
       if (c_bytes == 2) return dg::gpu::from_half_bits(uint16_t(bits), mi.c_type == "bf16");
@@ -444,9 +456,9 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     // fp32 inputs (the SIMT family): a float64 host reference on the rows below, relative
     // Frobenius error under 1e-5 (fp32 fused multiply-adds), then small integers, exactly.
     const size_t c_bytes = mi.c_type == "fp32" ? 4 : 2;
-    const bool all = double(MB) * N * K <= 2147483648.0;
-    const int rows = all ? MB : std::min(MB, 256);
-    auto row_of = [&](int r) { return all || rows < 2 ? r : int(int64_t(r) * (MB - 1) / (rows - 1)); };
+    const RowSample sample = sample_rows(MB, N, K, 256);
+    const int rows = sample.rows;
+    auto row_of = [&](int r) { return sample.at(r); };
     void *dA, *dB, *dC;
     DG_CUDA(cudaMalloc(&dA, size_t(MB) * K * 4));
     DG_CUDA(cudaMalloc(&dB, size_t(K) * N * batch * 4));
@@ -620,8 +632,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     // Small integers in [-2, 2]: every product and fp32 partial sum is exact, so C must be the
     // exact sum (times a power-of-two scale product) rounded once to C's type, bit for bit. Every
     // row when the host reference is cheap, else 256 spread over M.
-    const bool all = double(MB) * N * K <= 2147483648.0;
-    const int rows = all ? MB : std::min(MB, 256);
+    const RowSample sample = sample_rows(MB, N, K, 256);
+    const int rows = sample.rows;
     std::mt19937 rng(seed + 3);
     std::uniform_int_distribution<int> d(-2, 2);
     std::vector<int8_t> ai(a.size()), bi(b.size());
@@ -633,16 +645,11 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     set_scales(0.5f, 4.f);
     run(dA, dB, dC);
     dgmm_unload_kernel(h);
-    std::vector<uint16_t> raw16(c_elem == 2 ? size_t(MB) * N : 0);
-    std::vector<float> raw32(c_elem == 4 ? size_t(MB) * N : 0);
-    if (c_elem == 2)
-      DG_CUDA(cudaMemcpy(raw16.data(), dC, raw16.size() * 2, cudaMemcpyDeviceToHost));
-    else
-      DG_CUDA(cudaMemcpy(raw32.data(), dC, raw32.size() * 4, cudaMemcpyDeviceToHost));
+    const std::vector<uint32_t> bits = read_c_bits(dC, size_t(MB) * N, c_elem);
     size_t wrong = 0, first = SIZE_MAX;
     std::vector<int64_t> sums(N);
     for (int r = 0; r < rows; ++r) {
-      const int m = all || rows < 2 ? r : int(int64_t(r) * (MB - 1) / (rows - 1));
+      const int m = sample.at(r);
       std::fill(sums.begin(), sums.end(), 0);
       for (int k = 0; k < K; ++k) {
         const int64_t x = ai[size_t(m) * K + k];
@@ -653,8 +660,12 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       for (int n = 0; n < N; ++n) {
         const float exact = float(double(sums[n]) * scale_product);
         const size_t at = size_t(m) * N + n;
-        const bool same = c_elem == 4 ? std::memcmp(&raw32[at], &exact, 4) == 0
-                                      : raw16[at] == dg::gpu::to_half_bits(exact, mi.c_type == "bf16");
+        uint32_t want = 0;
+        if (c_elem == 4)
+          std::memcpy(&want, &exact, 4);
+        else
+          want = dg::gpu::to_half_bits(exact, mi.c_type == "bf16");
+        const bool same = bits[at] == want;
         if (!same && wrong++ == 0) first = at;
       }
     }

@@ -178,7 +178,9 @@ TEST_CASE("npu layout: at every recorded point the plan the estimate ranks first
   }
 }
 
-TEST_CASE("npu layout: buffers, queues and refusals") {
+/// npu16's geometry (16×16 array, 16 banks of 1024 128-bit words, 512-bit accumulator rows) at a
+/// DRAM latency.
+static NpuModel npu16_at(int latency) {
   NpuModel n;
   n.pe_rows = n.pe_cols = 16;
   n.spad_banks = 16;
@@ -189,7 +191,12 @@ TEST_CASE("npu layout: buffers, queues and refusals") {
   n.acc_width = 32;
   n.bus_max_burst_beats = 256;
   n.bus_boundary_bytes = 4096;
-  n.dram_latency_cycles = 100;
+  n.dram_latency_cycles = latency;
+  return n;
+}
+
+TEST_CASE("npu layout: buffers, queues and refusals") {
+  NpuModel n = npu16_at(100);
   NpuTiling t;
   t.M = t.N = t.K = 256;
   t.tile_m = 64;
@@ -217,17 +224,7 @@ TEST_CASE("npu layout: buffers, queues and refusals") {
 }
 
 TEST_CASE("npu layout: weight stationary") {
-  NpuModel n;
-  n.pe_rows = n.pe_cols = 16;
-  n.spad_banks = 16;
-  n.spad_rows = 1024;
-  n.spad_width_bits = n.bus_data_bits = 128;
-  n.acc_rows = 1024;
-  n.acc_width_bits = 512;
-  n.acc_width = 32;
-  n.bus_max_burst_beats = 256;
-  n.bus_boundary_bytes = 4096;
-  n.dram_latency_cycles = 7;
+  NpuModel n = npu16_at(7);
   NpuTiling t{256, 256, 256, 64, 32, 128};
   t.output_stationary = false;
   const NpuLayout ws = npu_layout(n, t);
