@@ -21,6 +21,8 @@ fi
 if ls "$mods"/w4_*.ko > /dev/null 2>&1; then
   echo "== 4-bit weights (W4A16: int4, groups of 128, fp16) against cuBLAS fp16 of the same shape; ratio = speedup (targets: M 1-16 >= 3.0, M 64 >= 1.5, M 128 >= 1.0)"
   build/runtime-only/bench/gpu_bench "$mods"/w4_*.ko 2>&1 | tee "$logs/bench_w4.log"
+  echo "== the same, each side timed by graph replays (no host launch overhead)"
+  build/runtime-only/bench/gpu_bench --graph "$mods"/w4_*.ko 2>&1 | tee "$logs/bench_w4_graph.log"
 fi
 if ls "$mods"/family_*.ko > /dev/null 2>&1; then
   echo "== the mma.sync family on the large shapes"

@@ -55,10 +55,14 @@ class W4a16Kernel : KernelBuilder {
     warps_ = std::min<std::int64_t>(8, kb_);
     per_column_ = p_.scale_b == "per_column";
     group_ = per_column_ ? 0 : group_size(p_);
+    // A's fragments one block ahead where they are one m16 tile's upper rows only (M <= 8: 16
+    // registers a block).
+    a_ahead_ = p_.M <= 8;
     // Blocks in flight per warp: as many as K gives each warp, at most 3; 2 with two m16 tiles
-    // (one block per SM), and 1 with one m16 tile and groups of 32 (four scale words per tile and
-    // block), where more would spill past the 128 registers of two blocks per SM.
-    const std::int64_t most = fm_ == 2 ? 2 : group_ == 32 ? 1 : 3;
+    // (one block per SM) or with groups of 64 and A one block ahead, and 1 with one m16 tile and
+    // groups of 32 (four scale words per tile and block), where more would spill past the 128
+    // registers of two blocks per SM.
+    const std::int64_t most = fm_ == 2 || (a_ahead_ && group_ == 64) ? 2 : group_ == 32 ? 1 : 3;
     ahead_ = std::max<std::int64_t>(1, std::min<std::int64_t>(most, (kb_ + warps_ - 1) / warps_));
     bf16_ = p_.a_type == "bf16";
     e2m1_ = p_.b_type == "int4_e2m1";
@@ -198,36 +202,54 @@ class W4a16Kernel : KernelBuilder {
     for (unsigned e = 0; e < 4; ++e) b_.CreateStore(b_.CreateExtractValue(r, e), acc_at(into, x + e));
   }
 
-  /// Multiply 128-k block q of this warp: `bw[j]` are n8 tile j's four weight words, `sc[j][h]`
-  /// the scale words of the block's groups (group_ <= 128).
-  void compute_block(Value* q, const std::vector<std::array<Value*, 4>>& bw,
-                     const std::vector<std::vector<Value*>>& sc) {
-    llvm::AllocaInst* into = group_ > 0 || per_column_ ? part_ : acc_;
+  /// A's fragments for 128-k block q: rows g and g + 8 of each m16 tile, 8 k from k0 + 32·w for
+  /// the four k32 steps w (zero past M or K), flattened as [w][i][h][r]. Rows that are past M in
+  /// every block (g + 8 when M <= 8) are constant zeros, not loads.
+  std::vector<Value*> load_a(Value* q) {
     Value* q128 = b_.CreateMul(q, c32(128));
+    auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
+    std::vector<Value*> out;
     for (std::int64_t w = 0; w < 4; ++w) {
-      // A: rows g and g + 8 of each m16 tile, 8 k from k0 (zero past M or K).
       Value* k0 = b_.CreateAdd(q128, b_.CreateAdd(c32(32 * w), b_.CreateShl(quad_t_, 3)));
       Value* k_ok = b_.CreateICmpULT(b_.CreateAdd(q128, c32(32 * w)), arg_k());
-      std::vector<std::array<std::array<Value*, 4>, 2>> a(fm_);
       for (std::int64_t i = 0; i < fm_; ++i)
         for (std::int64_t h = 0; h < 2; ++h) {
+          if (a_row_empty(i, h)) {
+            for (unsigned r = 0; r < 4; ++r) out.push_back(c32(0));
+            continue;
+          }
           Value* row = b_.CreateAdd(row_base_, b_.CreateAdd(c32(16 * i + 8 * h), quad_g_));
           Value* ok = b_.CreateAnd(k_ok, b_.CreateICmpULT(row, arg_m()));
           Value* idx = b_.CreateAdd(
               b_.CreateMul(b_.CreateZExt(b_.CreateSelect(ok, row, c32(0)), b_.getInt64Ty()), b_.getInt64(p_.index.lda)),
               b_.CreateZExt(b_.CreateSelect(ok, k0, c32(0)), b_.getInt64Ty()));
-          auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
           auto* ld = b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), arg(0), idx), llvm::Align(16));
           ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
           Value* v = b_.CreateSelect(ok, ld, llvm::ConstantAggregateZero::get(v4));
-          for (unsigned r = 0; r < 4; ++r) a[i][h][r] = b_.CreateExtractElement(v, std::uint64_t(r));
+          for (unsigned r = 0; r < 4; ++r) out.push_back(b_.CreateExtractElement(v, std::uint64_t(r)));
         }
+    }
+    return out;
+  }
+  bool a_row_empty(std::int64_t i, std::int64_t h) const { return p_.M <= 16 * fm_ && 16 * i + 8 * h >= p_.M; }
+
+  /// Multiply 128-k block q of this warp: `af` are A's fragments (load_a), `bw[j]` n8 tile j's
+  /// four weight words, `sc[j][h]` the scale words of the block's groups (group_ <= 128).
+  void compute_block(const std::vector<Value*>& af, const std::vector<std::array<Value*, 4>>& bw,
+                     const std::vector<std::vector<Value*>>& sc) {
+    llvm::AllocaInst* into = group_ > 0 || per_column_ ? part_ : acc_;
+    auto a_at = [&](std::int64_t w, std::int64_t i, std::int64_t h, std::int64_t r) {
+      return af[static_cast<std::size_t>(((w * fm_ + i) * 2 + h) * 4 + r)];
+    };
+    for (std::int64_t w = 0; w < 4; ++w) {
       for (std::int64_t j = 0; j < kFn; ++j) {
         std::array<Value*, 4> bf = convert(bw[j][w]);
         for (std::int64_t i = 0; i < fm_; ++i) {
           // Step 0 takes k0 + 0..3 (A registers 0 and 1), step 1 k0 + 4..7 (registers 2 and 3).
-          mma(into, acc_index(i, j, 0), {a[i][0][0], a[i][1][0], a[i][0][1], a[i][1][1]}, bf[0], bf[1]);
-          mma(into, acc_index(i, j, 0), {a[i][0][2], a[i][1][2], a[i][0][3], a[i][1][3]}, bf[2], bf[3]);
+          mma(into, acc_index(i, j, 0), {a_at(w, i, 0, 0), a_at(w, i, 1, 0), a_at(w, i, 0, 1), a_at(w, i, 1, 1)}, bf[0],
+              bf[1]);
+          mma(into, acc_index(i, j, 0), {a_at(w, i, 0, 2), a_at(w, i, 1, 2), a_at(w, i, 0, 3), a_at(w, i, 1, 3)}, bf[2],
+              bf[3]);
         }
       }
       if (group_ == 32 || (group_ == 64 && w % 2 == 1)) {
@@ -312,6 +334,10 @@ class W4a16Kernel : KernelBuilder {
     auto clamp_block = [&](Value* qv) { return b_.CreateSelect(b_.CreateICmpULT(qv, c32(kb_)), qv, c32(kb_ - 1)); };
     std::vector<std::vector<Value*>> ring0;
     for (std::int64_t r = 0; r < ahead; ++r) ring0.push_back(flatten(clamp_block(b_.CreateAdd(warp, c32(r * warps_)))));
+    // A one block ahead (a_ahead_): block q's fragments were loaded in the previous iteration,
+    // so the warp's wait for them overlaps the previous block's multiply.
+    std::vector<Value*> a0;
+    if (a_ahead_) a0 = load_a(warp);
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, "k.loop", kernel_);
     auto* done = llvm::BasicBlock::Create(ctx_, "k.done", kernel_);
@@ -328,6 +354,22 @@ class W4a16Kernel : KernelBuilder {
     Value* qn = b_.CreateAdd(q, c32(warps_));
     Value* more = b_.CreateICmpULT(qn, c32(kb_));
     std::vector<Value*> next = flatten(clamp_block(b_.CreateAdd(q, c32(ahead * warps_))));
+    std::vector<Value*> a_cur, a_next;
+    std::vector<llvm::PHINode*> a_phi(a0.size(), nullptr);
+    if (a_ahead_) {
+      for (std::size_t i = 0; i < a0.size(); ++i) {
+        if (llvm::isa<llvm::Constant>(a0[i])) {  // a row past M: zero in every block
+          a_cur.push_back(a0[i]);
+          continue;
+        }
+        a_phi[i] = llvm::PHINode::Create(b_.getInt32Ty(), 2, "", head->getFirstNonPHI());
+        a_phi[i]->addIncoming(a0[i], pre);
+        a_cur.push_back(a_phi[i]);
+      }
+      a_next = load_a(clamp_block(qn));
+    } else {
+      a_cur = load_a(q);
+    }
     {
       std::vector<std::array<Value*, 4>> bw(kFn);
       std::vector<std::vector<Value*>> sc(kFn);
@@ -336,10 +378,12 @@ class W4a16Kernel : KernelBuilder {
         for (int w = 0; w < 4; ++w) bw[j][w] = ring[0][at++];
         for (std::int64_t h = 0; h < groups_per_block; ++h) sc[j].push_back(ring[0][at++]);
       }
-      compute_block(q, bw, sc);
+      compute_block(a_cur, bw, sc);
     }
     auto* latch = b_.GetInsertBlock();
     q->addIncoming(qn, latch);
+    for (std::size_t i = 0; i < a_phi.size(); ++i)
+      if (a_phi[i] != nullptr) a_phi[i]->addIncoming(a_next[i], latch);
     for (std::int64_t r = 0; r < ahead; ++r)
       for (std::size_t i = 0; i < ring[r].size(); ++i)
         ring[r][i]->addIncoming(r + 1 < ahead ? static_cast<Value*>(ring[r + 1][i]) : next[i], latch);
@@ -384,7 +428,7 @@ class W4a16Kernel : KernelBuilder {
 
   std::int64_t kb_ = 1, fm_ = 1, warps_ = 1, group_ = 0, ahead_ = 1;
   unsigned scale_arg_ = 3;
-  bool hint_ = false, bf16_ = false, per_column_ = false, e2m1_ = false;
+  bool a_ahead_ = false, hint_ = false, bf16_ = false, per_column_ = false, e2m1_ = false;
   llvm::AllocaInst *acc_ = nullptr, *part_ = nullptr;
   Value *policy_ = nullptr, *quad_g_ = nullptr, *quad_t_ = nullptr, *c0_ = nullptr;
 };
