@@ -51,24 +51,21 @@ class W4a16Kernel : KernelBuilder {
 
   LaunchInfo build(const std::string& name) {
     kb_ = static_cast<std::int64_t>(ko::w4::k_blocks(static_cast<std::uint64_t>(p_.K)));
-    fm_ = std::min<std::int64_t>(2, (p_.M + 15) / 16);
-    warps_ = std::min<std::int64_t>(8, kb_);
+    // The plan's schedule (solve/space.h, w4_schedule): tile_m = 16·fm rows, 16 columns, 128-k
+    // tiles, K split over k_warps warps, stages - 1 blocks of weights in flight per warp.
+    fm_ = p_.tile_m / 16;
+    warps_ = p_.k_warps;
+    ahead_ = p_.stages - 1;
     per_column_ = p_.scale_b == "per_column";
     group_ = per_column_ ? 0 : group_size(p_);
     // A's fragments one block ahead where they are one m16 tile's upper rows only (M <= 8: 16
-    // registers a block).
+    // registers a block; w4_schedule leaves room for them).
     a_ahead_ = p_.M <= 8;
-    // Blocks in flight per warp: as many as K gives each warp, at most 3; 2 with two m16 tiles
-    // (one block per SM) or with groups of 64 and A one block ahead, and 1 with one m16 tile and
-    // groups of 32 (four scale words per tile and block), where more would spill past the 128
-    // registers of two blocks per SM.
-    const std::int64_t most = fm_ == 2 || (a_ahead_ && group_ == 64) ? 2 : group_ == 32 ? 1 : 3;
-    ahead_ = std::max<std::int64_t>(1, std::min<std::int64_t>(most, (kb_ + warps_ - 1) / warps_));
     bf16_ = p_.a_type == "bf16";
     e2m1_ = p_.b_type == "int4_e2m1";
     const std::int64_t grid_n = (p_.N + kBlockN - 1) / kBlockN, grid_m = (p_.M + 16 * fm_ - 1) / (16 * fm_);
-    // Two blocks of eight warps per SM with one m16 tile (at most 128 registers a thread).
-    begin_kernel(name, 32 * warps_, fm_ == 1 ? 2 : 1, 16);
+    // The plan's blocks per SM bound the registers (two blocks of eight warps: 128 a thread).
+    begin_kernel(name, 32 * warps_, p_.blocks_per_sm, 16);
     body(grid_n);
     LaunchInfo li = launch_info(name, warps_ * fm_ * kFn * 4 * 32 * 4);
     li.grid[0] = static_cast<std::uint32_t>(grid_n * grid_m);
@@ -446,6 +443,15 @@ std::string w4a16_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.a_type != "fp16" && p.a_type != "bf16") return "4-bit weights are converted to fp16 or bf16 activations only";
   if (p.acc_type != "fp32") return "4-bit weights accumulate in fp32";
   if (p.family != "mma.sync") return "4-bit weights are generated on the mma.sync family only";
+  // The schedule w4_schedule (solve/space.h) gives, as a plan read back may carry another.
+  if (p.tile_n != 16 || p.tile_k != 128 || (p.tile_m != 16 && p.tile_m != 32) || p.k_warps < 1 || p.k_warps > 8 ||
+      p.stages < 2 || p.stages > 4 || p.warp_m != 1 || p.warp_n != 1 || p.split_k != 1 ||
+      (p.blocks_per_sm != 1 && p.blocks_per_sm != 2))
+    return fmt::format(
+        "the plan's schedule {}×{}×{} ({}×{} warps, {} splitting K, {} stages, {} blocks per SM) is not one the "
+        "4-bit weight kernel builds: tile_m 16 or 32, tile_n 16, tile_k 128, one warp along M and N, 1 to 8 warps "
+        "splitting K, 2 to 4 stages, 1 or 2 blocks per SM",
+        p.tile_m, p.tile_n, p.tile_k, p.warp_m, p.warp_n, p.k_warps, p.stages, p.blocks_per_sm);
   if (!hw.gpu.has_cp_async) return fmt::format("{} (no sm_80 instructions) has no 4-bit weight kernel", hw.name);
   if (p.N % 8 != 0 || p.K % 32 != 0) return "4-bit weights need N a multiple of 8 and K of 32";
   if (p.batch != 1 || p.k_dynamic) return "4-bit weights: no batches and no run-time K";

@@ -35,6 +35,7 @@ nlohmann::json to_json(const Plan& p) {
   nlohmann::json j;
   to_json(j, p);
   if (p.npu_layout) j["npu_layout"] = *p.npu_layout;
+  if (p.k_warps != 1) j["k_warps"] = p.k_warps;  // written only where a kernel splits K over warps
   j["format"] = "deepgemm-plan-1";
   return j;
 }
@@ -56,6 +57,8 @@ Plan plan_from_json(const nlohmann::json& j) {
     Plan p;
     from_json(with_defaults, p);
     if (j.contains("npu_layout")) p.npu_layout = j.at("npu_layout").get<hw::NpuLayout>();
+    p.k_warps = j.value("k_warps", std::int64_t{1});
+    if (p.k_warps < 1) throw UserError(fmt::format("plan: k_warps is {}; it must be at least 1", p.k_warps));
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("plan: {}", e.what()));
@@ -90,8 +93,11 @@ std::ostream& operator<<(std::ostream& os, const Plan& p) {
   if (p.target_kind == "gpu") {
     os << fmt::format(
         "  warps        {}×{} ({} threads{}), {} stages ({}), split_k {}, raster group {}, cluster {}×{}\n", p.warp_m,
-        p.warp_n, p.threads, p.loader == "tma" ? ", one producer warpgroup" : "", p.stages, p.loader, p.split_k,
-        p.raster_group, p.cluster_m, p.cluster_n);
+        p.warp_n, p.threads,
+        p.loader == "tma" ? ", one producer warpgroup"
+        : p.k_warps > 1   ? fmt::format(", {} warps splitting K", p.k_warps)
+                          : "",
+        p.stages, p.loader, p.split_k, p.raster_group, p.cluster_m, p.cluster_n);
     os << fmt::format("  resources    {} B shared memory ({}), ~{} registers/thread, {} blocks/SM, grid {}×{}\n",
                       p.smem_bytes, p.smem_layout, p.regs_per_thread, p.blocks_per_sm, p.grid_m, p.grid_n);
   } else {

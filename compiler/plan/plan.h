@@ -82,6 +82,7 @@ struct Plan {
   std::int64_t warp_m = 1, warp_n = 1;  // warps along M and N (GPU)
   std::int64_t stages = 1, split_k = 1, raster_group = 1, cluster_m = 1, cluster_n = 1;
   std::int64_t blocks_per_sm = 1;
+  std::int64_t k_warps = 1;            // GPU, 4-bit weight kernel: warps of a block splitting its K (1: none)
   std::string loader;                  // GPU: how operand tiles reach shared memory: "cp.async" (every thread
                                        // copies) or "tma" (a producer warpgroup drives the tensor-memory
                                        // accelerator, the others compute); "" on NPUs

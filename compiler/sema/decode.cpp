@@ -458,6 +458,14 @@ void Checker::check_scaled_accumulation() {
                "'persistent'");
       return;
     }
+    if (!p_.user_constraints.empty()) {
+      const auto& u = p_.user_constraints.front();
+      d_.error(u.loc, fmt::format("4-bit weights run the weight-streaming kernel, whose schedule follows from M, K "
+                                  "and the group size, so it takes no schedule constraint ('{}')",
+                                  u.text));
+      d_.note(u.loc, "remove the constraint (the plan, --emit plan, shows the schedule chosen)");
+      return;
+    }
     if (p_.k_dynamic) {
       d_.error(p_.K_min.loc,
                "4-bit weights need a fixed K (their packed layout and scale groups are laid along "

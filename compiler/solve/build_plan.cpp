@@ -53,13 +53,23 @@ IndexDesc make_index(const Space& s, const Plan& pl) {
   d.inverse.push_back({"split", "k", kps * tk, 0});
   d.inverse.push_back({"k_tile", "k", tk, kps});
   d.inverse.push_back({"k_elem", "k", 1, tk});
+  if (pl.k_warps > 1) {
+    // The 4-bit weight kernel: warp w of a block takes the K tiles w, w + k_warps, ...
+    const std::int64_t W = pl.k_warps, steps = ceil_div(k_tiles, W);
+    d.k_vars = {{"k_warp", W}, {"k_step", steps}, {"k_elem", tk}};
+    d.k_index = {{{"k_warp", tk}, {"k_step", W * tk}, {"k_elem", 1}}, 0};
+    d.inverse.resize(d.inverse.size() - 3);
+    d.inverse.push_back({"k_warp", "k", tk, W});
+    d.inverse.push_back({"k_step", "k", W * tk, 0});
+    d.inverse.push_back({"k_elem", "k", 1, tk});
+  }
   d.a_row_major = p.a_layout.value == Layout::RowMajor;
   d.b_row_major = p.b_layout.value == Layout::RowMajor;
   d.c_row_major = p.c_layout.value == Layout::RowMajor;
   d.lda = d.a_row_major ? s.K : s.M;
   d.ldb = d.b_row_major ? s.N : s.K;
   d.ldc = d.c_row_major ? s.N : s.M;
-  if (s.gpu) {
+  if (s.gpu && pl.loader != "registers") {  // the 4-bit weight kernel stages no tiles
     smem_tile_shape(s, true, tm, tn, tk, d.a_smem_rows, d.a_smem_row_bytes);
     smem_tile_shape(s, false, tm, tn, tk, d.b_smem_rows, d.b_smem_row_bytes);
     std::int64_t lay = 0;
@@ -174,12 +184,49 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.notes.push_back(fmt::format("{} weights are unpacked and converted to {} in registers before the multiply",
                                    p.b.value.name, p.weight_conversion));
   // 4-bit weights on a GPU: packed weights stream from global memory straight into registers
-  // (the n8k128 layout of <deepgemm/w4_pack.h>), with the kernel's own block shape.
+  // (the n8k128 layout of <deepgemm/w4_pack.h>) in the weight-streaming kernel, whose schedule
+  // follows from M, K and the group size (w4_schedule): the plan carries that schedule, not the
+  // searched point, so that verify proves the kernel's own index maps.
   if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == "mma.sync") {
+    const std::string& sb = pl.scale_b;
+    const std::int64_t group = sb.rfind("group_", 0) == 0 ? std::stoll(sb.substr(6)) : 0;
+    const W4Schedule w = w4_schedule(s.M, s.K, group);
     pl.loader = "registers";
-    pl.notes.push_back(
-        "weights packed in the n8k128 layout (deepgemm pack) stream into registers: 16 columns and "
-        "up to 32 rows per block, up to 8 warps splitting K");
+    pl.tile_m = w.tile_m;
+    pl.tile_n = w.tile_n;
+    pl.tile_k = w.tile_k;
+    pl.warp_m = pl.warp_n = 1;
+    pl.k_warps = w.k_warps;
+    pl.stages = w.stages;
+    pl.blocks_per_sm = w.blocks_per_sm;
+    pl.split_k = pl.raster_group = pl.cluster_m = pl.cluster_n = 1;
+    pl.persistent_blocks = 0;
+    pl.smem_layout = smem_layout_name(kNone);
+    pl.threads = 32 * w.k_warps;
+    pl.grid_m = ceil_div(s.M, pl.tile_m);
+    pl.grid_n = ceil_div(s.N, pl.tile_n);
+    pl.k_iters = ceil_div(ceil_div(s.K, pl.tile_k), w.k_warps);
+    // Shared memory holds only the warps' partial sums (fp32, one per accumulator and lane).
+    pl.smem_bytes = w.k_warps * (pl.tile_m / 16) * (pl.tile_n / 8) * 4 * 32 * 4;
+    pl.regs_per_thread = w.blocks_per_sm == 2 ? 128 : 255;
+    pl.l2_hit_rate = 0;
+    pl.bank_conflict_rate = 0;
+    // Time: the packed weights, A and C over DRAM bandwidth against the multiplies at mma.sync's
+    // rate, plus one DRAM latency.
+    const double bytes = static_cast<double>(s.M) * s.K * 2 + static_cast<double>(s.K) * s.N / 2 +
+                         (group > 0 ? static_cast<double>(s.K / group) * s.N * 2 : 0) +
+                         static_cast<double>(s.M) * s.N * s.c_bits / 8;
+    const double sms = static_cast<double>(p.hw.gpu.sm_count);
+    const double mem_ns = bytes / (s.dram_bytes_per_ns_sm * sms), math_ns = flops / (s.peak_flops_per_ns_sm * sms);
+    pl.predicted_us = (std::max(mem_ns, math_ns) + s.latency_ns) / 1000.0;
+    pl.predicted_tflops = flops / (pl.predicted_us * 1e6);
+    pl.bound = mem_ns >= math_ns ? "memory" : "compute";
+    pl.rules.clear();
+    pl.notes.push_back(fmt::format(
+        "weights packed in the n8k128 layout (deepgemm pack) stream into registers: {}×{} of C per block, K split "
+        "over {} warps, {} blocks of 128 k in flight per warp (a schedule that follows from M, K and the group "
+        "size, not searched)",
+        pl.tile_m, pl.tile_n, pl.k_warps, pl.stages - 1));
   }
   if (p.c.value.name != p.acc.value.name)
     pl.notes.push_back(fmt::format("{} accumulation, cast to {} on store", p.acc.value.name, p.c.value.name));

@@ -123,6 +123,18 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
 }
 }  // namespace
 
+W4Schedule w4_schedule(std::int64_t M, std::int64_t K, std::int64_t group) {
+  W4Schedule w;
+  const std::int64_t kb = ceil_div(K, 128), fm = std::min<std::int64_t>(2, ceil_div(M, 16));
+  w.tile_m = 16 * fm;
+  w.k_warps = std::min<std::int64_t>(8, kb);
+  const bool a_ahead = M <= 8;
+  const std::int64_t most = fm == 2 || (a_ahead && group == 64) ? 2 : group == 32 ? 1 : 3;
+  w.stages = 1 + std::max<std::int64_t>(1, std::min(most, ceil_div(kb, w.k_warps)));
+  w.blocks_per_sm = fm == 1 ? 2 : 1;
+  return w;
+}
+
 std::vector<std::string> families(const GemmProblem& p) {
   if (p.hw.is_npu()) return {"npu"};
   if (!p.use_hmma.value) return {"simt"};

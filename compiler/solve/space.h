@@ -63,6 +63,19 @@ Space make_space(const GemmProblem& p, int max_values = 0, const std::string& fa
 /// (mma.sync, then wgmma), else simt; {"npu"} on an NPU.
 std::vector<std::string> families(const GemmProblem& p);
 
+/// The 4-bit weight kernel's schedule (codegen/w4a16.cpp builds exactly this; the plan carries
+/// it and verify proves its index maps). A block owns tile_m = 16·fm rows (fm = ceil(M/16), at
+/// most 2) and tile_n = 16 columns; its k_warps warps (at most 8, at most one per 128-k block)
+/// split K, warp w taking the 128-k blocks w, w + k_warps, ...; each keeps stages - 1 blocks of
+/// weights (and their scales) in flight in registers. The depths are what fits the kernel's 128
+/// registers a thread at two blocks per SM (one m16 tile) or 255 at one (two m16 tiles): 3 blocks,
+/// 2 with two m16 tiles or with groups of 64 when A is loaded a block ahead (M <= 8), 1 with
+/// groups of 32. `group` is the scales' group size, 0 for none or one per column.
+struct W4Schedule {
+  std::int64_t tile_m = 16, tile_n = 16, tile_k = 128, k_warps = 1, stages = 2, blocks_per_sm = 2;
+};
+W4Schedule w4_schedule(std::int64_t M, std::int64_t K, std::int64_t group);
+
 /// A point: one value per variable, in `vars` order.
 using Point = std::vector<std::int64_t>;
 
