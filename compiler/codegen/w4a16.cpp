@@ -401,7 +401,7 @@ std::string w4a16_unsupported(const Plan& p, const hw::HwModel& hw) {
     return fmt::format("weight {} is not generated yet (int4, u4 and int4_e2m1 only)", p.b_type);
   if (p.a_type != "fp16" && p.a_type != "bf16") return "4-bit weights are converted to fp16 or bf16 activations only";
   if (p.acc_type != "fp32") return "4-bit weights accumulate in fp32";
-  if (p.family != "mma.sync") return "4-bit weights are generated on the mma.sync family only";
+  if (p.family != hw::Family::MmaSync) return "4-bit weights are generated on the mma.sync family only";
   if (!hw.gpu.has_cp_async) return fmt::format("{} (no sm_80 instructions) has no 4-bit weight kernel", hw.name);
   if (p.N % 8 != 0 || p.K % 32 != 0) return "4-bit weights need N a multiple of 8 and K of 32";
   if (p.batch != 1 || p.k_dynamic) return "4-bit weights: no batches and no run-time K";
