@@ -1,5 +1,7 @@
 // HwModel: the facts about one target that the compiler may use, loaded from
-// hw-models/<name>.json and checked against hw-models/schema.json on load.
+// hw-models/<name>.json and checked against hw-models/schema.json on load. Each field of a model
+// file is declared once, in the field tables of hw_model.cpp, which drive the reader, to_json,
+// operator<< and the schema (schema_text).
 //
 // Code never hard-codes a hardware number; it asks this structure. Every numeric field in the
 // JSON carries a source note (datasheet, PTX ISA, measurement) in a sibling "<field>_source"
@@ -192,10 +194,18 @@ HwModel load_named(const std::string& dir, const std::string& name);
 /// Names of the models in `dir` (file stems), sorted, without loading them.
 std::vector<std::string> list_names(const std::string& dir);
 
-/// Human-readable summary, one field per line (used by --emit=problem and reports).
+/// Human-readable summary: the header, then one line per field of the model's section in the
+/// order the field table declares them ("  sm_count: 132"), one line per item of a list of objects
+/// ("  mma[5]: instr wgmma, m 64, ...").
 std::ostream& operator<<(std::ostream& os, const HwModel& m);
 
+/// The model as a model file writes it (optional fields at their defaults left out, source notes
+/// where the loader finds them); from_json reads it back to an equal model.
 nlohmann::json to_json(const HwModel& m);
+
+/// hw-models/schema.json as the field table generates it (2-space indented, a final newline). The
+/// checked-in file is this text; a unit test compares them.
+std::string schema_text();
 
 }  // namespace dg::hw
 
