@@ -334,7 +334,8 @@ void decode(const json& v, const json& schema, const std::string& path, const Re
     out.assign(v.size(), {});
     for (std::size_t i = 0; i < v.size(); ++i)
       decode(v[i], keyword(schema, "items", none), index_path(path, i), r, out[i]);
-  } else {  // std::map<std::string, double>: an object of numbers beside its source notes
+  } else {  // an object of numbers beside its source notes
+    static_assert(std::is_same_v<T, std::map<std::string, double>>, "a field type decode does not read");
     if (!v.is_object()) r.fail(path, "expected object");
     out.clear();
     for (const auto& [k, x] : v.items())
@@ -626,7 +627,7 @@ json schema_document() {
       {"description",
        "One target (GPU or NPU) as data. Every numeric field carries a source note: a sibling string "
        "'<field>_source' or a 'source' string in an enclosing object. Generated from the field tables of "
-       "compiler/hw/hw_model.cpp (DEEPGEMM_UPDATE_GOLDEN=1 ctest -R unit.hw_model rewrites it); edit the "
+       "compiler/hw/hw_model.cpp (DEEPGEMM_UPDATE_GOLDEN=1 ctest -R unit.hw rewrites it); edit the "
        "tables, not this file. It uses the subset of JSON Schema 2020-12 that compiler/hw/schema_check.h "
        "implements."},
   };
