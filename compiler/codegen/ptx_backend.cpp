@@ -12,7 +12,9 @@ namespace dg::codegen {
 
 namespace {
 
-bool is_m8n8k4(const Plan& p) { return p.family == "mma.sync" && p.instr_m == 8 && p.instr_n == 8 && p.instr_k == 4; }
+bool is_m8n8k4(const Plan& p) {
+  return p.family == hw::Family::MmaSync && p.instr_m == 8 && p.instr_n == 8 && p.instr_k == 4;
+}
 
 class GpuBackend : public PtxBackend {
  public:
@@ -22,7 +24,7 @@ class GpuBackend : public PtxBackend {
     if (std::string why = unsupported_reason(plan, hw_); !why.empty()) throw UserError(why);
     llvm::LLVMContext ctx;
     auto m = std::make_unique<llvm::Module>("deepgemm", ctx);
-    std::string family = plan.family == "mma.sync" ? "" : plan.family + "_";
+    std::string family = plan.family == hw::Family::MmaSync ? "" : fmt::format("{}_", plan.family);
     std::string name = fmt::format("dg_gemm_{}{}_{}x{}x{}", family, plan.a_type, plan.tile_m, plan.tile_n, plan.tile_k);
     Artifacts a;
     if (plan.loader == "tma") name += "_tma";
@@ -33,11 +35,11 @@ class GpuBackend : public PtxBackend {
                                                       : "w4",
                          plan.a_type, plan.scale_b, plan.c_type);
     a.launch = plan.loader == "registers" ? build_w4a16(plan, hw_, ctx, *m, name)
-               : plan.family == "wgmma"
+               : plan.family == hw::Family::Wgmma
                    ? (plan.loader == "tma" ? build_wgmma_tma(plan, ctx, *m, name) : build_wgmma(plan, ctx, *m, name))
-               : plan.family == "simt" ? build_simt(plan, ctx, *m, name)
-               : is_m8n8k4(plan)       ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
-                                       : build_mma_sync(plan, ctx, *m, name);
+               : plan.family == hw::Family::Simt ? build_simt(plan, ctx, *m, name)
+               : is_m8n8k4(plan)                 ? build_mma_sync_m8n8k4(plan, ctx, *m, name)
+                                                 : build_mma_sync(plan, ctx, *m, name);
     const auto& g = hw_.gpu;
     const std::string& arch = g.arch;
     a.launch.compute_capability = static_cast<std::uint32_t>(std::stoi(arch.substr(3, 2)));
@@ -55,7 +57,7 @@ class GpuBackend : public PtxBackend {
 
 std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!hw.is_gpu()) return "the PTX backend generates code for GPU targets only";
-  if (p.family != "mma.sync" && p.family != "wgmma" && p.family != "simt")
+  if (p.family == hw::Family::Npu)
     return fmt::format("the '{}' family has no PTX generator yet (mma.sync, wgmma and simt only)", p.family);
   if (p.loader == "registers") return w4a16_unsupported(p, hw);
   if (!p.weight_conversion.empty())
@@ -65,7 +67,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   auto is_fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
   const bool fp8 = is_fp8(p.a_type) && is_fp8(p.b_type) && p.acc_type == "fp32";
   const bool f32 = p.a_type == "fp32" && p.b_type == "fp32" && p.acc_type == "fp32";
-  if (p.family == "simt") {
+  if (p.family == hw::Family::Simt) {
     if (std::string why = simt_unsupported(p, hw); !why.empty()) return why;
     if (!half && !f32) return "the SIMT family takes fp32, fp16 or bf16 inputs";
   } else if (f32) {
@@ -76,7 +78,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
         "the {} generator handles fp16 and bf16 inputs with fp32 accumulation, fp8 (e4m3, e5m2) with "
         "fp32 on wgmma, and int8 with int32, only",
         p.family);
-  if (fp8 && p.family != "wgmma") return "fp8 inputs are generated on the wgmma family only";
+  if (fp8 && p.family != hw::Family::Wgmma) return "fp8 inputs are generated on the wgmma family only";
   if ((half || fp8 || f32) && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32")
     return "outputs are fp16, bf16 or fp32";
   if (int8 && p.c_type != "int32") return "int8 GEMMs write int32 outputs only";
@@ -98,7 +100,8 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
     return fmt::format(
         "int8 B must be K-major for {}: {} transposes 16-bit elements only; declare 'B: col_major;' "
         "in the layout block",
-        p.family == "wgmma" ? "wgmma m64nNk32" : "mma.sync m16n8k32", p.family == "wgmma" ? "wgmma" : "ldmatrix");
+        p.family == hw::Family::Wgmma ? "wgmma m64nNk32" : "mma.sync m16n8k32",
+        p.family == hw::Family::Wgmma ? "wgmma" : "ldmatrix");
   const std::int64_t per_chunk = int8 || fp8 ? 16 : f32 ? 4 : 8;  // elements per 16-byte load
   // A K that is not a multiple of a 16-byte load's elements (pad_k) is loaded element by element
   // (KernelBuilder::load_operand); N is not.
@@ -111,10 +114,10 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (p.epilogue != "none" && int8)
     return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)",
                        p.epilogue);
-  if (p.family == "wgmma" && p.loader == "tma") return wgmma_tma_unsupported(p, hw);
-  if (p.family == "wgmma") return wgmma_unsupported(p, hw);
+  if (p.family == hw::Family::Wgmma && p.loader == "tma") return wgmma_tma_unsupported(p, hw);
+  if (p.family == hw::Family::Wgmma) return wgmma_unsupported(p, hw);
   if (p.loader == "tma") return "the TMA loader is generated for the wgmma family only";
-  if (p.family == "simt") return "";
+  if (p.family == hw::Family::Simt) return "";
   return is_m8n8k4(p) ? mma_sync_m8n8k4_unsupported(p, hw) : mma_sync_unsupported(p, hw);
 }
 

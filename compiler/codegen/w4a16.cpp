@@ -442,7 +442,7 @@ std::string w4a16_unsupported(const Plan& p, const hw::HwModel& hw) {
     return fmt::format("weight {} is not generated yet (int4, u4 and int4_e2m1 only)", p.b_type);
   if (p.a_type != "fp16" && p.a_type != "bf16") return "4-bit weights are converted to fp16 or bf16 activations only";
   if (p.acc_type != "fp32") return "4-bit weights accumulate in fp32";
-  if (p.family != "mma.sync") return "4-bit weights are generated on the mma.sync family only";
+  if (p.family != hw::Family::MmaSync) return "4-bit weights are generated on the mma.sync family only";
   // The schedule w4_schedule (solve/space.h) gives, as a plan read back may carry another.
   if (p.tile_n != 16 || p.tile_k != 128 || (p.tile_m != 16 && p.tile_m != 32) || p.k_warps < 1 || p.k_warps > 8 ||
       p.stages < 2 || p.stages > 4 || p.warp_m != 1 || p.warp_n != 1 || p.split_k != 1 ||

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <system_error>
+#include <type_traits>
 
 #include "hw/schema_check.h"
 #include "support/error.h"
@@ -206,218 +208,478 @@ class SourceCollector {
   std::map<std::string, std::string>& out_;
 };
 
-// Typed reads of fields the schema already checked. They check again, so that a lax schema
-// yields an error rather than a wrong value.
-class Reader {
- public:
-  Reader(const Reporter& r, const json& obj, std::string path) : r_(r), obj_(obj), path_(std::move(path)) {}
+// ---- The field table ----------------------------------------------------------------------------
+// Every field of a model file is declared once, in the tables below: its name, its JSON-Schema
+// fragment (type, range, enumeration, pattern), whether it is required (an optional field has the
+// struct's default and is written back only when it differs), its description, and the struct
+// member it fills. The reader, to_json, operator<< and hw-models/schema.json (schema_text) all
+// walk these tables. Source notes follow one rule in every object: a "source" string covers the
+// object, a "<field>_source" string beside a field covers that field, and every number in the
+// file is covered by one (SourceCollector).
 
-  std::string at(const std::string& key) const { return join_path(path_, key); }
-  bool has(const std::string& key) const { return obj_.contains(key); }
-  const json& raw(const std::string& key) const {
-    auto it = obj_.find(key);
-    if (it == obj_.end()) r_.fail(path_, fmt::format("missing required field '{}'", key));
-    return *it;
-  }
+enum class Presence { Required, Optional };
 
-  std::int64_t int64(const std::string& key, std::int64_t lo, std::int64_t hi) const {
-    return checked_int(raw(key), at(key), lo, hi);
-  }
-  int integer(const std::string& key, int lo = 0, int hi = INT_MAX) const {
-    return static_cast<int>(int64(key, lo, hi));
-  }
-  double number(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_number()) r_.fail(at(key), "expected number");
-    double d = v.get<double>();
-    if (!std::isfinite(d) || d < 0) r_.fail(at(key), "expected a finite number >= 0");
-    return d;
-  }
-  bool boolean(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_boolean()) r_.fail(at(key), "expected boolean");
-    return v.get<bool>();
-  }
-  std::string string(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_string()) r_.fail(at(key), "expected string");
-    return v.get<std::string>();
-  }
-  std::vector<std::string> strings(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_array()) r_.fail(at(key), "expected array of strings");
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_string()) r_.fail(index_path(at(key), i), "expected string");
-      out.push_back(v[i].get<std::string>());
-    }
-    return out;
-  }
-  std::vector<int> ints(const std::string& key, int lo, int hi) const {
-    const json& v = raw(key);
-    if (!v.is_array()) r_.fail(at(key), "expected array of integers");
-    std::vector<int> out;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      out.push_back(static_cast<int>(checked_int(v[i], index_path(at(key), i), lo, hi)));
-    return out;
-  }
-  Reader object(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_object()) r_.fail(at(key), "expected object");
-    return Reader(r_, v, at(key));
-  }
-  std::vector<Reader> objects(const std::string& key) const {
-    const json& v = raw(key);
-    if (!v.is_array()) r_.fail(at(key), "expected array of objects");
-    std::vector<Reader> out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_object()) r_.fail(index_path(at(key), i), "expected object");
-      out.emplace_back(r_, v[i], index_path(at(key), i));
-    }
-    return out;
-  }
-  const json& json_obj() const { return obj_; }
-
- private:
-  std::int64_t checked_int(const json& v, const std::string& path, std::int64_t lo, std::int64_t hi) const {
-    std::int64_t x = 0;
-    bool ok = false;
-    if (v.is_number_unsigned()) {
-      auto u = v.get<std::uint64_t>();
-      ok = u <= static_cast<std::uint64_t>(INT64_MAX);
-      x = static_cast<std::int64_t>(u);
-    } else if (v.is_number_integer()) {
-      x = v.get<std::int64_t>();
-      ok = true;
-    } else if (v.is_number_float()) {
-      double d = v.get<double>();
-      ok = std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9007199254740992.0;
-      if (ok) x = static_cast<std::int64_t>(d);
-    }
-    if (!ok || x < lo || x > hi)
-      r_.fail(path, fmt::format("expected integer in [{}, {}], got {}", lo, hi,
-                                v.is_number() ? v.dump() : std::string("a ") + v.type_name()));
-    return x;
-  }
-
-  const Reporter& r_;
-  const json& obj_;
-  std::string path_;
+template <class S>
+struct Field {
+  std::string name;
+  json schema;  // the field's JSON-Schema fragment, its description included
+  Presence presence = Presence::Required;
+  std::function<json(const S&)> get;  // the value as a model file writes it
+  // Sets the field from a value the schema accepted, checking its type and range again so that a
+  // lax schema.json yields an error rather than a wrong value.
+  std::function<void(S&, const json&, const std::string& path, const Reporter&)> set;
+  // operator<<'s lines for the field; unset: "  <name>: <value>".
+  std::function<void(std::ostream&, const S&)> print;
 };
+
+template <class S>
+using Table = std::vector<Field<S>>;
+
+// JSON-Schema fragments of the kinds of field the models use.
+json note_ref() { return {{"$ref", "#/$defs/note"}}; }
+json precision_ref() { return {{"$ref", "#/$defs/precision"}}; }
+json integer(std::int64_t lo, std::int64_t hi) { return {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}}; }
+// A bound as written: 1, not 1.0 (schema_check's messages show it).
+json bound(double d) { return d == std::floor(d) ? json(static_cast<std::int64_t>(d)) : json(d); }
+json number(double lo, double hi) { return {{"type", "number"}, {"minimum", bound(lo)}, {"maximum", bound(hi)}}; }
+json count() { return integer(1, 1024); }
+json bytes() { return integer(0, 1073741824); }
+json rate() { return number(0.001, 1000000); }
+json boolean() { return {{"type", "boolean"}}; }
+json one_of(json values) { return {{"enum", std::move(values)}}; }
+json text(int max_length, const char* pattern) {
+  return {{"type", "string"}, {"maxLength", max_length}, {"pattern", pattern}};
+}
+json set_of(json items) {
+  return {{"type", "array"}, {"minItems", 1}, {"uniqueItems", true}, {"items", std::move(items)}};
+}
+
+// An object whose fields are `props` (each optional), with source notes.
+json object_of(json props, const json& required) {
+  props["source"] = note_ref();
+  json s = {{"type", "object"}};
+  if (!required.empty()) s["required"] = required;
+  s["properties"] = std::move(props);
+  s["patternProperties"] = {{"^[a-z0-9_]+_source$", note_ref()}};
+  s["additionalProperties"] = false;
+  return s;
+}
+
+// Rates by precision (peak_tflops): each a rate, any of these keys.
+json rates() {
+  json props = json::object();
+  for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "int8", "int4"}) props[k] = rate();
+  return object_of(props, json::array());
+}
+
+json described(json schema, const char* doc) {
+  if (*doc) schema["description"] = doc;
+  return schema;
+}
+
+std::int64_t checked_int(const json& v, const std::string& path, std::int64_t lo, std::int64_t hi, const Reporter& r) {
+  std::int64_t x = 0;
+  bool ok = false;
+  if (v.is_number_unsigned()) {
+    auto u = v.get<std::uint64_t>();
+    ok = u <= static_cast<std::uint64_t>(INT64_MAX);
+    x = static_cast<std::int64_t>(u);
+  } else if (v.is_number_integer()) {
+    x = v.get<std::int64_t>();
+    ok = true;
+  } else if (v.is_number_float()) {
+    double d = v.get<double>();
+    ok = std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9007199254740992.0;
+    if (ok) x = static_cast<std::int64_t>(d);
+  }
+  if (!ok || x < lo || x > hi)
+    r.fail(path, fmt::format("expected integer in [{}, {}], got {}", lo, hi,
+                             v.is_number() ? v.dump() : std::string("a ") + v.type_name()));
+  return x;
+}
+
+// A keyword of a schema fragment, or `fallback`.
+const json& keyword(const json& schema, const char* kw, const json& fallback) {
+  auto it = schema.find(kw);
+  return it == schema.end() ? fallback : *it;
+}
+
+const json kIntMin = INT_MIN, kIntMax = INT_MAX;
+
+template <class T>
+inline constexpr bool kIsVector = false;
+template <class T>
+inline constexpr bool kIsVector<std::vector<T>> = true;
+
+// `out` from `v`, checked against the type and range `schema` declares.
+template <class T>
+void decode(const json& v, const json& schema, const std::string& path, const Reporter& r, T& out) {
+  static const json none = json::object();
+  if constexpr (std::is_same_v<T, int>) {
+    const json& lo = keyword(schema, "minimum", kIntMin);
+    const json& hi = keyword(schema, "maximum", kIntMax);
+    out = static_cast<int>(checked_int(v, path, lo.get<std::int64_t>(), hi.get<std::int64_t>(), r));
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!v.is_number()) r.fail(path, "expected number");
+    out = v.get<double>();
+    if (!std::isfinite(out) || out < 0) r.fail(path, "expected a finite number >= 0");
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) r.fail(path, "expected boolean");
+    out = v.get<bool>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) r.fail(path, "expected string");
+    out = v.get<std::string>();
+  } else if constexpr (kIsVector<T>) {
+    if (!v.is_array()) r.fail(path, "expected array");
+    out.assign(v.size(), {});
+    for (std::size_t i = 0; i < v.size(); ++i)
+      decode(v[i], keyword(schema, "items", none), index_path(path, i), r, out[i]);
+  } else {  // an object of numbers beside its source notes
+    static_assert(std::is_same_v<T, std::map<std::string, double>>, "a field type decode does not read");
+    if (!v.is_object()) r.fail(path, "expected object");
+    out.clear();
+    for (const auto& [k, x] : v.items())
+      if (!is_note_key(k))
+        decode(x, keyword(keyword(schema, "properties", none), k.c_str(), none), join_path(path, k), r, out[k]);
+  }
+}
+
+// A field held in member `m` as it is in the file.
+template <class S, class T>
+Field<S> member(const char* name, T S::*m, json schema, const char* doc, Presence presence = Presence::Required) {
+  Field<S> f{name, described(std::move(schema), doc), presence};
+  f.get = [m](const S& s) { return json(s.*m); };
+  f.set = [m, sch = f.schema](S& s, const json& v, const std::string& path, const Reporter& r) {
+    decode(v, sch, path, r, s.*m);
+  };
+  return f;
+}
+
+// A string field that the struct holds in another form (a version, an address, an enumeration).
+template <class S>
+Field<S> converted(const char* name, json schema, const char* doc, std::function<json(const S&)> get,
+                   std::function<void(S&, const std::string&, const std::string& path, const Reporter&)> parse) {
+  Field<S> f{name, described(std::move(schema), doc), Presence::Required, std::move(get)};
+  f.set = [parse = std::move(parse)](S& s, const json& v, const std::string& path, const Reporter& r) {
+    std::string str;
+    decode(v, json::object(), path, r, str);
+    parse(s, str, path, r);
+  };
+  return f;
+}
+
+template <class T>
+void read_into(const Table<T>& table, const json& obj, const std::string& path, const Reporter& r, T& out) {
+  if (!obj.is_object()) r.fail(path, "expected object");
+  for (const Field<T>& f : table) {
+    if (auto it = obj.find(f.name); it != obj.end())
+      f.set(out, *it, join_path(path, f.name), r);
+    else if (f.presence == Presence::Required)
+      r.fail(path, fmt::format("missing required field '{}'", f.name));
+  }
+}
+
+template <class T>
+json write_object(const Table<T>& table, const T& x) {
+  static const T defaults{};
+  json o = json::object();
+  for (const Field<T>& f : table) {
+    json v = f.get(x);
+    if (f.presence == Presence::Optional && v == f.get(defaults)) continue;
+    o[f.name] = std::move(v);
+  }
+  return o;
+}
+
+template <class T>
+json object_schema(const Table<T>& table) {
+  json props = json::object(), required = json::array();
+  for (const Field<T>& f : table) {
+    props[f.name] = f.schema;
+    if (f.presence == Presence::Required) required.push_back(f.name);
+  }
+  return object_of(std::move(props), required);
+}
+
+// A value as operator<< shows it: strings bare, lists comma-separated, maps as "key value".
+std::string shown(const json& v) {
+  std::vector<std::string> parts;
+  if (v.is_string()) return v.get<std::string>().empty() ? "(none)" : v.get<std::string>();
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_array())
+    for (const json& x : v) parts.push_back(shown(x));
+  else if (v.is_object())
+    for (const auto& [k, x] : v.items()) parts.push_back(k + " " + shown(x));
+  else
+    return v.dump();
+  return parts.empty() ? "(none)" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+template <class T>
+void print_fields(std::ostream& os, const Table<T>& table, const T& x) {
+  for (const Field<T>& f : table) {
+    if (f.print)
+      f.print(os, x);
+    else
+      os << "  " << f.name << ": " << shown(f.get(x)) << "\n";
+  }
+}
+
+// A list of objects, each read, written and printed by `table` (one line per item).
+template <class S, class T>
+Field<S> objects(const char* name, std::vector<T> S::*m, const Table<T>& table, const char* doc) {
+  Field<S> f{name, described({{"type", "array"}, {"items", object_schema(table)}}, doc)};
+  f.get = [m, &table](const S& s) {
+    json a = json::array();
+    for (const T& x : s.*m) a.push_back(write_object(table, x));
+    return a;
+  };
+  f.set = [m, &table](S& s, const json& v, const std::string& path, const Reporter& r) {
+    if (!v.is_array()) r.fail(path, "expected array of objects");
+    (s.*m).assign(v.size(), T{});
+    for (std::size_t i = 0; i < v.size(); ++i) read_into(table, v[i], index_path(path, i), r, (s.*m)[i]);
+  };
+  f.print = [m, &table, name](std::ostream& os, const S& s) {
+    for (std::size_t i = 0; i < (s.*m).size(); ++i) {
+      const json o = write_object(table, (s.*m)[i]);
+      std::vector<std::string> parts;
+      for (const Field<T>& g : table)
+        if (o.contains(g.name)) parts.push_back(g.name + " " + shown(o.at(g.name)));
+      os << fmt::format("  {}[{}]: {}\n", name, i, fmt::join(parts, ", "));
+    }
+  };
+  return f;
+}
+
+// ---- The tables ---------------------------------------------------------------------------------
+
+const json& precisions() {
+  static const json p = {"fp32", "fp16", "bf16", "fp8_e4m3",  "fp8_e5m2", "int8",
+                         "u8",   "int4", "u4",   "int4_e2m1", "int32"};
+  return p;
+}
+
+const Table<MmaShape>& mma_fields() {
+  using M = MmaShape;
+  static const Table<M> t = {
+      member("instr", &M::instr, one_of({"mma.sync", "wgmma"}),
+             "The instruction: mma.sync (warp) or wgmma (warpgroup)."),
+      member("m", &M::m, count(), ""),
+      member("n", &M::n, count(), ""),
+      member("n_step", &M::n_step, integer(1, 1024),
+             "When present, n may be any multiple of n_step up to n (wgmma m64nNk*).", Presence::Optional),
+      member("k", &M::k, count(), ""),
+      member("a_type", &M::a_type, precision_ref(), ""),
+      member("b_type", &M::b_type, precision_ref(), ""),
+      member("acc_type", &M::acc_type, one_of({"fp32", "fp16", "int32"}), ""),
+      member("b_k_major_only", &M::b_k_major_only, boolean(),
+             "true: the instruction reads B K-major (column-major) only; it has no transpose for this element "
+             "width. Absent: false.",
+             Presence::Optional),
+  };
+  return t;
+}
+
+const Table<InRegisterConversion>& conversion_fields() {
+  using C = InRegisterConversion;
+  static const Table<C> t = {
+      member("from", &C::from, precision_ref(), "The weight precision the target cannot multiply natively."),
+      member("compute_types", &C::compute_types, set_of(precision_ref()),
+             "Precisions it is unpacked to in registers before a tensor-core instruction."),
+  };
+  return t;
+}
+
+const Table<GpuModel>& gpu_fields() {
+  using G = GpuModel;
+  static const Table<G> t = {
+      member("arch", &G::arch, text(16, "^sm_[0-9]{2,3}a?$"), "The SM architecture code is generated for."),
+      converted<G>(
+          "ptx_version", text(8, "^[0-9]{1,2}\\.[0-9]$"), "PTX ISA version the backend emits, \"major.minor\".",
+          [](const G& g) { return json(fmt::format("{}.{}", g.ptx_version_major, g.ptx_version_minor)); },
+          [](G& g, const std::string& v, const std::string& path, const Reporter& r) {
+            auto dot = v.find('.');
+            auto parse = [](std::string_view s, int& out) {
+              auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+              return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+            };
+            if (dot == std::string::npos || !parse(std::string_view(v).substr(0, dot), g.ptx_version_major) ||
+                !parse(std::string_view(v).substr(dot + 1), g.ptx_version_minor))
+              r.fail(path, fmt::format("expected \"major.minor\", got \"{}\"", v));
+          }),
+      member("sm_count", &G::sm_count, count(), ""),
+      member("boost_clock_mhz", &G::boost_clock_mhz, number(1, 10000), ""),
+      member("warp_size", &G::warp_size, integer(1, 64), ""),
+      member("max_threads_per_block", &G::max_threads_per_block, integer(1, 4096), ""),
+      member("max_threads_per_sm", &G::max_threads_per_sm, integer(1, 65536), ""),
+      member("max_blocks_per_sm", &G::max_blocks_per_sm, count(), ""),
+      member("max_warps_per_sm", &G::max_warps_per_sm, count(), ""),
+      member("regs_per_sm", &G::regs_per_sm, integer(1, 16777216), "32-bit registers per SM."),
+      member("max_regs_per_thread", &G::max_regs_per_thread, count(), ""),
+      member("smem_per_sm_bytes", &G::smem_per_sm_bytes, bytes(),
+             "Configurable shared memory per SM (the largest carve-out)."),
+      member("smem_per_block_bytes", &G::smem_per_block_bytes, bytes(),
+             "Dynamic shared memory per block with the opt-in attribute."),
+      member("smem_per_block_default_bytes", &G::smem_per_block_default_bytes, bytes(),
+             "Shared memory per block without the opt-in attribute."),
+      member("carveout_kb", &G::carveout_kb, set_of(integer(0, 1048576)),
+             "Shared-memory carve-out choices per SM, KiB, ascending."),
+      member("smem_banks", &G::smem_banks, integer(1, 128), ""),
+      member("smem_bank_width_bytes", &G::smem_bank_width_bytes, integer(1, 64), ""),
+      member("l1_bytes", &G::l1_bytes, bytes(), "Unified L1 and shared memory per SM."),
+      member("l2_bytes", &G::l2_bytes, bytes(), ""),
+      member("l2_line_bytes", &G::l2_line_bytes, integer(1, 4096), ""),
+      member("dram_bandwidth_gbps", &G::dram_bandwidth_gbps, rate(), ""),
+      member("l2_bandwidth_gbps", &G::l2_bandwidth_gbps, rate(), ""),
+      member("dram_latency_ns", &G::dram_latency_ns, rate(), "Global-memory load latency of an L2 miss, nanoseconds."),
+      member("dram_bytes_gib", &G::dram_bytes_gib, integer(1, 1048576), ""),
+      objects("mma", &G::mma, mma_fields(), "Tensor-core instruction shapes (mma.sync and, on Hopper, wgmma)."),
+      member("simt_types", &G::simt_types, set_of(precision_ref()),
+             "Precisions the CUDA cores multiply without tensor cores."),
+      objects("conversions", &G::conversions, conversion_fields(),
+              "Weight precisions unpacked in registers before a tensor-core instruction."),
+      member("peak_tflops", &G::peak_tflops, rates(), "Dense peak by precision, TFLOP/s (TOP/s for integers)."),
+      member("mma_sync_peak_tflops", &G::mma_sync_peak_tflops, rates(),
+             "Optional: the sustained mma.sync rate by precision where it is below peak_tflops (on Hopper the "
+             "peak is wgmma's).",
+             Presence::Optional),
+      member("has_cluster", &G::has_cluster, boolean(), "Thread-block clusters (Hopper)."),
+      member("max_cluster_size", &G::max_cluster_size, integer(1, 64), ""),
+      member("has_cp_async", &G::has_cp_async, boolean(), "cp.async (sm_80 and later)."),
+      member("has_tma", &G::has_tma, boolean(), "cp.async.bulk.tensor (sm_90)."),
+  };
+  return t;
+}
+
+const Table<NpuModel>& npu_fields() {
+  using N = NpuModel;
+  static const Table<N> t = {
+      member("pe_rows", &N::pe_rows, integer(1, 256), ""),
+      member("pe_cols", &N::pe_cols, integer(1, 256), ""),
+      member("dataflows", &N::dataflows, set_of(one_of({"weight_stationary", "output_stationary", "input_stationary"})),
+             ""),
+      member("input_types", &N::input_types, set_of(one_of({"int4", "int8", "int16", "u4", "u8", "u16"})),
+             "Native input precisions."),
+      member("max_custom_width", &N::max_custom_width, integer(1, 32), "Custom sN/uN inputs up to this many bits."),
+      member("acc_width", &N::acc_width, integer(8, 64), "Accumulator bits."),
+      member("spad_banks", &N::spad_banks, integer(1, 256), ""),
+      member("spad_rows", &N::spad_rows, integer(1, 1048576), "Rows per scratchpad bank."),
+      member("spad_width_bits", &N::spad_width_bits, integer(8, 4096), "Bits per scratchpad row."),
+      member("acc_rows", &N::acc_rows, integer(1, 1048576), "Accumulator-memory rows."),
+      member("acc_width_bits", &N::acc_width_bits, integer(8, 8192), "Bits per accumulator-memory row."),
+      member("bus_data_bits", &N::bus_data_bits, one_of({8, 16, 32, 64, 128, 256, 512, 1024}), "DRAM bus data width."),
+      member("bus_max_burst_beats", &N::bus_max_burst_beats, integer(1, 256), "Most beats in one burst (AXI: 256)."),
+      member("bus_boundary_bytes", &N::bus_boundary_bytes, integer(1, 1048576),
+             "Bursts never cross this boundary (AXI: 4096)."),
+      member("bus_addr_bits", &N::bus_addr_bits, integer(32, 64),
+             "Optional, 32 by default: the width of the AXI4 addresses of the DMA masters. The operands' bases are "
+             "programmed as two 32-bit registers each (A_BASE and A_BASE_HI, ...); bits above this width must be "
+             "zero.",
+             Presence::Optional),
+      member("dram_latency_cycles", &N::dram_latency_cycles, integer(0, 1000000), "Typical read latency."),
+      member("drain_shadow", &N::drain_shadow, boolean(),
+             "Optional, true by default: each PE has a shadow register that takes its sum at the end of a "
+             "sub-block, so the drain into the accumulators overlaps the next sub-block's products. Without it the "
+             "array waits while it drains (fewer registers).",
+             Presence::Optional),
+      converted<N>(
+          "mmio_base", text(18, "^0x[0-9A-Fa-f]{1,16}$"), "Register-map base address, hexadecimal.",
+          [](const N& n) { return json(fmt::format("0x{:08X}", n.mmio_base)); },
+          [](N& n, const std::string& base, const std::string& path, const Reporter& r) {
+            bool hex = base.size() > 2 && base.size() <= 18 && base[0] == '0' && (base[1] == 'x' || base[1] == 'X');
+            if (hex) {
+              auto [p, ec] = std::from_chars(base.data() + 2, base.data() + base.size(), n.mmio_base, 16);
+              hex = ec == std::errc() && p == base.data() + base.size();
+            }
+            if (!hex) r.fail(path, fmt::format("expected a hexadecimal address \"0x...\", got \"{}\"", base));
+          }),
+      member("clock_mhz", &N::clock_mhz, number(1, 10000), ""),
+      member("board", &N::board, one_of({"icebreaker"}),
+             "Optional: the FPGA prototype board in boards/ that synthesis places and routes the design on "
+             "(nextpnr). One of the boards the compiler carries.",
+             Presence::Optional),
+  };
+  return t;
+}
+
+const Table<HwModel>& top_fields() {
+  using H = HwModel;
+  static const Table<H> t = {
+      member("name", &H::name, text(64, "^[a-z][a-z0-9_]*$"), "The name a spec's `target` uses; equals the file stem."),
+      member("description", &H::description, {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}, ""),
+      converted<H>(
+          "kind", one_of({"gpu", "npu"}), "", [](const H& m) { return json(target_kind_name(m.kind)); },
+          [](H& m, const std::string& v, const std::string& path, const Reporter& r) {
+            auto kind = target_kind_from_name(v);
+            if (!kind) r.fail(path, fmt::format("expected \"gpu\" or \"npu\", got \"{}\"", v));
+            m.kind = *kind;
+          }),
+  };
+  return t;
+}
+
+// hw-models/schema.json: the tables as a JSON Schema (the subset schema_check.h implements).
+json schema_document() {
+  json doc = {
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"$id", "https://deepgemm.dev/hw-models/schema.json"},
+      {"title", "DeepGEMM hardware model"},
+      {"description",
+       "One target (GPU or NPU) as data. Every numeric field carries a source note: a sibling string "
+       "'<field>_source' or a 'source' string in an enclosing object. Generated from the field tables of "
+       "compiler/hw/hw_model.cpp (DEEPGEMM_UPDATE_GOLDEN=1 ctest -R unit.hw rewrites it); edit the "
+       "tables, not this file. It uses the subset of JSON Schema 2020-12 that compiler/hw/schema_check.h "
+       "implements."},
+  };
+  doc.update(object_schema(top_fields()));
+  doc["properties"]["gpu"] = object_schema(gpu_fields());
+  doc["properties"]["npu"] = object_schema(npu_fields());
+  doc["$defs"] = {{"note", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000}}},
+                  {"precision", one_of(precisions())}};
+  return doc;
+}
 
 bool is_pow2(std::int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
-void read_ptx_version(const Reader& g, const Reporter& r, GpuModel& gpu) {
-  std::string v = g.string("ptx_version");
-  auto dot = v.find('.');
-  auto parse = [&](std::string_view s, int& out) {
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && p == s.data() + s.size() && !s.empty();
-  };
-  if (dot == std::string::npos || !parse(std::string_view(v).substr(0, dot), gpu.ptx_version_major) ||
-      !parse(std::string_view(v).substr(dot + 1), gpu.ptx_version_minor))
-    r.fail(g.at("ptx_version"), fmt::format("expected \"major.minor\", got \"{}\"", v));
-}
-
-GpuModel read_gpu(const Reader& g, const Reporter& r) {
-  GpuModel gpu;
-  gpu.arch = g.string("arch");
-  read_ptx_version(g, r, gpu);
-  gpu.sm_count = g.integer("sm_count", 1);
-  gpu.boost_clock_mhz = g.number("boost_clock_mhz");
-  gpu.warp_size = g.integer("warp_size", 1);
-  gpu.max_threads_per_block = g.integer("max_threads_per_block", 1);
-  gpu.max_threads_per_sm = g.integer("max_threads_per_sm", 1);
-  gpu.max_blocks_per_sm = g.integer("max_blocks_per_sm", 1);
-  gpu.max_warps_per_sm = g.integer("max_warps_per_sm", 1);
-  gpu.regs_per_sm = g.integer("regs_per_sm", 1);
-  gpu.max_regs_per_thread = g.integer("max_regs_per_thread", 1);
-  gpu.smem_per_sm_bytes = g.integer("smem_per_sm_bytes");
-  gpu.smem_per_block_bytes = g.integer("smem_per_block_bytes");
-  gpu.smem_per_block_default_bytes = g.integer("smem_per_block_default_bytes");
-  gpu.carveout_kb = g.ints("carveout_kb", 0, INT_MAX / 1024);
-  gpu.smem_banks = g.integer("smem_banks", 1);
-  gpu.smem_bank_width_bytes = g.integer("smem_bank_width_bytes", 1);
-  gpu.l1_bytes = g.integer("l1_bytes");
-  gpu.l2_bytes = g.integer("l2_bytes");
-  gpu.l2_line_bytes = g.integer("l2_line_bytes", 1);
-  gpu.dram_bandwidth_gbps = g.number("dram_bandwidth_gbps");
-  gpu.l2_bandwidth_gbps = g.number("l2_bandwidth_gbps");
-  gpu.dram_latency_ns = g.number("dram_latency_ns");
-  gpu.dram_bytes_gib = g.integer("dram_bytes_gib", 1);
-  for (const Reader& e : g.objects("mma")) {
-    MmaShape s;
-    s.instr = e.string("instr");
-    s.m = e.integer("m", 1);
-    s.n = e.integer("n", 1);
-    s.k = e.integer("k", 1);
-    s.n_step = e.has("n_step") ? e.integer("n_step", 1) : 0;
-    s.a_type = e.string("a_type");
-    s.b_type = e.string("b_type");
-    s.acc_type = e.string("acc_type");
-    s.b_k_major_only = e.has("b_k_major_only") && e.boolean("b_k_major_only");
-    gpu.mma.push_back(s);
-  }
-  gpu.simt_types = g.strings("simt_types");
-  for (const Reader& e : g.objects("conversions"))
-    gpu.conversions.push_back({e.string("from"), e.strings("compute_types")});
-  Reader peak = g.object("peak_tflops");
-  for (const auto& [k, unused] : peak.json_obj().items()) {
-    (void)unused;
-    if (!is_note_key(k)) gpu.peak_tflops[k] = peak.number(k);
-  }
-  if (g.has("mma_sync_peak_tflops")) {
-    Reader ms = g.object("mma_sync_peak_tflops");
-    for (const auto& [k, unused] : ms.json_obj().items()) {
-      (void)unused;
-      if (!is_note_key(k)) gpu.mma_sync_peak_tflops[k] = ms.number(k);
-    }
-  }
-  gpu.has_cluster = g.boolean("has_cluster");
-  gpu.max_cluster_size = g.integer("max_cluster_size", 1);
-  gpu.has_cp_async = g.boolean("has_cp_async");
-  gpu.has_tma = g.boolean("has_tma");
-  return gpu;
-}
-
 // Facts that relate fields to each other; the schema checks each field alone.
-void check_gpu(const GpuModel& g, const Reader& rd, const Reporter& r) {
+void check_gpu(const GpuModel& g, const Reporter& r) {
+  auto at = [](const char* field) { return join_path("gpu", field); };
   auto kib = [](int bytes) { return fmt::format("{} ({} KiB)", bytes, bytes / 1024.0); };
   if (g.smem_per_block_default_bytes > g.smem_per_block_bytes)
-    r.fail(rd.at("smem_per_block_default_bytes"),
+    r.fail(at("smem_per_block_default_bytes"),
            fmt::format("{} is more than smem_per_block_bytes {}", kib(g.smem_per_block_default_bytes),
                        kib(g.smem_per_block_bytes)));
   if (g.smem_per_block_bytes > g.smem_per_sm_bytes)
-    r.fail(rd.at("smem_per_block_bytes"),
+    r.fail(at("smem_per_block_bytes"),
            fmt::format("{} is more than smem_per_sm_bytes {}", kib(g.smem_per_block_bytes), kib(g.smem_per_sm_bytes)));
   if (g.smem_per_sm_bytes > g.l1_bytes)
-    r.fail(rd.at("smem_per_sm_bytes"),
+    r.fail(at("smem_per_sm_bytes"),
            fmt::format("{} is more than l1_bytes {}", kib(g.smem_per_sm_bytes), kib(g.l1_bytes)));
   for (std::size_t i = 1; i < g.carveout_kb.size(); ++i)
     if (g.carveout_kb[i] <= g.carveout_kb[i - 1])
-      r.fail(index_path(rd.at("carveout_kb"), i),
+      r.fail(index_path(at("carveout_kb"), i),
              fmt::format("carve-out choices must be ascending ({} after {})", g.carveout_kb[i], g.carveout_kb[i - 1]));
   if (!g.carveout_kb.empty() && static_cast<std::int64_t>(g.carveout_kb.back()) * 1024 != g.smem_per_sm_bytes)
-    r.fail(rd.at("carveout_kb"), fmt::format("the largest carve-out, {} KiB, must equal smem_per_sm_bytes {}",
-                                             g.carveout_kb.back(), kib(g.smem_per_sm_bytes)));
+    r.fail(at("carveout_kb"), fmt::format("the largest carve-out, {} KiB, must equal smem_per_sm_bytes {}",
+                                          g.carveout_kb.back(), kib(g.smem_per_sm_bytes)));
   if (g.max_threads_per_block > g.max_threads_per_sm)
-    r.fail(rd.at("max_threads_per_block"),
+    r.fail(at("max_threads_per_block"),
            fmt::format("{} is more than max_threads_per_sm {}", g.max_threads_per_block, g.max_threads_per_sm));
   if (static_cast<std::int64_t>(g.max_warps_per_sm) * g.warp_size != g.max_threads_per_sm)
-    r.fail(rd.at("max_warps_per_sm"), fmt::format("{} warps of {} threads is not max_threads_per_sm {}",
-                                                  g.max_warps_per_sm, g.warp_size, g.max_threads_per_sm));
+    r.fail(at("max_warps_per_sm"), fmt::format("{} warps of {} threads is not max_threads_per_sm {}",
+                                               g.max_warps_per_sm, g.warp_size, g.max_threads_per_sm));
   if (!g.has_cluster && g.max_cluster_size != 1)
-    r.fail(rd.at("max_cluster_size"), fmt::format("must be 1 when has_cluster is false, got {}", g.max_cluster_size));
+    r.fail(at("max_cluster_size"), fmt::format("must be 1 when has_cluster is false, got {}", g.max_cluster_size));
 
   std::set<std::string> inputs;
   for (std::size_t i = 0; i < g.mma.size(); ++i) {
     const MmaShape& s = g.mma[i];
-    std::string at = index_path(rd.at("mma"), i);
+    const std::string item = index_path(at("mma"), i);
     for (const auto& [field, type] : {std::pair{"a_type", s.a_type}, std::pair{"b_type", s.b_type}})
       if (type == "fp32" || type == "int32")
-        r.fail(join_path(at, field), fmt::format("\"{}\" is not a tensor-core input type", type));
+        r.fail(join_path(item, field), fmt::format("\"{}\" is not a tensor-core input type", type));
     if (s.n_step > 0 && s.n % s.n_step != 0)
-      r.fail(join_path(at, "n_step"), fmt::format("n = {} is not a multiple of n_step = {}", s.n, s.n_step));
+      r.fail(join_path(item, "n_step"), fmt::format("n = {} is not a multiple of n_step = {}", s.n, s.n_step));
     inputs.insert(s.a_type);
     inputs.insert(s.b_type);
   }
@@ -425,63 +687,30 @@ void check_gpu(const GpuModel& g, const Reader& rd, const Reporter& r) {
     const auto& c = g.conversions[i];
     for (std::size_t j = 0; j < c.compute_types.size(); ++j)
       if (!inputs.count(c.compute_types[j]))
-        r.fail(index_path(join_path(index_path(rd.at("conversions"), i), "compute_types"), j),
-               fmt::format("\"{}\" is not an input type of any {} entry", c.compute_types[j], rd.at("mma")));
+        r.fail(index_path(join_path(index_path(at("conversions"), i), "compute_types"), j),
+               fmt::format("\"{}\" is not an input type of any {} entry", c.compute_types[j], at("mma")));
   }
 }
 
-NpuModel read_npu(const Reader& n, const Reporter& r) {
-  NpuModel npu;
-  npu.pe_rows = n.integer("pe_rows", 1);
-  npu.pe_cols = n.integer("pe_cols", 1);
-  npu.dataflows = n.strings("dataflows");
-  npu.input_types = n.strings("input_types");
-  npu.max_custom_width = n.integer("max_custom_width", 1);
-  npu.acc_width = n.integer("acc_width", 1);
-  npu.spad_banks = n.integer("spad_banks", 1);
-  npu.spad_rows = n.integer("spad_rows", 1);
-  npu.spad_width_bits = n.integer("spad_width_bits", 1);
-  npu.acc_rows = n.integer("acc_rows", 1);
-  npu.acc_width_bits = n.integer("acc_width_bits", 1);
-  npu.bus_data_bits = n.integer("bus_data_bits", 8);
-  npu.bus_max_burst_beats = n.integer("bus_max_burst_beats", 1);
-  npu.bus_boundary_bytes = n.integer("bus_boundary_bytes", 1);
-  if (n.has("bus_addr_bits")) npu.bus_addr_bits = n.integer("bus_addr_bits", 32, 64);
-  npu.dram_latency_cycles = n.integer("dram_latency_cycles");
-  if (n.has("drain_shadow")) npu.drain_shadow = n.boolean("drain_shadow");
-  std::string base = n.string("mmio_base");
-  bool hex = base.size() > 2 && base.size() <= 18 && base[0] == '0' && (base[1] == 'x' || base[1] == 'X');
-  if (hex) {
-    auto [p, ec] = std::from_chars(base.data() + 2, base.data() + base.size(), npu.mmio_base, 16);
-    hex = ec == std::errc() && p == base.data() + base.size();
-  }
-  if (!hex) r.fail(n.at("mmio_base"), fmt::format("expected a hexadecimal address \"0x...\", got \"{}\"", base));
-  npu.clock_mhz = n.number("clock_mhz");
-  if (npu.clock_mhz <= 0) r.fail(n.at("clock_mhz"), "expected a number > 0");
-  if (n.has("board")) {
-    npu.board = n.string("board");
-    if (npu.board.empty()) r.fail(n.at("board"), "expected a board name");
-  }
-  return npu;
-}
-
-void check_npu(const NpuModel& n, const Reader& rd, const Reporter& r) {
+void check_npu(const NpuModel& n, const Reporter& r) {
+  auto at = [](const char* field) { return join_path("npu", field); };
+  if (n.clock_mhz <= 0) r.fail(at("clock_mhz"), "expected a number > 0");
   if (n.acc_width_bits % n.acc_width != 0)
-    r.fail(rd.at("acc_width_bits"),
+    r.fail(at("acc_width_bits"),
            fmt::format("{} bits is not a whole number of {}-bit accumulators", n.acc_width_bits, n.acc_width));
   if (n.spad_width_bits % 8 != 0)
-    r.fail(rd.at("spad_width_bits"), fmt::format("{} is not a whole number of bytes", n.spad_width_bits));
+    r.fail(at("spad_width_bits"), fmt::format("{} is not a whole number of bytes", n.spad_width_bits));
   if (n.bus_data_bits % 8 != 0 || !is_pow2(n.bus_data_bits))
-    r.fail(rd.at("bus_data_bits"), fmt::format("expected a power of two of at least 8, got {}", n.bus_data_bits));
+    r.fail(at("bus_data_bits"), fmt::format("expected a power of two of at least 8, got {}", n.bus_data_bits));
   if (!is_pow2(n.bus_boundary_bytes))
-    r.fail(rd.at("bus_boundary_bytes"), fmt::format("expected a power of two, got {}", n.bus_boundary_bytes));
+    r.fail(at("bus_boundary_bytes"), fmt::format("expected a power of two, got {}", n.bus_boundary_bytes));
   std::int64_t burst = static_cast<std::int64_t>(n.bus_max_burst_beats) * (n.bus_data_bits / 8);
   if (burst > n.bus_boundary_bytes)
-    r.fail(rd.at("bus_max_burst_beats"),
+    r.fail(at("bus_max_burst_beats"),
            fmt::format("a burst of {} beats x {} bytes = {} bytes cannot fit within the {}-byte "
                        "boundary",
                        n.bus_max_burst_beats, n.bus_data_bits / 8, burst, n.bus_boundary_bytes));
-  if (n.mmio_base % 4 != 0) r.fail(rd.at("mmio_base"), fmt::format("0x{:X} is not 4-byte aligned", n.mmio_base));
+  if (n.mmio_base % 4 != 0) r.fail(at("mmio_base"), fmt::format("0x{:X} is not 4-byte aligned", n.mmio_base));
 }
 
 fs::path schema_beside(const std::string& model_file) {
@@ -556,29 +785,23 @@ HwModel from_json(const json& j, const std::string& file, const json& schema) {
   Reporter r(file);
   try {
     check_schema(schema, j, file, "schema.json");
-    Reader top(r, j, "");
     HwModel m;
+    read_into(top_fields(), j, "", r, m);
     m.file = file;
-    m.name = top.string("name");
-    m.description = top.string("description");
     std::string stem = fs::path(file).stem().string();
     if (!stem.empty() && m.name != stem)
       r.fail("name", fmt::format("\"{}\" does not match the file name (expected \"{}\")", m.name, stem));
-    std::string kind = top.string("kind");
-    if (kind != "gpu" && kind != "npu") r.fail("kind", fmt::format("expected \"gpu\" or \"npu\", got \"{}\"", kind));
-    std::string other = kind == "gpu" ? "npu" : "gpu";
-    if (!top.has(kind)) r.fail("", fmt::format("kind is \"{}\" but there is no \"{}\" section", kind, kind));
-    if (top.has(other))
+    const std::string kind = target_kind_name(m.kind), other = m.is_gpu() ? "npu" : "gpu";
+    if (!j.contains(kind)) r.fail("", fmt::format("kind is \"{}\" but there is no \"{}\" section", kind, kind));
+    if (j.contains(other))
       r.fail(other, fmt::format("a \"{}\" section does not belong to a model of kind \"{}\"", other, kind));
     SourceCollector(r, m.sources).visit(j, "", false);
-    m.kind = kind == "gpu" ? TargetKind::Gpu : TargetKind::Npu;
-    Reader section = top.object(kind);
     if (m.is_gpu()) {
-      m.gpu = read_gpu(section, r);
-      check_gpu(m.gpu, section, r);
+      read_into(gpu_fields(), j.at(kind), kind, r, m.gpu);
+      check_gpu(m.gpu, r);
     } else {
-      m.npu = read_npu(section, r);
-      check_npu(m.npu, section, r);
+      read_into(npu_fields(), j.at(kind), kind, r, m.npu);
+      check_npu(m.npu, r);
     }
     return m;
   } catch (const json::exception& e) {
@@ -637,86 +860,8 @@ HwModel load_named(const std::string& dir, const std::string& name) {
 }
 
 json to_json(const HwModel& m) {
-  json j = json::object();
-  j["name"] = m.name;
-  j["description"] = m.description;
-  j["kind"] = m.is_gpu() ? "gpu" : "npu";
-  if (m.is_gpu()) {
-    const GpuModel& g = m.gpu;
-    json s = json::object();
-    s["arch"] = g.arch;
-    s["ptx_version"] = fmt::format("{}.{}", g.ptx_version_major, g.ptx_version_minor);
-    s["sm_count"] = g.sm_count;
-    s["boost_clock_mhz"] = g.boost_clock_mhz;
-    s["warp_size"] = g.warp_size;
-    s["max_threads_per_block"] = g.max_threads_per_block;
-    s["max_threads_per_sm"] = g.max_threads_per_sm;
-    s["max_blocks_per_sm"] = g.max_blocks_per_sm;
-    s["max_warps_per_sm"] = g.max_warps_per_sm;
-    s["regs_per_sm"] = g.regs_per_sm;
-    s["max_regs_per_thread"] = g.max_regs_per_thread;
-    s["smem_per_sm_bytes"] = g.smem_per_sm_bytes;
-    s["smem_per_block_bytes"] = g.smem_per_block_bytes;
-    s["smem_per_block_default_bytes"] = g.smem_per_block_default_bytes;
-    s["carveout_kb"] = g.carveout_kb;
-    s["smem_banks"] = g.smem_banks;
-    s["smem_bank_width_bytes"] = g.smem_bank_width_bytes;
-    s["l1_bytes"] = g.l1_bytes;
-    s["l2_bytes"] = g.l2_bytes;
-    s["l2_line_bytes"] = g.l2_line_bytes;
-    s["dram_bandwidth_gbps"] = g.dram_bandwidth_gbps;
-    s["l2_bandwidth_gbps"] = g.l2_bandwidth_gbps;
-    s["dram_latency_ns"] = g.dram_latency_ns;
-    s["dram_bytes_gib"] = g.dram_bytes_gib;
-    json mma = json::array();
-    for (const MmaShape& x : g.mma) {
-      json e = {{"instr", x.instr},      {"m", x.m}, {"n", x.n}, {"k", x.k}, {"a_type", x.a_type}, {"b_type", x.b_type},
-                {"acc_type", x.acc_type}};
-      if (x.n_step > 0) e["n_step"] = x.n_step;
-      if (x.b_k_major_only) e["b_k_major_only"] = true;
-      mma.push_back(e);
-    }
-    s["mma"] = mma;
-    s["simt_types"] = g.simt_types;
-    json conv = json::array();
-    for (const auto& c : g.conversions) conv.push_back({{"from", c.from}, {"compute_types", c.compute_types}});
-    s["conversions"] = conv;
-    s["peak_tflops"] = json::object();
-    for (const auto& [k, v] : g.peak_tflops) s["peak_tflops"][k] = v;
-    if (!g.mma_sync_peak_tflops.empty()) {
-      s["mma_sync_peak_tflops"] = json::object();
-      for (const auto& [k, v] : g.mma_sync_peak_tflops) s["mma_sync_peak_tflops"][k] = v;
-    }
-    s["has_cluster"] = g.has_cluster;
-    s["max_cluster_size"] = g.max_cluster_size;
-    s["has_cp_async"] = g.has_cp_async;
-    s["has_tma"] = g.has_tma;
-    j["gpu"] = s;
-  } else {
-    const NpuModel& n = m.npu;
-    j["npu"] = {
-        {"pe_rows", n.pe_rows},
-        {"pe_cols", n.pe_cols},
-        {"dataflows", n.dataflows},
-        {"input_types", n.input_types},
-        {"max_custom_width", n.max_custom_width},
-        {"acc_width", n.acc_width},
-        {"spad_banks", n.spad_banks},
-        {"spad_rows", n.spad_rows},
-        {"spad_width_bits", n.spad_width_bits},
-        {"acc_rows", n.acc_rows},
-        {"acc_width_bits", n.acc_width_bits},
-        {"bus_data_bits", n.bus_data_bits},
-        {"bus_max_burst_beats", n.bus_max_burst_beats},
-        {"bus_boundary_bytes", n.bus_boundary_bytes},
-        {"dram_latency_cycles", n.dram_latency_cycles},
-        {"mmio_base", fmt::format("0x{:08X}", n.mmio_base)},
-        {"clock_mhz", n.clock_mhz},
-    };
-    if (!n.drain_shadow) j["npu"]["drain_shadow"] = false;
-    if (n.bus_addr_bits != 32) j["npu"]["bus_addr_bits"] = n.bus_addr_bits;
-    if (!n.board.empty()) j["npu"]["board"] = n.board;
-  }
+  json j = write_object(top_fields(), m);
+  j[target_kind_name(m.kind)] = m.is_gpu() ? write_object(gpu_fields(), m.gpu) : write_object(npu_fields(), m.npu);
   // Each note goes back where the loader finds it again: "source" inside an object, else
   // "<field>_source" beside the field.
   for (const auto& [path, note] : m.sources) {
@@ -734,52 +879,16 @@ json to_json(const HwModel& m) {
 }
 
 std::ostream& operator<<(std::ostream& os, const HwModel& m) {
-  os << "hw model " << m.name << " (" << (m.is_gpu() ? "gpu" : "npu") << "): " << m.description << "\n";
+  os << fmt::format("hw model {} ({}): {}\n", m.name, m.kind, m.description);
   if (!m.file.empty()) os << "  file: " << m.file << "\n";
-  if (m.is_gpu()) {
-    const GpuModel& g = m.gpu;
-    os << fmt::format("  arch: {} (PTX ISA {}.{})\n", g.arch, g.ptx_version_major, g.ptx_version_minor)
-       << fmt::format("  sm_count: {} at {} MHz\n", g.sm_count, g.boost_clock_mhz)
-       << fmt::format("  threads: {} per block, {} per SM, warp {}\n", g.max_threads_per_block, g.max_threads_per_sm,
-                      g.warp_size)
-       << fmt::format("  resident per SM: {} blocks, {} warps\n", g.max_blocks_per_sm, g.max_warps_per_sm)
-       << fmt::format("  registers: {} per SM, {} per thread\n", g.regs_per_sm, g.max_regs_per_thread)
-       << fmt::format("  shared memory: {} B per SM, {} B per block (opt-in), {} B default\n", g.smem_per_sm_bytes,
-                      g.smem_per_block_bytes, g.smem_per_block_default_bytes)
-       << fmt::format("  carve-outs (KiB): {}\n", fmt::join(g.carveout_kb, ", "))
-       << fmt::format("  banks: {} x {} B\n", g.smem_banks, g.smem_bank_width_bytes)
-       << fmt::format("  L1+shared: {} B per SM; L2: {} B, {} B lines\n", g.l1_bytes, g.l2_bytes, g.l2_line_bytes)
-       << fmt::format("  DRAM: {} GiB, {} GB/s, {} ns latency; L2: {} GB/s\n", g.dram_bytes_gib, g.dram_bandwidth_gbps,
-                      g.dram_latency_ns, g.l2_bandwidth_gbps);
-    for (const MmaShape& s : g.mma)
-      os << fmt::format("  mma: {} m{}n{}{}k{} {} x {} -> {}{}\n", s.instr, s.m, s.n,
-                        s.n_step > 0 ? fmt::format("(step {})", s.n_step) : "", s.k, s.a_type, s.b_type, s.acc_type,
-                        s.b_k_major_only ? " (B K-major only)" : "");
-    os << fmt::format("  simt: {}\n", fmt::join(g.simt_types, ", "));
-    for (const auto& c : g.conversions)
-      os << fmt::format("  convert in registers: {} -> {}\n", c.from, fmt::join(c.compute_types, ", "));
-    for (const auto& [k, v] : g.peak_tflops) os << fmt::format("  peak {}: {} T/s\n", k, v);
-    os << fmt::format("  clusters: {} (max {}); cp.async: {}; TMA: {}\n", g.has_cluster ? "yes" : "no",
-                      g.max_cluster_size, g.has_cp_async ? "yes" : "no", g.has_tma ? "yes" : "no");
-  } else {
-    const NpuModel& n = m.npu;
-    std::int64_t spad = static_cast<std::int64_t>(n.spad_banks) * n.spad_rows * n.spad_width_bits / 8;
-    std::int64_t acc = static_cast<std::int64_t>(n.acc_rows) * n.acc_width_bits / 8;
-    os << fmt::format("  PE array: {} x {}; dataflows: {}\n", n.pe_rows, n.pe_cols, fmt::join(n.dataflows, ", "))
-       << fmt::format("  inputs: {}; custom widths up to {} bits; accumulators {} bits\n",
-                      fmt::join(n.input_types, ", "), n.max_custom_width, n.acc_width)
-       << fmt::format("  scratchpad: {} banks x {} rows x {} bits = {} B\n", n.spad_banks, n.spad_rows,
-                      n.spad_width_bits, spad)
-       << fmt::format("  accumulator memory: {} rows x {} bits = {} B\n", n.acc_rows, n.acc_width_bits, acc)
-       << fmt::format(
-              "  bus: {} bits, {}-bit addresses, bursts up to {} beats, {}-byte boundary; DRAM latency {} "
-              "cycles\n",
-              n.bus_data_bits, n.bus_addr_bits, n.bus_max_burst_beats, n.bus_boundary_bytes, n.dram_latency_cycles)
-       << fmt::format("  MMIO base: 0x{:08X}; clock: {} MHz\n", n.mmio_base, n.clock_mhz);
-    if (!n.board.empty()) os << fmt::format("  board: {} (boards/{}/)\n", n.board, n.board);
-  }
+  if (m.is_gpu())
+    print_fields(os, gpu_fields(), m.gpu);
+  else
+    print_fields(os, npu_fields(), m.npu);
   return os;
 }
+
+std::string schema_text() { return schema_document().dump(2) + "\n"; }
 
 int npu_queue_entries(const NpuModel& n, std::int64_t row_beats, bool c_stream) {
   const std::int64_t beats = std::max<std::int64_t>(1, row_beats);

@@ -1,5 +1,7 @@
 // HwModel: the facts about one target that the compiler may use, loaded from
-// hw-models/<name>.json and checked against hw-models/schema.json on load.
+// hw-models/<name>.json and checked against hw-models/schema.json on load. Each field of a model
+// file is declared once, in the field tables of hw_model.cpp, which drive the reader, to_json,
+// operator<< and the schema (schema_text).
 //
 // Code never hard-codes a hardware number; it asks this structure. Every numeric field in the
 // JSON carries a source note (datasheet, PTX ISA, measurement) in a sibling "<field>_source"
@@ -11,13 +13,46 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json_fwd.hpp>
 
 namespace dg::hw {
 
 enum class TargetKind { Gpu, Npu };
+
+/// The instruction family a kernel computes with: tensor-core mma.sync or wgmma, FMA on CUDA
+/// cores (simt), or an NPU's PE array. Plans and specs name them "mma.sync", "wgmma", "simt",
+/// "npu" (the tensor-core names are the `instr` of a model's mma shapes).
+enum class Family { MmaSync, Wgmma, Simt, Npu };
+
+/// "gpu" | "npu", as hardware models and plans write a target kind.
+constexpr const char* target_kind_name(TargetKind k) { return k == TargetKind::Gpu ? "gpu" : "npu"; }
+/// The kind a name stands for; none for any other string.
+inline std::optional<TargetKind> target_kind_from_name(std::string_view s) {
+  if (s == "gpu") return TargetKind::Gpu;
+  if (s == "npu") return TargetKind::Npu;
+  return std::nullopt;
+}
+
+/// "mma.sync" | "wgmma" | "simt" | "npu".
+constexpr const char* family_name(Family f) {
+  switch (f) {
+    case Family::MmaSync: return "mma.sync";
+    case Family::Wgmma: return "wgmma";
+    case Family::Simt: return "simt";
+    case Family::Npu: return "npu";
+  }
+  return "?";
+}
+/// The family a name stands for; none for any other string.
+inline std::optional<Family> family_from_name(std::string_view s) {
+  for (Family f : {Family::MmaSync, Family::Wgmma, Family::Simt, Family::Npu})
+    if (s == family_name(f)) return f;
+  return std::nullopt;
+}
 
 /// One tensor-core instruction shape, e.g. mma.sync m16n8k16 f16.f16 -> f32.
 struct MmaShape {
@@ -159,9 +194,31 @@ HwModel load_named(const std::string& dir, const std::string& name);
 /// Names of the models in `dir` (file stems), sorted, without loading them.
 std::vector<std::string> list_names(const std::string& dir);
 
-/// Human-readable summary, one field per line (used by --emit=problem and reports).
+/// Human-readable summary: the header, then one line per field of the model's section in the
+/// order the field table declares them ("  sm_count: 132"), one line per item of a list of objects
+/// ("  mma[5]: instr wgmma, m 64, ...").
 std::ostream& operator<<(std::ostream& os, const HwModel& m);
 
+/// The model as a model file writes it (optional fields at their defaults left out, source notes
+/// where the loader finds them); from_json reads it back to an equal model.
 nlohmann::json to_json(const HwModel& m);
 
+/// hw-models/schema.json as the field table generates it (2-space indented, a final newline). The
+/// checked-in file is this text; a unit test compares them.
+std::string schema_text();
+
 }  // namespace dg::hw
+
+// fmt prints a family or a target kind by its name ("{}" -> "mma.sync", "gpu").
+template <>
+struct fmt::formatter<dg::hw::Family> : fmt::formatter<std::string_view> {
+  auto format(dg::hw::Family f, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(dg::hw::family_name(f), ctx);
+  }
+};
+template <>
+struct fmt::formatter<dg::hw::TargetKind> : fmt::formatter<std::string_view> {
+  auto format(dg::hw::TargetKind k, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(dg::hw::target_kind_name(k), ctx);
+  }
+};

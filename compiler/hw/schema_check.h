@@ -1,6 +1,6 @@
 // check_schema: validates a JSON document against the small subset of JSON Schema (draft 2020-12)
-// that hw-models/schema.json uses. There is no JSON-schema library for C++ in Debian, and the
-// subset is small enough to implement exactly:
+// that hw-models/schema.json (generated from the field tables of hw_model.cpp) uses. There is no
+// JSON-schema library for C++ in Debian, and the subset is small enough to implement exactly:
 //
 //   type (string or array), enum, required, properties, patternProperties, additionalProperties
 //   (false or a schema), items (one schema), minItems, maxItems, uniqueItems, minimum, maximum,

@@ -5,6 +5,29 @@
 
 #include "support/error.h"
 
+namespace dg::hw {
+
+// The enums travel as their names; an unknown name is an error naming the field, never a default.
+namespace {
+template <typename E>
+E enum_from_json(const nlohmann::json& j, const char* field, std::optional<E> (*parse)(std::string_view),
+                 const char* expected) {
+  const auto s = j.get<std::string>();  // a non-string is a type_error, as for any field
+  if (auto e = parse(s)) return *e;
+  throw UserError(fmt::format("plan: {}: unknown value {} (expected {})", field, nlohmann::json(s).dump(), expected));
+}
+}  // namespace
+
+void to_json(nlohmann::json& j, TargetKind k) { j = target_kind_name(k); }
+void from_json(const nlohmann::json& j, TargetKind& k) {
+  k = enum_from_json<TargetKind>(j, "target_kind", target_kind_from_name, "\"gpu\" or \"npu\"");
+}
+void to_json(nlohmann::json& j, Family f) { j = family_name(f); }
+void from_json(const nlohmann::json& j, Family& f) {
+  f = enum_from_json<Family>(j, "family", family_from_name, "\"mma.sync\", \"wgmma\", \"simt\" or \"npu\"");
+}
+
+}  // namespace dg::hw
 namespace dg {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IndexVar, name, extent)
@@ -82,7 +105,8 @@ std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, s
 }
 
 std::ostream& operator<<(std::ostream& os, const Plan& p) {
-  os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, p.target_kind, p.family, p.M, p.N,
+  os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, hw::target_kind_name(p.target_kind),
+                    hw::family_name(p.family), p.M, p.N,
                     p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),
                     p.batch > 1 ? fmt::format(", batch {}", p.batch) : "");
   os << fmt::format(
@@ -90,7 +114,7 @@ std::ostream& operator<<(std::ostream& os, const Plan& p) {
       p.weight_conversion.empty() ? "" : fmt::format(" (B converted to {} in registers)", p.weight_conversion));
   os << fmt::format("  tile         {}×{}×{} (instruction {}×{}×{})\n", p.tile_m, p.tile_n, p.tile_k, p.instr_m,
                     p.instr_n, p.instr_k);
-  if (p.target_kind == "gpu") {
+  if (p.target_kind == hw::TargetKind::Gpu) {
     os << fmt::format(
         "  warps        {}×{} ({} threads{}), {} stages ({}), split_k {}, raster group {}, cluster {}×{}\n", p.warp_m,
         p.warp_n, p.threads,

@@ -65,9 +65,9 @@ struct IndexDesc {
 
 struct Plan {
   // What is computed
-  std::string target;       // hw model name
-  std::string target_kind;  // "gpu" | "npu"
-  std::string family;       // "mma.sync", "simt", "npu"
+  std::string target;                                // hw model name
+  hw::TargetKind target_kind = hw::TargetKind::Gpu;  // written "gpu" | "npu"
+  hw::Family family = hw::Family::MmaSync;           // written "mma.sync" | "wgmma" | "simt" | "npu"
   std::string a_type, b_type, c_type, acc_type;
   std::string weight_conversion;  // "" or the type weights are converted to in registers
   std::int64_t M = 0, N = 0, K = 0, K_min = 0, K_max = 0, batch = 1;
@@ -116,7 +116,8 @@ struct Plan {
 };
 
 nlohmann::json to_json(const Plan& p);
-/// Throws dg::UserError naming the field when the JSON is not a plan.
+/// Throws dg::UserError naming the field when the JSON is not a plan (an unknown target_kind or
+/// family string included).
 Plan plan_from_json(const nlohmann::json& j);
 /// Canonical JSON text (sorted keys, 2-space indent, trailing newline).
 std::string dump_plan(const Plan& p);

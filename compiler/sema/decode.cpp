@@ -446,7 +446,7 @@ void Checker::check_scaled_accumulation() {
       d_.error(sb.loc, "4-bit weights take group scales: write group_32, group_64, group_128 or per_column");
       return;
     }
-    if (p_.family.user && p_.family.value != "mma.sync") {
+    if (p_.family.user && p_.family.value != hw::Family::MmaSync) {
       d_.error(p_.family.loc,
                "4-bit weights are generated on the mma.sync family only (their weights stream "
                "into registers); leave out 'family' or write 'family: mma_sync;'");
@@ -526,7 +526,8 @@ void Checker::check_constraints() {
   if (const auto* e = get("constraints", "warp_level_sync"); e && gpu_only(*e)) want_bool(*e, p_.warp_level_sync);
   if (const auto* e = get("constraints", "family"); e && gpu_only(*e)) {
     std::string v;
-    if (want_ident(*e, {"mma_sync", "wgmma"}, v)) p_.family = {v == "mma_sync" ? "mma.sync" : v, e->value.loc, true};
+    if (want_ident(*e, {"mma_sync", "wgmma"}, v))
+      p_.family = {v == "mma_sync" ? hw::Family::MmaSync : hw::Family::Wgmma, e->value.loc, true};
   }
   if (const auto* e = get("constraints", "loader"); e && gpu_only(*e)) {
     std::string v;

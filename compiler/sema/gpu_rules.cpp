@@ -104,9 +104,11 @@ void Checker::check_gpu_rules() {
     p_.use_hmma = {true, p_.use_hmma.loc, p_.use_hmma.user};
     p_.weight_conversion = conversion;
     int kstep = 0;
-    std::set<std::string> paths;
+    std::set<hw::Family> paths;
     for (const auto* s : direct) {
-      paths.insert(s->instr);
+      auto family = hw::family_from_name(s->instr);
+      DG_INTERNAL_ASSERT(family.has_value(), "the hardware-model schema let an unknown instr through: " + s->instr);
+      paths.insert(*family);
       if (s->instr == "mma.sync") kstep = kstep == 0 ? s->k : std::min(kstep, s->k);
     }
     if (kstep == 0)
@@ -149,13 +151,13 @@ void Checker::check_gpu_rules() {
                                     p_.hw.name, a.name, b.name, b.name, conversion));
   } else {
     p_.use_hmma = {false, p_.use_hmma.loc, p_.use_hmma.user};
-    p_.compute_paths = {"simt"};
+    p_.compute_paths = {hw::Family::Simt};
   }
   if (p_.family.user &&
       std::find(p_.compute_paths.begin(), p_.compute_paths.end(), p_.family.value) == p_.compute_paths.end()) {
     d_.error(p_.family.loc, fmt::format("'family: {}' is not available here: {} runs {}×{} (accumulate {}) on {}",
-                                        p_.family.value == "mma.sync" ? "mma_sync" : p_.family.value, p_.hw.name,
-                                        a.name, b.name, p_.acc.value.name, join_words(p_.compute_paths, ", ")));
+                                        p_.family.value == hw::Family::MmaSync ? "mma_sync" : "wgmma", p_.hw.name,
+                                        a.name, b.name, p_.acc.value.name, fmt::join(p_.compute_paths, ", ")));
     return;
   }
   resolve_output(tensor);

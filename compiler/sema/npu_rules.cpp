@@ -57,7 +57,7 @@ void Checker::check_npu_rules() {
              fmt::format("output {} is not supported by {}: outputs are integers", p_.c.value.name, p_.hw.name));
     return;
   }
-  p_.compute_paths = {"npu"};
+  p_.compute_paths = {hw::Family::Npu};
 }
 
 }  // namespace dg::sema

@@ -55,7 +55,9 @@ nlohmann::json to_json(const GemmProblem& p) {
   for (const auto& u : p.user_constraints) exprs.push_back({{"expr", u.text}, {"at", u.loc.str()}});
   c["free"] = exprs;
   j["constraints"] = c;
-  j["compute"] = {{"paths", p.compute_paths}, {"k_step", p.k_step}};
+  nlohmann::json paths = nlohmann::json::array();
+  for (hw::Family f : p.compute_paths) paths.push_back(hw::family_name(f));
+  j["compute"] = {{"paths", paths}, {"k_step", p.k_step}};
   if (!p.weight_conversion.empty()) j["compute"]["weight_conversion"] = p.weight_conversion;
   return j;
 }
@@ -80,7 +82,7 @@ std::ostream& operator<<(std::ostream& os, const GemmProblem& p) {
      << layout_name(p.c_layout.value) << ", smem " << (p.smem_layout.value.empty() ? "(solver)" : p.smem_layout.value)
      << "\n";
   os << "  compute     ";
-  for (size_t i = 0; i < p.compute_paths.size(); ++i) os << (i ? ", " : "") << p.compute_paths[i];
+  os << fmt::format("{}", fmt::join(p.compute_paths, ", "));
   if (p.k_step) os << " (K step " << p.k_step << ")";
   if (!p.weight_conversion.empty()) os << "; weights converted to " << p.weight_conversion << " in registers";
   os << "\n";

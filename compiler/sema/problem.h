@@ -71,7 +71,7 @@ struct GemmProblem {
   Declared<bool> persistent;  // the TMA kernel's persistent tile loop (one block per SM slot)
   Declared<std::optional<DType>> cast_output;
   Declared<bool> warp_level_sync;
-  Declared<std::string> family;    // "mma.sync" | "wgmma": the tensor-core instruction family ("" = solver's choice)
+  Declared<hw::Family> family;     // mma.sync | wgmma: the tensor-core instruction family (when user)
   Declared<std::string> loader;    // "cp.async" | "tma": how wgmma tiles reach shared memory ("" = solver's choice)
   Declared<std::string> dataflow;  // NPU: "weight_stationary" | "output_stationary" ("" = solver's choice)
   Declared<std::vector<std::string>> epilogue;  // op_type: gelu, relu, bias, silu
@@ -81,8 +81,8 @@ struct GemmProblem {
   int k_step = 0;
   /// The weight precision is converted in registers to this type before the multiply ("" = none).
   std::string weight_conversion;
-  /// The instruction family the precisions map onto ("mma.sync", "wgmma", "simt", "npu").
-  std::vector<std::string> compute_paths;
+  /// The instruction families the precisions map onto (mma.sync, wgmma, simt, npu).
+  std::vector<hw::Family> compute_paths;
 };
 
 /// Names usable in free constraint expressions: schedule variables the solver decides, and the

@@ -18,7 +18,7 @@ IndexDesc make_index(const Space& s, const Plan& pl) {
   std::int64_t grid_m = ceil_div(s.M, tm), grid_n = ceil_div(s.N, tn);
   std::int64_t k_tiles = ceil_div(s.K, tk);
   std::int64_t kps = ceil_div(k_tiles, pl.split_k);  // K tiles per split
-  if (s.gpu && s.family == "wgmma") {
+  if (s.gpu && s.family == hw::Family::Wgmma) {
     // Warpgroup g owns rows [g·gtm, (g+1)·gtm) of the tile, in m64 fragments; inside one, warp w
     // owns 16 rows (the m64nNk16 accumulator layout); every warpgroup spans the whole tile_n.
     std::int64_t groups = pl.warp_m / 4, gtm = tm / groups;
@@ -88,7 +88,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   auto v = [&](const char* n) { return s.index_of(n) >= 0 ? at(s, x, n) : 1; };
   Plan pl;
   pl.target = p.hw.name;
-  pl.target_kind = s.gpu ? "gpu" : "npu";
+  pl.target_kind = s.gpu ? hw::TargetKind::Gpu : hw::TargetKind::Npu;
   pl.family = s.family;
   pl.a_type = p.a.value.name;
   pl.b_type = p.b.value.name;
@@ -141,7 +141,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
       if (persistent) pl.persistent_blocks = std::min(tiles, slots);
     }
     // Where the TMA loader's rules leave only cp.async, the plan says which one (--verbose, plan).
-    if (pl.family == "wgmma" && pl.loader == "cp.async" && p.hw.gpu.has_tma && !p.loader.user)
+    if (pl.family == hw::Family::Wgmma && pl.loader == "cp.async" && p.hw.gpu.has_tma && !p.loader.user)
       if (std::string why = tma_refusal(s); !why.empty()) pl.notes.push_back("tiles are loaded by cp.async: " + why);
     pl.smem_bytes = smem_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.stages, v("smem")) +
                     (pl.loader == "tma" ? kTmaBarrierBytes * pl.stages : 0);
@@ -187,7 +187,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   // (the n8k128 layout of <deepgemm/w4_pack.h>) in the weight-streaming kernel, whose schedule
   // follows from M, K and the group size (w4_schedule): the plan carries that schedule, not the
   // searched point, so that verify proves the kernel's own index maps.
-  if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == "mma.sync") {
+  if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == hw::Family::MmaSync) {
     const std::string& sb = pl.scale_b;
     const std::int64_t group = sb.rfind("group_", 0) == 0 ? std::stoll(sb.substr(6)) : 0;
     const W4Schedule w = w4_schedule(s.M, s.K, group);
@@ -261,7 +261,7 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
     return fmt::format("{} is {} in the plan, {} for the spec", field, in_plan, in_spec);
   };
   if (pl.target != p.hw.name) return differs("target", pl.target, p.hw.name);
-  const std::vector<std::string> fams = families(p);
+  const std::vector<hw::Family> fams = families(p);
   if (std::find(fams.begin(), fams.end(), pl.family) == fams.end())
     return fmt::format("family is {} in the plan; the spec runs on {}", pl.family, fmt::join(fams, ", "));
   if (pl.a_type != p.a.value.name) return differs("a_type", pl.a_type, p.a.value.name);

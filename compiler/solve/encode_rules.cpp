@@ -52,7 +52,7 @@ class Encoder {
   void encode_gpu() {
     const auto& g = p().hw.gpu;
     const std::string hwn = p().hw.name;
-    if (s_.family == "wgmma")
+    if (s_.family == hw::Family::Wgmma)
       rule("hw.warp_tile_m",
            fmt::format("tile_m / warpgroups is a multiple of the instruction's M ({}); a warpgroup is 4 warps", s_.im),
            "hardware",

@@ -53,7 +53,7 @@ std::int64_t cube_lower_bound(const Space& s, std::int64_t tm, std::int64_t tn, 
   return best;
 }
 
-Result solve_family(const GemmProblem& p, const Options& opts, const std::string& family) {
+Result solve_family(const GemmProblem& p, const Options& opts, hw::Family family) {
   Result r;
   r.space = make_space(p, opts.max_values, family);
   const Space& s = r.space;
@@ -203,12 +203,12 @@ Result solve_family(const GemmProblem& p, const Options& opts, const std::string
 }  // namespace
 
 Result solve(const GemmProblem& p, const Options& opts) {
-  std::vector<std::string> fams = opts.family.empty() ? families(p) : std::vector<std::string>{opts.family};
+  std::vector<hw::Family> fams = opts.family ? std::vector<hw::Family>{*opts.family} : families(p);
   std::optional<Result> best, first;
   double seconds = 0;
   int checks = 0;
   std::vector<Result::FamilyResult> tried;
-  for (const auto& f : fams) {
+  for (hw::Family f : fams) {
     Result r = solve_family(p, opts, f);
     seconds += r.seconds;
     checks += r.checks;

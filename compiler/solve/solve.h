@@ -28,17 +28,17 @@ struct Rule {
 };
 
 struct Options {
-  int max_values = 0;          // cap each variable's domain (tests)
-  std::vector<Point> exclude;  // points a backend rejected: the next-best plan is wanted
-  std::string family;          // solve this instruction family only ("" = every one the problem allows)
-  double budget_s = 60;        // wall-clock seconds for all of one solve's queries
+  int max_values = 0;                // cap each variable's domain (tests)
+  std::vector<Point> exclude;        // points a backend rejected: the next-best plan is wanted
+  std::optional<hw::Family> family;  // solve this instruction family only (none: every one the problem allows)
+  double budget_s = 60;              // wall-clock seconds for all of one solve's queries
   /// A saved plan's schedule (compile --from-plan): each variable held to its value by a rule of
   /// its own ("plan.tile_m"), so that a plan breaking a rule is explained like an infeasible spec.
   std::vector<std::pair<std::string, std::int64_t>> fixed;
   std::string fixed_from;  // where the fixed values come from, for the rules' text
   /// Saved plans' schedules (compile --exclude-plan), each with its family: no point of those is a
   /// candidate, so the solver answers with the next-best plan.
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::int64_t>>>> exclude_schedules;
+  std::vector<std::pair<hw::Family, std::vector<std::pair<std::string, std::int64_t>>>> exclude_schedules;
 };
 
 /// The solver ran out of its budget (or Z3 gave up) before it could answer: a user error, since
@@ -59,7 +59,7 @@ struct Result {
   int checks = 0;
   std::int64_t feasible_tiles = 0;
   struct FamilyResult {
-    std::string family;
+    hw::Family family = hw::Family::MmaSync;
     std::optional<double> predicted_us;  // none: no point of this family satisfies every rule
   };
   std::vector<FamilyResult> families;  // each family solved, in the order tried

@@ -56,11 +56,12 @@ void cap(std::vector<std::int64_t>& v, int max_values) {
   if (max_values > 0 && static_cast<int>(v.size()) > max_values) v.resize(max_values);
 }
 
-const hw::MmaShape* pick_instr(const GemmProblem& p, const std::string& family) {
+const hw::MmaShape* pick_instr(const GemmProblem& p, hw::Family family) {
   std::string a = p.a.value.name;
   std::string b = p.weight_conversion.empty() ? p.b.value.name : p.weight_conversion;
   for (const auto& s : p.hw.gpu.mma)
-    if (s.instr == family && s.a_type == a && s.b_type == b && s.acc_type == p.acc.value.name) return &s;
+    if (s.instr == hw::family_name(family) && s.a_type == a && s.b_type == b && s.acc_type == p.acc.value.name)
+      return &s;
   return nullptr;
 }
 
@@ -74,9 +75,9 @@ const hw::MmaShape* pick_instr(const GemmProblem& p, const std::string& family) 
 namespace {
 Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   const auto& g = p.hw.gpu;
-  const hw::MmaShape* ins = pick_instr(p, "wgmma");
+  const hw::MmaShape* ins = pick_instr(p, hw::Family::Wgmma);
   DG_INTERNAL_ASSERT(ins != nullptr, "no wgmma shape for these precisions");
-  s.family = "wgmma";
+  s.family = hw::Family::Wgmma;
   s.im = ins->m;
   s.in = ins->n_step > 0 ? ins->n_step : ins->n;
   s.ik = ins->k;
@@ -135,15 +136,15 @@ W4Schedule w4_schedule(std::int64_t M, std::int64_t K, std::int64_t group) {
   return w;
 }
 
-std::vector<std::string> families(const GemmProblem& p) {
-  if (p.hw.is_npu()) return {"npu"};
-  if (!p.use_hmma.value) return {"simt"};
+std::vector<hw::Family> families(const GemmProblem& p) {
+  if (p.hw.is_npu()) return {hw::Family::Npu};
+  if (!p.use_hmma.value) return {hw::Family::Simt};
   if (p.family.user) return {p.family.value};
   // 4-bit weights converted in registers: the mma.sync family's weight-streaming kernel
   // (codegen/w4a16.cpp), whose plan says loader "registers".
-  if (p.b.value.bits == 4 && !p.weight_conversion.empty()) return {"mma.sync"};
-  std::vector<std::string> out;
-  for (const char* f : {"mma.sync", "wgmma"}) {
+  if (p.b.value.bits == 4 && !p.weight_conversion.empty()) return {hw::Family::MmaSync};
+  std::vector<hw::Family> out;
+  for (hw::Family f : {hw::Family::MmaSync, hw::Family::Wgmma}) {
     // An instruction that reads B K-major only (the model's b_k_major_only) cannot take a
     // row-major B.
     const hw::MmaShape* ins = pick_instr(p, f);
@@ -152,12 +153,12 @@ std::vector<std::string> families(const GemmProblem& p) {
   DG_INTERNAL_ASSERT(!out.empty(), "sema accepted a precision without a tensor-core shape");
   // The TMA loader exists in the wgmma family only: asked for, it is that family's question.
   if (((p.loader.user && p.loader.value == "tma") || (p.persistent.user && p.persistent.value)) &&
-      std::find(out.begin(), out.end(), "wgmma") != out.end())
-    return {"wgmma"};
+      std::find(out.begin(), out.end(), hw::Family::Wgmma) != out.end())
+    return {hw::Family::Wgmma};
   return out;
 }
 
-Space make_space(const GemmProblem& p, int max_values, const std::string& family_in) {
+Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family> family_in) {
   Space s;
   s.problem = &p;
   s.M = p.M.value;
@@ -176,7 +177,7 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
     s.a_bits = hw::npu_element_bits(s.a_bits);
     s.b_bits = hw::npu_element_bits(s.b_bits);
     s.gpu = false;
-    s.family = "npu";
+    s.family = hw::Family::Npu;
     s.im = n.pe_rows;
     s.in = n.pe_cols;
     s.ik = 1;
@@ -207,12 +208,12 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
   }
 
   const auto& g = p.hw.gpu;
-  const std::string family = family_in.empty() ? families(p).front() : family_in;
-  if (family == "wgmma") return make_wgmma_space(p, s, max_values);
+  const hw::Family family = family_in ? *family_in : families(p).front();
+  if (family == hw::Family::Wgmma) return make_wgmma_space(p, s, max_values);
   if (p.use_hmma.value) {
-    const hw::MmaShape* ins = pick_instr(p, "mma.sync");
+    const hw::MmaShape* ins = pick_instr(p, hw::Family::MmaSync);
     DG_INTERNAL_ASSERT(ins != nullptr, "sema accepted a precision without an mma.sync shape");
-    s.family = "mma.sync";
+    s.family = hw::Family::MmaSync;
     s.im = ins->m;
     s.in = ins->n;
     s.ik = ins->k;
@@ -234,7 +235,7 @@ Space make_space(const GemmProblem& p, int max_values, const std::string& family
     }
     s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
   } else {
-    s.family = "simt";
+    s.family = hw::Family::Simt;
     s.im = 16;
     s.in = 8;
     s.ik = 1;
@@ -302,7 +303,7 @@ void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, s
   }
   // wgmma reads 128-byte swizzle atoms: a wider row is stored as 128-byte slabs, one after the
   // other (slab-major), each holding every row of the tile.
-  if (s.family == "wgmma" && row_bytes > 128) {
+  if (s.family == hw::Family::Wgmma && row_bytes > 128) {
     rows *= row_bytes / 128;
     row_bytes = 128;
   }
@@ -375,21 +376,21 @@ std::int64_t block_registers(const Space& s, std::int64_t tm, std::int64_t tn, s
 
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
                              std::int64_t wn) {
-  if (s.family == "wgmma") {
+  if (s.family == hw::Family::Wgmma) {
     // A warpgroup's accumulators are spread over its 128 threads; operands stay in shared memory.
     std::int64_t groups = std::max<std::int64_t>(1, wm * wn / 4);
     return ceil_div(tm / groups * tn * s.acc_bits, 128 * 32) + 40;  // 40: descriptors, addresses, loads
   }
   std::int64_t wtm = std::max<std::int64_t>(1, tm / wm), wtn = std::max<std::int64_t>(1, tn / wn);
   std::int64_t acc = ceil_div(wtm * wtn * s.acc_bits, 32 * 32);
-  std::int64_t kstep = s.family == "simt" ? 1 : s.ik;
+  std::int64_t kstep = s.family == hw::Family::Simt ? 1 : s.ik;
   std::int64_t frag =
       2 * (ceil_div(wtm * kstep * s.compute_bits, 32 * 32) + ceil_div(wtn * kstep * s.compute_bits, 32 * 32));
   // Without cp.async the next K tile travels through registers: its share of the tile per thread,
   // and the global addresses and predicates of its loads (48 more: ptxas for sm_75, the oldest
   // target CUDA 13 assembles, put the Volta example's kernel at 255 registers where this estimate
   // said 214 without them).
-  std::int64_t staging = s.problem->hw.is_gpu() && !s.problem->hw.gpu.has_cp_async && s.family != "simt"
+  std::int64_t staging = s.problem->hw.is_gpu() && !s.problem->hw.gpu.has_cp_async && s.family != hw::Family::Simt
                              ? ceil_div(stage_bytes(s, tm, tn, tk), threads(wm, wn) * 4) + 48
                              : 0;
   return acc + frag + staging + 32;  // 32: addresses, loop counters, predicates
@@ -506,9 +507,10 @@ double warp_efficiency(const Space& s, std::int64_t wtm, std::int64_t wtn) {
   // instruction's N (the whole tile_n) sets the shared-memory operand bytes per flop, which go
   // as (64 + N) / N for m64nNk16: relative to N = 256, sqrt(1.25·N / (64 + N)).
   double area = static_cast<double>(wtm * wtn);
-  if (s.family == "wgmma") return std::sqrt(1.25 * static_cast<double>(wtn) / (64.0 + static_cast<double>(wtn)));
+  if (s.family == hw::Family::Wgmma)
+    return std::sqrt(1.25 * static_cast<double>(wtn) / (64.0 + static_cast<double>(wtn)));
   double eff = std::min(1.0, std::pow(area / 4096.0, 0.25));
-  if (s.family == "simt") eff = std::min(1.0, std::pow(area / 2048.0, 0.25));
+  if (s.family == hw::Family::Simt) eff = std::min(1.0, std::pow(area / 2048.0, 0.25));
   return eff;
 }
 }  // namespace
@@ -544,7 +546,7 @@ std::int64_t log_latency(const Space& s, std::int64_t stages) {
   // With `stages` buffers, stages-1 loads are in flight while one is consumed: each step waits at
   // least latency / (stages - 1). With one buffer every step waits the full latency. wgmma keeps
   // one more stage busy under its running group: stages - 2 loads in flight.
-  std::int64_t ahead = s.family == "wgmma" ? stages - 2 : stages - 1;
+  std::int64_t ahead = s.family == hw::Family::Wgmma ? stages - 2 : stages - 1;
   double exposed = ahead > 0 ? s.latency_ns / static_cast<double>(ahead) : s.latency_ns;
   return scaled_log2(exposed);
 }
@@ -554,7 +556,7 @@ std::int64_t log_loader(const Space& s, std::int64_t loader) {
   // waits in the computing warps) ran 1.01-1.44x slower than the same tiles with the TMA loader,
   // geometric mean 1.077 over 12 shapes (bf16 M = 128 to 8192, fp8 4096^3 and 8192^3; H200,
   // bench/RESULTS.md, "Hopper: a TMA loader"). Both loaders' other terms are the same model.
-  if (s.family != "wgmma" || loader == kLoaderTma) return 0;
+  if (s.family != hw::Family::Wgmma || loader == kLoaderTma) return 0;
   return scaled_log2(1.077);
 }
 

@@ -16,6 +16,7 @@
 #include "hw/npu_layout.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ inline constexpr double kLogScale = 1e6;
 struct Space {
   const GemmProblem* problem = nullptr;
   bool gpu = true;
-  std::string family;                     // mma.sync, wgmma, simt, npu
+  hw::Family family = hw::Family::MmaSync;
   std::int64_t im = 1, in = 1, ik = 1;    // a warp's step (instruction, or PE array) shape
   std::int64_t instr_m = 0, instr_n = 0;  // the instruction's own M and N where they differ (m8n8k4)
   int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
@@ -54,14 +55,14 @@ struct Space {
 };
 
 /// Build the space for a checked problem. `max_values` > 0 caps each domain (tests use it to make
-/// spaces small enough to enumerate). `family` picks the instruction family on a GPU ("mma.sync",
+/// spaces small enough to enumerate). `family` picks the instruction family on a GPU (mma.sync,
 /// "wgmma"); "" takes the first that families() lists.
-Space make_space(const GemmProblem& p, int max_values = 0, const std::string& family = "");
+Space make_space(const GemmProblem& p, int max_values = 0, std::optional<hw::Family> family = std::nullopt);
 
 /// The instruction families the problem can run on, in order of preference for ties: the
 /// declared `family`, else every tensor-core family the target has for these precisions
 /// (mma.sync, then wgmma), else simt; {"npu"} on an NPU.
-std::vector<std::string> families(const GemmProblem& p);
+std::vector<hw::Family> families(const GemmProblem& p);
 
 /// The 4-bit weight kernel's schedule (codegen/w4a16.cpp builds exactly this; the plan carries
 /// it and verify proves its index maps). A block owns tile_m = 16·fm rows (fm = ceil(M/16), at

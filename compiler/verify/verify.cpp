@@ -285,7 +285,7 @@ Certificate verify(const Plan& p) {
       [&](Certificate& c) { exactly_once(p, d.k_vars, d.k_index, "k", p.K, "k_loop", "split/K-tile/element", c); },
       [&](Certificate& c) { bounds_and_overflow(p, c); },
       [&](Certificate& c) {
-        if (p.target_kind == "gpu" && d.a_smem_row_bytes > 0) bank_conflicts(p, c);
+        if (p.target_kind == hw::TargetKind::Gpu && d.a_smem_row_bytes > 0) bank_conflicts(p, c);
       },
       [&](Certificate& c) {
         if (p.persistent_blocks > 0) persistent_tiles(p, c);

@@ -6,8 +6,13 @@
 // makes a proof fail, and the AXI4 protocol checker names the rule broken.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <functional>
+#include <regex>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -70,20 +75,93 @@ const Fixture& krange40() {
   return f;
 }
 
-/// The design with `from` replaced by `to` in file `file` (the replacement must apply).
+// Mutants are placed by structure, not by the exact text of the design: a continuous assignment
+// by the signal it drives (its new right-hand side computed from the old one), anything else by
+// its tokens, white space aside. Each must match exactly one place, so a mutant never lands on a
+// look-alike and re-indenting or re-aligning the generated Verilog does not move or lose it.
+
+/// The text of file `file` of `d`.
+std::string& file_text(hdlgen::Design& d, const std::string& file) {
+  auto it = std::find_if(d.files.begin(), d.files.end(), [&](const auto& v) { return v.name == file; });
+  REQUIRE_MESSAGE(it != d.files.end(), "the design has no file " << file);
+  return it->text;
+}
+
+/// A regular expression matching `code` token by token, any white space between tokens (at least
+/// some between two words).
+std::string token_pattern(const std::string& code) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  std::string re;
+  bool prev_word = false;
+  for (std::size_t i = 0; i < code.size();) {
+    if (std::isspace(static_cast<unsigned char>(code[i]))) {
+      ++i;
+      continue;
+    }
+    const bool word = is_word(code[i]);
+    std::size_t j = i + 1;
+    while (word && j < code.size() && is_word(code[j])) ++j;
+    if (!re.empty()) re += word && prev_word ? "\\s+" : "\\s*";
+    for (char c : code.substr(i, j - i)) {
+      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) re += '\\';
+      re += c;
+    }
+    prev_word = word;
+    i = j;
+  }
+  return re;
+}
+
+/// Replaces the one match of `re` in file `file` of `d` by `to(match)`.
+void replace_one(hdlgen::Design& d, const std::string& file, const std::string& re,
+                 const std::function<std::string(const std::smatch&)>& to) {
+  std::string& text = file_text(d, file);
+  const std::regex pattern(re);
+  std::vector<std::smatch> found(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator());
+  INFO(file << ": /" << re << "/");
+  REQUIRE(found.size() == 1);
+  const std::string replacement = to(found[0]);
+  text.replace(static_cast<std::size_t>(found[0].position(0)), static_cast<std::size_t>(found[0].length(0)),
+               replacement);
+}
+
+/// `d` with the one statement or expression `from` (white space aside) in file `file` replaced by `to`.
+void replace_code(hdlgen::Design& d, const std::string& file, const std::string& from, const std::string& to) {
+  replace_one(d, file, token_pattern(from), [&](const std::smatch&) { return to; });
+}
+
+/// `d` with the continuous assignment to `lhs` in file `file` given the right-hand side `rhs(old)`.
+void reassign(hdlgen::Design& d, const std::string& file, const std::string& lhs,
+              const std::function<std::string(const std::string&)>& rhs) {
+  replace_one(d, file, "\\bassign\\s+" + lhs + "\\s*=\\s*([^;]*?)\\s*;",
+              [&](const std::smatch& m) { return "assign " + lhs + " = " + rhs(m[1].str()) + ";"; });
+}
+
+hdlgen::Design design(const Fixture& f = tiny(), const std::string& name = "tiny") {
+  return hdlgen::generate(f.plan, f.problem.hw, name);
+}
+
+/// The design with the code `from` in file `file` replaced by `to`.
 hdlgen::Design mutate(const std::string& file, const std::string& from, const std::string& to,
                       const Fixture& f = tiny(), const std::string& name = "tiny") {
-  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, name);
-  bool done = false;
-  for (auto& v : d.files)
-    if (v.name == file) {
-      auto at = v.text.find(from);
-      REQUIRE(at != std::string::npos);
-      v.text.replace(at, from.size(), to);
-      done = true;
-    }
-  REQUIRE(done);
+  hdlgen::Design d = design(f, name);
+  replace_code(d, file, from, to);
   return d;
+}
+
+/// The design with the continuous assignment to `lhs` in file `file` given the right-hand side
+/// `rhs(old right-hand side)`.
+hdlgen::Design mutate_assign(const std::string& file, const std::string& lhs,
+                             const std::function<std::string(const std::string&)>& rhs, const Fixture& f = tiny(),
+                             const std::string& name = "tiny") {
+  hdlgen::Design d = design(f, name);
+  reassign(d, file, lhs, rhs);
+  return d;
+}
+
+/// A new right-hand side whatever the old one was.
+std::function<std::string(const std::string&)> to(const std::string& rhs) {
+  return [rhs](const std::string&) { return rhs; };
 }
 
 /// Prove only `module` of `d`.
@@ -172,8 +250,7 @@ TEST_CASE("formal: an off-by-one in the AGU's row loop is caught") {
 TEST_CASE("formal: a wrong row stride is caught") {
   // Rows twice as far apart as the matrix's leading dimension.
   // (Row 0 of the first tile is right whatever the stride, so the induction step refutes it.)
-  auto m = prove_one(mutate("npu_gemm_tiny_agu_b.v", "assign ld_bytes = 32'd48;", "assign ld_bytes = 32'd96;"),
-                     "npu_gemm_tiny_agu_b");
+  auto m = prove_one(mutate_assign("npu_gemm_tiny_agu_b.v", "ld_bytes", to("32'd96")), "npu_gemm_tiny_agu_b");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
 }
@@ -190,7 +267,7 @@ TEST_CASE("formal: a burst one beat longer than issued is caught") {
   // (Dropping the MaxBurst clamp is no bug on this bus: 256 beats of 16 bytes are one 4 KB window,
   // so the boundary clamp already bounds every burst; the proof says so, too.)
   auto m = prove_one(
-      mutate("dg_burst_split.v", "assign burst_len_o   = take[8:0];", "assign burst_len_o   = take[8:0] + 9'd1;"),
+      mutate_assign("dg_burst_split.v", "burst_len_o", [](const std::string& rhs) { return rhs + " + 9'd1"; }),
       "dg_burst_split");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
@@ -209,10 +286,10 @@ TEST_CASE("formal: a burst splitter that cuts bursts at half the maximum is caug
 
 TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is caught") {
   // Both granted whatever the other does: both write one bank in the same cycle.
-  auto m = prove_one(
-      mutate("dg_spad_arbiter.v", "assign a_grant_o = !(clash && BFirst);\n  assign b_grant_o = !(clash && !BFirst);",
-             "assign a_grant_o = 1'b1;\n  assign b_grant_o = 1'b1;"),
-      "dg_spad_arbiter");
+  hdlgen::Design d = design();
+  reassign(d, "dg_spad_arbiter.v", "a_grant_o", to("1'b1"));
+  reassign(d, "dg_spad_arbiter.v", "b_grant_o", to("1'b1"));
+  auto m = prove_one(d, "dg_spad_arbiter");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
 }
@@ -220,8 +297,7 @@ TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is
 TEST_CASE("formal: an AGU that skips the last column tile is caught by the exactly-once count") {
   // The loop over N ends one tile early: every request still lies inside C and on its index map,
   // but the tile row of the last block_n is never written.
-  hdlgen::Design d = mutate("npu_gemm_tiny_agu_c.v", "assign last_n = n0_q + 8'(TileN) >= n_q;",
-                            "assign last_n = n0_q + 8'(2 * TileN) >= n_q;");
+  hdlgen::Design d = mutate("npu_gemm_tiny_agu_c.v", "n0_q + 8'(TileN) >= n_q", "n0_q + 8'(2 * TileN) >= n_q");
   auto m = prove_one(d, "npu_gemm_tiny_agu_c");
   INFO(hdlgen::report_text({{m}, ""}));
   check_fails_only_on(m, d, "assert (f_count");
@@ -247,8 +323,8 @@ TEST_CASE("formal: with K chosen at run time every property is proved, exactly-o
 TEST_CASE("formal: with a run-time K, an AGU that skips the last K tile is caught by the exactly-once count") {
   // The K loop of A ends one tile early where more than one is left: every request still lies
   // inside A and on its index map, but the last K tile of each block is never read.
-  hdlgen::Design d = mutate("npu_gemm_kr_agu_a.v", "assign last_k = k0_q + 9'(TileK) >= k_q;",
-                            "assign last_k = k0_q + 9'(2 * TileK) >= k_q;", krange(), "kr");
+  hdlgen::Design d =
+      mutate("npu_gemm_kr_agu_a.v", "k0_q + 9'(TileK) >= k_q", "k0_q + 9'(2 * TileK) >= k_q", krange(), "kr");
   auto m = prove_one(d, "npu_gemm_kr_agu_a");
   const std::string text = hdlgen::report_text({{m}, ""});
   INFO(text);
@@ -306,8 +382,8 @@ void check_breaks_rule(const hdlgen::ModuleProof& m, const hdlgen::Design& d, co
 }
 
 TEST_CASE("formal: an AXI4 read master that drops ARVALID before ARREADY is caught by the protocol checker") {
-  hdlgen::Design d = mutate("dg_axi_rd.v", "assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out);",
-                            "assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out) && !rvalid_i;");
+  hdlgen::Design d =
+      mutate_assign("dg_axi_rd.v", "arvalid_o", [](const std::string& rhs) { return rhs + " && !rvalid_i"; });
   auto m = prove_one(d, "dg_axi_rd_proof");
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_ARVALID_STABLE");
@@ -315,8 +391,7 @@ TEST_CASE("formal: an AXI4 read master that drops ARVALID before ARREADY is caug
 
 TEST_CASE("formal: an AXI4 read master that issues more reads than it declares is caught") {
   // The address goes out whatever the count; the splitter still waits for the room.
-  hdlgen::Design d = mutate("dg_axi_rd.v", "assign arvalid_o = ar_valid_i && out_q != (LgOut+1)'(Out);",
-                            "assign arvalid_o = ar_valid_i;");
+  hdlgen::Design d = mutate_assign("dg_axi_rd.v", "arvalid_o", to("ar_valid_i"));
   auto m = prove_one(d, "dg_axi_rd_proof");
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_AR_OUTSTANDING");
@@ -330,8 +405,8 @@ TEST_CASE("formal: an AXI4 read burst across 4 KB is caught by the protocol chec
 }
 
 TEST_CASE("formal: an AXI4 write master that drops AWVALID before AWREADY is caught by the protocol checker") {
-  hdlgen::Design d = mutate("dg_axi_wr.v", "assign awvalid_o  = aw_valid_i && room;",
-                            "assign awvalid_o  = aw_valid_i && room && !wready_i;");
+  hdlgen::Design d =
+      mutate_assign("dg_axi_wr.v", "awvalid_o", [](const std::string& rhs) { return rhs + " && !wready_i"; });
   auto m = prove_one(d, "dg_axi_wr_proof");
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_AWVALID_STABLE");
@@ -366,14 +441,13 @@ TEST_CASE("formal: with 64-bit bus addresses the protocol mutants still fail") {
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_AR_BOUNDARY");
   // A write master that drops AWVALID before AWREADY.
-  d = mutate("dg_axi_wr.v", "assign awvalid_o  = aw_valid_i && room;",
-             "assign awvalid_o  = aw_valid_i && room && !wready_i;", tiny64(), "t64");
+  d = mutate_assign(
+      "dg_axi_wr.v", "awvalid_o", [](const std::string& rhs) { return rhs + " && !wready_i"; }, tiny64(), "t64");
   m = prove_one(d, "dg_axi_wr_proof");
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_AWVALID_STABLE");
   // An AGU whose address drops the base's high half.
-  d = mutate("npu_gemm_t64_agu_b.v", "assign req_addr_o  = base_q + 64'(offset);",
-             "assign req_addr_o  = {32'd0, base_q[31:0]} + 64'(offset);", tiny64(), "t64");
+  d = mutate_assign("npu_gemm_t64_agu_b.v", "req_addr_o", to("{32'd0, base_q[31:0]} + 64'(offset)"), tiny64(), "t64");
   m = prove_one(d, "npu_gemm_t64_agu_b");
   INFO(hdlgen::report_text({{m}, ""}));
   check_fails_only_on(m, d, "assert (req_addr_o ==");

@@ -2,7 +2,8 @@
 # compile --from-plan: a saved plan replays to the same plan (but for how it was found: the
 # feasible tile count and the plan's own rules), an edited feasible schedule is the one used, an
 # edited schedule that breaks a rule is explained with the rule and the plan's values, a plan of
-# another problem or a file that is not a plan is refused, and the plan file is an input.
+# another problem, a file that is not a plan and an unknown family or target kind are refused, and
+# the plan file is an input.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
@@ -101,6 +102,19 @@ file(WRITE ${WORK}/not_plan.json "{\"target\": 3}")
 run(1 compile ${SRC}/examples/matmul.dgml --from-plan ${WORK}/not_plan.json)
 if(NOT err MATCHES "not_plan.json: error: not a plan: ")
   message(FATAL_ERROR "a JSON that is not a plan is not refused:\n${err}")
+endif()
+# A family or target kind the compiler does not know is refused by field, never read as another.
+string(JSON edited SET "${plan}" family "\"wgmmma\"")
+file(WRITE ${WORK}/bad_family.json "${edited}")
+run(1 compile ${SRC}/examples/matmul.dgml --from-plan ${WORK}/bad_family.json)
+if(NOT err MATCHES "bad_family.json: error: not a plan: plan: family: unknown value \"wgmmma\" \\(expected \"mma.sync\", ")
+  message(FATAL_ERROR "a plan of an unknown family is not refused by field:\n${err}")
+endif()
+string(JSON edited SET "${plan}" target_kind "\"tpu\"")
+file(WRITE ${WORK}/bad_kind.json "${edited}")
+run(1 compile ${SRC}/examples/matmul.dgml --from-plan ${WORK}/bad_kind.json)
+if(NOT err MATCHES "bad_kind.json: error: not a plan: plan: target_kind: unknown value \"tpu\"")
+  message(FATAL_ERROR "a plan of an unknown target kind is not refused by field:\n${err}")
 endif()
 file(WRITE ${WORK}/not_json.json "{")
 run(1 compile ${SRC}/examples/matmul.dgml --from-plan ${WORK}/not_json.json)

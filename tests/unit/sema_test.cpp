@@ -66,7 +66,7 @@ TEST_CASE("sema: fp16_fma selects CUDA cores with fp16 accumulation") {
   REQUIRE(r.problem);
   CHECK(!r.problem->use_hmma.value);
   CHECK(r.problem->acc.value.name == "fp16");
-  CHECK(r.problem->compute_paths == std::vector<std::string>{"simt"});
+  CHECK(r.problem->compute_paths == std::vector<dg::hw::Family>{dg::hw::Family::Simt});
 }
 
 TEST_CASE("sema: NPU targets take integers, custom widths and K ranges") {

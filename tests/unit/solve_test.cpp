@@ -105,7 +105,7 @@ std::vector<std::string> violations(const Space& s, const Point& x) {
   const auto& g = p.hw.gpu;
   std::int64_t tm = v("tile_m"), tn = v("tile_n"), tk = v("tile_k"), wm = v("warp_m"), wn = v("warp_n");
   std::int64_t st = v("stages"), sk = v("split_k"), rg = v("raster_group"), lay = v("smem"), occ = v("blocks_per_sm");
-  if (s.family == "wgmma") {  // warpgroups of 4 warps, each a multiple of the m64 instruction
+  if (s.family == dg::hw::Family::Wgmma) {  // warpgroups of 4 warps, each a multiple of the m64 instruction
     if (wm % 4 != 0 || tm % (wm / 4 * s.im) != 0) bad.push_back("hw.warp_tile_m");
   } else if ((tm / wm) % s.im != 0 || tm % wm != 0) {
     bad.push_back("hw.warp_tile_m");
@@ -290,14 +290,14 @@ TEST_CASE("solver: on Hopper each family is solved and the faster prediction win
   const auto p = problem(big);  // the space points at its problem: it must outlive r
   Result r = dg::solve::solve(p);
   REQUIRE(r.plan);
-  CHECK(r.plan->family == "wgmma");
+  CHECK(r.plan->family == dg::hw::Family::Wgmma);
   CHECK(violations(r.space, r.point).empty());
   // The winner's prediction is the lower one: each family alone predicts no faster.
   Options only_sync;
-  only_sync.family = "mma.sync";
+  only_sync.family = dg::hw::Family::MmaSync;
   Result sync = dg::solve::solve(problem(big), only_sync);
   REQUIRE(sync.plan);
-  CHECK(sync.plan->family == "mma.sync");
+  CHECK(sync.plan->family == dg::hw::Family::MmaSync);
   CHECK(r.cost <= sync.cost);
   // A wgmma plan: warpgroups of 4 warps, 128-byte rows of the swizzled tiles, three stages or more.
   CHECK(r.plan->warp_m % 4 == 0);
@@ -310,13 +310,13 @@ TEST_CASE("solver: on Hopper each family is solved and the faster prediction win
   Result decode = dg::solve::solve(
       problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"));
   REQUIRE(decode.plan);
-  CHECK(decode.plan->family == "mma.sync");
+  CHECK(decode.plan->family == dg::hw::Family::MmaSync);
   // The declared family is the only one solved.
   Result forced = dg::solve::solve(
       problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 1; N: 4096; K: 4096; }\n"
               "constraints { family: wgmma; }\n"));
   REQUIRE(forced.plan);
-  CHECK(forced.plan->family == "wgmma");
+  CHECK(forced.plan->family == dg::hw::Family::Wgmma);
   CHECK(forced.plan->tile_m == 64);
 }
 
@@ -338,4 +338,21 @@ TEST_CASE("plan: JSON round-trips byte-identically") {
   std::string twice = dump_plan(plan_from_json(nlohmann::json::parse(once)));
   CHECK(once == twice);
   CHECK_THROWS_AS(plan_from_json(nlohmann::json::parse("{\"format\": \"deepgemm-plan-1\"}")), dg::UserError);
+  // The enums are written as their names; an unknown name is refused by field, never defaulted.
+  const nlohmann::json j = nlohmann::json::parse(once);
+  CHECK(j.at("family") == "mma.sync");
+  CHECK(j.at("target_kind") == "gpu");
+  auto error_with = [&](const char* field, const char* value) {
+    nlohmann::json bad = j;
+    bad[field] = value;
+    try {
+      plan_from_json(bad);
+    } catch (const dg::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  CHECK(error_with("family", "wgmmma") ==
+        "plan: family: unknown value \"wgmmma\" (expected \"mma.sync\", \"wgmma\", \"simt\" or \"npu\")");
+  CHECK(error_with("target_kind", "tpu") == "plan: target_kind: unknown value \"tpu\" (expected \"gpu\" or \"npu\")");
 }
