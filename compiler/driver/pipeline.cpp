@@ -327,7 +327,9 @@ bool read_saved_plan(Run& r, const std::string& path, Plan& saved) {
 Verdict hold_to_saved_plan(Run& r) {
   Plan saved;
   if (!read_saved_plan(r, r.o.from_plan, saved)) return kExitUserError;
-  r.sopts.fixed = solve::schedule_of(saved);
+  // The 4-bit weight kernel's schedule is not searched (read_saved_plan checked it is the one the
+  // spec gets); any other plan's schedule becomes the solver's only candidate.
+  if (saved.loader != "registers") r.sopts.fixed = solve::schedule_of(saved);
   r.sopts.fixed_from = fmt::format("the plan of {}", r.o.from_plan);
   r.sopts.family = saved.family;
   r.say.info(fmt::format("Holding the schedule to the plan of {} ({}×{}×{}, {})", r.o.from_plan, saved.tile_m,

@@ -282,6 +282,20 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   const std::string sb = p.scale_b.value.empty() ? "none" : p.scale_b.value;
   if (pl.scale_a != sa) return differs("scale_a", pl.scale_a, sa);
   if (pl.scale_b != sb) return differs("scale_b", pl.scale_b, sb);
+  // The 4-bit weight kernel's schedule is not searched: a plan of it holds the one w4_schedule gives.
+  const bool w4 = p.hw.is_gpu() && p.b.value.bits == 4 && !p.weight_conversion.empty();
+  if (w4 != (pl.loader == "registers")) return differs("loader", pl.loader, w4 ? "registers" : "cp.async or tma");
+  if (w4) {
+    const W4Schedule w = w4_schedule(p.M.value, p.K.value, sb.rfind("group_", 0) == 0 ? std::stoll(sb.substr(6)) : 0);
+    auto text = [](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t kw, std::int64_t st,
+                   std::int64_t bps) {
+      return fmt::format("{}×{}×{}, {} warps splitting K, {} stages, {} blocks per SM", tm, tn, tk, kw, st, bps);
+    };
+    const std::string have = text(pl.tile_m, pl.tile_n, pl.tile_k, pl.k_warps, pl.stages, pl.blocks_per_sm);
+    const std::string want = text(w.tile_m, w.tile_n, w.tile_k, w.k_warps, w.stages, w.blocks_per_sm);
+    if (have != want || pl.warp_m != 1 || pl.warp_n != 1)
+      return fmt::format("the 4-bit weight kernel's schedule is {} in the plan, {} for the spec", have, want);
+  }
   return "";
 }
 
