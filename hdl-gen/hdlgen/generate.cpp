@@ -504,6 +504,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tiling.b_bits = static_cast<int>(eb);
   tiling.c_bits = static_cast<int>(ec);
   tiling.output_stationary = p.dataflow == "output_stationary";
+  tiling.epi_bytes = hw::npu_epilogue_bytes(p.N, epilogue, static_cast<int>(ec));
   const hw::NpuLayout lay = hw::npu_layout(n, tiling);
   if (!lay.unbuildable.empty()) refuse(lay.unbuildable);
   if (p.npu_layout.has_value() && !(*p.npu_layout == lay))
