@@ -714,7 +714,7 @@ int main(int argc, char** argv) {
   std::vector<dg::sim::EpiColumn> cols(static_cast<std::size_t>(n));
   {
     std::uniform_int_distribution<std::int32_t> bias_d(-(1 << 20), 1 << 20), mult_d(INT32_MIN, INT32_MAX);
-    std::uniform_int_distribution<int> shift_d(acc_bits / 2 + 14, acc_bits / 2 + 26), zp_d(-64, 64), pick(0, 15);
+    std::uniform_int_distribution<int> shift_d(acc_bits / 2 + 18, acc_bits / 2 + 28), zp_d(-64, 64), pick(0, 15);
     for (std::int64_t j = 0; j < n; ++j) {
       dg::sim::EpiColumn& c = cols[static_cast<std::size_t>(j)];
       const int p = pick(rng);
@@ -905,15 +905,19 @@ int main(int argc, char** argv) {
               m, n, m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
   std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n",
               A.base, B.base, C.base, o.addr_bits);
-  if (epi.bias || epi.relu || epi.requant)
-    std::printf("  epilogue     %s%s%s%s (bias at 0x%" PRIx64 ", rq at 0x%" PRIx64 ")\n",
-                epi.requant ? "requantized to int" : "", epi.requant ? std::to_string(c_bits).c_str() : "",
-                epi.requant ? " of " : "",
-                epi.bias && epi.relu ? "relu(A·B + bias)"
-                : epi.bias           ? "A·B + bias"
-                : epi.relu           ? "relu(A·B)"
-                                     : "A·B",
-                Bias.base, Rq.base);
+  if (epi.bias || epi.relu || epi.requant) {
+    std::string what = epi.bias && epi.relu ? "relu(A·B + bias)"
+                       : epi.bias           ? "A·B + bias"
+                       : epi.relu           ? "relu(A·B)"
+                                            : "A·B";
+    if (epi.requant) what = "requantized to int" + std::to_string(c_bits) + " of " + what;
+    char at[96] = "";
+    if (epi.bias && epi.requant)
+      std::snprintf(at, sizeof at, " (bias at 0x%" PRIx64 ", rq at 0x%" PRIx64 ")", Bias.base, Rq.base);
+    else if (epi.bias || epi.requant)
+      std::snprintf(at, sizeof at, " (%s at 0x%" PRIx64 ")", epi.bias ? "bias" : "rq", epi.bias ? Bias.base : Rq.base);
+    std::printf("  epilogue     %s%s\n", what.c_str(), at);
+  }
   if (finished && (c_bits < acc_bits || epi.requant))
     std::printf("  saturation   %" PRId64 " of %" PRId64 " elements of C saturated to int%d (the reference's count)\n",
                 saturated, m * n, epi.requant ? c_bits : 32);
