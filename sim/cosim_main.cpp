@@ -187,6 +187,11 @@ class Sim {
   std::uint64_t bursts(int p) const { return bursts_[p]; }
   std::uint64_t last_start() const { return start_cycle_; }
 
+  /// The fused epilogue's operands, read on B's channels as well.
+  void set_epi_buffers(const Buffer& bias, const Buffer& rq) {
+    epi_buf_[0] = bias;
+    epi_buf_[1] = rq;
+  }
   void set_buffers(const Buffer& a, const Buffer& b, const Buffer& c) {
     buf_[0] = a;
     buf_[1] = b;
@@ -346,7 +351,11 @@ class Sim {
     for (int p = 0; p < 2; ++p) {
       r_held_[p] = r_valid[p] && !r_fire[p];
       if (ar_fire[p]) {
-        check_burst(buf_[p], ar_addr[p], ar_len[p], ar_size[p], ar_burst[p], ar_id[p], p);
+        // B's channels carry the epilogue's operands too.
+        const Buffer* target = &buf_[p];
+        for (const Buffer& e : epi_buf_)
+          if (p == 1 && e.bytes != 0 && ar_addr[p] >= e.base && ar_addr[p] < e.base + e.bytes) target = &e;
+        check_burst(*target, ar_addr[p], ar_len[p], ar_size[p], ar_burst[p], ar_id[p], p);
         Burst bu{ar_addr[p], ar_len[p], 0, cycle_ + opt_.latency, ar_id[p]};
         if (p == 0 && bursts_[0] == 0 && opt_.inject == Inject::ReadError) bu.resp = 2;
         if (p == 0 && bursts_[0] == 0 && opt_.inject == Inject::NoRlast) bu.no_last = true;
@@ -444,6 +453,7 @@ class Sim {
   std::vector<std::uint8_t> written_;  // per byte of C
   std::vector<std::uint8_t> rbeat_;    // one read beat, reused every cycle
   std::deque<Burst> ar_[2], aw_, b_;
+  Buffer epi_buf_[2];                                 // bias, rq (empty when the design has none)
   bool r_held_[2] = {false, false}, b_held_ = false;  // a VALID raised and not yet taken
   RegOp reg_;
   bool active_ = false;  // a register access is in progress
@@ -510,6 +520,7 @@ int main(int argc, char** argv) {
   std::string module_path;
   std::int64_t m = 0, n = 0, k = 0, k_max = 0;  // k_max: the plan's largest K (0: not known)
   int acc_bits = 32, c_bits = 32;               // the accumulator's and C's widths (the plan's acc_type, c_type)
+  dg::sim::Epilogue epi;                        // the plan's fused epilogue
   Format fa, fb;
   bool have_a = false, have_b = false;
   for (int i = 1; i < argc; ++i) {
@@ -626,6 +637,14 @@ int main(int argc, char** argv) {
     const std::string acc_type = plan_string(plan_text, "acc_type"), c_type = plan_string(plan_text, "c_type");
     acc_bits = acc_type.rfind("int", 0) == 0 ? std::atoi(acc_type.c_str() + 3) : 0;
     c_bits = c_type.rfind("int", 0) == 0 ? std::atoi(c_type.c_str() + 3) : 0;
+    // The fused epilogue: the plan's op_type, and requantization for an int8 or int16 C.
+    const std::string op = plan_string(plan_text, "epilogue");
+    epi.bias = op == "bias" || op == "bias_relu";
+    epi.relu = op == "relu" || op == "bias_relu";
+    epi.requant = c_bits == 8 || c_bits == 16;
+    epi.out_bits = c_bits;
+    if (!op.empty() && op != "none" && !epi.bias && !epi.relu)
+      return usage(module_path + ": the plan's epilogue '" + op + "' is not simulated (relu, bias, bias_relu)");
     const std::size_t need = dgmm_arena_size(image.data(), image.size());
     if (need == 0) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
     arena.resize(need + DGMM_ARENA_ALIGN);  // the runtime aligns the arena itself
@@ -645,9 +664,11 @@ int main(int argc, char** argv) {
     return usage("give --module, or --m, --n, --k, --a-type and --b-type");
   }
   if (k_max == 0) k_max = k;
-  if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) || (c_bits != 32 && c_bits != 64))
+  if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) ||
+      (c_bits != 32 && c_bits != 64 && !(epi.requant && (c_bits == 8 || c_bits == 16))))
     return usage(
-        "the accumulator must be 32, 48 or 64 bits and C 32 or 64 (--acc-bits, --c-bits, or the plan's types)");
+        "the accumulator must be 32, 48 or 64 bits and C 32 or 64, or a plan's requantized int8 or int16 (--acc-bits, "
+        "--c-bits, or the plan's types)");
   if (o.boundary == 0 || o.max_burst == 0) return usage("--boundary and --max-burst must be positive");
   if (o.addr_bits == 0) o.addr_bits = 32;
   if (o.addr_bits < 32 || o.addr_bits > 64) return usage("--addr-bits must be 32 to 64");
@@ -676,6 +697,10 @@ int main(int argc, char** argv) {
   const unsigned c_bytes = static_cast<unsigned>(c_bits / 8);
   const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>(m * n) * c_bytes};
   sim.set_buffers(A, B, C);
+  // The epilogue's operands: bias (N int32), rq (N records of 8 bytes).
+  const Buffer Bias{"bias", o.base + 0x30000000u, epi.bias ? static_cast<std::uint64_t>(n) * 4 : 0};
+  const Buffer Rq{"rq", o.base + 0x38000000u, epi.requant ? static_cast<std::uint64_t>(n) * 8 : 0};
+  sim.set_epi_buffers(Bias, Rq);
   std::mt19937_64 rng(o.seed);
   auto fill = [&](const Buffer& buf, const std::vector<std::uint8_t>& bytes) {
     for (std::size_t i = 0; i < bytes.size(); ++i) *sim.at(buf.base + i) = bytes[i];
@@ -683,6 +708,34 @@ int main(int argc, char** argv) {
   fill(A, dg::sim::draw(rng, fa, m * k));
   fill(B, dg::sim::draw(rng, fb, k * n));
   for (std::uint64_t i = 0; i < C.bytes; ++i) *sim.at(C.base + i) = 0xa5;  // every element must be written
+  // Bias within ±2^20 (and a few at the int32 extremes, so that the sum saturates); multipliers
+  // over the whole int32 range with shifts around the accumulator's magnitude (some columns
+  // saturate, some round), shift 0 on a few; zero points in ±64.
+  std::vector<dg::sim::EpiColumn> cols(static_cast<std::size_t>(n));
+  {
+    std::uniform_int_distribution<std::int32_t> bias_d(-(1 << 20), 1 << 20), mult_d(INT32_MIN, INT32_MAX);
+    std::uniform_int_distribution<int> shift_d(acc_bits / 2 + 18, acc_bits / 2 + 28), zp_d(-64, 64), pick(0, 15);
+    for (std::int64_t j = 0; j < n; ++j) {
+      dg::sim::EpiColumn& c = cols[static_cast<std::size_t>(j)];
+      const int p = pick(rng);
+      c.bias = p == 0 ? INT32_MAX : p == 1 ? INT32_MIN : bias_d(rng);
+      c.mult = mult_d(rng);
+      c.shift = p == 2 ? 0u : static_cast<unsigned>(shift_d(rng));
+      c.zp = static_cast<std::int16_t>(zp_d(rng));
+      if (epi.bias)
+        for (int b = 0; b < 4; ++b)
+          *sim.at(Bias.base + static_cast<std::uint64_t>(j) * 4 + b) =
+              static_cast<std::uint8_t>(static_cast<std::uint32_t>(c.bias) >> (8 * b));
+      if (epi.requant) {
+        std::uint8_t rec[8] = {};
+        for (int b = 0; b < 4; ++b) rec[b] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(c.mult) >> (8 * b));
+        rec[4] = static_cast<std::uint8_t>(c.shift);
+        rec[6] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(c.zp));
+        rec[7] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(c.zp) >> 8);
+        for (int b = 0; b < 8; ++b) *sim.at(Rq.base + static_cast<std::uint64_t>(j) * 8 + b) = rec[b];
+      }
+    }
+  }
 
   const std::uint64_t limit = o.max_cycles ? o.max_cycles : 4000000 + static_cast<std::uint64_t>(m * n * k / 64);
   const auto wall0 = std::chrono::steady_clock::now();
@@ -694,7 +747,8 @@ int main(int argc, char** argv) {
     bound = sim.reg_read(dg::npu_regs::reg("BOUND").offset);
     sim.progress_hook(bound);
     if (dgmm_bind_input(h, "A", A.base) != DGMM_OK || dgmm_bind_input(h, "B", B.base) != DGMM_OK ||
-        dgmm_bind_output(h, "C", C.base) != DGMM_OK) {
+        dgmm_bind_output(h, "C", C.base) != DGMM_OK || (epi.bias && dgmm_bind_input(h, "bias", Bias.base) != DGMM_OK) ||
+        (epi.requant && dgmm_bind_input(h, "rq", Rq.base) != DGMM_OK)) {
       runtime_error = std::string("bind: ") + dgmm_last_error();
     } else if (dgmm_launch(h) != DGMM_OK) {
       runtime_error = std::string("launch: ") + dgmm_last_error();
@@ -804,7 +858,7 @@ int main(int argc, char** argv) {
       std::uint64_t sum = 0;
       for (std::int64_t kk = 0; kk < k; ++kk)
         sum += static_cast<std::uint64_t>(decode(fa, a_mem, i * k + kk) * decode(fb, b_mem, kk * n + j));
-      return dg::sim::c_element(sum, acc_bits, c_bits);
+      return dg::sim::c_element_epi(sum, acc_bits, c_bits, epi, cols[static_cast<std::size_t>(j)]);
     };
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
@@ -813,12 +867,20 @@ int main(int argc, char** argv) {
         for (unsigned byte = 0; byte < c_bytes; ++byte)
           raw |= static_cast<std::uint64_t>(*sim.at(C.base + static_cast<std::uint64_t>(i * n + j) * c_bytes + byte))
                  << (8 * byte);
-        const std::int64_t got = c_bytes == 4 ? static_cast<std::int32_t>(raw) : static_cast<std::int64_t>(raw);
+        const std::int64_t got = c_bytes == 1   ? static_cast<std::int8_t>(raw)
+                                 : c_bytes == 2 ? static_cast<std::int16_t>(raw)
+                                 : c_bytes == 4 ? static_cast<std::int32_t>(raw)
+                                                : static_cast<std::int64_t>(raw);
         if (got != want && shown++ < 8)
           std::fprintf(stderr, "cosim: C[%" PRId64 "][%" PRId64 "] = %" PRId64 ", expected %" PRId64 "\n", i, j, got,
                        want);
         mismatches += got != want;
-        saturated += c_bits < acc_bits && (want == INT32_MIN || want == INT32_MAX);
+        if (epi.requant) {
+          const std::int64_t top = (std::int64_t{1} << (c_bits - 1)) - 1;
+          saturated += want == top || want == -top - 1;
+        } else {
+          saturated += c_bits < acc_bits && (want == INT32_MIN || want == INT32_MAX);
+        }
       }
 
     std::int64_t twice = 0, missing = 0;
@@ -843,9 +905,22 @@ int main(int argc, char** argv) {
               m, n, m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
   std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n",
               A.base, B.base, C.base, o.addr_bits);
-  if (finished && c_bits < acc_bits)
-    std::printf("  saturation   %" PRId64 " of %" PRId64 " elements of C saturated to int32 (the reference's count)\n",
-                saturated, m * n);
+  if (epi.bias || epi.relu || epi.requant) {
+    std::string what = epi.bias && epi.relu ? "relu(A·B + bias)"
+                       : epi.bias           ? "A·B + bias"
+                       : epi.relu           ? "relu(A·B)"
+                                            : "A·B";
+    if (epi.requant) what = "requantized to int" + std::to_string(c_bits) + " of " + what;
+    char at[96] = "";
+    if (epi.bias && epi.requant)
+      std::snprintf(at, sizeof at, " (bias at 0x%" PRIx64 ", rq at 0x%" PRIx64 ")", Bias.base, Rq.base);
+    else if (epi.bias || epi.requant)
+      std::snprintf(at, sizeof at, " (%s at 0x%" PRIx64 ")", epi.bias ? "bias" : "rq", epi.bias ? Bias.base : Rq.base);
+    std::printf("  epilogue     %s%s\n", what.c_str(), at);
+  }
+  if (finished && (c_bits < acc_bits || epi.requant))
+    std::printf("  saturation   %" PRId64 " of %" PRId64 " elements of C saturated to int%d (the reference's count)\n",
+                saturated, m * n, epi.requant ? c_bits : 32);
   if (!finished || (status & 4u) != 0) {
     // No run to measure: the design refused the configuration or never signalled DONE.
     std::printf("  cycles       none measured: the run did not finish%s\n",

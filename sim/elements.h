@@ -82,4 +82,59 @@ inline std::int64_t c_element(std::uint64_t sum, int acc_bits, int c_bits) {
   return v;
 }
 
+/// The fused epilogue of the generated NPU (hdl-gen/rtl/dg_epilogue.v), on one column.
+struct Epilogue {
+  bool bias = false, relu = false, requant = false;
+  int out_bits = 8;  // the requantized element: 8 or 16 bits
+};
+
+/// One column's parameters: bias (an int32), and the rq record's multiplier, shift (0..63) and
+/// zero point.
+struct EpiColumn {
+  std::int32_t bias = 0, mult = 0;
+  unsigned shift = 0;
+  std::int16_t zp = 0;
+};
+
+/// The rq record of a column as it lies in memory (8 bytes, little-endian): the int32 multiplier
+/// in bytes 0-3, the shift in byte 4 (its low 6 bits), byte 5 unused, the int16 zero point in
+/// bytes 6-7.
+inline EpiColumn rq_record(const std::uint8_t* p) {
+  EpiColumn c;
+  c.mult = static_cast<std::int32_t>(static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+                                     static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24);
+  c.shift = p[4] & 63u;
+  c.zp = static_cast<std::int16_t>(static_cast<std::uint16_t>(p[6] | p[7] << 8));
+  return c;
+}
+
+/// The value the epilogue makes of an accumulator `acc` (already wrapped to acc_bits): with bias,
+/// acc + bias saturated to acc_bits; with relu, max(that, 0); with requant, the product with the
+/// multiplier, plus 2^(shift-1) when shift > 0, shifted right arithmetically by shift (rounding
+/// half up: ties toward +infinity), plus the zero point, saturated to out_bits.
+inline std::int64_t epilogue_value(std::int64_t acc, int acc_bits, const Epilogue& e, const EpiColumn& c) {
+  __int128 s = acc;
+  if (e.bias) {
+    s += c.bias;
+    const __int128 hi = (static_cast<__int128>(1) << (acc_bits - 1)) - 1, lo = -hi - 1;
+    s = s > hi ? hi : s < lo ? lo : s;
+  }
+  if (e.relu && s < 0) s = 0;
+  if (!e.requant) return static_cast<std::int64_t>(s);
+  __int128 p = s * c.mult;
+  if (c.shift > 0) p = (p + (static_cast<__int128>(1) << (c.shift - 1))) >> c.shift;
+  p += c.zp;
+  const __int128 hi = (static_cast<__int128>(1) << (e.out_bits - 1)) - 1, lo = -hi - 1;
+  return static_cast<std::int64_t>(p > hi ? hi : p < lo ? lo : p);
+}
+
+/// C's element from the exact sum: wrapped to the accumulator's width, through the epilogue, then
+/// sign-extended or saturated to int32 (as c_element); a requantized element is already in range.
+inline std::int64_t c_element_epi(std::uint64_t sum, int acc_bits, int c_bits, const Epilogue& e, const EpiColumn& c) {
+  const int drop = 64 - acc_bits;
+  std::int64_t v = epilogue_value(static_cast<std::int64_t>(sum << drop) >> drop, acc_bits, e, c);
+  if (!e.requant && c_bits < acc_bits) v = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v;
+  return v;
+}
+
 }  // namespace dg::sim

@@ -171,8 +171,10 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     }
   // The first step's fill, the last drain and the last C tile's write-out.
   const std::int64_t m0 = std::min(t.M, t.tile_m), k0 = std::min(t.K, t.tile_k);
+  // (The epilogue's operands go first on B's channels.)
   const double first = std::max(stream(m0, ceil_div(k0 * t.a_bits, 8 * beat), l.queue_a),
-                                stream(k0, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b)) +
+                                stream(k0, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b) +
+                                    static_cast<double>(ceil_div(t.epi_bytes, beat))) +
                        n.dram_latency_cycles;
   const std::int64_t c_beats = t.tile_m * t.tile_n * (t.c_bits / 8) / beat;
   // (The last drain: the OS engine's shadow rows, the WS engine's two-cycle accumulate.)

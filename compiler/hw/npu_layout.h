@@ -18,7 +18,17 @@ struct NpuTiling {
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;
   int a_bits = 8, b_bits = 8, c_bits = 32;  // element bits in NPU memory (npu_element_bits; C 32 or 64)
   bool output_stationary = true;
+  // Bytes of the fused epilogue's operands (npu_epilogue_bytes), read once at the start of a run
+  // on B's read channels ahead of B's first bursts.
+  std::int64_t epi_bytes = 0;
 };
+
+/// Bytes of the fused epilogue's operands of an N-column C: bias (N int32) with op_type bias or
+/// bias_relu, rq (N records of 8 bytes) with an 8- or 16-bit C (requantized).
+inline std::int64_t npu_epilogue_bytes(std::int64_t N, const std::string& epilogue, int c_bits) {
+  const bool bias = epilogue == "bias" || epilogue == "bias_relu";
+  return (bias ? N * 4 : 0) + (c_bits == 8 || c_bits == 16 ? N * 8 : 0);
+}
 
 struct NpuLayout {
   // The compute engine: K elements of a tile row the array consumes per scratchpad read (a group),

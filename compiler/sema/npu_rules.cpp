@@ -57,6 +57,17 @@ void Checker::check_npu_rules() {
              fmt::format("output {} is not supported by {}: outputs are integers", p_.c.value.name, p_.hw.name));
     return;
   }
+  // The fused epilogue the generated C write-out applies: bias, relu, bias_relu (and, for int8 or
+  // int16 outputs, requantization per column).
+  if (p_.epilogue.user) {
+    const std::string& op = p_.epilogue.value.front();
+    if (op != "none" && op != "relu" && op != "bias" && op != "bias_relu") {
+      d_.error(p_.epilogue.loc, fmt::format("op_type '{}' is not generated for NPUs: {} applies relu, bias or "
+                                            "bias_relu in the accumulator drain",
+                                            op, p_.hw.name));
+      return;
+    }
+  }
   p_.compute_paths = {hw::Family::Npu};
 }
 

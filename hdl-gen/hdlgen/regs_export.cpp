@@ -25,8 +25,16 @@ const char* access_name(regs::Access a) {
   return a == regs::kRO ? "read-only" : a == regs::kWO ? "write-only" : "read-write";
 }
 
+/// Whether the design has the register (those of an operand it lacks are not in its list).
+bool in_design(const regs::Register& r, const Design& d) {
+  for (const auto& x : d.registers)
+    if (x.name == r.name) return true;
+  return false;
+}
+
 // The reset value a register reads in this design: the table's, except the two constants of the
 // design (ID and BOUND).
+
 std::uint32_t reset_of(const regs::Register& r, const Design& d) {
   std::string_view n = r.name;
   if (n == "ID") return design_id(d);
@@ -82,6 +90,7 @@ std::string regs_c_header(const Design& d) {
       fmt::arg("top", d.top), fmt::arg("P", P), fmt::arg("base", d.mmio_base), fmt::arg("id", design_id(d)),
       fmt::arg("page", regs::kPageBytes), fmt::arg("bits", d.addr_bits));
   for (const auto& r : regs::kRegisters) {
+    if (!in_design(r, d)) continue;
     const std::string R = fmt::format("{}_{}", P, r.name);
     t += fmt::format("/* {}: {} ({}) */\n", r.name, r.desc, access_name(r.access));
     t += fmt::format("#define {}_OFFSET 0x{:03X}u\n#define {}_ADDR ({}_BASE + {}_OFFSET)\n#define {}_RESET 0x{:08X}u\n",
@@ -107,6 +116,7 @@ std::string regs_svh(const Design& d) {
       "`define DG_REGS_TOP {top}\n`define DG_REGS_ID 32'h{id:08x}\n`define DG_REGS_ADDR_BITS {bits}\n",
       fmt::arg("top", d.top), fmt::arg("id", design_id(d)), fmt::arg("bits", d.addr_bits));
   for (const auto& r : regs::kRegisters) {
+    if (!in_design(r, d)) continue;
     t += fmt::format("`define DG_REG_{} 12'h{:03x}\n", r.name, r.offset);
     for (std::uint8_t i = 0; i < r.field_count; ++i)
       t += fmt::format("`define DG_{}_{}_LSB {}\n", r.name, r.fields[i].name, r.fields[i].lsb);
@@ -130,6 +140,7 @@ std::string regs_systemrdl(const Design& d) {
       "    default regwidth = 32;\n    default accesswidth = 32;\n\n",
       d.top, d.top, d.mmio_base, design_id(d), d.addr_bits);
   for (const auto& r : regs::kRegisters) {
+    if (!in_design(r, d)) continue;
     const char* sw = r.access == regs::kRO ? "r" : r.access == regs::kWO ? "w" : "rw";
     const char* hw = r.access == regs::kRO ? "w" : "r";  // hardware sets what software reads, reads what it writes
     t += fmt::format("    reg {{\n        name = \"{}\";\n        desc = \"{}\";\n", r.name, rdl_string(r.desc));
@@ -212,6 +223,7 @@ std::string regs_ipxact(const Design& d) {
       fmt::arg("top", d.top), fmt::arg("id", design_id(d)), fmt::arg("base", d.mmio_base),
       fmt::arg("page", regs::kPageBytes), fmt::arg("bits", d.addr_bits));
   for (const auto& r : regs::kRegisters) {
+    if (!in_design(r, d)) continue;
     const char* access = r.access == regs::kRO ? "read-only" : r.access == regs::kWO ? "write-only" : "read-write";
     const std::uint32_t reset = reset_of(r, d);
     t += fmt::format(

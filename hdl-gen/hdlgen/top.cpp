@@ -46,6 +46,11 @@ const std::map<std::string, RtlReg>& rtl_regs() {
       {"A_BASE_HI", {"@A_HI_RD@", "@A_HI_WR@"}},
       {"B_BASE_HI", {"@B_HI_RD@", "@B_HI_WR@"}},
       {"C_BASE_HI", {"@C_HI_RD@", "@C_HI_WR@"}},
+      // The fused epilogue's operands (designs with the feature only).
+      {"BIAS_BASE", {"bias_base_q", "bias_base_q <= reg_wdata_i"}},
+      {"RQ_BASE", {"rq_base_q", "rq_base_q <= reg_wdata_i"}},
+      {"BIAS_BASE_HI", {"@BIAS_HI_RD@", "@BIAS_HI_WR@"}},
+      {"RQ_BASE_HI", {"@RQ_HI_RD@", "@RQ_HI_WR@"}},
   };
   return m;
 }
@@ -56,10 +61,12 @@ const RtlReg& rtl_of(const std::string& key) {
   return it->second;
 }
 
-// The case items of the register port: writes, then reads.
-std::pair<std::string, std::string> register_decode() {
+// The case items of the register port: writes, then reads (of the registers the design's
+// features have).
+std::pair<std::string, std::string> register_decode(unsigned features) {
   std::string writes, reads;
   for (const auto& r : npu_regs::kRegisters) {
+    if (r.feature != 0 && (r.feature & features) == 0) continue;
     const std::string at = fmt::format("12'h{:03x}", r.offset);
     if (r.field_count == 0) {
       const RtlReg& x = rtl_of(r.name);
@@ -156,7 +163,7 @@ constexpr const char* kTop = R"(// @HEADER@
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
 @HI_DECL@  logic [@ADW1@:0] a_base, b_base, c_base;   // the operands' bus addresses
-  assign a_base = @A_BASE@;
+@EPI_DECL@  assign a_base = @A_BASE@;
   assign b_base = @B_BASE@;
   assign c_base = @C_BASE@;
   logic [@DW1@:0] m_q, n_q, k_q;
@@ -173,7 +180,7 @@ constexpr const char* kTop = R"(// @HEADER@
     if (m_q != @DW@'(@MMAX@)) check = @ERRW@'d@E_M@;
     else if (n_q != @DW@'(@NMAX@)) check = @ERRW@'d@E_N@;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
-    else if (((a_base_q | b_base_q | c_base_q) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
+    else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
     else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
     else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
@@ -192,7 +199,7 @@ constexpr const char* kTop = R"(// @HEADER@
       a_base_q <= '0;
       b_base_q <= '0;
       c_base_q <= '0;
-@HI_RESET@      m_q <= '0;
+@HI_RESET@@EPI_RESET@      m_q <= '0;
       n_q <= '0;
       k_q <= '0;
       error_q <= '0;
@@ -337,7 +344,7 @@ constexpr const char* kTop = R"(// @HEADER@
     .acc_wdata_o  (e_acc_wdata)
   );
 
-@STREAMS@endmodule
+@EPI@@STREAMS@endmodule
 )";
 
 // A read stream (A or B): AGU, burst splitter on the read address channel, and the scratchpad
@@ -413,6 +420,64 @@ constexpr const char* kReadStream =
   assign unused_@S@ = ^{@S@_busy, @S@_last, @S@_fill_idle};
 )";
 
+// The fused epilogue: the fetch of its operands on B's read channels (dg_epi_fetch; designs with
+// bias or rq only), and the epilogue on the accumulator rows the C write-out reads (dg_epilogue).
+constexpr const char* kEpiFetch =
+    R"(  // ---- the fused epilogue's operands, read on B's channels ---------------------------------
+  logic        bs_ar_valid, bs_ar_ready, bs_r_valid, bs_r_ready, epi_ready, epi_busy;
+  logic [@ADW1@:0] bs_ar_addr;
+  logic [8:0]  bs_ar_len;
+  logic [@WBITS1@:0] bs_r_data;
+  logic [@PC@*32-1:0] epi_bias;
+  logic [@PC@*64-1:0] epi_rq;
+  dg_epi_fetch #(
+    .AddrW(@ADW@), .BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@), .Cols(@PC@), .NNj(@NNJ@),
+    .NTiles(@NTILES@), .HasBias(1'b@HASBIAS@), .HasRq(1'b@HASRQ@), .BiasBeats(@BIASBEATS@), .RqBeats(@RQBEATS@),
+    .AccAW(AccAW), .LgRoute(@LGROUTE@)
+  ) u_epi_fetch (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .start_i     (start),
+    .bias_base_i (@BIASBASE@),
+    .rq_base_i   (@RQBASE@),
+    .b_ar_valid_i(bs_ar_valid),
+    .b_ar_ready_o(bs_ar_ready),
+    .b_ar_addr_i (bs_ar_addr),
+    .b_ar_len_i  (bs_ar_len),
+    .b_r_valid_o (bs_r_valid),
+    .b_r_ready_i (bs_r_ready),
+    .b_r_data_o  (bs_r_data),
+    .ar_valid_o  (b_ar_valid_o),
+    .ar_ready_i  (b_ar_ready_i),
+    .ar_addr_o   (b_ar_addr_o),
+    .ar_len_o    (b_ar_len_o),
+    .r_valid_i   (b_r_valid_i),
+    .r_ready_o   (b_r_ready_o),
+    .r_data_i    (b_r_data_i),
+    .ready_o     (epi_ready),
+    .busy_o      (epi_busy),
+    .re_i        (c_acc_re),
+    .raddr_i     (c_acc_raddr),
+    .tile_done_i (c_acc_release),
+    .bias_o      (epi_bias),
+    .rq_o        (epi_rq)
+  );
+  logic unused_epi;
+  assign unused_epi = ^{epi_busy, epi_bias, epi_rq};  // bias or rq unused in designs without it
+)";
+
+constexpr const char* kEpilogue =
+    R"(  // ---- the fused epilogue on the accumulator rows C is written from ------------------------
+  logic [AccBits-1:0] epi_rdata;
+  dg_epilogue #(.Cols(@PC@), .AccW(@ACCW@), .Bias(1'b@HASBIAS@), .Relu(1'b@RELU@), .Requant(1'b@HASRQ@),
+                .OutBits(@OUTBITS@)) u_epilogue (
+    .acc_i (c_rbuf_q ? acc_rdata1 : acc_rdata0),
+    .bias_i(@EBIAS@),
+    .rq_i  (@ERQ@),
+    .out_o (epi_rdata)
+  );
+)";
+
 constexpr const char* kWriteStream =
     R"(  // ---- stream c ---------------------------------------------------------------------------
   logic        c_req_valid, c_req_ready, c_req_last, c_qfull, c_split_ready, c_burst_valid, c_lens_full;
@@ -465,12 +530,12 @@ constexpr const char* kWriteStream =
     .req_beats_i  (c_req_beats),
     .req_last_i   (c_req_last),
     .queue_full_o (c_qfull),
-    .acc_full_i   (acc_full_q),
+    .acc_full_i   (@CFULL@),
     .acc_release_o(c_acc_release),
     .acc_buf_o    (c_acc_buf),
     .re_o         (c_acc_re),
     .raddr_o      (c_acc_raddr),
-    .rdata_i      (c_rbuf_q ? acc_rdata1 : acc_rdata0),
+    .rdata_i      (@CRDATA@),
     .aw_i         (c_aw_valid_o && c_aw_ready_i),
     .aw_len_i     (c_aw_len_o),
     .lens_full_o  (c_lens_full),
@@ -851,6 +916,47 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
         fmt::format("{{1'b0, b_base}} + {}'(k_q) * {}'d{} > {{1'b1, {}'d0}}", aw + 1, aw + 1, tp.row_bytes_b, aw));
   }
   last_byte("c", tp.extent_c);
+  // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
+  std::string edecl, ereset, ealign;
+  for (const auto& [x, feature, extent] :
+       {std::tuple<const char*, unsigned, std::int64_t>{"bias", npu_regs::kFeatureBias, tp.n_max * 4},
+        {"rq", npu_regs::kFeatureRq, tp.n_max * 8}}) {
+    if ((tp.epi.features & feature) == 0) continue;
+    std::string X = x;
+    for (char& ch : X) ch = static_cast<char>(ch - 'a' + 'A');
+    edecl += fmt::format("  logic [31:0] {}_base_q;\n", x);
+    ereset += fmt::format("      {}_base_q <= '0;\n", x);
+    ealign += fmt::format(" | {}_base_q", x);
+    if (hw > 0) {
+      edecl += fmt::format("  logic [{}:0] {}_base_hi_q;\n", hw - 1, x);
+      ereset += fmt::format("      {}_base_hi_q <= '0;\n", x);
+    }
+    if (aw < 64) {
+      edecl += fmt::format("  logic        {}_hi_over_q;\n", x);
+      ereset += fmt::format("      {}_hi_over_q <= 1'b0;\n", x);
+      range.push_back(fmt::format("{}_hi_over_q", x));
+    }
+    if (hw == 0) {
+      edecl += fmt::format("  logic [{}:0] {}_base;\n  assign {}_base = {}_base_q;\n", aw - 1, x, x, x);
+      v[X + "_HI_RD"] = "32'd0";
+      v[X + "_HI_WR"] = fmt::format("{}_hi_over_q <= reg_wdata_i != 32'd0", x);
+    } else if (hw < 32) {
+      edecl +=
+          fmt::format("  logic [{}:0] {}_base;\n  assign {}_base = {{{}_base_hi_q, {}_base_q}};\n", aw - 1, x, x, x, x);
+      v[X + "_HI_RD"] = fmt::format("32'({}_base_hi_q)", x);
+      v[X + "_HI_WR"] = fmt::format("{{{}_hi_over_q, {}_base_hi_q}} <= {{reg_wdata_i[31:{}] != '0, reg_wdata_i[{}:0]}}",
+                                    x, x, hw, hw - 1);
+    } else {
+      edecl +=
+          fmt::format("  logic [{}:0] {}_base;\n  assign {}_base = {{{}_base_hi_q, {}_base_q}};\n", aw - 1, x, x, x, x);
+      v[X + "_HI_RD"] = fmt::format("{}_base_hi_q", x);
+      v[X + "_HI_WR"] = fmt::format("{}_base_hi_q <= reg_wdata_i", x);
+    }
+    last_byte(x, extent);
+  }
+  v["EPI_DECL"] = edecl;
+  v["EPI_RESET"] = ereset;
+  v["EPI_ALIGN"] = ealign;
   v["RANGE_CHECK"] = fmt::format("{}", fmt::join(range, " ||\n             "));
   return v;
 }
@@ -874,13 +980,30 @@ std::string top_module(const TopParams& tp) {
         {"LGLENS", s.lg_queue <= 2 ? "1" : "3"},
         {"BASE0", std::to_string(s.base0)},
         {"BASE1", std::to_string(s.base1)}};
-    streams += subst(s.id == "c" ? kWriteStream : kReadStream, v, false);
+    std::string text = subst(s.id == "c" ? kWriteStream : kReadStream, v, false);
+    // With the epilogue's fetch, B's bursts and data pass through it (dg_epi_fetch).
+    if (s.id == "b" && tp.epi.fetch())
+      for (const auto& [from, to] : {std::pair<const char*, const char*>{"b_ar_valid_o", "bs_ar_valid"},
+                                     {"b_ar_ready_i", "bs_ar_ready"},
+                                     {"b_ar_addr_o", "bs_ar_addr"},
+                                     {"b_ar_len_o", "bs_ar_len"},
+                                     {"b_r_valid_i", "bs_r_valid"},
+                                     {"b_r_ready_o", "bs_r_ready"},
+                                     {"b_r_data_i", "bs_r_data"}})
+        for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+          text.replace(at, std::string(from).size(), to);
+    streams += text;
   }
+  const EpiParams& ep = tp.epi;
+  std::string epi;
+  if (ep.fetch()) epi += kEpiFetch;
+  if (ep.any()) epi += kEpilogue;
+  const bool has_bias = (ep.features & npu_regs::kFeatureBias) != 0, has_rq = (ep.features & npu_regs::kFeatureRq) != 0;
   std::string doc;
   for (const auto& r : tp.registers)
     doc += fmt::format("//   0x{:03x} {:<9} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
   const EngineParams& e = tp.engine;
-  const auto [reg_writes, reg_reads] = register_decode();
+  const auto [reg_writes, reg_reads] = register_decode(tp.epi.features);
   std::map<std::string, std::string> regs = {
       {"CTRL", fmt::format("{:03x}", npu_regs::reg("CTRL").offset)},
       {"START", std::to_string(npu_regs::field("CTRL", "START").lsb)},
@@ -911,6 +1034,7 @@ std::string top_module(const TopParams& tp) {
                            {{"HEADER", tp.header},
                             {"REGDOC", doc},
                             {"STREAMS", streams},
+                            {"EPI", epi},
                             {"ENGINE", engine},
                             {"REGWRITES", reg_writes},
                             {"REGREADS", reg_reads}},
@@ -964,7 +1088,21 @@ std::string top_module(const TopParams& tp) {
                 {"BPA", std::to_string(e.beats_per_acc_row)},
                 {"ACCW", std::to_string(e.acc_bits)},
                 {"CW", std::to_string(e.c_bits)},
-                {"NNJ", std::to_string(e.tile_n / e.cols)}});
+                {"NNJ", std::to_string(e.tile_n / e.cols)},
+                {"CFULL", ep.fetch() ? "acc_full_q & {2{epi_ready}}" : "acc_full_q"},
+                {"CRDATA", ep.any() ? "epi_rdata" : "c_rbuf_q ? acc_rdata1 : acc_rdata0"},
+                {"NTILES", std::to_string(ep.n_tiles)},
+                {"HASBIAS", has_bias ? "1" : "0"},
+                {"HASRQ", has_rq ? "1" : "0"},
+                {"RELU", ep.relu ? "1" : "0"},
+                {"OUTBITS", std::to_string(ep.out_bits)},
+                {"BIASBEATS", std::to_string(std::max<std::int64_t>(1, ep.bias_beats))},
+                {"RQBEATS", std::to_string(std::max<std::int64_t>(1, ep.rq_beats))},
+                {"LGROUTE", std::to_string(ep.lg_route)},
+                {"BIASBASE", has_bias ? "bias_base" : "'0"},
+                {"RQBASE", has_rq ? "rq_base" : "'0"},
+                {"EBIAS", has_bias ? "epi_bias" : "'0"},
+                {"ERQ", has_rq ? "epi_rq" : "'0"}});
 }
 
 std::string axi_top_module(const TopParams& tp) {
@@ -1005,9 +1143,10 @@ std::string axi_top_module(const TopParams& tp) {
                v, false);
 }
 
-std::vector<Register> top_registers() {
+std::vector<Register> top_registers(unsigned features) {
   std::vector<Register> out;
   for (const auto& r : npu_regs::kRegisters) {
+    if (r.feature != 0 && (r.feature & features) == 0) continue;
     std::string meaning = r.desc;
     for (std::uint8_t i = 0; i < r.field_count; ++i) {
       const auto& f = r.fields[i];

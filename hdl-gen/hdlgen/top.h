@@ -34,6 +34,19 @@ struct EngineParams {
   bool weight_stationary = false;      // the engine: dg_engine_ws (else dg_engine, output stationary)
 };
 
+/// The fused epilogue of the C write-out (dg_epilogue) and the fetch of its operands
+/// (dg_epi_fetch): which operands (npu_regs::kFeature*), ReLU, requantization to out_bits.
+struct EpiParams {
+  unsigned features = 0;  // kFeatureBias, kFeatureRq
+  bool relu = false;
+  int out_bits = 8;                             // the requantized element: 8 or 16 bits
+  std::int64_t n_tiles = 1;                     // C tiles along N
+  std::int64_t bias_beats = 0, rq_beats = 0;    // bus beats of the bias vector and of the rq records
+  int lg_route = 4;                             // log2 of the bursts the shared B channel tracks
+  bool fetch() const { return features != 0; }  // operands to read
+  bool any() const { return features != 0 || relu; }
+};
+
 struct TopParams {
   std::string top, header;
   std::vector<TopStream> streams;
@@ -48,6 +61,7 @@ struct TopParams {
   int addr_bits = 32;                          // the AXI4 masters' address width (the model's bus_addr_bits)
   bool k_fixed = true;                         // K is the plan's (no run-time range): A's and B's extents are constants
   std::int64_t row_bytes_b = 0, extent_c = 0;  // bytes of one row of B, of all of C
+  EpiParams epi;                               // the fused epilogue (none by default)
 };
 
 /// The core (module <top>_core): registers on a simple register port, the AGUs, DMA, scratchpad,
@@ -56,6 +70,7 @@ std::string top_module(const TopParams& tp);
 /// The top (module <top>): the core behind an AXI4-Lite register slave and one AXI4 master per
 /// stream.
 std::string axi_top_module(const TopParams& tp);
-std::vector<Register> top_registers();
+/// The registers of a design with the given features (npu_regs::kFeature*; 0: none of them).
+std::vector<Register> top_registers(unsigned features = 0);
 
 }  // namespace dg::hdlgen

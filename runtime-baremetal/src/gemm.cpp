@@ -166,10 +166,28 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     return PlanStatus::Unsupported;
   }
   const DType c = e[kC].type;
-  if (c != DType::Int32 && c != DType::Int64) {
-    err->str("C must be int32 or int64");
+  // An int8 or int16 C is requantized per column (the rq operand).
+  p.epi_rq = (c == DType::Int8 || c == DType::Int16) && e[kC].bits == bits(c) && e[kC].is_signed;
+  if (c != DType::Int32 && c != DType::Int64 && !p.epi_rq) {
+    err->str("C must be int32 or int64, or int8 or int16 (requantized)");
     return PlanStatus::Unsupported;
   }
+  // The fused epilogue: none, relu, bias or bias_relu.
+  json::Span epi;
+  if (r.get(r.root, "epilogue", &epi, true)) {
+    char name[24];
+    if (json::to_str(epi, name, sizeof name) != json::Result::Ok) {
+      r.fail(PlanStatus::Bad, "epilogue", "not a short string");
+      return r.status;
+    }
+    p.epi_bias = str_eq(name, "bias") || str_eq(name, "bias_relu");
+    p.epi_relu = str_eq(name, "relu") || str_eq(name, "bias_relu");
+    if (!p.epi_bias && !p.epi_relu && !str_eq(name, "none")) {
+      err->str("plan field 'epilogue': '").str(name).str("' is not run here (none, relu, bias or bias_relu)");
+      return PlanStatus::Unsupported;
+    }
+  }
+  if (r.status != PlanStatus::Ok) return r.status;
   p.M = static_cast<uint32_t>(M);
   p.N = static_cast<uint32_t>(N);
   p.K_min = static_cast<uint32_t>(k_min);

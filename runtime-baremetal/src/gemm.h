@@ -42,7 +42,16 @@ struct GemmPlan {
   uint8_t acc_bits = 32;  // the accumulator's width: 32, 48 (in an int64) or 64; a narrower C saturates
   OperandLayout op[kOperands];
   size_t acc_tile_bytes;  // scratch the executor needs for one tile_m x tile_n accumulator
+  // The fused epilogue (the plan's "epilogue" and an int8 or int16 C): its operands bias (N int32)
+  // and rq (N records of 8 bytes: requantization of an int8 or int16 C), and ReLU.
+  bool epi_bias, epi_relu, epi_rq;
 };
+
+/// The fused epilogue's operands, bound by name beside A, B and C.
+enum EpiOperand : uint32_t { kBias = 0, kRq = 1, kEpiOperands = 2 };
+inline const char* epi_name(uint32_t i) { return i == kBias ? "bias" : "rq"; }
+inline bool epi_needed(const GemmPlan& p, uint32_t i) { return i == kBias ? p.epi_bias : p.epi_rq; }
+inline uint64_t epi_bytes(const GemmPlan& p, uint32_t i) { return uint64_t{p.N} * (i == kBias ? 4u : 8u); }
 
 enum class PlanStatus : uint8_t { Ok, Bad, Unsupported, WrongTarget };
 

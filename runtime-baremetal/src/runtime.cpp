@@ -58,6 +58,12 @@ constexpr NpuRegInfo kNpuRegInfo[kNpuRegs] = {
     {regs::reg("C_BASE_HI").name, dg::ko::regmap::kAccessWrite},
 };
 
+// The fused epilogue's operand registers (designs whose plan has the operand): low and high halves.
+constexpr const char* kEpiRegName[dg::bm::kEpiOperands][2] = {
+    {regs::reg("BIAS_BASE").name, regs::reg("BIAS_BASE_HI").name},
+    {regs::reg("RQ_BASE").name, regs::reg("RQ_BASE_HI").name},
+};
+
 constexpr uint32_t kCtrlStart = regs::mask("CTRL", "START");
 constexpr uint32_t kStatusBusy = regs::mask("STATUS", "BUSY");
 constexpr uint32_t kStatusDone = regs::mask("STATUS", "DONE");
@@ -72,8 +78,10 @@ struct dgmm_kernel {
   uint32_t completed;  // launches finished
   dgmm_status result;  // result of the most recent launch
   bool bound[dg::bm::kOperands];
-  uint64_t addr[dg::bm::kOperands];  // physical addresses, as the bus sees them
-  int64_t* acc;                      // accumulator tile scratch, in the arena after this struct
+  uint64_t addr[dg::bm::kOperands];      // physical addresses, as the bus sees them
+  bool epi_bound[dg::bm::kEpiOperands];  // the fused epilogue's operands (bias, rq)
+  uint64_t epi_addr[dg::bm::kEpiOperands];
+  int64_t* acc;  // accumulator tile scratch, in the arena after this struct
   const uint8_t* module;
   size_t module_size;
   dg::bm::GemmPlan plan;
@@ -86,10 +94,11 @@ struct dgmm_kernel {
   uint32_t addr_bits;  // the design's bus address width (from the table)
   bool has_hi;         // the table has the *_BASE_HI registers (a version 1 table of a 32-bit design may not)
   uintptr_t reg[kNpuRegs];
-  bool npu_running;    // the most recent launch went to the NPU and has not been seen to end
-  uint32_t npu_error;  // ERROR register of the most recent launch (0: none)
-  bool cycles_valid;   // the most recent launch ran on the NPU and completed
-  uint32_t cycles;     // its CYCLES register
+  uintptr_t epi_reg[dg::bm::kEpiOperands][2];  // the epilogue operands' base registers (low, high)
+  bool npu_running;                            // the most recent launch went to the NPU and has not been seen to end
+  uint32_t npu_error;                          // ERROR register of the most recent launch (0: none)
+  bool cycles_valid;                           // the most recent launch ran on the NPU and completed
+  uint32_t cycles;                             // its CYCLES register
 };
 
 namespace {
@@ -239,6 +248,19 @@ dgmm_status npu_resolve(dgmm_kernel* h) {
   if (!h->has_hi) {
     for (uint32_t i = kFirstHi; i < kNpuRegs; ++i) h->reg[i] = 0;
   }
+  for (uint32_t i = 0; i < dg::bm::kEpiOperands; ++i) {
+    h->epi_reg[i][0] = h->epi_reg[i][1] = 0;
+    if (!dg::bm::epi_needed(h->plan, i)) continue;
+    for (uint32_t half = 0; half < 2; ++half) {
+      dg::ko::regmap::Register r;
+      if (!table.find(kEpiRegName[i][half], &r) || (r.access & dg::ko::regmap::kAccessWrite) == 0) {
+        d.str("the NPU register table has no writable register ").str(kEpiRegName[i][half]);
+        d.str(", which the plan's operand '").str(dg::bm::epi_name(i)).str("' needs");
+        return fail(DGMM_ERROR_UNSUPPORTED, d);
+      }
+      h->epi_reg[i][half] = static_cast<uintptr_t>(table.mmio_base) + r.offset;
+    }
+  }
   h->design_id = table.design_id;
   h->addr_bits = table.addr_bits;
   return DGMM_OK;
@@ -283,6 +305,11 @@ dgmm_status npu_start(dgmm_kernel* h) {
     npu_write(h, static_cast<NpuReg>(kABase + i), static_cast<uint32_t>(h->addr[i]));
     if (h->has_hi) npu_write(h, static_cast<NpuReg>(kABaseHi + i), static_cast<uint32_t>(h->addr[i] >> 32));
   }
+  for (uint32_t i = 0; i < dg::bm::kEpiOperands; ++i) {
+    if (!dg::bm::epi_needed(h->plan, i)) continue;
+    port_mmio_write32(h->epi_reg[i][0], static_cast<uint32_t>(h->epi_addr[i]));
+    port_mmio_write32(h->epi_reg[i][1], static_cast<uint32_t>(h->epi_addr[i] >> 32));
+  }
   npu_write(h, kM, h->plan.M);
   npu_write(h, kN, h->plan.N);
   npu_write(h, kK, h->plan.K);
@@ -323,6 +350,11 @@ void npu_poll(dgmm_kernel* h) {
 
 dgmm_status bad_handle() { return fail(DGMM_ERROR_INVALID_STATE, "invalid or unloaded handle"); }
 
+bool str_same(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
 int operand_index(const char* name) {
   if (name == nullptr || name[0] == '\0' || name[1] != '\0') return -1;
   return name[0] == 'A' ? 0 : name[0] == 'B' ? 1 : name[0] == 'C' ? 2 : -1;
@@ -336,12 +368,44 @@ dgmm_status wrap_error(int i) {
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
+/// Binds the fused epilogue's operand i (bias or rq), an input of the plans that have it.
+dgmm_status bind_epi(dgmm_handle h, uint32_t i, uint64_t address, bool output) {
+  ErrorDetail d;
+  const char* name = dg::bm::epi_name(i);
+  if (!dg::bm::epi_needed(h->plan, i)) {
+    d.str("the module's plan has no operand '").str(name);
+    d.str(i == dg::bm::kBias ? "' (op_type bias or bias_relu has it)" : "' (an int8 or int16 output has it)");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (output) {
+    d.str("operand '").str(name).str("' is an input; use dgmm_bind_input");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (const dgmm_status s = idle(h, "bind"); s != DGMM_OK) return s;
+  if (address == 0 || address % 4 != 0) {
+    d.str("operand '").str(name).str(address == 0 ? "': address is null" : "': address is not aligned to 4 bytes");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  const uint64_t bytes = dg::bm::epi_bytes(h->plan, i);
+  if (wraps(address, bytes) || (h->engine == DGMM_ENGINE_NPU && !npu_reaches(h, address, bytes))) {
+    d.str("operand '").str(name).str("' at ");
+    d.hex(static_cast<uint32_t>(address >> 32)).str(":").hex(static_cast<uint32_t>(address));
+    d.str(" does not fit the address space of the NPU's bus");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  h->epi_addr[i] = address;
+  h->epi_bound[i] = true;
+  return DGMM_OK;
+}
+
 dgmm_status bind(dgmm_handle h, const char* name, uint64_t address, bool output) {
   if (!valid(h)) return bad_handle();
+  for (uint32_t e = 0; name != nullptr && e < dg::bm::kEpiOperands; ++e)
+    if (str_same(name, dg::bm::epi_name(e))) return bind_epi(h, e, address, output);
   const int i = operand_index(name);
   ErrorDetail d;
   if (i < 0) {
-    d.str("unknown operand '").str(name != nullptr ? name : "(null)").str("' (A, B or C)");
+    d.str("unknown operand '").str(name != nullptr ? name : "(null)").str("' (A, B, C, bias or rq)");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   if ((i == dg::bm::kC) != output) {
@@ -492,6 +556,19 @@ dgmm_status dgmm_launch(dgmm_handle h) {
       d.str("operand '").chr(static_cast<char>('A' + i)).str("' is not bound");
       return fail(DGMM_ERROR_UNBOUND_OPERAND, d);
     }
+  }
+  for (uint32_t i = 0; i < dg::bm::kEpiOperands; ++i) {
+    if (dg::bm::epi_needed(h->plan, i) && !h->epi_bound[i]) {
+      ErrorDetail d;
+      d.str("operand '").str(dg::bm::epi_name(i)).str("' is not bound");
+      return fail(DGMM_ERROR_UNBOUND_OPERAND, d);
+    }
+  }
+  const bool epilogue = h->plan.epi_bias || h->plan.epi_relu || h->plan.epi_rq;
+  if (epilogue && h->engine == DGMM_ENGINE_REFERENCE) {
+    return fail(DGMM_ERROR_UNSUPPORTED,
+                "the reference executor does not apply the plan's fused epilogue (bias, relu, requantization); "
+                "launch on the NPU (dgmm_set_engine DGMM_ENGINE_NPU)");
   }
   // The reference executor reads and writes the operands through this CPU's pointers.
   uintptr_t ptr[dg::bm::kOperands];

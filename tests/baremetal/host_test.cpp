@@ -46,7 +46,8 @@ struct PlanArgs {
   bool k_dynamic = false;  // K is chosen at run time, in [k_min, K]
   int k_align = 0;         // the plan's "k_align" when > 0 (absent otherwise, as older modules)
   int k_min = 0;
-  int k_max = -1;  // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
+  int k_max = -1;        // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
+  std::string epilogue;  // the plan's "epilogue" when not empty (absent otherwise, as older modules)
 };
 
 // A plan like the compiler's (keys sorted, nested objects that repeat top-level key names).
@@ -54,8 +55,9 @@ std::string plan_json(const PlanArgs& p) {
   std::ostringstream s;
   s << "{\n  \"K\": " << p.K << ",\n  \"K_max\": " << (p.k_max >= 0 ? p.k_max : p.K)
     << ",\n  \"K_min\": " << (p.k_dynamic ? p.k_min : p.K) << ",\n  \"M\": " << p.M << ",\n  \"N\": " << p.N
-    << ",\n  \"a_type\": \"" << p.a << "\",\n  \"acc_type\": \"" << p.acc << "\",\n  \"b_type\": \"" << p.b
-    << "\",\n  \"batch\": " << p.batch << ",\n  \"c_type\": \"" << p.c
+    << (p.epilogue.empty() ? std::string() : ",\n  \"epilogue\": \"" + p.epilogue + "\"") << ",\n  \"a_type\": \""
+    << p.a << "\",\n  \"acc_type\": \"" << p.acc << "\",\n  \"b_type\": \"" << p.b << "\",\n  \"batch\": " << p.batch
+    << ",\n  \"c_type\": \"" << p.c
     << "\",\n  \"format\": \"deepgemm-plan-1\",\n  \"index\": {\"M\": 999, \"a_row_major\": "
     << (p.a_row ? "true" : "false") << ", \"b_row_major\": " << (p.b_row ? "true" : "false")
     << ", \"c_row_major\": " << (p.c_row ? "true" : "false") << ", \"lda\": " << p.lda << ", \"ldb\": " << p.ldb
@@ -228,7 +230,8 @@ void test_bad_plans() {
   CHECK(with([](PlanArgs& p) { p.a = "fp16"; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(contains(dgmm_last_error(), "a_type"));
   CHECK(with([](PlanArgs& p) { p.batch = 2; }) == DGMM_ERROR_UNSUPPORTED);
-  CHECK(with([](PlanArgs& p) { p.c = "int16"; }) == DGMM_ERROR_UNSUPPORTED);
+  // An int8 or int16 C is requantized (the rq operand); an unsigned one is not an output.
+  CHECK(with([](PlanArgs& p) { p.c = "u16"; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(with([](PlanArgs& p) {
           p.acc = "int16";
           p.c = "int16";
@@ -1121,10 +1124,12 @@ struct RegDef {
   uint32_t access;
 };
 
-// The register block of the generated NPU top: its one description, <deepgemm/npu_regs.h>.
+// The register block of the generated NPU top: its one description, <deepgemm/npu_regs.h>
+// (the registers of every design: not those of the fused epilogue's operands).
 std::vector<RegDef> standard_regs() {
   std::vector<RegDef> out;
-  for (const auto& r : dg::npu_regs::kRegisters) out.push_back({r.name, r.offset, uint32_t(r.access)});
+  for (const auto& r : dg::npu_regs::kRegisters)
+    if (r.feature == 0) out.push_back({r.name, r.offset, uint32_t(r.access)});
   return out;
 }
 
@@ -1351,6 +1356,75 @@ void test_npu_engine_choice() {
   bad.pop_back();
   CHECK(load_status(npu_module(npu_plan(), bad)) == DGMM_ERROR_BAD_MODULE);
   CHECK(contains(dgmm_last_error(), "register table is truncated"));
+}
+
+// The fused epilogue's operands: bound by name (bias, rq) where the plan has them, refused where
+// not; the launch needs them bound, and on the NPU: the reference executor does not apply the
+// epilogue. Their base registers are written with the others.
+void test_npu_epilogue() {
+  // A plan without them refuses them, naming what has them.
+  {
+    const auto module = make_module(plan_json(npu_plan()));
+    dgmm_handle h = load(module);
+    CHECK(h != nullptr);
+    CHECK(dgmm_bind_input(h, "bias", 0x80400000u) == DGMM_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(dgmm_last_error(), "the module's plan has no operand 'bias' (op_type bias or bias_relu has it)"));
+    CHECK(dgmm_bind_input(h, "rq", 0x80400000u) == DGMM_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(dgmm_last_error(), "no operand 'rq' (an int8 or int16 output has it)"));
+  }
+  PlanArgs p = npu_plan();
+  p.epilogue = "bias_relu";
+  p.c = "int8";
+  std::vector<RegDef> regs;
+  for (const auto& r : dg::npu_regs::kRegisters) regs.push_back({r.name, r.offset, uint32_t(r.access)});
+  const auto table = make_table(kNpuBase, kDesignId, regs);
+  const auto module = npu_module(p, table);
+  MockNpu npu(kNpuBase, kDesignId, regs);
+  npu.elem_bits[2] = 8;
+  Attached attached(&npu);
+  dgmm_handle h = load(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(bind_fake(h));
+  CHECK(dgmm_bind_output(h, "bias", 0x80400000u) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'bias' is an input"));
+  CHECK(dgmm_bind_input(h, "bias", 0x80400002u) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "not aligned to 4 bytes"));
+  CHECK(dgmm_launch(h) == DGMM_ERROR_UNBOUND_OPERAND);
+  CHECK(contains(dgmm_last_error(), "operand 'bias' is not bound"));
+  CHECK(dgmm_bind_input(h, "bias", 0x80400000u) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_ERROR_UNBOUND_OPERAND);
+  CHECK(contains(dgmm_last_error(), "operand 'rq' is not bound"));
+  CHECK(dgmm_bind_input(h, "rq", 0x80500000u) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "the reference executor does not apply the plan's fused epilogue"));
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  const std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", uint32_t(kAddrA)},
+                                                                  {"A_BASE_HI", 0},
+                                                                  {"B_BASE", uint32_t(kAddrB)},
+                                                                  {"B_BASE_HI", 0},
+                                                                  {"C_BASE", kAddrC},
+                                                                  {"C_BASE_HI", 0},
+                                                                  {"BIAS_BASE", 0x80400000u},
+                                                                  {"BIAS_BASE_HI", 0},
+                                                                  {"RQ_BASE", 0x80500000u},
+                                                                  {"RQ_BASE_HI", 0},
+                                                                  {"M", 32},
+                                                                  {"N", 48},
+                                                                  {"K", 64},
+                                                                  {"CTRL", 1}};
+  CHECK(npu.writes == expected);
+  CHECK(npu.violations.empty());
+
+  // A design whose table lacks an operand's registers cannot run the plan.
+  const auto no_rq_table = make_table(kNpuBase, kDesignId, standard_regs());
+  const auto no_rq = npu_module(p, no_rq_table);
+  dgmm_handle k = load(no_rq);
+  CHECK(k != nullptr);
+  CHECK(dgmm_set_engine(k, DGMM_ENGINE_NPU) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "no writable register BIAS_BASE, which the plan's operand 'bias' needs"));
 }
 
 void test_npu_run() {
@@ -1803,6 +1877,7 @@ int main() {
   test_cosim_plans();
   test_npu_engine_choice();
   test_npu_run();
+  test_npu_epilogue();
   test_npu_register_map_by_name();
   test_npu_errors();
   test_npu_timeout();

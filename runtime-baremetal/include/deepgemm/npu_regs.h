@@ -34,7 +34,13 @@ struct Register {
   const char* desc;
   const Field* fields;  // from bit 0 up; a register without fields is one field of 32 bits
   uint8_t field_count;
+  uint8_t feature = 0;  // 0: in every design; else only in designs with that operand (kFeature*)
 };
+
+// Registers that only some designs have: those of the fused epilogue's operands (a design whose
+// plan has no such operand neither decodes nor lists them).
+inline constexpr uint8_t kFeatureBias = 1;  // the bias vector (op_type bias, bias_relu)
+inline constexpr uint8_t kFeatureRq = 2;    // the requantization records (output int8, int16)
 
 struct ErrorCode {
   uint32_t code;
@@ -82,6 +88,20 @@ inline constexpr Register kRegisters[] = {
      "byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START "
      "with BASE_RANGE)",
      nullptr, 0},
+    {"BIAS_BASE", 0x03c, kRW, 0, "byte address of bias (N int32, one per column of C): its low 32 bits", nullptr, 0,
+     kFeatureBias},
+    {"BIAS_BASE_HI", 0x040, kRW, 0,
+     "byte address of bias: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails "
+     "START with BASE_RANGE)",
+     nullptr, 0, kFeatureBias},
+    {"RQ_BASE", 0x044, kRW, 0,
+     "byte address of rq (N records of 8 bytes, one per column of C: int32 multiplier, shift in byte 4, int16 zero "
+     "point in bytes 6-7): its low 32 bits",
+     nullptr, 0, kFeatureRq},
+    {"RQ_BASE_HI", 0x048, kRW, 0,
+     "byte address of rq: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails "
+     "START with BASE_RANGE)",
+     nullptr, 0, kFeatureRq},
 };
 inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
 
