@@ -328,7 +328,9 @@ module dg_engine #(
         end else begin
           for (int t = 0; t < G; t++) begin
             if (BSeg == 1)
-              pf_b_q[t*SegB +: SegB] <= SegB'(cap_word[t] >> cap_lane_q);
+              // (shifted at the word's width: with two-word segments this branch is not taken,
+              // but it is still elaborated with SegB wider than the word)
+              pf_b_q[t*SegB +: SegB] <= SegB'(WordBits'(cap_word[t] >> cap_lane_q));
             else
               pf_b_q[t*SegB + (32'(cap_ph_q) - 1) * WordBits +: WordBits] <= cap_word[t];
           end
