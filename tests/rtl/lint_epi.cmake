@@ -2,17 +2,7 @@
 # A design with a fused epilogue: the core instantiates dg_epilogue, and dg_epi_fetch exactly when
 # the epilogue has operands to read (FETCH), with their registers in the register header; the
 # design is lint-clean under verilator -Wall, with the protocol checkers bound too.
-file(REMOVE_RECURSE ${WORK})
-file(MAKE_DIRECTORY ${WORK})
-set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
-include(${SRC}/tests/cosim/models/use_model.cmake)  # MODELS: --hw-models WORK/models
-execute_process(COMMAND ${CMD} ${MODELS} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "--emit=verilog failed (${rc}):\n${err}")
-endif()
-file(GLOB tops RELATIVE ${WORK}/v ${WORK}/v/npu_gemm_*.v)
-list(FILTER tops EXCLUDE REGEX "_agu_|_core")
-string(REPLACE ".v" "" top ${tops})
+include(${CMAKE_CURRENT_LIST_DIR}/emit_design.cmake)  # sets top and files
 file(READ ${WORK}/v/${top}_core.v text)
 file(READ ${WORK}/v/${top}_regs.h header)
 if(NOT text MATCHES "  dg_epilogue #\\(")
@@ -30,6 +20,5 @@ else()
     message(FATAL_ERROR "${top}: an epilogue without operands reads some (dg_epi_fetch, BIAS_BASE or RQ_BASE)")
   endif()
 endif()
-file(GLOB files ${WORK}/v/*.v)
 include(${CMAKE_CURRENT_LIST_DIR}/verilator_lint.cmake)
 dg_verilator_lint(FILES ${files} LINTS "--top-module,${top}" "--top-module,${top},-DDG_AXI4_CHECK")

@@ -2,17 +2,7 @@
 # The design of a model with N-bit bus addresses: its AXI4 ports and AGU addresses are N bits wide,
 # it is lint-clean under verilator -Wall (with the protocol checkers bound too, and the proofs'
 # tops at that width), and its register header and .svh give the width.
-file(REMOVE_RECURSE ${WORK})
-file(MAKE_DIRECTORY ${WORK})
-set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
-include(${SRC}/tests/cosim/models/use_model.cmake)  # MODELS: --hw-models WORK/models
-execute_process(COMMAND ${CMD} ${MODELS} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "--emit=verilog failed (${rc}):\n${err}")
-endif()
-file(GLOB tops RELATIVE ${WORK}/v ${WORK}/v/npu_gemm_*.v)
-list(FILTER tops EXCLUDE REGEX "_agu_|_core")
-string(REPLACE ".v" "" top ${tops})
+include(${CMAKE_CURRENT_LIST_DIR}/emit_design.cmake)  # sets top and files
 math(EXPR hi "${BITS} - 1")
 file(READ ${WORK}/v/${top}.v text)
 foreach(want "output logic \\[${hi}:0\\] +m_axi_a_araddr_o" "output logic \\[${hi}:0\\] +m_axi_c_awaddr_o"
@@ -33,7 +23,6 @@ file(READ ${WORK}/v/${top}_regs.svh text)
 if(NOT text MATCHES "`define DG_REGS_ADDR_BITS ${BITS}\n")
   message(FATAL_ERROR "${top}_regs.svh lacks the bus address width")
 endif()
-file(GLOB files ${WORK}/v/*.v)
 include(${CMAKE_CURRENT_LIST_DIR}/verilator_lint.cmake)
 dg_verilator_lint(FILES ${files} LINTS "--top-module,${top}" "--top-module,${top},-DDG_AXI4_CHECK"
                   "--top-module,dg_axi_rd_proof,-GAddrW=${BITS}" "--top-module,dg_axi_wr_proof,-GAddrW=${BITS}")

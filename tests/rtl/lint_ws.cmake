@@ -2,17 +2,7 @@
 # A weight-stationary design: the core instantiates dg_engine_ws (and the output-stationary engine's
 # files are not in the design), and the design is lint-clean under verilator -Wall, with the
 # protocol checkers bound too.
-file(REMOVE_RECURSE ${WORK})
-file(MAKE_DIRECTORY ${WORK})
-set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
-include(${SRC}/tests/cosim/models/use_model.cmake)  # MODELS: --hw-models WORK/models
-execute_process(COMMAND ${CMD} ${MODELS} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "--emit=verilog failed (${rc}):\n${err}")
-endif()
-file(GLOB tops RELATIVE ${WORK}/v ${WORK}/v/npu_gemm_*.v)
-list(FILTER tops EXCLUDE REGEX "_agu_|_core")
-string(REPLACE ".v" "" top ${tops})
+include(${CMAKE_CURRENT_LIST_DIR}/emit_design.cmake)  # sets top and files
 file(READ ${WORK}/v/${top}_core.v text)
 if(NOT text MATCHES "  dg_engine_ws #\\(\n")
   message(FATAL_ERROR "${top}_core.v does not instantiate dg_engine_ws")
@@ -20,6 +10,5 @@ endif()
 if(EXISTS ${WORK}/v/dg_engine.v OR EXISTS ${WORK}/v/dg_mac_array.v OR NOT EXISTS ${WORK}/v/dg_ws_array.v)
   message(FATAL_ERROR "the design's engine files are not the weight-stationary ones")
 endif()
-file(GLOB files ${WORK}/v/*.v)
 include(${CMAKE_CURRENT_LIST_DIR}/verilator_lint.cmake)
 dg_verilator_lint(FILES ${files} LINTS "--top-module,${top}" "--top-module,${top},-DDG_AXI4_CHECK")
