@@ -188,9 +188,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   // follows from M, K and the group size (w4_schedule): the plan carries that schedule, not the
   // searched point, so that verify proves the kernel's own index maps.
   if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == hw::Family::MmaSync) {
-    const std::string& sb = pl.scale_b;
-    const std::int64_t group = sb.rfind("group_", 0) == 0 ? std::stoll(sb.substr(6)) : 0;
-    const W4Schedule w = w4_schedule(s.M, s.K, group);
+    const W4Schedule w = w4_schedule(s.M, s.K, pl.scale_b);
     pl.loader = "registers";
     pl.tile_m = w.tile_m;
     pl.tile_n = w.tile_n;
@@ -214,7 +212,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     // Time: the packed weights, A and C over DRAM bandwidth against the multiplies at mma.sync's
     // rate, plus one DRAM latency.
     const double bytes = static_cast<double>(s.M) * s.K * 2 + static_cast<double>(s.K) * s.N / 2 +
-                         (group > 0 ? static_cast<double>(s.K / group) * s.N * 2 : 0) +
+                         (w.group > 0 ? static_cast<double>(s.K / w.group) * s.N * 2 : 0) +
                          static_cast<double>(s.M) * s.N * s.c_bits / 8;
     const double sms = static_cast<double>(p.hw.gpu.sm_count);
     const double mem_ns = bytes / (s.dram_bytes_per_ns_sm * sms), math_ns = flops / (s.peak_flops_per_ns_sm * sms);
@@ -286,7 +284,7 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   const bool w4 = p.hw.is_gpu() && p.b.value.bits == 4 && !p.weight_conversion.empty();
   if (w4 != (pl.loader == "registers")) return differs("loader", pl.loader, w4 ? "registers" : "cp.async or tma");
   if (w4) {
-    const W4Schedule w = w4_schedule(p.M.value, p.K.value, sb.rfind("group_", 0) == 0 ? std::stoll(sb.substr(6)) : 0);
+    const W4Schedule w = w4_schedule(p.M.value, p.K.value, sb);
     auto text = [](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t kw, std::int64_t st,
                    std::int64_t bps) {
       return fmt::format("{}×{}×{}, {} warps splitting K, {} stages, {} blocks per SM", tm, tn, tk, kw, st, bps);

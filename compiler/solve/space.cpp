@@ -124,8 +124,10 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
 }
 }  // namespace
 
-W4Schedule w4_schedule(std::int64_t M, std::int64_t K, std::int64_t group) {
+W4Schedule w4_schedule(std::int64_t M, std::int64_t K, const std::string& scale_b) {
   W4Schedule w;
+  const std::int64_t group = scale_b.rfind("group_", 0) == 0 ? std::stoll(scale_b.substr(6)) : 0;
+  w.group = group;
   const std::int64_t kb = ceil_div(K, 128), fm = std::min<std::int64_t>(2, ceil_div(M, 16));
   w.tile_m = 16 * fm;
   w.k_warps = std::min<std::int64_t>(8, kb);

@@ -71,11 +71,12 @@ std::vector<hw::Family> families(const GemmProblem& p);
 /// weights (and their scales) in flight in registers. The depths are what fits the kernel's 128
 /// registers a thread at two blocks per SM (one m16 tile) or 255 at one (two m16 tiles): 3 blocks,
 /// 2 with two m16 tiles or with groups of 64 when A is loaded a block ahead (M <= 8), 1 with
-/// groups of 32. `group` is the scales' group size, 0 for none or one per column.
+/// groups of 32. `scale_b` is the plan's weight scales ("group_G", "per_column" or "none").
 struct W4Schedule {
   std::int64_t tile_m = 16, tile_n = 16, tile_k = 128, k_warps = 1, stages = 2, blocks_per_sm = 2;
+  std::int64_t group = 0;  // the scales' group size G; 0 for none or one per column
 };
-W4Schedule w4_schedule(std::int64_t M, std::int64_t K, std::int64_t group);
+W4Schedule w4_schedule(std::int64_t M, std::int64_t K, const std::string& scale_b);
 
 /// A point: one value per variable, in `vars` order.
 using Point = std::vector<std::int64_t>;
