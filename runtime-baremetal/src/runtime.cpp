@@ -368,15 +368,19 @@ dgmm_status wrap_error(int i) {
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
+/// Refuses the fused epilogue's operand i where the plan lacks it, naming what has it.
+dgmm_status epi_missing(uint32_t i) {
+  ErrorDetail d;
+  d.str("the module's plan has no operand '").str(dg::bm::epi_name(i));
+  d.str(i == dg::bm::kBias ? "' (op_type bias or bias_relu has it)" : "' (an int8 or int16 output has it)");
+  return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+}
+
 /// Binds the fused epilogue's operand i (bias or rq), an input of the plans that have it.
 dgmm_status bind_epi(dgmm_handle h, uint32_t i, uint64_t address, bool output) {
   ErrorDetail d;
   const char* name = dg::bm::epi_name(i);
-  if (!dg::bm::epi_needed(h->plan, i)) {
-    d.str("the module's plan has no operand '").str(name);
-    d.str(i == dg::bm::kBias ? "' (op_type bias or bias_relu has it)" : "' (an int8 or int16 output has it)");
-    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-  }
+  if (!dg::bm::epi_needed(h->plan, i)) return epi_missing(i);
   if (output) {
     d.str("operand '").str(name).str("' is an input; use dgmm_bind_input");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
@@ -684,6 +688,22 @@ dgmm_status dgmm_trust_key(const uint8_t* public_key) {
 
 dgmm_status dgmm_operand_info(dgmm_handle h, const char* name, dgmm_operand* out) {
   if (!valid(h)) return bad_handle();
+  // The fused epilogue's operands: one value (bias: int32) or one 8-byte record (rq) per column.
+  for (uint32_t e = 0; e < dg::bm::kEpiOperands; ++e) {
+    if (name == nullptr || out == nullptr || !str_same(name, dg::bm::epi_name(e))) continue;
+    if (!dg::bm::epi_needed(h->plan, e)) return epi_missing(e);
+    const uint32_t bits = e == dg::bm::kBias ? 32 : 64;
+    out->rows = 1;
+    out->cols = h->plan.N;
+    out->ld = h->plan.N;
+    out->element_bits = bits;
+    out->value_bits = bits;
+    out->is_signed = e == dg::bm::kBias ? 1 : 0;
+    out->row_major = 1;
+    out->is_output = 0;
+    out->bytes = static_cast<size_t>(dg::bm::epi_bytes(h->plan, e));
+    return DGMM_OK;
+  }
   const int i = operand_index(name);
   if (i < 0 || out == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "unknown operand or null output");
   const dg::bm::OperandLayout& o = h->plan.op[i];

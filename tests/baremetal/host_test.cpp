@@ -1371,6 +1371,9 @@ void test_npu_epilogue() {
     CHECK(contains(dgmm_last_error(), "the module's plan has no operand 'bias' (op_type bias or bias_relu has it)"));
     CHECK(dgmm_bind_input(h, "rq", 0x80400000u) == DGMM_ERROR_INVALID_ARGUMENT);
     CHECK(contains(dgmm_last_error(), "no operand 'rq' (an int8 or int16 output has it)"));
+    dgmm_operand o{};
+    CHECK(dgmm_operand_info(h, "bias", &o) == DGMM_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(dgmm_last_error(), "the module's plan has no operand 'bias'"));
   }
   PlanArgs p = npu_plan();
   p.epilogue = "bias_relu";
@@ -1386,6 +1389,20 @@ void test_npu_epilogue() {
   CHECK(h != nullptr);
   if (h == nullptr) return;
   CHECK(bind_fake(h));
+  // Described like A, B and C: 1 x N, an int32 bias and an 8-byte rq record per column.
+  dgmm_operand bias{}, rq{};
+  CHECK(dgmm_operand_info(h, "bias", &bias) == DGMM_OK);
+  CHECK(dgmm_operand_info(h, "rq", &rq) == DGMM_OK);
+  CHECK(bias.rows == 1);
+  CHECK(bias.cols == 48);
+  CHECK(bias.element_bits == 32);
+  CHECK(bias.is_signed == 1);
+  CHECK(bias.is_output == 0);
+  CHECK(bias.bytes == 48 * 4);
+  CHECK(rq.cols == 48);
+  CHECK(rq.element_bits == 64);
+  CHECK(rq.bytes == 48 * 8);
+  CHECK(dgmm_operand_info(h, "bias", nullptr) == DGMM_ERROR_INVALID_ARGUMENT);
   CHECK(dgmm_bind_output(h, "bias", 0x80400000u) == DGMM_ERROR_INVALID_ARGUMENT);
   CHECK(contains(dgmm_last_error(), "operand 'bias' is an input"));
   CHECK(dgmm_bind_input(h, "bias", 0x80400002u) == DGMM_ERROR_INVALID_ARGUMENT);

@@ -201,7 +201,10 @@ typedef struct {
   uint32_t is_signed;    /* 1 sign-extended (int*, sN), 0 zero-extended (uN) */
 } dgmm_operand;
 
-/** Describes operand `name` ("A", "B" or "C"). */
+/** Describes operand `name` ("A", "B" or "C"; "bias" and "rq" where the plan's fused epilogue has
+ *  them: 1 x N, bias one int32 per column (element_bits 32, signed), rq one 8-byte record per
+ *  column (element_bits 64: the int32 multiplier, the shift in byte 4, the int16 zero point in
+ *  bytes 6-7), bytes N x 4 and N x 8). */
 dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, dgmm_operand* out);
 
 /** The problem (K: the current K) and the tile shape of the plan; any output pointer may be NULL. */
