@@ -727,11 +727,8 @@ int main(int argc, char** argv) {
           *sim.at(Bias.base + static_cast<std::uint64_t>(j) * 4 + b) =
               static_cast<std::uint8_t>(static_cast<std::uint32_t>(c.bias) >> (8 * b));
       if (epi.requant) {
-        std::uint8_t rec[8] = {};
-        for (int b = 0; b < 4; ++b) rec[b] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(c.mult) >> (8 * b));
-        rec[4] = static_cast<std::uint8_t>(c.shift);
-        rec[6] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(c.zp));
-        rec[7] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(c.zp) >> 8);
+        std::uint8_t rec[8];
+        dg::sim::put_rq_record(c, rec);
         for (int b = 0; b < 8; ++b) *sim.at(Rq.base + static_cast<std::uint64_t>(j) * 8 + b) = rec[b];
       }
     }

@@ -108,6 +108,17 @@ inline EpiColumn rq_record(const std::uint8_t* p) {
   return c;
 }
 
+/// The rq record of column `c`, written as rq_record reads it (byte 5 zero).
+inline void put_rq_record(const EpiColumn& c, std::uint8_t* p) {
+  const auto mult = static_cast<std::uint32_t>(c.mult);
+  const auto zp = static_cast<std::uint16_t>(c.zp);
+  for (int b = 0; b < 4; ++b) p[b] = static_cast<std::uint8_t>(mult >> (8 * b));
+  p[4] = static_cast<std::uint8_t>(c.shift & 63u);
+  p[5] = 0;
+  p[6] = static_cast<std::uint8_t>(zp);
+  p[7] = static_cast<std::uint8_t>(zp >> 8);
+}
+
 /// The value the epilogue makes of an accumulator `acc` (already wrapped to acc_bits): with bias,
 /// acc + bias saturated to acc_bits; with relu, max(that, 0); with requant, the product with the
 /// multiplier, plus 2^(shift-1) when shift > 0, shifted right arithmetically by shift (rounding

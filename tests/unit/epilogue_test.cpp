@@ -87,4 +87,9 @@ TEST_CASE("the rq record's bytes") {
   CHECK(c.mult == static_cast<std::int32_t>(0x92345678u));
   CHECK(c.shift == 5u);  // the low 6 bits of byte 4
   CHECK(c.zp == -2);     // byte 5 is not read
+  // The writer the co-simulation fills memory with is its inverse.
+  std::uint8_t out[8];
+  dg::sim::put_rq_record(c, out);
+  const std::uint8_t want[8] = {0x78, 0x56, 0x34, 0x92, 0x05, 0x00, 0xfe, 0xff};
+  for (int b = 0; b < 8; ++b) CHECK(out[b] == want[b]);
 }
