@@ -101,6 +101,11 @@ if [ "$what" = all ] || [ "$what" = w4 ]; then
   spec_w4 fp16 fp16 3 1000 4096 "B: group_64;" "check_w4_u4_fp16_g64_3x1000x4096.ko" "cast_output: fp16;" hopper u4
   spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_e2m1_fp16_g32_13x1000x4128.ko" "cast_output: fp16;" hopper int4_e2m1
   spec_w4 bf16 bf16 40 264 1024 "B: group_128;" "check_w4_e2m1_bf16_g128_40x264x1024.ko" "cast_output: bf16;" hopper int4_e2m1
+  # M <= 8 runs with the operands swapped (weights as mma's m16 side): its edges, M = 8 and 9, a
+  # per-column scale over a K with a partial last block, and E2M1 with a bias, fp32 out, at M = 1.
+  spec_w4 fp16 fp16 8 520 4224 "B: per_column;" "check_w4_fp16_percol_8x520x4224.ko" "cast_output: fp16;"
+  spec_w4 fp16 fp16 9 520 4224 "B: group_32;" "check_w4_fp16_g32_9x520x4224.ko" "cast_output: fp16;"
+  spec_w4 bf16 fp32 1 264 384 "B: group_64;" "check_w4_e2m1_bf16_g64_bias_relu_1x264x384.ko" "op_type: bias_relu;" hopper int4_e2m1
   for m in 1 16 64 128; do
     for nk in "4096 4096" "14336 4096" "4096 14336"; do
       set -- $nk

@@ -3,19 +3,22 @@
 // into registers, 16 bytes per lane per load, with an L2 evict-first policy and no L1 allocation
 // (each weight is read once; PTX ISA 7.4 or later, else plain non-coherent loads). They are
 // converted to fp16/bf16 in registers — integers by lop3 into the mantissa of 1024.0 (bf16 128.0)
-// and one subtraction of 1032 (136) per pair, E2M1 by moving its bits into the 16-bit format and
-// one multiply by a power of two, both exact — and multiplied by mma.sync m16n8k16 with fp32
-// accumulation. No shared-memory stage: a lane's 16-byte load is already its B fragments for
-// eight k16 steps, because k is permuted inside every 32 k the same way for A and B (lane t of a
-// quad takes k 8t..8t+7), which also lets A arrive by 16-byte loads.
+// and one subtraction (or, for fp16's odd registers, one fma that also undoes the nibble's 16×)
+// per pair, E2M1 by moving its bits into the 16-bit format and one multiply by a power of two, all
+// exact — and multiplied by mma.sync m16n8k16 with fp32 accumulation. No shared-memory stage: a
+// lane's 16-byte load is already its B fragments for eight k16 steps, because k is permuted
+// inside every 32 k the same way for A and B (lane t of a quad takes k 8t..8t+7), which also lets
+// A arrive by 16-byte loads.
 //
 // Schedule (the small-M regime, correct for any M): a block owns 16·fm rows (fm = ceil(M/16),
 // at most 2: four m16 tiles with group scales spill registers) and 16 columns (two n8 tiles),
 // and its W warps (W = min(8, K/128 blocks)) split K: warp w takes the 128-k blocks w, w + W,
-// ...; the weights (and scales) of up to three blocks ahead are loaded before the current one is
-// multiplied (a ring of registers). At the end the warps' partial sums meet in shared memory, each
-// accumulator tile summed by one warp, which runs the epilogue (bias, activation, cast) and the
-// predicated store.
+// .... The loop is unrolled by its S = stages register slots, so that S - 1 blocks' weights (and
+// scales) are in flight behind every multiply and no slot is copied around a ring. At M <= 8 the
+// operands are swapped: the two n8 tiles' weights are one m16 operand and A's rows the n8 one, so
+// one multiply covers 16 columns and none of its rows is padding. At the end the warps' partial
+// sums meet in shared memory as C's tile, each accumulator tile summed by one warp, which runs
+// the epilogue (bias, activation, cast) and the predicated store.
 //
 // Group scales (scales { B: group_G; }) multiply per-group partial sums in fp32: each group's
 // products accumulate from zero in registers and are added to the accumulator times the group's
@@ -61,6 +64,8 @@ class W4a16Kernel : KernelBuilder {
     // A's fragments one block ahead where they are one m16 tile's upper rows only (M <= 8: 16
     // registers a block; w4_schedule leaves room for them).
     a_ahead_ = p_.M <= 8;
+    // The operands swapped where A's rows fit mma's n8 side (M <= 8, one m16 tile).
+    swap_ = p_.M <= 8 && fm_ == 1;
     bf16_ = p_.a_type == "bf16";
     e2m1_ = p_.b_type == "int4_e2m1";
     const std::int64_t grid_n = (p_.N + kBlockN - 1) / kBlockN, grid_m = (p_.M + 16 * fm_ - 1) / (16 * fm_);
@@ -80,21 +85,20 @@ class W4a16Kernel : KernelBuilder {
   }
   std::int64_t acc_index(std::int64_t i, std::int64_t j, std::int64_t e) const { return (i * kFn + j) * 4 + e; }
 
-  /// 16 bytes of packed weights at byte `off` of the data (past the header): a non-caching load
-  /// with the kernel's L2 evict-first policy.
-  std::array<Value*, 4> load_weights(Value* off) {
-    Value* byte = b_.CreateAdd(b_.CreateZExt(off, b_.getInt64Ty()), b_.getInt64(ko::w4::kHeaderBytes));
+  /// 16 bytes of packed weights at byte `off` past `base` (this lane's first chunk of an n8 tile,
+  /// w_base_): a non-caching load with the kernel's L2 evict-first policy.
+  std::array<Value*, 4> load_weights(Value* base, Value* off) {
+    Value* ptr = b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateZExt(off, b_.getInt64Ty()));
     if (policy_ == nullptr) {  // PTX before 7.4: a plain non-coherent load, no cache hint
       auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
-      auto* ld = b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt8Ty(), arg(1), byte), llvm::Align(16));
+      auto* ld = b_.CreateAlignedLoad(v4, ptr, llvm::Align(16));
       ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
       return {b_.CreateExtractElement(ld, std::uint64_t(0)), b_.CreateExtractElement(ld, std::uint64_t(1)),
               b_.CreateExtractElement(ld, std::uint64_t(2)), b_.CreateExtractElement(ld, std::uint64_t(3))};
     }
-    Value* addr = b_.CreateAdd(b_.CreatePtrToInt(arg(1), b_.getInt64Ty()), byte);
     InlinePtx ld;
     for (int i = 0; i < 4; ++i) ld.out('r');
-    ld.in(addr, 'l');
+    ld.in(b_.CreatePtrToInt(ptr, b_.getInt64Ty()), 'l');
     ld.in(policy_, 'l');
     Value* r = ld.emit(b_, "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {$0, $1, $2, $3}, [$4], $5;", false);
     return {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1), b_.CreateExtractValue(r, 2),
@@ -107,17 +111,30 @@ class W4a16Kernel : KernelBuilder {
     for (int i = 0; i < 4; ++i) cv.out('r');
     cv.in(word, 'r');
     if (e2m1_) return convert_e2m1(cv);
-    // fp16: 0x6400 | u is 1024 + u, minus 1032 is u - 8 = v. bf16: 0x4300 | u is 128 + u, minus 136
-    // (as 1·x + (-136): sm_80 has no bf16x2 subtraction).
-    const std::string magic = bf16_ ? "0x43004300" : "0x64006400";
-    std::string text = "{\n\t.reg .b32 t<4>, c<2>;\n";
-    text += bf16_ ? "\tmov.b32 c0, 0x3f803f80;\n\tmov.b32 c1, 0xc308c308;\n" : "\tmov.b32 c0, 0x64086408;\n";
-    for (int i = 0; i < 4; ++i) {
-      const std::string src = i == 0 ? "$4" : fmt::format("t{}", i);
-      if (i > 0) text += fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
-      text += fmt::format("\tlop3.b32 t{}, {}, 0x000f000f, {}, 0xea;\n", i, src, magic);
-      text += bf16_ ? fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i)
-                    : fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i);
+    // fp16: 0x6400 | u is 1024 + u, minus 1032 is u - 8 = v; a nibble left in bits 4-7 gives
+    // 0x6400 | 16u = 1024 + 16u, and (1024 + 16u)·(1/16) - 72 is v too, so registers 1 and 3
+    // need no shift of their own (one shift by 8 serves 2 and 3). bf16 has 7 mantissa bits, too
+    // few for 16u: each register is shifted into bits 0-3, 0x4300 | u is 128 + u, minus 136 (as
+    // 1·x + (-136): sm_80 has no bf16x2 subtraction).
+    std::string text = "{\n\t.reg .b32 t<4>, c<3>, s;\n";
+    if (bf16_) {
+      text += "\tmov.b32 c0, 0x3f803f80;\n\tmov.b32 c1, 0xc308c308;\n";
+      for (int i = 0; i < 4; ++i) {
+        const std::string src = i == 0 ? "$4" : fmt::format("t{}", i);
+        if (i > 0) text += fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
+        text += fmt::format("\tlop3.b32 t{}, {}, 0x000f000f, 0x43004300, 0xea;\n", i, src);
+        text += fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i);
+      }
+    } else {
+      // c0 = 1032, c1 = 1/16 (0x2c00), c2 = -72 (0xd480), each in both halves.
+      text += "\tmov.b32 c0, 0x64086408;\n\tmov.b32 c1, 0x2c002c00;\n\tmov.b32 c2, 0xd480d480;\n";
+      text += "\tshr.b32 s, $4, 8;\n";
+      for (int i = 0; i < 4; ++i) {
+        text += fmt::format("\tlop3.b32 t{}, {}, {}, 0x64006400, 0xea;\n", i, i < 2 ? "$4" : "s",
+                            i % 2 == 0 ? "0x000f000f" : "0x00f000f0");
+        text += i % 2 == 0 ? fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i)
+                           : fmt::format("\tfma.rn.f16x2 ${}, t{}, c1, c2;\n", i, i);
+      }
     }
     text += "}";
     Value* r = cv.emit(b_, text, false, false);
@@ -147,37 +164,41 @@ class W4a16Kernel : KernelBuilder {
             b_.CreateExtractValue(r, 3)};
   }
 
-  /// The two scales (one 32-bit word, columns c0 and c0 + 1 of this lane's accumulator pairs) of
-  /// group `gi` for n8 tile j; columns past N read column 0 (their results are not stored).
+  /// This lane's scales of group `gi` for n8 tile j: one 32-bit word (columns c0 and c0 + 1 of the
+  /// lane's accumulator pairs), or with the operands swapped one 16-bit value (column g). Columns
+  /// past N read column 0 (their results are not stored).
   Value* load_scale(Value* gi, std::int64_t j) {
-    Value* col = b_.CreateAdd(col_base_, b_.CreateAdd(c32(8 * j), c0_));
+    Value* col = b_.CreateAdd(col_base_, b_.CreateAdd(c32(8 * j), swap_ ? quad_g_ : c0_));
     col = b_.CreateSelect(b_.CreateICmpULT(col, arg_n()), col, c32(0));
     Value* idx = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(gi, b_.getInt64Ty()), b_.getInt64(p_.N)),
                               b_.CreateZExt(col, b_.getInt64Ty()));
-    auto* ld =
-        b_.CreateAlignedLoad(b_.getInt32Ty(), b_.CreateGEP(b_.getInt16Ty(), arg(scale_arg_), idx), llvm::Align(4));
+    llvm::Type* t = swap_ ? b_.getInt16Ty() : b_.getInt32Ty();
+    auto* ld = b_.CreateAlignedLoad(t, b_.CreateGEP(b_.getInt16Ty(), arg(scale_arg_), idx), llvm::Align(swap_ ? 2 : 4));
     ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
-    return ld;
+    return swap_ ? b_.CreateZExt(ld, b_.getInt32Ty()) : static_cast<Value*>(ld);
   }
 
-  /// A scale word's two values as fp32.
+  /// A scale word's two values as fp32 (with the operands swapped, its low value twice).
   std::array<Value*, 2> scale_pair(Value* w) {
     auto* f32 = b_.getFloatTy();
-    if (bf16_)
-      return {b_.CreateBitCast(b_.CreateShl(w, 16), f32), b_.CreateBitCast(b_.CreateAnd(w, c32(0xffff0000)), f32)};
+    if (bf16_) {
+      Value* lo = b_.CreateBitCast(b_.CreateShl(w, 16), f32);
+      return {lo, swap_ ? lo : b_.CreateBitCast(b_.CreateAnd(w, c32(0xffff0000)), f32)};
+    }
     Value* h2 = b_.CreateBitCast(w, llvm::FixedVectorType::get(b_.getHalfTy(), 2));
-    return {b_.CreateFPExt(b_.CreateExtractElement(h2, std::uint64_t(0)), f32),
-            b_.CreateFPExt(b_.CreateExtractElement(h2, std::uint64_t(1)), f32)};
+    Value* lo = b_.CreateFPExt(b_.CreateExtractElement(h2, std::uint64_t(0)), f32);
+    return {lo, swap_ ? lo : b_.CreateFPExt(b_.CreateExtractElement(h2, std::uint64_t(1)), f32)};
   }
 
-  /// acc += part · scale (each n8 tile's two columns), then part = 0.
+  /// acc += part · scale (each n8 tile's columns), then part = 0. With the operands swapped, the
+  /// lane's accumulators 0 and 1 are column g of tile 0, 2 and 3 column g of tile 1.
   void fold(const std::vector<Value*>& scales) {
     auto* f32 = b_.getFloatTy();
     for (std::int64_t j = 0; j < kFn; ++j) {
       std::array<Value*, 2> s = scale_pair(scales[j]);
       for (std::int64_t i = 0; i < fm_; ++i)
-        for (std::int64_t e = 0; e < 4; ++e) {
-          const std::int64_t x = acc_index(i, j, e);
+        for (std::int64_t e = 0; e < (swap_ ? 2 : 4); ++e) {
+          const std::int64_t x = swap_ ? 2 * j + e : acc_index(i, j, e);
           Value* v = b_.CreateLoad(f32, acc_at(part_, x));
           Value* a = b_.CreateLoad(f32, acc_at(acc_, x));
           b_.CreateStore(b_.CreateIntrinsic(llvm::Intrinsic::fma, {f32}, {v, s[e & 1], a}), acc_at(acc_, x));
@@ -200,29 +221,28 @@ class W4a16Kernel : KernelBuilder {
   }
 
   /// A's fragments for 128-k block q: rows g and g + 8 of each m16 tile, 8 k from k0 + 32·w for
-  /// the four k32 steps w (zero past M or K), flattened as [w][i][h][r]. Rows that are past M in
-  /// every block (g + 8 when M <= 8) are constant zeros, not loads.
+  /// the four k32 steps w, flattened as [w][i][h][r]. A row past M reads row M - 1 instead (row r of
+  /// A reaches only row r of C, and rows past M are not stored), so only k past K needs zeros;
+  /// rows that are past M in every block (g + 8 when M <= 8) are constant zeros, not loads.
   std::vector<Value*> load_a(Value* q) {
     Value* q128 = b_.CreateMul(q, c32(128));
     auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
     std::vector<Value*> out;
     for (std::int64_t w = 0; w < 4; ++w) {
-      Value* k0 = b_.CreateAdd(q128, b_.CreateAdd(c32(32 * w), b_.CreateShl(quad_t_, 3)));
-      Value* k_ok = b_.CreateICmpULT(b_.CreateAdd(q128, c32(32 * w)), arg_k());
+      Value* kw = b_.CreateAdd(q128, c32(32 * w));
+      // Every k32 step of a block inside K is inside K when K is a multiple of 128 (q < KB).
+      Value* k_ok = p_.K % 128 == 0 ? nullptr : b_.CreateICmpULT(kw, arg_k());
+      Value* kc = k_ok ? b_.CreateSelect(k_ok, kw, c32(0)) : kw;
       for (std::int64_t i = 0; i < fm_; ++i)
         for (std::int64_t h = 0; h < 2; ++h) {
           if (a_row_empty(i, h)) {
             for (unsigned r = 0; r < 4; ++r) out.push_back(c32(0));
             continue;
           }
-          Value* row = b_.CreateAdd(row_base_, b_.CreateAdd(c32(16 * i + 8 * h), quad_g_));
-          Value* ok = b_.CreateAnd(k_ok, b_.CreateICmpULT(row, arg_m()));
-          Value* idx = b_.CreateAdd(
-              b_.CreateMul(b_.CreateZExt(b_.CreateSelect(ok, row, c32(0)), b_.getInt64Ty()), b_.getInt64(p_.index.lda)),
-              b_.CreateZExt(b_.CreateSelect(ok, k0, c32(0)), b_.getInt64Ty()));
-          auto* ld = b_.CreateAlignedLoad(v4, b_.CreateGEP(b_.getInt16Ty(), arg(0), idx), llvm::Align(16));
+          Value* ptr = b_.CreateGEP(b_.getInt16Ty(), a_row_[i * 2 + h], b_.CreateZExt(kc, b_.getInt64Ty()));
+          auto* ld = b_.CreateAlignedLoad(v4, ptr, llvm::Align(16));
           ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
-          Value* v = b_.CreateSelect(ok, ld, llvm::ConstantAggregateZero::get(v4));
+          Value* v = k_ok ? b_.CreateSelect(k_ok, ld, llvm::ConstantAggregateZero::get(v4)) : static_cast<Value*>(ld);
           for (unsigned r = 0; r < 4; ++r) out.push_back(b_.CreateExtractElement(v, std::uint64_t(r)));
         }
     }
@@ -232,6 +252,12 @@ class W4a16Kernel : KernelBuilder {
 
   /// Multiply 128-k block q of this warp: `af` are A's fragments (load_a), `bw[j]` n8 tile j's
   /// four weight words, `sc[j][h]` the scale words of the block's groups (group_ <= 128).
+  ///
+  /// With the operands swapped (M <= 8), one m16n8k16 multiplies both n8 tiles at once: the
+  /// weights are its A operand (16 columns: the two tiles' B fragments, interleaved, are exactly
+  /// the m16k16 fragment) and A's rows its n8 operand (row g's fragment registers 0-1 and 2-3 are
+  /// the n8k16 fragments of the two k16 steps), so the m16n8 product is C's transpose: half the
+  /// multiplies, and no row of the m16 operand is padding.
   void compute_block(const std::vector<Value*>& af, const std::vector<std::array<Value*, 4>>& bw,
                      const std::vector<std::vector<Value*>>& sc) {
     llvm::AllocaInst* into = group_ > 0 || per_column_ ? part_ : acc_;
@@ -239,14 +265,20 @@ class W4a16Kernel : KernelBuilder {
       return af[static_cast<std::size_t>(((w * fm_ + i) * 2 + h) * 4 + r)];
     };
     for (std::int64_t w = 0; w < 4; ++w) {
-      for (std::int64_t j = 0; j < kFn; ++j) {
-        std::array<Value*, 4> bf = convert(bw[j][w]);
-        for (std::int64_t i = 0; i < fm_; ++i) {
-          // Step 0 takes k0 + 0..3 (A registers 0 and 1), step 1 k0 + 4..7 (registers 2 and 3).
-          mma(into, acc_index(i, j, 0), {a_at(w, i, 0, 0), a_at(w, i, 1, 0), a_at(w, i, 0, 1), a_at(w, i, 1, 1)}, bf[0],
-              bf[1]);
-          mma(into, acc_index(i, j, 0), {a_at(w, i, 0, 2), a_at(w, i, 1, 2), a_at(w, i, 0, 3), a_at(w, i, 1, 3)}, bf[2],
-              bf[3]);
+      if (swap_) {
+        std::array<Value*, 4> b0 = convert(bw[0][w]), b1 = convert(bw[1][w]);
+        mma(into, 0, {b0[0], b1[0], b0[1], b1[1]}, a_at(w, 0, 0, 0), a_at(w, 0, 0, 1));
+        mma(into, 0, {b0[2], b1[2], b0[3], b1[3]}, a_at(w, 0, 0, 2), a_at(w, 0, 0, 3));
+      } else {
+        for (std::int64_t j = 0; j < kFn; ++j) {
+          std::array<Value*, 4> bf = convert(bw[j][w]);
+          for (std::int64_t i = 0; i < fm_; ++i) {
+            // Step 0 takes k0 + 0..3 (A registers 0 and 1), step 1 k0 + 4..7 (registers 2 and 3).
+            mma(into, acc_index(i, j, 0), {a_at(w, i, 0, 0), a_at(w, i, 1, 0), a_at(w, i, 0, 1), a_at(w, i, 1, 1)},
+                bf[0], bf[1]);
+            mma(into, acc_index(i, j, 0), {a_at(w, i, 0, 2), a_at(w, i, 1, 2), a_at(w, i, 0, 3), a_at(w, i, 1, 3)},
+                bf[2], bf[3]);
+          }
         }
       }
       if (group_ == 32 || (group_ == 64 && w % 2 == 1)) {
@@ -262,9 +294,15 @@ class W4a16Kernel : KernelBuilder {
     }
   }
 
+  /// Shared-memory float index of warp w's partial of C(m, n), m and n inside the block's tile.
+  Value* partial_at(Value* w, Value* m, Value* n) {
+    Value* i = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(w, c32(16 * fm_)), m), c32(kBlockN)), n);
+    return b_.CreateShl(i, 2);
+  }
+
   void body(std::int64_t grid_n) {
     auto* f32 = b_.getFloatTy();
-    const std::int64_t n_acc = fm_ * kFn * 4;
+    const std::int64_t n_acc = swap_ ? 4 : fm_ * kFn * 4;
     auto* acc_ty = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(n_acc));
     acc_ = b_.CreateAlloca(acc_ty, nullptr, "acc");
     part_ = b_.CreateAlloca(acc_ty, nullptr, "part");
@@ -296,127 +334,145 @@ class W4a16Kernel : KernelBuilder {
     for (std::int64_t j = 0; j < kFn; ++j) {
       Value* tile = b_.CreateAdd(b_.CreateUDiv(col_base_, c32(8)), c32(j));
       tile = b_.CreateSelect(b_.CreateICmpULT(tile, c32(tiles)), tile, c32(tiles - 1));
-      tile_base[j] = b_.CreateAdd(b_.CreateMul(tile, c32(kb_ * 512)), b_.CreateMul(lane_, c32(16)));
+      Value* off = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(tile, b_.getInt64Ty()), b_.getInt64(kb_ * 512)),
+                                b_.CreateZExt(b_.CreateMul(lane_, c32(16)), b_.getInt64Ty()));
+      tile_base[j] = b_.CreateGEP(b_.getInt8Ty(), arg(1), b_.CreateAdd(off, b_.getInt64(ko::w4::kHeaderBytes)));
     }
-    const std::int64_t groups_per_block = group_ > 0 ? 128 / group_ : 0;
-    auto load_block = [&](Value* q, std::vector<std::array<Value*, 4>>& bw, std::vector<std::vector<Value*>>& sc) {
-      bw.assign(kFn, {});
-      sc.assign(kFn, {});
-      for (std::int64_t j = 0; j < kFn; ++j) {
-        bw[j] = load_weights(b_.CreateAdd(tile_base[j], b_.CreateMul(q, c32(512))));
-        for (std::int64_t h = 0; h < groups_per_block; ++h) {
-          // Groups past K (the last block's padding) read group 0: their weights are zero.
-          Value* gi = b_.CreateAdd(b_.CreateMul(q, c32(groups_per_block)), c32(h));
-          gi = b_.CreateSelect(b_.CreateICmpULT(gi, c32(p_.K / group_)), gi, c32(0));
-          sc[j].push_back(load_scale(gi, j));
-        }
+    // This lane's A rows (clamped into M) at its k offset 8t of every k32 step.
+    a_row_.assign(static_cast<std::size_t>(2 * fm_), nullptr);
+    for (std::int64_t i = 0; i < fm_; ++i)
+      for (std::int64_t h = 0; h < 2; ++h) {
+        if (a_row_empty(i, h)) continue;
+        Value* row = b_.CreateAdd(row_base_, b_.CreateAdd(c32(16 * i + 8 * h), quad_g_));
+        row = b_.CreateSelect(b_.CreateICmpULT(row, arg_m()), row, c32(p_.M - 1));
+        Value* idx = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, b_.getInt64Ty()), b_.getInt64(p_.index.lda)),
+                                  b_.CreateZExt(b_.CreateShl(quad_t_, 3), b_.getInt64Ty()));
+        a_row_[i * 2 + h] = b_.CreateGEP(b_.getInt16Ty(), arg(0), idx);
       }
-    };
-    // The K loop: q = warp, warp + W, ... < KB. A ring of `ahead` blocks' weights (and scales) in
-    // registers: block q + ahead·W is loaded before block q is multiplied, so that `ahead` loads
-    // of every lane are in flight behind the math (loads past the last block read the last one
-    // again, from L2, and are not used).
-    const std::int64_t ahead = ahead_;
-    auto flatten = [&](Value* qv) {
-      std::vector<std::array<Value*, 4>> bw;
-      std::vector<std::vector<Value*>> sc;
-      load_block(qv, bw, sc);
+    const std::int64_t groups_per_block = group_ > 0 ? 128 / group_ : 0;
+    // One block's weights (and scales) as a flat list of registers: tile j's four words, then its
+    // scale words.
+    auto load_block = [&](Value* qv) {
       std::vector<Value*> flat;
       for (std::int64_t j = 0; j < kFn; ++j) {
-        flat.insert(flat.end(), bw[j].begin(), bw[j].end());
-        flat.insert(flat.end(), sc[j].begin(), sc[j].end());
+        std::array<Value*, 4> w = load_weights(tile_base[j], b_.CreateMul(qv, c32(512)));
+        flat.insert(flat.end(), w.begin(), w.end());
+        for (std::int64_t h = 0; h < groups_per_block; ++h) {
+          // Groups past K (the last block's padding) read group 0: their weights are zero.
+          Value* gi = b_.CreateAdd(b_.CreateMul(qv, c32(groups_per_block)), c32(h));
+          gi = b_.CreateSelect(b_.CreateICmpULT(gi, c32(p_.K / group_)), gi, c32(0));
+          flat.push_back(load_scale(gi, j));
+        }
       }
       return flat;
     };
+    auto compute_flat = [&](const std::vector<Value*>& a, const std::vector<Value*>& flat) {
+      std::vector<std::array<Value*, 4>> bw(kFn);
+      std::vector<std::vector<Value*>> sc(kFn);
+      std::size_t at = 0;
+      for (std::int64_t j = 0; j < kFn; ++j) {
+        for (int w = 0; w < 4; ++w) bw[j][w] = flat[at++];
+        for (std::int64_t h = 0; h < groups_per_block; ++h) sc[j].push_back(flat[at++]);
+      }
+      compute_block(a, bw, sc);
+    };
     auto clamp_block = [&](Value* qv) { return b_.CreateSelect(b_.CreateICmpULT(qv, c32(kb_)), qv, c32(kb_ - 1)); };
-    std::vector<std::vector<Value*>> ring0;
-    for (std::int64_t r = 0; r < ahead; ++r) ring0.push_back(flatten(clamp_block(b_.CreateAdd(warp, c32(r * warps_)))));
-    // A one block ahead (a_ahead_): block q's fragments were loaded in the previous iteration,
-    // so the warp's wait for them overlaps the previous block's multiply.
+    // The K loop: warp w takes blocks w, w + W, ... < KB. S = stages slots of registers hold the
+    // blocks in flight, and the loop is unrolled S times so that every slot stays in its registers
+    // (no copies around the ring): step r of an iteration loads block q0 + (r + S - 1)·W into slot
+    // (r + S - 1) mod S, the one step r - 1 consumed, then multiplies slot r, block q0 + r·W. So
+    // S - 1 blocks' loads are in flight behind every multiply. Loads past the warp's last block
+    // read the last block again (from L2) and are not used; a step past it multiplies nothing.
+    const std::int64_t S = ahead_ + 1;
+    std::vector<std::vector<Value*>> slot0(static_cast<std::size_t>(S - 1));
+    for (std::int64_t r = 0; r + 1 < S; ++r) slot0[r] = load_block(clamp_block(b_.CreateAdd(warp, c32(r * warps_))));
+    // A one block ahead (a_ahead_): block q's fragments were loaded at the step before, so the
+    // warp's wait for them overlaps the previous block's multiply.
     std::vector<Value*> a0;
     if (a_ahead_) a0 = load_a(warp);
+    // Every warp has a whole number of iterations' blocks when KB is a multiple of S·W.
+    const bool ragged = kb_ % (S * warps_) != 0;
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, "k.loop", kernel_);
     auto* done = llvm::BasicBlock::Create(ctx_, "k.done", kernel_);
     b_.CreateBr(head);
     b_.SetInsertPoint(head);
-    auto* q = b_.CreatePHI(b_.getInt32Ty(), 2, "q");
-    q->addIncoming(warp, pre);
-    std::vector<std::vector<llvm::PHINode*>> ring(ahead);
-    for (std::int64_t r = 0; r < ahead; ++r)
-      for (Value* v : ring0[r]) {
-        ring[r].push_back(b_.CreatePHI(b_.getInt32Ty(), 2));
-        ring[r].back()->addIncoming(v, pre);
+    auto* q0 = b_.CreatePHI(b_.getInt32Ty(), 2, "q0");
+    q0->addIncoming(warp, pre);
+    std::vector<std::vector<Value*>> slot(static_cast<std::size_t>(S));
+    std::vector<std::vector<llvm::PHINode*>> slot_phi(static_cast<std::size_t>(S - 1));
+    for (std::int64_t r = 0; r + 1 < S; ++r)
+      for (Value* v : slot0[r]) {
+        slot_phi[r].push_back(b_.CreatePHI(v->getType(), 2));
+        slot_phi[r].back()->addIncoming(v, pre);
+        slot[r].push_back(slot_phi[r].back());
       }
-    Value* qn = b_.CreateAdd(q, c32(warps_));
-    Value* more = b_.CreateICmpULT(qn, c32(kb_));
-    std::vector<Value*> next = flatten(clamp_block(b_.CreateAdd(q, c32(ahead * warps_))));
-    std::vector<Value*> a_cur, a_next;
     std::vector<llvm::PHINode*> a_phi(a0.size(), nullptr);
-    if (a_ahead_) {
-      for (std::size_t i = 0; i < a0.size(); ++i) {
-        if (llvm::isa<llvm::Constant>(a0[i])) {  // a row past M: zero in every block
-          a_cur.push_back(a0[i]);
-          continue;
-        }
-        a_phi[i] = llvm::PHINode::Create(b_.getInt32Ty(), 2, "", head->getFirstNonPHI());
-        a_phi[i]->addIncoming(a0[i], pre);
-        a_cur.push_back(a_phi[i]);
+    std::vector<Value*> a_cur;
+    for (std::size_t i = 0; i < a0.size(); ++i) {
+      if (llvm::isa<llvm::Constant>(a0[i])) {  // a row past M: zero in every block
+        a_cur.push_back(a0[i]);
+        continue;
       }
-      a_next = load_a(clamp_block(qn));
-    } else {
-      a_cur = load_a(q);
+      a_phi[i] = b_.CreatePHI(b_.getInt32Ty(), 2);
+      a_phi[i]->addIncoming(a0[i], pre);
+      a_cur.push_back(a_phi[i]);
     }
-    {
-      std::vector<std::array<Value*, 4>> bw(kFn);
-      std::vector<std::vector<Value*>> sc(kFn);
-      std::size_t at = 0;
-      for (std::int64_t j = 0; j < kFn; ++j) {
-        for (int w = 0; w < 4; ++w) bw[j][w] = ring[0][at++];
-        for (std::int64_t h = 0; h < groups_per_block; ++h) sc[j].push_back(ring[0][at++]);
-      }
-      compute_block(a_cur, bw, sc);
+    for (std::int64_t r = 0; r < S; ++r) {
+      Value* qr = b_.CreateAdd(q0, c32(r * warps_));
+      slot[(r + S - 1) % S] = load_block(clamp_block(b_.CreateAdd(q0, c32((r + S - 1) * warps_))));
+      std::vector<Value*> a_use = a_cur;
+      if (a_ahead_) a_cur = load_a(clamp_block(b_.CreateAdd(qr, c32(warps_))));
+      const std::vector<Value*>& work = slot[r];
+      emit_guarded(b_.CreateICmpULT(qr, c32(kb_)), ragged && r > 0,
+                   [&] { compute_flat(a_ahead_ ? a_use : load_a(qr), work); });
     }
+    Value* qn = b_.CreateAdd(q0, c32(S * warps_));
     auto* latch = b_.GetInsertBlock();
-    q->addIncoming(qn, latch);
+    q0->addIncoming(qn, latch);
+    for (std::int64_t r = 0; r + 1 < S; ++r)
+      for (std::size_t i = 0; i < slot_phi[r].size(); ++i) slot_phi[r][i]->addIncoming(slot[r][i], latch);
     for (std::size_t i = 0; i < a_phi.size(); ++i)
-      if (a_phi[i] != nullptr) a_phi[i]->addIncoming(a_next[i], latch);
-    for (std::int64_t r = 0; r < ahead; ++r)
-      for (std::size_t i = 0; i < ring[r].size(); ++i)
-        ring[r][i]->addIncoming(r + 1 < ahead ? static_cast<Value*>(ring[r + 1][i]) : next[i], latch);
-    b_.CreateCondBr(more, head, done);
+      if (a_phi[i] != nullptr) a_phi[i]->addIncoming(a_cur[i], latch);
+    b_.CreateCondBr(b_.CreateICmpULT(qn, c32(kb_)), head, done);
     b_.SetInsertPoint(done);
     if (per_column_) {  // one group of all K, one scale per column
       std::vector<Value*> s;
       for (std::int64_t j = 0; j < kFn; ++j) s.push_back(load_scale(c32(0), j));
       fold(s);
     }
-    // The warps' partial sums: every warp writes its accumulators, accumulator e of warp w for
-    // lane l at ((e · W) + w) · 32 + l; tile (i, j) is summed and stored by warp (i·fn + j) % W.
-    llvm::Type* sptr_elem = f32;
+    // The warps' partial sums meet in shared memory as C's tile, warp by warp (partial_at); tile
+    // (i, j) is summed and stored by warp (i·fn + j) % W in mma.sync's accumulator layout.
     for (std::int64_t e = 0; e < n_acc; ++e) {
-      Value* off = b_.CreateShl(b_.CreateAdd(b_.CreateMul(b_.CreateAdd(c32(e * warps_), warp), c32(32)), lane_), 2);
-      b_.CreateAlignedStore(b_.CreateLoad(f32, acc_at(acc_, e)), smem_ptr(off), llvm::Align(4));
+      Value *m, *n;
+      if (swap_) {  // accumulator e: C(2t + e % 2, 8·(e / 2) + g)
+        m = b_.CreateAdd(c0_, c32(e % 2));
+        n = b_.CreateAdd(quad_g_, c32(8 * (e / 2)));
+      } else {  // acc_index(i, j, e'): C(16i + 8·(e' / 2) + g, 8j + 2t + e' % 2)
+        const std::int64_t i = e / (kFn * 4), j = e / 4 % kFn, ee = e % 4;
+        m = b_.CreateAdd(quad_g_, c32(16 * i + 8 * (ee / 2)));
+        n = b_.CreateAdd(c0_, c32(8 * j + ee % 2));
+      }
+      b_.CreateAlignedStore(b_.CreateLoad(f32, acc_at(acc_, e)), smem_ptr(partial_at(warp, m, n)), llvm::Align(4));
     }
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_barrier0));
-    Value* r0 = quad_g_;
     for (std::int64_t i = 0; i < fm_; ++i)
       for (std::int64_t j = 0; j < kFn; ++j) {
         const std::int64_t owner = (i * kFn + j) % warps_;
         emit_guarded(b_.CreateICmpEQ(warp, c32(owner)), warps_ > 1, [&] {
-          std::array<Value*, 4> sum{};
-          for (std::int64_t e = 0; e < 4; ++e) {
-            const std::int64_t x = acc_index(i, j, e);
-            for (std::int64_t w = 0; w < warps_; ++w) {
-              Value* off = b_.CreateShl(b_.CreateAdd(c32(((x * warps_) + w) * 32), lane_), 2);
-              Value* v = b_.CreateAlignedLoad(sptr_elem, smem_ptr(off), llvm::Align(4));
-              sum[e] = sum[e] ? b_.CreateFAdd(sum[e], v) : v;
-            }
-          }
           for (std::int64_t h = 0; h < 2; ++h) {
-            Value* gm = b_.CreateAdd(row_base_, b_.CreateAdd(c32(16 * i + 8 * h), r0));
-            Value* gn = b_.CreateAdd(col_base_, b_.CreateAdd(c32(8 * j), c0_));
-            store_pair(gm, gn, sum[2 * h], sum[2 * h + 1]);
+            if (a_row_empty(i, h)) continue;  // rows past M: no partial was written
+            Value* m = b_.CreateAdd(quad_g_, c32(16 * i + 8 * h));
+            std::array<Value*, 2> sum{};
+            for (std::int64_t e = 0; e < 2; ++e) {
+              Value* n = b_.CreateAdd(c0_, c32(8 * j + e));
+              for (std::int64_t w = 0; w < warps_; ++w) {
+                Value* v = b_.CreateAlignedLoad(f32, smem_ptr(partial_at(c32(w), m, n)), llvm::Align(4));
+                sum[e] = sum[e] ? b_.CreateFAdd(sum[e], v) : v;
+              }
+            }
+            store_pair(b_.CreateAdd(row_base_, m), b_.CreateAdd(col_base_, b_.CreateAdd(c0_, c32(8 * j))), sum[0],
+                       sum[1]);
           }
         });
       }
@@ -425,8 +481,9 @@ class W4a16Kernel : KernelBuilder {
 
   std::int64_t kb_ = 1, fm_ = 1, warps_ = 1, group_ = 0, ahead_ = 1;
   unsigned scale_arg_ = 3;
-  bool a_ahead_ = false, hint_ = false, bf16_ = false, per_column_ = false, e2m1_ = false;
+  bool a_ahead_ = false, swap_ = false, hint_ = false, bf16_ = false, per_column_ = false, e2m1_ = false;
   llvm::AllocaInst *acc_ = nullptr, *part_ = nullptr;
+  std::vector<Value*> a_row_;  // this lane's A row pointers, [i][h] (load_a)
   Value *policy_ = nullptr, *quad_g_ = nullptr, *quad_t_ = nullptr, *c0_ = nullptr;
 };
 

@@ -82,7 +82,7 @@ elseif(FAMILY STREQUAL "mma_sync_int8")
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16" "cp\\.async\\.cg\\.shared\\.global")
 elseif(FAMILY MATCHES "^w4")
   # 4-bit weights (w4a16.cpp): 16-byte non-allocating loads with an L2 evict-first policy straight
-  # into registers, lop3 into the magic exponent and one subtraction per pair (fp16) or an fma
+  # into registers, lop3 into the magic exponent and one subtraction or fma per pair (fp16) or an fma
   # (bf16), mma.sync m16n8k16; the warps' partial sums meet in shared memory. No cp.async, no
   # ldmatrix: the weights never pass through shared memory.
   # (PTX 7.0 for sm_80 has no cache hints: there the weights come by plain ld.global.nc.v4.)
@@ -96,7 +96,7 @@ elseif(FAMILY MATCHES "^w4")
     list(APPEND wants "lop3\\.b32 [^;]*0x000f000f, 0x(6400|4300)[0-9a-f]*, 0xea;")
   endif()
   list(APPEND wants "ld\\.global\\.nc\\.v4\\.(u32|b32)"
-            "bar\\.sync|barrier\\.sync" "st\\.shared\\.f32|st\\.shared\\.b32")
+            "bar\\.sync|barrier\\.sync" "st\\.shared\\.(v[24]\\.)?(f32|b32)")
   if(FAMILY STREQUAL "w4_e2m1")  # E2M1 into fp16: bits to 9-11 and 15, times 2^14
     list(APPEND wants "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.f16\\.f16\\.f32"
                       "and\\.b32 [^;]*0x00070007;" "shl\\.b32 [^;]*, 9;" "mov\\.b32 [^;]*0x74007400;" "fma\\.rn\\.f16x2")
