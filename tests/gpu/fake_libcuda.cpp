@@ -397,6 +397,15 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes, CU
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, CUstream st) {
   return copy(dst, reinterpret_cast<const void*>(uintptr_t(src)), bytes, src, st, true);
 }
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream st) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (CUresult r = enter(s)) return r;
+  if (!known_stream(s, st)) return kInvalidHandle;
+  if (dst == 0 || !inside(s, uintptr_t(dst), bytes)) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(reinterpret_cast<void*>(uintptr_t(dst)), value, bytes);
+  return CUDA_SUCCESS;
+}
 
 CUresult cuStreamCreate(CUstream* st, unsigned int flags) {
   State& s = state();
