@@ -66,6 +66,10 @@ if ls "$mods"/oddk_*.ko > /dev/null 2>&1; then
   echo "== an odd K (pad_k: rows loaded element by element) beside K = 4096, against cuBLAS at the same K"
   build/runtime-only/bench/gpu_bench "$mods"/oddk_*.ko 2>&1 | tee "$logs/bench_oddk.log"
 fi
+if ls "$mods"/splitk_*.ko > /dev/null 2>&1; then
+  echo "== split K: the solver's split (auto) against split_k 1 (off), both TMA, against cuBLAS"
+  build/runtime-only/bench/gpu_bench "$mods"/splitk_*.ko 2>&1 | tee "$logs/bench_splitk.log"
+fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"
   build/runtime-only/bench/gpu_bench "$mods"/explore_*.ko 2>&1 | tee "$logs/bench_explore.log"
