@@ -548,6 +548,41 @@ void workspace_api(dgmm_handle plain) {
   dgmm_unload_kernel(h);
 }
 
+// A kernel with a workspace runs: the runtime allocates it, zeroes it before the first launch
+// (the fake driver's dg_add_ws refuses one that is not zero) and passes it after the operand
+// pointers, before M, N and K (dg_add_ws's own parameters: on a GPU it reads M, N, K from there).
+void workspace_launches() {
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  l.workspace_bytes = 256;
+  std::snprintf(l.kernel, sizeof l.kernel, "%s", "dg_add_ws");
+  std::string ptx = add_ptx();
+  const std::string entry = ".entry dg_add(", last_pointer = ".param .u64 param_c,";
+  DG_CHECK(ptx.find(entry) != std::string::npos && ptx.find(last_pointer) != std::string::npos);
+  ptx.replace(ptx.find(entry), entry.size(), ".entry dg_add_ws(");
+  ptx.replace(ptx.find(last_pointer), last_pointer.size(), last_pointer + "\n    .param .u64 param_ws,");
+  const std::vector<uint8_t> m = module_with(l, ptx);
+  dgmm_handle h = dgmm_load_kernel_from_memory(m.data(), m.size());
+  DG_CHECK(h != nullptr);
+  if (h == nullptr) return;
+  std::vector<float> a(256), b(256), c(256, -1.0f);
+  for (int i = 0; i < 256; ++i) {
+    a[size_t(i)] = float(i);
+    b[size_t(i)] = 0.5f * float(i);
+  }
+  DG_CHECK_STATUS(dgmm_bind_input(h, "A", a.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", b.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_output(h, "C", c.data()), DGMM_OK);
+  for (int launch = 0; launch < 2; ++launch) {  // the second reuses the workspace
+    DG_CHECK_STATUS(dgmm_launch(h), DGMM_OK);
+    dgmm_fence f = dgmm_sync(h);
+    DG_CHECK(f != nullptr);
+    if (f != nullptr) DG_CHECK_STATUS(dgmm_wait(f), DGMM_OK);
+    DG_CHECK(c[255] == 1.5f * 255.0f);
+    c[255] = -1.0f;
+  }
+  dgmm_unload_kernel(h);
+}
+
 void device_module_errors(const std::string& device_sm) {
   const std::string ptx = add_ptx();
 
@@ -633,6 +668,7 @@ int main(int argc, char** argv) {
   tensor_map_launches();
   packed_weight_errors();
   workspace_api(h);
+  workspace_launches();
   dgmm_unload_kernel(h);
   device_module_errors(device_sm);
   return report();
