@@ -12,7 +12,7 @@ cmake --preset runtime-only -DDEEPGEMM_GPU_MODULES="$mods" > "$logs/configure.lo
 cmake --build --preset runtime-only -j "$(nproc)" > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
 (cd build/runtime-only && ctest -V -j 4 > "$logs/ctest.log" 2>&1)
 grep -E "tests passed|Failed|\*\*\*" "$logs/ctest.log" | tail -20
-grep -E "^[0-9]+: .*(\.ko: M=|relative Frobenius|exact int64|exact small-integer)" "$logs/ctest.log" | sed 's/^[0-9]*: //' > "$logs/checks.txt"
+grep -E "^[0-9]+: .*(\.ko: M=|relative Frobenius|exact int64|exact small-integer|split-K workspace)" "$logs/ctest.log" | sed 's/^[0-9]*: //' > "$logs/checks.txt"
 echo "$(grep -c "relative Frobenius\|exact int64\|exact small-integer" "$logs/checks.txt") GEMM checks; worst relative error: \
 $(grep -o "relative Frobenius error [0-9.e+-]*" "$logs/checks.txt" | awk '{print $4}' | sort -g | tail -1)"
 if ls "$mods"/bench_*.ko > /dev/null 2>&1; then
@@ -65,6 +65,10 @@ fi
 if ls "$mods"/oddk_*.ko > /dev/null 2>&1; then
   echo "== an odd K (pad_k: rows loaded element by element) beside K = 4096, against cuBLAS at the same K"
   build/runtime-only/bench/gpu_bench "$mods"/oddk_*.ko 2>&1 | tee "$logs/bench_oddk.log"
+fi
+if ls "$mods"/splitk_*.ko > /dev/null 2>&1; then
+  echo "== split K: the solver's split (auto) against split_k 1 (off), both TMA, against cuBLAS"
+  build/runtime-only/bench/gpu_bench "$mods"/splitk_*.ko 2>&1 | tee "$logs/bench_splitk.log"
 fi
 if ls "$mods"/explore_*.ko > /dev/null 2>&1; then
   echo "== forced schedules"

@@ -11,10 +11,15 @@
 #   tma_<loader>_<type>_MxNxK.ko the wgmma family with each loader forced (cp_async, tma, and pers:
 #                             TMA with the persistent tile loop)
 #   oddk_<type>_MxNxK.ko      a K whose rows are not whole 16-byte chunks (pad_k), beside K + 1
+#   check_splitk_*.ko, splitk_<how>_<type>_MxNxK.ko  split K on the TMA kernel (split_k): checks
+#                             with K tails (K not a multiple of tile_k · split_k), each input type, a
+#                             fused epilogue, scales; the benchmark with the solver's split (auto)
+#                             and with split_k 1 forced (off), same loader
 #   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
 #                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4]
-#   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark;
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk]
+#   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark
+#   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +60,56 @@ constraints { ${6:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$5: |" || true
 }
+spec_kr() {  # A/B-type C-type M N K_min K_max out [extra constraints] [layout]
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $2; }
+shape { M: $3; N: $4; K_min: $5; K_max: $6; }
+layout { ${9:-} }
+constraints { ${8:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
+}
+# Split K (split_k: each tile's K split over blocks, partials in the workspace, the last block
+# sums them in split order and runs the epilogue): K tails (K not a multiple of tile_k · split_k,
+# a last split shorter than the others), M and N tails, each tile shape, B column-major, fp16,
+# bf16, int8 (exact against int64), fp8, a bias + GELU epilogue, per-tensor scales, and the
+# solver's own split at a benchmark shape (exact on small integers: every check without an
+# epilogue).
+splitk_checks() {
+  for t in fp16 bf16; do
+    spec $t 200 520 1000 "check_splitk3_${t}_200x520x1000.ko" "split_k: 3; pad_k: true;"
+    spec $t 127 4104 1544 "check_splitk4_${t}_127x4104x1544.ko" "split_k: 4; pad_k: true;"
+    spec $t 200 136 1000 "check_splitk6_tma64x64_${t}_200x136x1000.ko" "split_k: 6; pad_k: true; tile_m == 64; tile_n == 64;"
+    spec $t 1000 776 1008 "check_splitk2_tma256x128_${t}_1000x776x1008.ko" "split_k: 2; tile_m == 256; tile_n == 128;"
+    spec_b_col $t 1000 776 1008 "check_splitk2_${t}_bcol_1000x776x1008.ko" "split_k: 2;"
+    spec $t 333 520 1000 "check_splitk3_${t}_bias_gelu_333x520x1000.ko" "split_k: 3; op_type: bias_gelu; pad_k: true;"
+    spec $t 1000 776 1008 "check_splitk2_${t}_scales_1000x776x1008.ko" "split_k: 2;" "A: per_tensor; B: per_tensor;"
+  done
+  spec bf16 128 4096 14336 "check_splitk_auto_bf16_128x4096x14336.ko"
+  spec_b_col int8 129 520 4112 "check_splitk5_int8_bcol_129x520x4112.ko" "split_k: 5; pad_k: true;"
+  spec_b_col int8 256 1024 8192 "check_splitk4_int8_bcol_256x1024x8192.ko" "split_k: 4;"
+  spec_fp8 fp8_e4m3 fp8_e4m3 bf16 1000 776 1024 "check_splitk2_fp8_e4m3_bf16_1000x776x1024.ko" "split_k: 2;"
+}
+# The benchmark: the solver's split (auto) against split_k 1 forced (off), both on the TMA loader,
+# at the short-and-deep shapes split K is for, and 4096^3, where it must not split.
+splitk_bench() {
+  for how in auto off; do
+    c="loader: tma;"
+    [ $how = off ] && c="loader: tma; split_k: 1;"
+    for mnk in "128 4096 14336" "128 14336 4096" "64 4096 14336" "256 4096 8192" "4096 4096 4096"; do
+      set -- $mnk
+      spec bf16 $1 $2 $3 "splitk_${how}_bf16_${1}x${2}x${3}.ko" "$c"
+    done
+  done
+}
+if [ "$what" = splitk ]; then
+  splitk_checks
+  splitk_bench
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 # An odd K (pad_k): A's rows, and a column-major B's, do not start on 16-byte boundaries, so
 # their tiles are loaded element by element; each family, each input width, tails.
 if [ "$what" = all ] || [ "$what" = oddk ]; then
@@ -124,16 +179,7 @@ fi
 # The TMA loader (a producer warpgroup, mbarrier pipeline): odd shapes and tails (the copy engine
 # zero-fills them), each B layout, tile variant, input type, epilogue, scales and a run-time K; and
 # tma_<loader>_*.ko, each loader forced on the benchmark's shapes, timed beside cuBLAS.
-spec_kr() {  # A/B-type C-type M N K_min K_max out [extra constraints] [layout]
-  cat > "$dir/.spec.dgml" <<SPEC
-target hopper;
-precision { activation: $1; weight: $1; output: $2; }
-shape { M: $3; N: $4; K_min: $5; K_max: $6; }
-layout { ${9:-} }
-constraints { ${8:-} }
-SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
-}
+splitk_checks
 for t in fp16 bf16; do
   spec $t 1000 776 1008 "check_tma_${t}_1000x776x1008.ko" "loader: tma;"
   spec $t 333 520 72 "check_tma_${t}_333x520x72.ko" "loader: tma; pad_k: true;"

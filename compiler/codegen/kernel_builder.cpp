@@ -27,19 +27,20 @@ std::int64_t extent(const std::vector<IndexVar>& vars, const std::string& name) 
 }
 
 void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, std::int64_t min_blocks,
-                                 std::uint64_t smem_align, unsigned tensor_maps) {
+                                 std::uint64_t smem_align, unsigned tensor_maps, bool workspace) {
   threads_ = threads;
   grid_m_ = extent(p_.index.out_vars, "block_m");
   grid_n_ = extent(p_.index.out_vars, "block_n");
   auto* i32 = b_.getInt32Ty();
   auto* gptr = llvm::PointerType::get(ctx_, 1);
   // Parameters: the operands' pointers in the launch record's order (A, B, C, then bias with a bias
-  // epilogue, then sc_a and sc_b with per-tensor scales), then M, N and K; the runtime passes
-  // them so.
+  // epilogue, then sc_a and sc_b with per-tensor scales), the workspace's where the launch record
+  // has one, then M, N and K; the runtime passes them so.
   std::vector<const char*> names = {"A", "B", "C"};
   if (has_bias()) names.push_back("bias");
   if (p_.scale_a == "per_tensor") names.push_back("sc_a");
   if (p_.scale_b != "none") names.push_back("sc_b");  // per-tensor, or 4-bit weights' group scales
+  if (workspace) names.push_back("ws");               // not an operand: launch_format.h's workspace
   pointers_ = static_cast<unsigned>(names.size());
   std::vector<llvm::Type*> params(pointers_, gptr);
   params.insert(params.end(), {i32, i32, i32});

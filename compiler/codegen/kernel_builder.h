@@ -36,11 +36,14 @@ class KernelBuilder {
  protected:
   using Value = llvm::Value;
 
-  /// Declare the kernel `name` (A, B, C global pointers; M, N, K; then `tensor_maps` tensor maps
-  /// by value, for A and then B), its launch annotations and the dynamic shared-memory buffer
-  /// (aligned to `smem_align` bytes), and position the builder at its entry block.
+  /// Declare the kernel `name` (A, B, C global pointers, then the epilogue's operands and, with
+  /// `workspace`, the workspace's; M, N, K; then `tensor_maps` tensor maps by value, for A and
+  /// then B), its launch annotations and the dynamic shared-memory buffer (aligned to
+  /// `smem_align` bytes), and position the builder at its entry block.
   void begin_kernel(const std::string& name, std::int64_t threads, std::int64_t min_blocks, std::uint64_t smem_align,
-                    unsigned tensor_maps = 0);
+                    unsigned tensor_maps = 0, bool workspace = false);
+  /// The workspace pointer (begin_kernel with `workspace`): the last pointer parameter.
+  Value* arg_workspace() { return kernel_->getArg(pointers_ - 1); }
   /// The generic address of tensor map i (0: A's, 1: B's), a kernel parameter kept in the
   /// parameter space (grid_constant), as cp.async.bulk.tensor takes it.
   Value* tensor_map(unsigned i) { return b_.CreatePtrToInt(kernel_->getArg(pointers_ + 3 + i), b_.getInt64Ty()); }

@@ -40,6 +40,7 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   // A's and B's leading dimensions follow K where their rows run along it.
   l.K_min = static_cast<std::uint64_t>(p.k_dynamic ? p.K_min : p.K);
   l.k_align = static_cast<std::uint32_t>(p.k_dynamic ? p.k_align : 1);
+  l.workspace_bytes = li.workspace_bytes;
   // A type's width has one source, sema/dtype.h; a plan holds only types sema parsed.
   auto bits = [](const std::string& t) {
     const std::optional<DType> d = parse_dtype(t);

@@ -116,18 +116,22 @@ void WgmmaBase::compute_stage(Value* stage) {
   emit_ptx_statement(b_, "wgmma.commit_group.sync.aligned;");
 }
 
-void WgmmaBase::epilogue() {
-  auto* f32 = acc_elem_;
+void WgmmaBase::settle() {
   // The accumulators are final once the last group has retired: route them through an empty
   // statement after the wait, so that no use is scheduled above it.
   for (std::int64_t f = 0; f < fm_; ++f) {
     InlinePtx fence;
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
-      fence.inout(b_.CreateLoad(f32, acc_at(f * acc_per_frag_ + e)), acc_c_);
+      fence.inout(b_.CreateLoad(acc_elem_, acc_at(f * acc_per_frag_ + e)), acc_c_);
     Value* r = fence.emit(b_, "", false);
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
       b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
   }
+}
+
+void WgmmaBase::epilogue() {
+  auto* f32 = acc_elem_;
+  settle();
   // In a persistent kernel the thread's row and column offsets are read afresh here (an opaque
   // read of %tid.x): the tile loop would otherwise keep every store's lane-dependent offset live
   // across the main loop, beside the accumulators.

@@ -35,6 +35,13 @@ class WgmmaBase : protected KernelBuilder {
   void compute_stage(Value* stage);
   /// The accumulators, final after the last wgmma group retired, stored through the plan's epilogue.
   void epilogue();
+  /// Keep every use of the accumulators below the last wgmma wait (an empty statement that takes
+  /// and gives them back). epilogue() starts with it.
+  void settle();
+  /// Accumulator e of this thread (fm · tile_n / 2 of them, m64nNk* fragment order), and its type:
+  /// f32, or i32 for int8.
+  Value* acc_at(std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, acc_, 0, static_cast<unsigned>(e)); }
+  llvm::Type* acc_elem() const { return acc_elem_; }
 
   std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, groups_ = 1, fm_ = 1, group_rows_ = 0, warp_rows_ = 16, k_tiles_ = 1;
   std::int64_t stages_ = 3, a_stage_ = 0, b_stage_ = 0, acc_per_frag_ = 0, elem_bytes_ = 2;
@@ -44,7 +51,6 @@ class WgmmaBase : protected KernelBuilder {
         *smem_base_ = nullptr, *warp_ = nullptr, *group_ = nullptr;
 
  private:
-  Value* acc_at(std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, acc_, 0, static_cast<unsigned>(e)); }
   Value* descriptor(Value* byte_address, std::uint64_t high);
   void mma(std::int64_t f, Value* desc_a, Value* desc_b);
 

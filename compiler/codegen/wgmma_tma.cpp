@@ -15,6 +15,25 @@
 // - The consumers take more registers (setmaxnreg.inc), wait on full, issue the stage's wgmma
 //   group, keep one group in flight, release the stage of the group that retired, and store the
 //   accumulators through the plan's epilogue as wgmma.cpp does.
+//
+// Split K (split_k = S > 1): one block per (tile, split), block b taking tile b / S and split
+// b mod S, whose K tiles are [s·per, min((s+1)·per, tiles)), per the plan's split coefficient
+// (verify proved that the splits partition K and that none is empty). The reduction is serial
+// ("fixup" by the last block to arrive), chosen over a second kernel because it needs no second
+// launch, no pass over C, and runs the epilogue where the accumulators already live:
+//   - every block stores its fp32 (int8: int32) partial tile to its own workspace slot, in the
+//     accumulators' register order (slot (tile, split), 16 bytes per thread per step, so a warp
+//     writes 512 contiguous bytes), fences (fence.acq_rel.gpu) and meets its consumers at a named
+//     barrier; then one thread adds 1 to the tile's counter (atom.acq_rel.gpu) and bar.red tells
+//     the consumers whether theirs was the tile's S-th arrival;
+//   - that block (the last; any of the S) resets the counter to 0 for the next launch, fences,
+//     and sums the S slots in split order, 0 first, into its accumulators, reading its own slot
+//     back too: the order of the additions is fixed, so the result has the same bits whichever
+//     block arrives last, in every run. Then the plan's epilogue (scales, bias, activation, cast)
+//     runs once, on the sum. The other blocks end.
+// No block waits for another, so any schedule of the S blocks completes. The workspace
+// (launch_format.h): one 32-bit counter per tile (padded to 256 bytes), then tiles × S slots of
+// tile_m · tile_n · 4 bytes; the runtime zeroes it once, and the kernel leaves the counters 0.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,18 +59,25 @@ class WgmmaTmaKernel : WgmmaBase {
 
   LaunchInfo build(const std::string& name) {
     read_plan();
-    begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, 2);
+    // K splits: the plan's split count and K tiles per split (its k_index coefficient of split,
+    // in elements, over tile_k), the figures verify proved.
+    split_ = extent(p_.index.k_vars, "split");
+    per_split_ = coeff(p_.index.k_index, "split") / bk_;
+    DG_INTERNAL_ASSERT(split_ == 1 || (per_split_ > 0 && !p_.k_dynamic && p_.persistent_blocks == 0),
+                       "a split K reached the TMA kernel with a run-time K or a persistent loop");
+    begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, 2, split_ > 1);
     barriers_ = stages_ * (a_stage_ + b_stage_);
     // Persistent (persistent_blocks > 0): the plan's blocks (verify proved they take every tile
     // once), each looping over the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster
-    // order. Otherwise one block per tile.
+    // order. Otherwise one block per tile (per tile and split with a split K).
     tiles_ = grid_m_ * grid_n_;
     persistent_ = p_.persistent_blocks > 0;
-    grid_ = persistent_ ? p_.persistent_blocks : tiles_;
+    grid_ = persistent_ ? p_.persistent_blocks : tiles_ * split_;
     fresh_lane_ = persistent_;
     body();
     LaunchInfo li = launch_info(name, barriers_ + 2 * 8 * stages_);
     li.grid[0] = static_cast<std::uint32_t>(grid_);
+    if (split_ > 1) li.workspace_bytes = counter_bytes() + static_cast<std::uint64_t>(tiles_ * split_) * slot_bytes();
     const std::uint32_t row = static_cast<std::uint32_t>(128 / elem_bytes_);  // one 128-byte swizzle row
     li.box[0][0] = row;
     li.box[0][1] = static_cast<std::uint32_t>(bm_);
@@ -135,7 +161,7 @@ class WgmmaTmaKernel : WgmmaBase {
       wait(empty(s), b_.CreateXor(b_.CreateAnd(round, c32(1)), c32(1)));
       Value* bar = full(s);
       statement("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", {bar, c32(a_stage_ + b_stage_)});
-      Value* k0 = b_.CreateMul(kt, c32(bk_));
+      Value* k0 = b_.CreateMul(b_.CreateAdd(k_first_, kt), c32(bk_));
       Value* a_dst = b_.CreateAdd(smem_base_, b_.CreateMul(s, c32(a_stage_)));
       copy(a_dst, 0, k0, row_base_, bar);
       Value* b_dst = b_.CreateAdd(smem_base_, b_.CreateAdd(b_region(), b_.CreateMul(s, c32(b_stage_))));
@@ -170,6 +196,77 @@ class WgmmaTmaKernel : WgmmaBase {
       emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
       // The tile's last stage, for the next tile's copies.
       if (persistent_) release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
+      if (split_ > 1)
+        reduce_splits();
+      else
+        epilogue();
+    });
+  }
+
+  // ---- split K (see the header comment) ----
+
+  /// Workspace bytes of the tiles' counters (32 bits each, padded to 256 bytes), then of one
+  /// partial tile.
+  std::uint64_t counter_bytes() const { return static_cast<std::uint64_t>((tiles_ * 4 + 255) / 256 * 256); }
+  std::uint64_t slot_bytes() const { return static_cast<std::uint64_t>(bm_ * bn_ * 4); }
+
+  /// This block's partial tile to its slot; the tile's last block sums every slot in split order
+  /// and runs the epilogue, the others end.
+  void reduce_splits() {
+    settle();
+    const std::int64_t consumers = 128 * groups_, steps = fm_ * acc_per_frag_ / 4;
+    llvm::Type* v4 = llvm::FixedVectorType::get(acc_elem(), 4);
+    Value* ws = arg_workspace();
+    auto i64 = [&](Value* v) { return b_.CreateZExt(v, b_.getInt64Ty()); };
+    // Slot (tile, s) starts at counters + (tile·S + s)·slot; thread t's step c at (c·consumers + t)·16.
+    Value* tile_slots =
+        b_.CreateAdd(b_.getInt64(counter_bytes()), b_.CreateMul(i64(tile_id_), b_.getInt64(split_ * slot_bytes())));
+    Value* thread_off = i64(b_.CreateShl(tid_, 4));
+    auto at = [&](Value* slot, std::int64_t c) {
+      Value* off = b_.CreateAdd(b_.CreateAdd(tile_slots, b_.CreateMul(slot, b_.getInt64(slot_bytes()))),
+                                b_.CreateAdd(thread_off, b_.getInt64(static_cast<std::uint64_t>(c * consumers * 16))));
+      return b_.CreateGEP(b_.getInt8Ty(), ws, off);
+    };
+    Value* mine = i64(split_id_);
+    for (std::int64_t c = 0; c < steps; ++c) {
+      Value* v = llvm::PoisonValue::get(v4);
+      for (unsigned j = 0; j < 4; ++j) v = b_.CreateInsertElement(v, b_.CreateLoad(acc_elem(), acc_at(4 * c + j)), j);
+      b_.CreateAlignedStore(v, at(mine, c), llvm::Align(16));
+    }
+    // Every consumer's stores before the count (fence, then the consumers' named barrier 1); one
+    // thread counts the arrival, and the last arrival resets the counter; bar.red gives every
+    // consumer thread its answer.
+    emit_ptx_statement(b_, "fence.acq_rel.gpu;");
+    emit_ptx_statement(b_, fmt::format("bar.sync 1, {};", consumers));
+    Value* counter =
+        b_.CreatePtrToInt(b_.CreateGEP(b_.getInt8Ty(), ws, i64(b_.CreateShl(tile_id_, 2))), b_.getInt64Ty());
+    InlinePtx count;
+    int last = count.out('r');
+    int first = count.in(b_.CreateZExt(b_.CreateICmpEQ(tid_, c32(0)), b_.getInt32Ty()), 'r');
+    int addr = count.in(counter, 'l');
+    Value* arrivals =
+        count.emit(b_, fmt::format("{{\n.reg .pred p, q;\n.reg .u32 old;\nsetp.ne.u32 p, ${}, 0;\nmov.u32 old, 0;\n"
+                                   "@p atom.acq_rel.gpu.global.add.u32 old, [${}], 1;\n"
+                                   "setp.eq.and.u32 q, old, {}, p;\n@q st.relaxed.gpu.global.u32 [${}], 0;\n"
+                                   "bar.red.popc.u32 ${}, 1, {}, q;\n}}",
+                                   first, addr, split_ - 1, addr, last, consumers));
+    emit_guarded(b_.CreateICmpNE(arrivals, c32(0)), true, [&] {
+      emit_ptx_statement(b_, "fence.acq_rel.gpu;");
+      auto add = [&](Value* slot, bool first_slot) {
+        for (std::int64_t c = 0; c < steps; ++c) {
+          Value* v = b_.CreateAlignedLoad(v4, at(slot, c), llvm::Align(16));
+          for (unsigned j = 0; j < 4; ++j) {
+            Value* x = b_.CreateExtractElement(v, j);
+            if (!first_slot) {
+              Value* sum = b_.CreateLoad(acc_elem(), acc_at(4 * c + j));
+              x = int8_ ? b_.CreateAdd(sum, x) : b_.CreateFAdd(sum, x);
+            }
+            b_.CreateStore(x, acc_at(4 * c + j));
+          }
+        }
+      };
+      add(b_.getInt64(0), true);
+      loop(c32(split_ - 1), [&](Value* j) { add(i64(b_.CreateAdd(j, c32(1))), false); });
       epilogue();
     });
   }
@@ -193,8 +290,20 @@ class WgmmaTmaKernel : WgmmaBase {
   }
 
   void body() {
-    setup(!persistent_);  // one tile per block: its origin at the entry
+    setup(!persistent_ && split_ == 1);  // one tile per block: its origin at the entry
     Value* tiles = k_tile_count(bk_, k_tiles_);
+    k_first_ = c32(0);
+    if (split_ > 1) {
+      // Block b: tile b / S, split s = b mod S, K tiles [s·per, min((s+1)·per, K tiles)).
+      Value* bid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+      tile_id_ = b_.CreateUDiv(bid, c32(split_));
+      split_id_ = b_.CreateURem(bid, c32(split_));
+      block_origin(tile_id_);
+      const std::int64_t k_total = (p_.K + bk_ - 1) / bk_;
+      k_first_ = b_.CreateMul(split_id_, c32(per_split_));
+      Value* left = b_.CreateSub(c32(k_total), k_first_);
+      tiles = b_.CreateSelect(b_.CreateICmpULT(left, c32(per_split_)), left, c32(per_split_));
+    }
     // Thread 0 initializes the barriers: full expects the producer's one arrive (and the bytes),
     // empty one arrive per consumer warp.
     emit_guarded(b_.CreateICmpEQ(tid_, c32(0)), true, [&] {
@@ -229,6 +338,8 @@ class WgmmaTmaKernel : WgmmaBase {
   std::int64_t barriers_ = 0;  // byte offset of the barriers: after every stage
   std::int64_t tiles_ = 1, grid_ = 1;
   bool persistent_ = false;
+  std::int64_t split_ = 1, per_split_ = 0;                               // K splits, K tiles per split
+  Value *k_first_ = nullptr, *tile_id_ = nullptr, *split_id_ = nullptr;  // the block's first K tile, tile, split
 };
 
 }  // namespace
@@ -244,6 +355,12 @@ std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.tile_m > 256 || p.tile_n > 256 || p.tile_k > 256) return "a TMA box holds at most 256 rows";
   if (p.persistent_blocks < 0 || p.persistent_blocks > p.grid_m * p.grid_n)
     return "a persistent grid has between 1 and one block per tile (persistent_blocks)";
+  if (p.split_k > 1 && (p.persistent_blocks > 0 || p.k_dynamic))
+    return "a split K runs one block per tile and split, at a K fixed at compile time (no persistent loop, no "
+           "run-time K)";
+  if (p.split_k > 1 &&
+      static_cast<std::uint64_t>(p.grid_m * p.grid_n) * static_cast<std::uint64_t>(p.split_k) > 0x7fffffffu)
+    return "a split K launches one block per tile and split: at most 2^31 - 1 blocks";
   return "";
 }
 

@@ -121,6 +121,9 @@ int inspect(const std::vector<uint8_t>& bytes, const std::string& file, std::ost
                        l.K_min == l.K ? std::to_string(l.K)
                                       : fmt::format("{}..{} at run time (a multiple of {})", l.K_min, l.K, l.k_align),
                        l.batch);
+    if (l.workspace_bytes != 0)
+      out << fmt::format("  workspace {} bytes (the runtime allocates and zeroes it, or dgmm_bind_workspace)\n",
+                         l.workspace_bytes);
     out << fmt::format("  {:<3} {:<5} {:<6} {:>4} {:>10} {:>12} {:>10}\n", "#", "name", "role", "bits", "layout", "ld",
                        "bytes");
     for (uint32_t i = 0; i < l.operand_count; ++i) {

@@ -29,7 +29,7 @@ const std::map<std::string, std::vector<std::string>>& block_keys() {
       {"scales", {"A", "B"}},
       {"constraints",
        {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync", "family",
-        "loader", "persistent", "dataflow", "op_type", "sparse_pattern", "custom_bitwidth"}},
+        "loader", "persistent", "split_k", "dataflow", "op_type", "sparse_pattern", "custom_bitwidth"}},
   };
   return keys;
 }
@@ -452,10 +452,12 @@ void Checker::check_scaled_accumulation() {
                "into registers); leave out 'family' or write 'family: mma_sync;'");
       return;
     }
-    if (p_.loader.user || p_.persistent.user) {
-      d_.error(p_.loader.user ? p_.loader.loc : p_.persistent.loc,
-               "4-bit weights stream into registers, not through the wgmma loaders: leave out 'loader' and "
-               "'persistent'");
+    if (p_.loader.user || p_.persistent.user || p_.split_k.user) {
+      d_.error(p_.loader.user       ? p_.loader.loc
+               : p_.persistent.user ? p_.persistent.loc
+                                    : p_.split_k.loc,
+               "4-bit weights stream into registers, not through the wgmma loaders: leave out 'loader', "
+               "'persistent' and 'split_k'");
       return;
     }
     if (!p_.user_constraints.empty()) {
@@ -552,6 +554,9 @@ void Checker::check_constraints() {
   }
   if (const auto* e = get("constraints", "pad_k")) want_bool(*e, p_.pad_k);
   if (const auto* e = get("constraints", "persistent"); e && gpu_only(*e)) want_bool(*e, p_.persistent);
+  // K split across blocks, each summing a range of K tiles into a workspace that the last block
+  // of each output tile reduces (codegen/wgmma_tma.cpp); 1 turns splitting off.
+  if (const auto* e = get("constraints", "split_k"); e && gpu_only(*e)) want_int(*e, 1, kMaxSplitK, p_.split_k);
   if (const auto* e = get("constraints", "sm_mem_limit")) {
     if (want_number(*e, 1, 1e6, p_.sm_mem_limit_kb)) {
       double hw_kb = gpu ? p_.hw.gpu.smem_per_block_bytes / 1024.0

@@ -21,6 +21,9 @@
 namespace dg {
 
 enum class Layout { RowMajor, ColMajor };
+
+/// The largest K split a spec may force ('split_k: N').
+inline constexpr std::int64_t kMaxSplitK = 64;
 const char* layout_name(Layout l);
 
 /// A value the user declared, with where.
@@ -68,7 +71,8 @@ struct GemmProblem {
   Declared<double> sm_mem_limit_kb;  // 0 = hardware limit
   Declared<double> l2_hit_rate_min;  // 0 = none
   Declared<bool> pad_k;
-  Declared<bool> persistent;  // the TMA kernel's persistent tile loop (one block per SM slot)
+  Declared<bool> persistent;       // the TMA kernel's persistent tile loop (one block per SM slot)
+  Declared<std::int64_t> split_k;  // K split across blocks ('split_k: N'; when user, forced)
   Declared<std::optional<DType>> cast_output;
   Declared<bool> warp_level_sync;
   Declared<hw::Family> family;     // mma.sync | wgmma: the tensor-core instruction family (when user)

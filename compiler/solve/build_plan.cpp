@@ -134,7 +134,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     // (there the loop only costs: 3% at 128 × 14336 × 4096 on the H200, while multi-wave shapes
     // gained 0-4.5%; bench/RESULTS.md, "Hopper: a TMA loader"). 'persistent: true' or 'false' in
     // the spec decides instead.
-    if (pl.loader == "tma") {
+    // A split K takes one block per (tile, split): no tile loop (family.split_k_persistent).
+    if (pl.loader == "tma" && pl.split_k == 1) {
       const std::int64_t tiles = ceil_div(s.M, pl.tile_m) * ceil_div(s.N, pl.tile_n);
       const std::int64_t slots = std::max<std::int64_t>(1, p.hw.gpu.sm_count) * pl.blocks_per_sm;
       const bool persistent = p.persistent.user ? p.persistent.value : tiles > slots;

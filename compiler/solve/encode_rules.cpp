@@ -152,8 +152,33 @@ class Encoder {
                        g.smem_bank_width_bytes),
            "hardware", rate <= 50);
     }
-    rule("hw.split_k", "each K split gets at least one K tile", "hardware",
-         flag({"tile_k", "split_k"}, [&](const Vals& v) { return v[1] == 1 || ceil_div(s_.K, v[0]) >= v[1]; }));
+    // Split s takes the K tiles [s·per, (s+1)·per), per = ceil(tiles / split_k): the last one
+    // must start below the last K tile (tiles 9, split 4: per 3 leaves split 3 nothing).
+    rule("hw.split_k", "each K split gets at least one K tile: (split_k - 1)·ceil(K tiles / split_k) < K tiles",
+         "hardware", flag({"tile_k", "split_k"}, [&](const Vals& v) {
+           const std::int64_t tiles = ceil_div(s_.K, v[0]);
+           return (v[1] - 1) * ceil_div(tiles, v[1]) < tiles;
+         }));
+    // Which kernels reduce K splits: the wgmma kernel with the TMA loader (its last block per tile
+    // sums the workspace's partials), one block per (tile, split), at a K fixed at compile time.
+    if (s_.family != hw::Family::Wgmma || !loaders)
+      rule("family.split_k",
+           fmt::format("split_k is 1: the split-K reduction is generated for the wgmma kernel with the TMA loader "
+                       "only (this is {})",
+                       s_.family),
+           "generator", q_.is_value("split_k", 1));
+    else
+      rule("family.split_k", "split_k > 1 needs the TMA loader (the split-K reduction is generated there only)",
+           "generator", flag({"split_k", "loader"}, [&](const Vals& v) { return v[0] == 1 || v[1] == kLoaderTma; }));
+    if (p().k_dynamic)
+      rule("family.split_k_fixed_k", "split_k is 1 with a run-time K (the K splits are fixed at compile time)",
+           "generator", q_.is_value("split_k", 1));
+    if (p().persistent.user && p().persistent.value)
+      rule("family.split_k_persistent", "split_k is 1 in a persistent tile loop (it takes whole tiles)", "generator",
+           q_.is_value("split_k", 1));
+    if (p().split_k.user)
+      rule("spec.split_k", fmt::format("K is split {} ways across blocks", p().split_k.value), "user",
+           q_.is_value("split_k", p().split_k.value), p().split_k.loc, fmt::format("split_k {}", p().split_k.value));
 
     Expr l2 = q_.table({"tile_m", "tile_n", "raster_group", "blocks_per_sm"},
                        [&](const Vals& v) { return l2_hit_milli(s_, v[0], v[1], v[2], v[3]); });

@@ -23,7 +23,7 @@ struct Rule {
   std::string name;    // "hw.smem_per_block", "spec.sm_mem_limit"
   std::string text;    // human statement, e.g. "shared memory per block <= 96 KB"
   Loc loc;             // spec location for user rules; invalid for hardware rules
-  std::string origin;  // "hardware", "numerics", "user"
+  std::string origin;  // "hardware", "numerics", "generator" (what a kernel family generates), "user"
   std::string decl;    // user rules: the declaration as written ("sm_mem_limit 96")
 };
 

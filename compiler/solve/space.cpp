@@ -52,6 +52,15 @@ std::vector<std::int64_t> powers(std::int64_t lo, std::int64_t hi) {
   return v;
 }
 
+/// A K split domain: `base`, with the split a spec forces ('split_k: N') added, in order.
+std::vector<std::int64_t> with_user_split(const GemmProblem& p, std::vector<std::int64_t> base) {
+  if (p.split_k.user && std::find(base.begin(), base.end(), p.split_k.value) == base.end()) {
+    base.push_back(p.split_k.value);
+    std::sort(base.begin(), base.end());
+  }
+  return base;
+}
+
 void cap(std::vector<std::int64_t>& v, int max_values) {
   if (max_values > 0 && static_cast<int>(v.size()) > max_values) v.resize(max_values);
 }
@@ -96,14 +105,16 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   std::int64_t tn_min = p.b_layout.value == Layout::RowMajor ? slab : 64;
   for (std::int64_t v : powers(tn_min, ins->n)) tn.push_back(v);
   std::vector<std::int64_t> tk = {atom * 8 / s.a_bits};
-  std::vector<std::int64_t> wm = {4, 8}, wn = {1}, stages = {3, 4, 5, 6}, split = {1}, raster = {1, 2, 4, 8, 16};
+  // K splits: the TMA kernel reduces them (wgmma_tma.cpp); a forced split joins the domain.
+  std::vector<std::int64_t> wm = {4, 8}, wn = {1}, stages = {3, 4, 5, 6}, split = with_user_split(p, {1, 2, 4, 8}),
+                            raster = {1, 2, 4, 8, 16};
   std::vector<std::int64_t> occ;
   for (std::int64_t v : {1, 2}) occ.push_back(v);
   // The tensor-memory accelerator where the model has one: a producer warpgroup copies tiles for
   // the consumers (wgmma_tma.cpp); its own rules (solve.cpp) say when it can.
   std::vector<std::int64_t> loader = {kLoaderCpAsync};
   if (g.has_tma) loader.push_back(kLoaderTma);
-  for (auto* v : {&tm, &tn, &tk, &wm, &stages, &raster, &occ}) cap(*v, max_values);
+  for (auto* v : {&tm, &tn, &tk, &wm, &stages, &split, &raster, &occ}) cap(*v, max_values);
   s.vars = {
       {"tile_m", tm, fmt::format("multiples of the instruction's M ({}) per warpgroup", s.im)},
       {"tile_n", tn,
@@ -113,7 +124,7 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
       {"warp_n", wn, "a warpgroup spans the whole tile_n"},
       {"stages", stages, "pipeline depth; one stage stays under the running wgmma group"},
       {"loader", loader, "0 = cp.async by every thread, 1 = TMA by a producer warpgroup (mbarrier pipeline)"},
-      {"split_k", split, "K split across blocks (1: the split-K reduction is not generated yet)"},
+      {"split_k", split, "K split across blocks, reduced by each tile's last block (TMA loader only)"},
       {"raster_group", raster, "tile rows per rasterization group"},
       {"smem", {kSwizzle128}, "128-byte swizzle: the layout wgmma reads through its descriptors"},
       {"blocks_per_sm", occ, "resident blocks per SM the launch is sized for"},
@@ -153,8 +164,10 @@ std::vector<hw::Family> families(const GemmProblem& p) {
     if (ins && !(ins->b_k_major_only && p.b_layout.value == Layout::RowMajor)) out.push_back(f);
   }
   DG_INTERNAL_ASSERT(!out.empty(), "sema accepted a precision without a tensor-core shape");
-  // The TMA loader exists in the wgmma family only: asked for, it is that family's question.
-  if (((p.loader.user && p.loader.value == "tma") || (p.persistent.user && p.persistent.value)) &&
+  // The TMA loader (and the split-K reduction, which only its kernel generates) exists in the
+  // wgmma family only: asked for, it is that family's question.
+  if (((p.loader.user && p.loader.value == "tma") || (p.persistent.user && p.persistent.value) ||
+       (p.split_k.user && p.split_k.value > 1)) &&
       std::find(out.begin(), out.end(), hw::Family::Wgmma) != out.end())
     return {hw::Family::Wgmma};
   return out;
@@ -260,13 +273,13 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
   std::vector<std::int64_t> wm = {1, 2, 4, 8}, wn = {1, 2, 4, 8};
   std::vector<std::int64_t> stages;
   for (std::int64_t v = 1; v <= (g.has_cp_async ? 6 : 2); ++v) stages.push_back(v);
-  // split_k stays 1 until the backends generate the split-K reduction.
-  std::vector<std::int64_t> split = {1}, raster = {1, 2, 4, 8, 16};
+  // split_k stays 1 (family.split_k says why); a forced split joins the domain for that rule to refuse.
+  std::vector<std::int64_t> split = with_user_split(p, {1}), raster = {1, 2, 4, 8, 16};
   std::vector<std::int64_t> layouts = {kNone, kPadded, kSwizzle32, kSwizzle64, kSwizzle128};
   std::vector<std::int64_t> occ;
   for (std::int64_t v : {1, 2, 3, 4, 6, 8})
     if (v <= g.max_blocks_per_sm) occ.push_back(v);
-  for (auto* v : {&tm, &tn, &tk, &wm, &wn, &stages, &split, &raster, &layouts, &occ}) cap(*v, max_values);
+  for (auto* v : {&tm, &tn, &tk, &wm, &wn, &stages, &raster, &layouts, &occ}) cap(*v, max_values);
   s.vars = {
       {"tile_m", tm, fmt::format("powers of two, multiples of the instruction's M ({})", s.im)},
       {"tile_n", tn, fmt::format("powers of two, multiples of the instruction's N ({})", s.in)},
@@ -275,7 +288,7 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
       {"warp_m", wm, "warps along M"},
       {"warp_n", wn, "warps along N"},
       {"stages", stages, g.has_cp_async ? "cp.async pipeline depth" : "register double buffering (no cp.async)"},
-      {"split_k", split, "K split across blocks (1: the split-K reduction is not generated yet)"},
+      {"split_k", split, "K split across blocks (the reduction is generated for the wgmma TMA kernel only)"},
       {"raster_group", raster, "tile rows per rasterization group"},
       {"smem", layouts, "shared-memory layout"},
       {"blocks_per_sm", occ, "resident blocks per SM the launch is sized for"},
@@ -495,8 +508,11 @@ std::int64_t log_iters(const Space& s, std::int64_t tk, std::int64_t split, std:
 std::int64_t log_epilogue(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t split) {
   // The epilogue writes the C tile (and, with split_k, reads and writes fp32/int32 partials);
   // measured in main-loop iterations' worth of operand traffic.
+  // Split K: each block writes its partial tile, and the tile's last block (the one on the
+  // critical path) reads the other split_k - 1 back before the one epilogue: split_k partial
+  // tiles of traffic on that block.
   double c_bytes = tm * tn * s.c_bits / 8.0;
-  if (split > 1) c_bytes += 2.0 * tm * tn * s.acc_bits / 8.0;
+  if (split > 1) c_bytes += static_cast<double>(split) * tm * tn * s.acc_bits / 8.0;
   double per_iter = static_cast<double>(stage_bytes(s, tm, tn, tk));
   double k_iters = static_cast<double>(ceil_div(s.K, tk * split));
   return scaled_log2(1.0 + c_bytes / per_iter / k_iters);

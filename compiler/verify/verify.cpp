@@ -80,6 +80,12 @@ class Query {
   std::vector<std::pair<std::string, Expr>> order_;
 };
 
+std::int64_t extent_of(const std::vector<IndexVar>& vars, const std::string& name) {
+  for (const auto& v : vars)
+    if (v.name == name) return v.extent;
+  return 1;
+}
+
 Expr differs(const std::map<std::string, Expr>& a, const std::map<std::string, Expr>& b) {
   std::vector<Expr> d;
   for (const auto& [n, e] : a) d.push_back(e != b.at(n));
@@ -175,6 +181,45 @@ void persistent_tiles(const Plan& p, Certificate& cert) {
     q.z().add(t < T);
     Expr b = t % q.z().int_val(G), i = t / q.z().int_val(G);
     q.z().add(!loop_ok(q, b, i));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+}
+
+/// A split K (split_k > 1; the TMA kernel's): the index map's split variable is the plan's
+/// split_k, each split starts on a whole K tile, and every split starts below K, so each takes at
+/// least one K tile (the kernel's K-tile loop runs at least once, and the tile's last block sums
+/// split_k partials that all exist). That the splits partition K, each k of each tile in exactly
+/// one split, is k_loop_unique and k_loop_covered.
+void k_splits(const Plan& p, Certificate& cert) {
+  const IndexDesc& d = p.index;
+  std::int64_t S = 1, per = 0, tile = 0;
+  for (const auto& v : d.k_vars)
+    if (v.name == "split") S = v.extent;
+  for (const auto& t : d.k_index.terms) {
+    if (t.var == "split") per = t.coeff;
+    if (t.var == "k_tile") tile = t.coeff;
+  }
+  {
+    Check c{"k_splits_count", fmt::format("the K index map splits K {} ways, the plan's split_k", p.split_k)};
+    c.passed = S == p.split_k;
+    if (!c.passed) c.counterexample = fmt::format("split extent={}, split_k={}", S, p.split_k);
+    cert.checks.push_back(c);
+  }
+  {
+    Check c{"k_splits_whole_tiles",
+            fmt::format("a split spans whole K tiles of tile_k {} (split stride {})", p.tile_k, per)};
+    c.passed = tile == p.tile_k && p.tile_k > 0 && per > 0 && per % p.tile_k == 0;
+    if (!c.passed) c.counterexample = fmt::format("split stride={}, k_tile stride={}, tile_k={}", per, tile, p.tile_k);
+    cert.checks.push_back(c);
+  }
+  {
+    Check c{"k_splits_nonempty", fmt::format("each of the {} K splits starts below K = {}", S, p.K)};
+    Query q(c.name);
+    Expr s = q.named("split", q.z().int_var("split"));
+    q.z().add(s >= 0);
+    q.z().add(s < S);
+    q.z().add(q.named("first_k", s * per) >= p.K);
     c.passed = q.holds(c);
     cert.checks.push_back(c);
   }
@@ -289,6 +334,9 @@ Certificate verify(const Plan& p) {
       },
       [&](Certificate& c) {
         if (p.persistent_blocks > 0) persistent_tiles(p, c);
+      },
+      [&](Certificate& c) {
+        if (p.target_kind == hw::TargetKind::Gpu && (p.split_k > 1 || extent_of(d.k_vars, "split") > 1)) k_splits(p, c);
       },
   };
   std::vector<Certificate> parts(groups.size());

@@ -129,6 +129,7 @@ inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
   X(cuMemcpyDtoH_v2, (void*, CUdeviceptr, size_t))                                                                    \
   X(cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void*, size_t, CUstream))                                               \
   X(cuMemcpyDtoHAsync_v2, (void*, CUdeviceptr, size_t, CUstream))                                                     \
+  X(cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream))                                                  \
   X(cuStreamCreate, (CUstream*, unsigned int))                                                                        \
   X(cuStreamDestroy_v2, (CUstream))                                                                                   \
   X(cuStreamSynchronize, (CUstream))                                                                                  \

@@ -137,6 +137,10 @@ struct dgmm_kernel {
   cu::TensorMap maps[launch_fmt::kMaxOperands];
   CUdeviceptr map_ptr[launch_fmt::kMaxOperands] = {};
   uint64_t map_k[launch_fmt::kMaxOperands] = {};
+  // The kernel's workspace (launch record's workspace bytes, split-K): the caller's
+  // (dgmm_bind_workspace) or the runtime's, allocated and zeroed on the stream at the first launch.
+  CUdeviceptr workspace_user = 0;
+  CUdeviceptr workspace_owned = 0;
 
   /// Bytes operand `op` holds at the current K: as declared at the largest K (buffers are sized
   /// for it), A and B packed at a smaller run-time K.
@@ -168,6 +172,10 @@ struct dgmm_kernel {
                       "dgmm_unload_kernel: cannot free the device buffer of operand " + quoted(op.decl.name), r);
         }
       }
+    }
+    if (workspace_owned != 0) {
+      if (CUresult r = d.cuMemFree_v2(workspace_owned))
+        driver_fail(d, DGMM_ERROR_DRIVER, "dgmm_unload_kernel: cannot free the workspace", r);
     }
     if (stream != nullptr) {
       if (CUresult r = d.cuStreamDestroy_v2(stream))
@@ -466,13 +474,35 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
   }
 
   const launch_fmt::Launch& l = h->mod.launch;
-  CUdeviceptr pointers[launch_fmt::kMaxOperands] = {};
+  // The workspace: the caller's, or the runtime's, allocated once and zeroed in the stream before
+  // the first kernel that uses it (kernels leave it zeroed where it must be: launch_format.h).
+  CUdeviceptr workspace = h->workspace_user != 0 ? h->workspace_user : h->workspace_owned;
+  if (l.workspace_bytes != 0 && workspace == 0) {
+    if (CUresult r = d.cuMemAlloc_v2(&h->workspace_owned, static_cast<size_t>(l.workspace_bytes))) {
+      h->workspace_owned = 0;
+      return driver_fail(
+          d, r == cu::CUDA_ERROR_OUT_OF_MEMORY ? DGMM_ERROR_OUT_OF_MEMORY : DGMM_ERROR_DRIVER,
+          std::string(api) + ": cannot allocate the kernel's " + std::to_string(l.workspace_bytes) + "-byte workspace",
+          r);
+    }
+    if (CUresult r = d.cuMemsetD8Async(h->workspace_owned, 0, static_cast<size_t>(l.workspace_bytes), h->stream)) {
+      d.cuMemFree_v2(h->workspace_owned);
+      h->workspace_owned = 0;
+      return driver_fail(d, DGMM_ERROR_DRIVER, std::string(api) + ": cannot zero the kernel's workspace", r);
+    }
+    workspace = h->workspace_owned;
+  }
+  CUdeviceptr pointers[launch_fmt::kMaxOperands + 1] = {};
   int32_t sizes[3] = {static_cast<int32_t>(l.M), static_cast<int32_t>(l.N), static_cast<int32_t>(h->k)};
-  void* params[2 * launch_fmt::kMaxOperands + 3] = {};
+  void* params[2 * launch_fmt::kMaxOperands + 4] = {};
   size_t n = 0;
   for (size_t i = 0; i < h->operands.size(); ++i) {
     pointers[i] = h->operands[i].device();
     params[n++] = &pointers[i];
+  }
+  if (l.workspace_bytes != 0) {
+    pointers[h->operands.size()] = workspace;
+    params[n++] = &pointers[h->operands.size()];
   }
   for (int32_t& s : sizes) params[n++] = &s;
   // The tensor maps of the operands the copy engine reads (launch_format.h), for the buffers
@@ -804,6 +834,30 @@ dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* byte
   } catch (...) {
     return out_of_host_memory();
   }
+}
+
+dgmm_status dgmm_workspace_bytes(dgmm_handle handle, size_t* bytes) {
+  if (handle == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_workspace_bytes: handle is NULL");
+  if (bytes == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_workspace_bytes: bytes is NULL");
+  *bytes = static_cast<size_t>(handle->mod.launch.workspace_bytes);
+  return DGMM_OK;
+}
+
+dgmm_status dgmm_bind_workspace(dgmm_handle handle, unsigned long long device_ptr) {
+  if (handle == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_workspace: handle is NULL");
+  if (handle->mod.launch.workspace_bytes == 0) {
+    try {
+      return fail(DGMM_ERROR_INVALID_ARGUMENT,
+                  "dgmm_bind_workspace: kernel '" + std::string(handle->mod.launch.kernel) + "' takes no workspace");
+    } catch (...) {
+      return out_of_host_memory();
+    }
+  }
+  if (device_ptr % 16 != 0)
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, "dgmm_bind_workspace: the workspace is not 16-byte aligned");
+  // 0 gives the workspace back to the runtime (its own, allocated and zeroed at the next launch).
+  handle->workspace_user = static_cast<CUdeviceptr>(device_ptr);
+  return DGMM_OK;
 }
 
 const char* dgmm_kernel_description(dgmm_handle handle) { return handle != nullptr ? handle->description.c_str() : ""; }

@@ -397,6 +397,15 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes, CU
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, CUstream st) {
   return copy(dst, reinterpret_cast<const void*>(uintptr_t(src)), bytes, src, st, true);
 }
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream st) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (CUresult r = enter(s)) return r;
+  if (!known_stream(s, st)) return kInvalidHandle;
+  if (dst == 0 || !inside(s, uintptr_t(dst), bytes)) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(reinterpret_cast<void*>(uintptr_t(dst)), value, bytes);
+  return CUDA_SUCCESS;
+}
 
 CUresult cuStreamCreate(CUstream* st, unsigned int flags) {
   State& s = state();
@@ -469,13 +478,27 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
       uint64_t(bx) * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
   if (smem > unsigned(fn->max_dynamic_smem)) return CUDA_ERROR_INVALID_VALUE;
-  if (fn->name != "dg_add") return kNotSupported;
-  // dg_add(A, B, C, M, N, K): operand pointers, then M, N, K as 32-bit integers.
+  if (fn->name != "dg_add" && fn->name != "dg_add_ws") return kNotSupported;
+  // dg_add(A, B, C, M, N, K): operand pointers, then M, N, K as 32-bit integers. dg_add_ws(A, B,
+  // C, ws, M, N, K): a workspace after the operand pointers, whose first 64 bytes must be device
+  // memory holding zeros (cuMemAlloc's fill is 0xA5: the runtime must have zeroed it).
+  const int ws = fn->name == "dg_add_ws" ? 1 : 0;
   CUdeviceptr p[3];
   int32_t mnk[3];
   for (int i = 0; i < 3; ++i) std::memcpy(&p[i], params[i], sizeof(CUdeviceptr));
-  for (int i = 0; i < 3; ++i) std::memcpy(&mnk[i], params[3 + i], sizeof(int32_t));
+  for (int i = 0; i < 3; ++i) std::memcpy(&mnk[i], params[3 + ws + i], sizeof(int32_t));
   if (mnk[0] <= 0 || mnk[1] <= 0 || mnk[2] <= 0) return CUDA_ERROR_INVALID_VALUE;
+  if (ws) {
+    CUdeviceptr w = 0;
+    std::memcpy(&w, params[3], sizeof(CUdeviceptr));
+    if (!inside(s, uintptr_t(w), 64)) {
+      s.sticky = kIllegalAddress;
+      return CUDA_SUCCESS;
+    }
+    const auto* bytes = reinterpret_cast<const uint8_t*>(uintptr_t(w));
+    for (int i = 0; i < 64; ++i)
+      if (bytes[i] != 0) return CUDA_ERROR_INVALID_VALUE;
+  }
   const uint64_t threads = uint64_t(gx) * gy * gz * bx * by * bz;
   const uint64_t n = std::min<uint64_t>(threads, uint64_t(mnk[0]) * uint64_t(mnk[1]));
   for (int i = 0; i < 3; ++i) {

@@ -107,6 +107,30 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       std::fprintf(stderr, "wait: %s\n", dgmm_last_error());
       std::exit(1);
     }
+    if (L.workspace_bytes != 0) {
+      // Split K: three more launches on the same workspace (the counters each launch leaves at
+      // zero serve the next) must store the same bits (the partials are summed in a fixed order,
+      // whichever block of a tile arrives last).
+      const size_t cb = size_t(L.operands[2].bytes);
+      std::vector<uint8_t> first(cb), again(cb);
+      DG_CUDA(cudaMemcpy(first.data(), dC, cb, cudaMemcpyDeviceToHost));
+      DG_CUDA(cudaMemset(dC, 0xFF, cb));
+      for (int i = 0; i < 3; ++i)
+        if (dgmm_launch_kernel_only(h) != DGMM_OK) {
+          std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
+          std::exit(1);
+        }
+      if (dgmm_wait(dgmm_sync(h)) != DGMM_OK) {
+        std::fprintf(stderr, "wait: %s\n", dgmm_last_error());
+        std::exit(1);
+      }
+      DG_CUDA(cudaMemcpy(again.data(), dC, cb, cudaMemcpyDeviceToHost));
+      size_t differ = 0;
+      for (size_t i = 0; i < cb; ++i) differ += first[i] != again[i];
+      std::printf("split-K workspace of %llu bytes: 3 more launches, %zu bytes of C differ from the first%s\n",
+                  (unsigned long long)L.workspace_bytes, differ, differ ? "  FAILED" : "");
+      if (differ) std::exit(1);
+    }
   };
   if (mi.a_type == "int8") {
     // A row-major M×K; B as the module stores it (row-major K×N, or column-major: N rows of K).

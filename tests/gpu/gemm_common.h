@@ -117,7 +117,8 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   m.scale_b_kind = field("scale_b");
   m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
-             (m.scale_a || m.scale_b ? " +scales" : "");
+             (m.scale_a || m.scale_b ? " +scales" : "") +
+             (number("split_k") > 1 ? " split_k " + std::to_string(number("split_k")) : "");
   // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
   if (m.b_type == "int4" || m.b_type == "u4" || m.b_type == "int4_e2m1")
     m.kernel = field("family") + " " + m.b_type + " " + m.scale_b_kind +

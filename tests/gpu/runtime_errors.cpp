@@ -176,7 +176,7 @@ void foreign_and_incomplete_modules() {
   ko::store_u32(v1.launch.data() + 4, 1);
   m = build_module(v1);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
-  DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH, "launch record version 1 is not supported (this runtime reads version 3)");
+  DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH, "launch record version 1 is not supported (this runtime reads version 4)");
 
   ModuleParts twice = base;
   l = add_launch(16, 16);
@@ -285,6 +285,12 @@ void foreign_and_incomplete_modules() {
   m = build_module(short_elf);
   DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
   DG_CHECK_ERROR(DGMM_ERROR_BAD_MODULE, "cubin section: ELF machine 62 is not NVIDIA CUDA (190)");
+
+  ModuleParts v3 = base;  // the record before the workspace field (split-K)
+  ko::store_u32(v3.launch.data() + 4, 3);
+  m = build_module(v3);
+  DG_CHECK(dgmm_load_kernel_from_memory(m.data(), m.size()) == nullptr);
+  DG_CHECK_ERROR(DGMM_ERROR_ABI_MISMATCH, "launch record version 3 is not supported (this runtime reads version 4)");
 
   ModuleParts bad_name = base;
   bad_name.launch[ko::launch::kHeaderSize + 2] = 'x';  // "A\0x\0": a byte after the padding
@@ -515,6 +521,68 @@ void tensor_map_launches() {
   dgmm_unload_kernel(h);
 }
 
+// A kernel with a workspace (launch record version 4's workspace bytes, split-K): its size is
+// reported, a caller's buffer must be 16-byte aligned, and a kernel without one refuses one.
+void workspace_api(dgmm_handle plain) {
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  l.workspace_bytes = 4096;
+  const std::vector<uint8_t> m = module_with(l, add_ptx());
+  dgmm_handle h = dgmm_load_kernel_from_memory(m.data(), m.size());
+  DG_CHECK(h != nullptr);
+  if (h == nullptr) return;
+  size_t bytes = 0;
+  DG_CHECK_STATUS(dgmm_workspace_bytes(h, &bytes), DGMM_OK);
+  DG_CHECK(bytes == 4096);
+  DG_CHECK_STATUS(dgmm_workspace_bytes(plain, &bytes), DGMM_OK);
+  DG_CHECK(bytes == 0);
+  DG_CHECK_STATUS(dgmm_workspace_bytes(nullptr, &bytes), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_STATUS(dgmm_workspace_bytes(h, nullptr), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_workspace_bytes: bytes is NULL");
+  DG_CHECK_STATUS(dgmm_bind_workspace(h, 0x10008), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_bind_workspace: the workspace is not 16-byte aligned");
+  DG_CHECK_STATUS(dgmm_bind_workspace(h, 0x10000), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_workspace(h, 0), DGMM_OK);  // back to the runtime's own
+  DG_CHECK_STATUS(dgmm_bind_workspace(plain, 0x10000), DGMM_ERROR_INVALID_ARGUMENT);
+  DG_CHECK_CONTAINS(last(), "dgmm_bind_workspace: kernel 'dg_add' takes no workspace");
+  DG_CHECK_STATUS(dgmm_bind_workspace(nullptr, 0x10000), DGMM_ERROR_INVALID_ARGUMENT);
+  dgmm_unload_kernel(h);
+}
+
+// A kernel with a workspace runs: the runtime allocates it, zeroes it before the first launch
+// (the fake driver's dg_add_ws refuses one that is not zero) and passes it after the operand
+// pointers, before M, N and K (dg_add_ws's own parameters: on a GPU it reads M, N, K from there).
+void workspace_launches() {
+  dg::ko::launch::Launch l = add_launch(16, 16);
+  l.workspace_bytes = 256;
+  std::snprintf(l.kernel, sizeof l.kernel, "%s", "dg_add_ws");
+  std::string ptx = add_ptx();
+  const std::string entry = ".entry dg_add(", last_pointer = ".param .u64 param_c,";
+  DG_CHECK(ptx.find(entry) != std::string::npos && ptx.find(last_pointer) != std::string::npos);
+  ptx.replace(ptx.find(entry), entry.size(), ".entry dg_add_ws(");
+  ptx.replace(ptx.find(last_pointer), last_pointer.size(), last_pointer + "\n    .param .u64 param_ws,");
+  const std::vector<uint8_t> m = module_with(l, ptx);
+  dgmm_handle h = dgmm_load_kernel_from_memory(m.data(), m.size());
+  DG_CHECK(h != nullptr);
+  if (h == nullptr) return;
+  std::vector<float> a(256), b(256), c(256, -1.0f);
+  for (int i = 0; i < 256; ++i) {
+    a[size_t(i)] = float(i);
+    b[size_t(i)] = 0.5f * float(i);
+  }
+  DG_CHECK_STATUS(dgmm_bind_input(h, "A", a.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_input(h, "B", b.data()), DGMM_OK);
+  DG_CHECK_STATUS(dgmm_bind_output(h, "C", c.data()), DGMM_OK);
+  for (int launch = 0; launch < 2; ++launch) {  // the second reuses the workspace
+    DG_CHECK_STATUS(dgmm_launch(h), DGMM_OK);
+    dgmm_fence f = dgmm_sync(h);
+    DG_CHECK(f != nullptr);
+    if (f != nullptr) DG_CHECK_STATUS(dgmm_wait(f), DGMM_OK);
+    DG_CHECK(c[255] == 1.5f * 255.0f);
+    c[255] = -1.0f;
+  }
+  dgmm_unload_kernel(h);
+}
+
 void device_module_errors(const std::string& device_sm) {
   const std::string ptx = add_ptx();
 
@@ -599,6 +667,8 @@ int main(int argc, char** argv) {
   k_range_errors();
   tensor_map_launches();
   packed_weight_errors();
+  workspace_api(h);
+  workspace_launches();
   dgmm_unload_kernel(h);
   device_module_errors(device_sm);
   return report();

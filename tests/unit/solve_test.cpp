@@ -131,7 +131,12 @@ std::vector<std::string> violations(const Space& s, const Point& x) {
     if (it == memo.end()) it = memo.emplace(key, bank_conflict_milli(s, rows, rb, lay)).first;
     if (it->second > 50) bad.push_back(a ? "hw.bank_conflicts_a" : "hw.bank_conflicts_b");
   }
-  if (sk > 1 && cdiv(s.K, tk) < sk) bad.push_back("hw.split_k");
+  if ((sk - 1) * cdiv(cdiv(s.K, tk), sk) >= cdiv(s.K, tk)) bad.push_back("hw.split_k");
+  const bool tma = s.index_of("loader") >= 0 && v("loader") == kLoaderTma;
+  if (sk != 1 && !(s.family == dg::hw::Family::Wgmma && tma)) bad.push_back("family.split_k");
+  if (sk != 1 && p.k_dynamic) bad.push_back("family.split_k_fixed_k");
+  if (sk != 1 && p.persistent.user && p.persistent.value) bad.push_back("family.split_k_persistent");
+  if (p.split_k.user && sk != p.split_k.value) bad.push_back("spec.split_k");
   if (p.l2_hit_rate_min.user && l2_hit_milli(s, tm, tn, rg, occ) < std::ceil(p.l2_hit_rate_min.value * 1000 - 1e-9))
     bad.push_back("spec.l2_hit_rate_min");
   return bad;
@@ -318,6 +323,28 @@ TEST_CASE("solver: on Hopper each family is solved and the faster prediction win
   REQUIRE(forced.plan);
   CHECK(forced.plan->family == dg::hw::Family::Wgmma);
   CHECK(forced.plan->tile_m == 64);
+}
+
+TEST_CASE("solver: K is split where the tiles leave SMs idle, and not where they fill them") {
+  auto solve_for = [](const std::string& shape, const std::string& extra = "") {
+    auto p = problem("target hopper;\nprecision { activation: bf16; weight: bf16; output: bf16; }\nshape { " + shape +
+                     " }\nconstraints { cast_output: bf16; " + extra + " }\n");
+    Result r = dg::solve::solve(p);
+    REQUIRE(r.plan);
+    CHECK(violations(r.space, r.point).empty());
+    return *r.plan;
+  };
+  // 128 × 4096 × 14336: 16-32 tiles of 128 rows for 132 SMs.
+  Plan deep = solve_for("M: 128; N: 4096; K: 14336;");
+  CHECK(deep.split_k > 1);
+  CHECK(deep.loader == "tma");
+  CHECK(deep.persistent_blocks == 0);
+  CHECK(deep.grid_m * deep.grid_n * deep.split_k <= 132 * deep.blocks_per_sm);
+  // 4096³: 512 tiles of 128 × 256 already fill the SMs; splitting only adds partials.
+  CHECK(solve_for("M: 4096; N: 4096; K: 4096;").split_k == 1);
+  // Forced: the plan takes it, and 1 turns splitting off.
+  CHECK(solve_for("M: 128; N: 4096; K: 14336;", "split_k: 3;").split_k == 3);
+  CHECK(solve_for("M: 128; N: 4096; K: 14336;", "split_k: 1;").split_k == 1);
 }
 
 TEST_CASE("solver: NPU plans fit the double-buffered scratchpad") {

@@ -75,6 +75,69 @@ TEST_CASE("verify: an off-by-one K tile stride leaves part of K uncovered") {
   CHECK(!check(cert, "k_loop_covered").passed);
 }
 
+namespace {
+// K = 1000 in 16 K tiles of 64, split 3 ways: 6, 6 and 4 tiles, the last one partly past K.
+const char* kSplit =
+    "target hopper;\nprecision { activation: fp16; weight: fp16; output: fp16; }\n"
+    "shape { M: 200; N: 520; K: 1000; }\nconstraints { cast_output: fp16; pad_k: true; split_k: 3; }\n";
+
+std::int64_t& split_coeff(Plan& pl) {
+  for (auto& t : pl.index.k_index.terms)
+    if (t.var == "split") return t.coeff;
+  FAIL("no split term");
+  return pl.index.k_index.terms.front().coeff;
+}
+}  // namespace
+
+TEST_CASE("verify: a split K partitions K, each split non-empty") {
+  Plan pl = plan_for(kSplit);
+  REQUIRE(pl.split_k == 3);
+  CHECK(split_coeff(pl) == 6 * 64);
+  auto cert = verify::verify(pl);
+  std::ostringstream os;
+  verify::dump(os, cert);
+  CAPTURE(os.str());
+  CHECK(cert.all_passed());
+  for (const char* name :
+       {"k_loop_unique", "k_loop_covered", "k_splits_count", "k_splits_whole_tiles", "k_splits_nonempty"})
+    CHECK(check(cert, name).passed);
+}
+
+TEST_CASE("verify: splits that overlap sum a K range twice") {
+  Plan pl = plan_for(kSplit);
+  split_coeff(pl) -= 64;  // split s starts one K tile early: its first tile is split s-1's last
+  auto cert = verify::verify(pl);
+  CHECK(!check(cert, "k_loop_unique").passed);
+  CHECK(!check(cert, "k_loop_unique").counterexample.empty());
+}
+
+TEST_CASE("verify: splits that leave a gap skip a K range") {
+  Plan pl = plan_for(kSplit);
+  split_coeff(pl) += 64;  // one K tile between consecutive splits is nobody's
+  auto cert = verify::verify(pl);
+  CHECK(!check(cert, "k_loop_covered").passed);
+}
+
+TEST_CASE("verify: a split with no K tile, or a count the index map does not have, is refused") {
+  Plan pl = plan_for(kSplit);
+  for (auto& v : pl.index.k_vars)
+    if (v.name == "split") v.extent = 4;  // a fourth split would start at 18 tiles, past K
+  pl.split_k = 4;
+  auto cert = verify::verify(pl);
+  CHECK(!check(cert, "k_splits_nonempty").passed);
+  CHECK(check(cert, "k_splits_count").passed);
+
+  Plan other = plan_for(kSplit);
+  other.split_k = 2;  // the plan says 2 splits, its index map 3
+  auto cert2 = verify::verify(other);
+  CHECK(!check(cert2, "k_splits_count").passed);
+
+  Plan half = plan_for(kSplit);
+  split_coeff(half) = 6 * 64 + 32;  // splits starting inside a K tile
+  auto cert3 = verify::verify(half);
+  CHECK(!check(cert3, "k_splits_whole_tiles").passed);
+}
+
 TEST_CASE("verify: a wrong leading dimension reads out of bounds") {
   Plan pl = plan_for(kOdd);
   pl.index.lda += 1;

@@ -2,12 +2,13 @@
 // parsing the plan. Freestanding like module_format.h: fixed little-endian binary layout, read
 // byte by byte, validated before use.
 //
-// Layout (all integers unsigned little-endian unless noted), version 3:
+// Layout (all integers unsigned little-endian unless noted), version 4 (3 had no workspace field
+// and its operands began at 160; a runtime reads its own version only and names both):
 //
 //   offset  size  field
 //   ------  ----  ----------------------------------------------------------------------------
 //        0     4  magic "DGLN"
-//        4     4  version (2)
+//        4     4  version (4)
 //        8    64  kernel entry name, printable ASCII, NUL-padded
 //       72    12  grid x, y, z (blocks)
 //       84    12  block x, y, z (threads)
@@ -22,7 +23,12 @@
 //      144     8  K_min (u64): the smallest run-time K; equal to K when K is fixed
 //      152     4  K alignment: a run-time K must be a multiple of it (1 when K is fixed)
 //      156     4  reserved, 0
-//      160  n×32  operands, 32 bytes each:
+//      160     8  workspace bytes (u64): global memory the kernel needs besides its operands
+//                 (split-K's per-tile counters and partial tiles), or 0. The runtime allocates
+//                 it (or takes the caller's), zeroes it before the kernel's first launch on it,
+//                 and passes it after the operand pointers; the kernel leaves it as it must be
+//                 found again (counters back at 0), so launches in one stream may share it.
+//      168  n×40  operands, 40 bytes each:
 //                   0  4  name: "A", "B", "C" (NUL-padded)
 //                   4  4  role: 1 = input, 2 = output
 //                   8  8  size in bytes (u64): the buffer the runtime allocates for it
@@ -37,11 +43,11 @@
 //                         (0: the kernel takes no tensor map for this operand)
 //                  36  4  tensor-map box, rows (lines of the contiguous dimension)
 //
-// Kernel parameters, in this order: the operand device pointers (u64 each, operand order), then
-// M, N, K as 32-bit signed integers (K the run-time K, in [K_min, K]), then, for each operand
-// with a box (A and B only), in operand order, its tensor map by value (128 bytes, 64-byte
-// aligned): the runtime encodes it for the bound buffer as a 2-D tiled map of the operand
-// (contiguous dimension first, at its leading dimension), the box above, 128-byte swizzle,
+// Kernel parameters, in this order: the operand device pointers (u64 each, operand order), the
+// workspace's device pointer when its size is not 0, then M, N, K as 32-bit signed integers (K
+// the run-time K, in [K_min, K]), then, for each operand with a box (A and B only), in operand
+// order, its tensor map by value (128 bytes, 64-byte aligned): the runtime encodes it for the bound buffer as a 2-D
+// tiled map of the operand (contiguous dimension first, at its leading dimension), the box above, 128-byte swizzle,
 // out-of-range elements read as zero.
 #pragma once
 
@@ -53,8 +59,8 @@
 namespace dg::ko::launch {
 
 inline constexpr uint8_t kMagic[4] = {'D', 'G', 'L', 'N'};
-inline constexpr uint32_t kVersion = 3;
-inline constexpr uint32_t kHeaderSize = 160;
+inline constexpr uint32_t kVersion = 4;
+inline constexpr uint32_t kHeaderSize = 168;
 inline constexpr uint32_t kOperandSize = 40;
 inline constexpr uint32_t kMaxOperands = 8;
 inline constexpr uint32_t kNameSize = 64;
@@ -86,8 +92,9 @@ struct Launch {
   uint32_t compute_capability;
   uint32_t operand_count;
   uint64_t M, N, K, batch;
-  uint64_t K_min;    // == K unless K is chosen at run time
-  uint32_t k_align;  // a run-time K is a multiple of it
+  uint64_t K_min;            // == K unless K is chosen at run time
+  uint32_t k_align;          // a run-time K is a multiple of it
+  uint64_t workspace_bytes;  // the kernel's workspace (zeroed before its first launch), 0: none
   Operand operands[kMaxOperands];
 };
 
@@ -114,7 +121,11 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
   if (n < kHeaderSize) return "launch record: truncated header";
   for (int i = 0; i < 4; ++i)
     if (p[i] != kMagic[i]) return "launch record: bad magic";
-  if (detail::rd32(p + 4) != kVersion) return "launch record: unsupported version";
+  if (detail::rd32(p + 4) != kVersion)
+    return detail::rd32(p + 4) < kVersion
+               ? "launch record: version older than 4 (a module from an older compiler: version 4 added the "
+                 "workspace size); recompile the spec"
+               : "launch record: version newer than 4 (a module from a newer compiler); update the runtime";
   bool ended = false;
   for (uint32_t i = 0; i < kNameSize; ++i) {
     uint8_t c = p[8 + i];
@@ -151,6 +162,8 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
   if (out->K_min == 0 || out->K_min > out->K || out->k_align == 0 || out->k_align > out->K ||
       out->K % out->k_align != 0 || out->K_min % out->k_align != 0 || detail::rd32(p + 156) != 0)
     return "launch record: bad K range";
+  out->workspace_bytes = detail::rd64(p + 160);
+  if (out->workspace_bytes > (uint64_t(1) << 40)) return "launch record: workspace larger than 1 TiB";
   for (uint32_t i = 0; i < out->operand_count; ++i) {
     const uint8_t* q = p + kHeaderSize + i * kOperandSize;
     Operand& o = out->operands[i];
@@ -247,6 +260,7 @@ inline void write(const Launch& l, uint8_t* p) {
   detail::wr64(p + 136, l.batch);
   detail::wr64(p + 144, l.K_min);
   detail::wr32(p + 152, l.k_align);
+  detail::wr64(p + 160, l.workspace_bytes);
   for (uint32_t i = 0; i < l.operand_count; ++i) {
     uint8_t* q = p + kHeaderSize + i * kOperandSize;
     const Operand& o = l.operands[i];

@@ -132,6 +132,10 @@ dgmm_status dgmm_trust_key(const unsigned char* public_key);
 /** Size in bytes and element width in bits of operand `name`; either output pointer may be NULL. */
 dgmm_status dgmm_operand_info(dgmm_handle handle, const char* name, size_t* bytes, int* element_bits);
 
+/** Bytes of the global workspace the kernel needs besides its operands (0 for most; a split-K
+ *  kernel keeps per-tile counters and partial sums there). */
+dgmm_status dgmm_workspace_bytes(dgmm_handle handle, size_t* bytes);
+
 /** One line saying what was loaded: kernel, code path (cubin or PTX JIT), device, launch shape.
  *  Valid while the handle lives; "" for NULL. */
 const char* dgmm_kernel_description(dgmm_handle handle);
@@ -143,6 +147,14 @@ const char* dgmm_kernel_description(dgmm_handle handle);
  *  buffer must hold at least the operand's bytes and start on a 16-byte boundary (else
  *  DGMM_ERROR_INVALID_ARGUMENT); dgmm_launch copies nothing for this operand. */
 dgmm_status dgmm_bind_device(dgmm_handle handle, const char* name, unsigned long long device_ptr);
+
+/** Uses the caller's device buffer as the kernel's workspace (dgmm_workspace_bytes bytes, 16-byte
+ *  aligned) instead of the one the runtime allocates and zeroes at the first launch. The caller
+ *  zeroes it before the first launch on it (e.g. cuMemsetD8); kernels leave it so, so launches in
+ *  one stream may share it, but launches that may run at the same time (other streams, other
+ *  handles) need one each. 0 gives the workspace back to the runtime. A kernel without a
+ *  workspace refuses it with DGMM_ERROR_INVALID_ARGUMENT. */
+dgmm_status dgmm_bind_workspace(dgmm_handle handle, unsigned long long device_ptr);
 
 /** Enqueues only the kernel, no copies. Each operand must be bound with dgmm_bind_device, or be
  *  resident: bound to host memory and already copied by an earlier dgmm_launch. */
