@@ -85,10 +85,12 @@ class W4a16Kernel : KernelBuilder {
   }
   std::int64_t acc_index(std::int64_t i, std::int64_t j, std::int64_t e) const { return (i * kFn + j) * 4 + e; }
 
-  /// 16 bytes of packed weights at byte `off` past `base` (this lane's first chunk of an n8 tile,
-  /// w_base_): a non-caching load with the kernel's L2 evict-first policy.
+  /// 16 bytes of packed weights at byte `base` + `off` of the data (past the header; `base` is
+  /// this lane's chunk of an n8 tile): a non-caching load with the kernel's L2 evict-first policy.
   std::array<Value*, 4> load_weights(Value* base, Value* off) {
-    Value* ptr = b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateZExt(off, b_.getInt64Ty()));
+    Value* byte =
+        b_.CreateAdd(b_.CreateZExt(b_.CreateAdd(base, off), b_.getInt64Ty()), b_.getInt64(ko::w4::kHeaderBytes));
+    Value* ptr = b_.CreateGEP(b_.getInt8Ty(), arg(1), byte);
     if (policy_ == nullptr) {  // PTX before 7.4: a plain non-coherent load, no cache hint
       auto* v4 = llvm::FixedVectorType::get(b_.getInt32Ty(), 4);
       auto* ld = b_.CreateAlignedLoad(v4, ptr, llvm::Align(16));
@@ -328,15 +330,14 @@ class W4a16Kernel : KernelBuilder {
       policy_ = pol.emit(b_, "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", false);
     }
     // Byte offsets of this lane's 16 bytes in each n8 tile's chunk of block q; tiles past N read
-    // the last tile (their results are not stored).
+    // the last tile (their results are not stored). 32 bits: verify proves B's element offsets
+    // fit a signed 32-bit index (b_index_32bit), and the packed bytes are half as many.
     const std::int64_t tiles = p_.N / 8;
     std::vector<Value*> tile_base(kFn);
     for (std::int64_t j = 0; j < kFn; ++j) {
       Value* tile = b_.CreateAdd(b_.CreateUDiv(col_base_, c32(8)), c32(j));
       tile = b_.CreateSelect(b_.CreateICmpULT(tile, c32(tiles)), tile, c32(tiles - 1));
-      Value* off = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(tile, b_.getInt64Ty()), b_.getInt64(kb_ * 512)),
-                                b_.CreateZExt(b_.CreateMul(lane_, c32(16)), b_.getInt64Ty()));
-      tile_base[j] = b_.CreateGEP(b_.getInt8Ty(), arg(1), b_.CreateAdd(off, b_.getInt64(ko::w4::kHeaderBytes)));
+      tile_base[j] = b_.CreateAdd(b_.CreateMul(tile, c32(kb_ * 512)), b_.CreateMul(lane_, c32(16)));
     }
     // This lane's A rows (clamped into M) at its k offset 8t of every k32 step.
     a_row_.assign(static_cast<std::size_t>(2 * fm_), nullptr);
@@ -378,20 +379,23 @@ class W4a16Kernel : KernelBuilder {
     };
     auto clamp_block = [&](Value* qv) { return b_.CreateSelect(b_.CreateICmpULT(qv, c32(kb_)), qv, c32(kb_ - 1)); };
     // The K loop: warp w takes blocks w, w + W, ... < KB. S = stages slots of registers hold the
-    // blocks in flight, and the loop is unrolled S times so that every slot stays in its registers
-    // (no copies around the ring): step r of an iteration loads block q0 + (r + S - 1)·W into slot
-    // (r + S - 1) mod S, the one step r - 1 consumed, then multiplies slot r, block q0 + r·W. So
-    // S - 1 blocks' loads are in flight behind every multiply. Loads past the warp's last block
-    // read the last block again (from L2) and are not used; a step past it multiplies nothing.
-    const std::int64_t S = ahead_ + 1;
+    // blocks in flight. Slot p of an iteration holds its block q0 + p·W; step r loads block
+    // q0 + (r + S - 1)·W into slot r + S - 1, then multiplies slot r, so S - 1 blocks' loads are
+    // in flight behind every multiply, and the next iteration starts with slots U.. of this one.
+    // The loop is unrolled U = S times, so that every slot stays in its registers (no copies
+    // around a ring) — except with groups of 32 and A's two row halves (M > 8), whose unrolled
+    // steps do not fit the 128 registers of two blocks a SM: there U = 1 and the slots move.
+    // Loads past the warp's last block read the last block again (from L2) and are not used; a
+    // step past it multiplies nothing.
+    const std::int64_t S = ahead_ + 1, U = group_ == 32 && !swap_ ? 1 : S;
     std::vector<std::vector<Value*>> slot0(static_cast<std::size_t>(S - 1));
     for (std::int64_t r = 0; r + 1 < S; ++r) slot0[r] = load_block(clamp_block(b_.CreateAdd(warp, c32(r * warps_))));
     // A one block ahead (a_ahead_): block q's fragments were loaded at the step before, so the
     // warp's wait for them overlaps the previous block's multiply.
     std::vector<Value*> a0;
     if (a_ahead_) a0 = load_a(warp);
-    // Every warp has a whole number of iterations' blocks when KB is a multiple of S·W.
-    const bool ragged = kb_ % (S * warps_) != 0;
+    // Every warp has a whole number of iterations' blocks when KB is a multiple of U·W.
+    const bool ragged = kb_ % (U * warps_) != 0;
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, "k.loop", kernel_);
     auto* done = llvm::BasicBlock::Create(ctx_, "k.done", kernel_);
@@ -399,7 +403,7 @@ class W4a16Kernel : KernelBuilder {
     b_.SetInsertPoint(head);
     auto* q0 = b_.CreatePHI(b_.getInt32Ty(), 2, "q0");
     q0->addIncoming(warp, pre);
-    std::vector<std::vector<Value*>> slot(static_cast<std::size_t>(S));
+    std::vector<std::vector<Value*>> slot(static_cast<std::size_t>(U + S - 1));
     std::vector<std::vector<llvm::PHINode*>> slot_phi(static_cast<std::size_t>(S - 1));
     for (std::int64_t r = 0; r + 1 < S; ++r)
       for (Value* v : slot0[r]) {
@@ -418,20 +422,20 @@ class W4a16Kernel : KernelBuilder {
       a_phi[i]->addIncoming(a0[i], pre);
       a_cur.push_back(a_phi[i]);
     }
-    for (std::int64_t r = 0; r < S; ++r) {
+    for (std::int64_t r = 0; r < U; ++r) {
       Value* qr = b_.CreateAdd(q0, c32(r * warps_));
-      slot[(r + S - 1) % S] = load_block(clamp_block(b_.CreateAdd(q0, c32((r + S - 1) * warps_))));
+      slot[r + S - 1] = load_block(clamp_block(b_.CreateAdd(q0, c32((r + S - 1) * warps_))));
       std::vector<Value*> a_use = a_cur;
       if (a_ahead_) a_cur = load_a(clamp_block(b_.CreateAdd(qr, c32(warps_))));
       const std::vector<Value*>& work = slot[r];
       emit_guarded(b_.CreateICmpULT(qr, c32(kb_)), ragged && r > 0,
                    [&] { compute_flat(a_ahead_ ? a_use : load_a(qr), work); });
     }
-    Value* qn = b_.CreateAdd(q0, c32(S * warps_));
+    Value* qn = b_.CreateAdd(q0, c32(U * warps_));
     auto* latch = b_.GetInsertBlock();
     q0->addIncoming(qn, latch);
     for (std::int64_t r = 0; r + 1 < S; ++r)
-      for (std::size_t i = 0; i < slot_phi[r].size(); ++i) slot_phi[r][i]->addIncoming(slot[r][i], latch);
+      for (std::size_t i = 0; i < slot_phi[r].size(); ++i) slot_phi[r][i]->addIncoming(slot[r + U][i], latch);
     for (std::size_t i = 0; i < a_phi.size(); ++i)
       if (a_phi[i] != nullptr) a_phi[i]->addIncoming(a_cur[i], latch);
     b_.CreateCondBr(b_.CreateICmpULT(qn, c32(kb_)), head, done);
