@@ -2735,8 +2735,11 @@ module dg_engine #(
   assign rd_go   = p_busy_q && (ph_q != '0 || (!pf_valid_q && !(cap_q && cap_last_q) && a_full_i[sb_q] && b_full_i[sb_q]));
   assign rd_last = ph_q == PhW'(BSeg);
 
-  // Scratchpad read addresses: A rows mi*Rows + i sit in banks offA + i; B rows g*G + t in banks
-  // offB + t (Rows and G divide Banks).
+  // Scratchpad read addresses: A rows mi*Rows + i sit in banks offA + i (mod Banks), B rows g*G + t
+  // in banks offB + t (G divides Banks). Where Rows does not divide Banks (an array of, say, 6 rows
+  // on 8 banks) the sub-block's rows wrap past the last bank: those in banks below offA are at the
+  // next word row of their banks.
+  localparam bit AWrap = Banks % Rows != 0;
   logic [LgBanks-1:0] off_a, off_b;
   logic [SpadAW-1:0]  word_a, word_b;
   logic [LaneW-1:0]   lane_a, lane_b;
@@ -2751,10 +2754,16 @@ module dg_engine #(
 
   for (genvar b = 0; b < Banks; b++) begin : g_rd
     logic [LgBanks-1:0] ia, tb;
+    logic               wrapped;  // the A row read from this bank wrapped past the last bank
     assign ia = LgBanks'(b) - off_a;
     assign tb = LgBanks'(b) - off_b;
+    if (AWrap && b < Banks - 1) begin : g_wrap
+      assign wrapped = off_a > LgBanks'(b);
+    end else begin : g_no_wrap
+      assign wrapped = 1'b0;
+    end
     assign rd_en_o[b] = rd_go && (ph_q == '0 ? 32'(ia) < Rows : 32'(tb) < G);
-    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q == '0 ? word_a : word_b;
+    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q != '0 ? word_b : wrapped ? word_a + SpadAW'(AWords) : word_a;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -2886,9 +2895,9 @@ module dg_engine #(
   );
 
   // The word each tile row of the capture reads: row t of the group sits in bank cap_off + t
-  // (below Banks: the offset is a multiple of Rows, or of G, and both divide Banks), chosen by a
-  // Banks-way multiplexer; the lane inside it is a shift by at most a word. (A part-select of the
-  // whole read data at a computed offset would be a barrel shifter over every bank's bits.)
+  // (mod Banks: the bank index wraps), chosen by a Banks-way multiplexer; the lane inside it is a
+  // shift by at most a word. (A part-select of the whole read data at a computed offset would be a
+  // barrel shifter over every bank's bits.)
   localparam int CapRows = Rows > G ? Rows : G;
   logic [WordBits-1:0] cap_word [CapRows];
   for (genvar t = 0; t < CapRows; t++) begin : g_cap_word

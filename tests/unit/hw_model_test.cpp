@@ -281,6 +281,23 @@ TEST_CASE("npu bus_addr_bits: read, written back, printed, and refused where it 
         "32-bit bus addresses; set npu.bus_addr_bits to 32 or leave out npu.board");
   board.npu.board.clear();
   CHECK(npu_unbuildable(board.npu).empty());
+  // Array sides of any size; banks, bank rows and the bus are powers of two.
+  board.npu.pe_rows = 3;
+  board.npu.pe_cols = 12;
+  CHECK(npu_unbuildable(board.npu).empty());
+  board.npu.spad_banks = 6;
+  CHECK(npu_unbuildable(board.npu) ==
+        "npu.spad_banks is 6: the generated banks, scratchpad words and bus adapters index with bit fields, so it "
+        "must be a power of two (the nearest are 4 and 8)");
+  board.npu.spad_banks = 4;
+  // The weight-stationary engine alone needs a power-of-two pe_rows.
+  board.npu.dataflows = {"weight_stationary"};
+  CHECK(npu_unbuildable(board.npu) ==
+        "npu.pe_rows is 3 and npu.dataflows lists only weight_stationary, whose engine reads a weight block's "
+        "pe_rows k of an A row from one power-of-two scratchpad word: make npu.pe_rows a power of two (the "
+        "nearest are 2 and 4) or add output_stationary to npu.dataflows");
+  board.npu.pe_rows = 4;
+  CHECK(npu_unbuildable(board.npu).empty());
 }
 
 TEST_CASE("list_names, load_dir, load_named") {
