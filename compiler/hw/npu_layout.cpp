@@ -69,6 +69,13 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
         "a weight block's {} k of an A row ({} bits) straddle {}-bit scratchpad words, which the weight-stationary "
         "engine reads one per row: its blocks need a power-of-two pe_rows",
         n.pe_rows, std::int64_t{n.pe_rows} * t.a_bits, word_bits));
+  // The XOR bank mapping permutes the banks of one word row: a sub-block's rows, read in one cycle,
+  // must lie in one word row, so the array's rows divide the banks.
+  if (!ws && n.spad_bank_map == "xor" && banks % n.pe_rows != 0)
+    refuse(
+        fmt::format("npu.spad_bank_map is xor, which swizzles the banks of one word row, and the array's {} rows "
+                    "do not divide the {} banks: a sub-block's rows would span two word rows",
+                    n.pe_rows, banks));
   // Weight stationary: A is read in batches of min(banks, tile_m) rows, one per bank at one word.
   if (ws && t.tile_m % std::min(t.tile_m, banks) != 0)
     refuse(

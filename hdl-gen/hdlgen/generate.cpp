@@ -64,7 +64,7 @@ constexpr const char* kAguTemplate = R"(// @HEADER@
 // AGU for @WHAT@: one request per tile row, in the plan's loop order block_m, block_n@KLOOP@, row.
 // A request is the row segment's DRAM byte address (@AW@ bits: the operand's base plus a 32-bit
 // offset within the operand) and its length in @BEAT@-byte bus beats; row r of a tile goes to
-// scratchpad bank r mod @BANKS@. The configuration (base address, M, N, K) is latched at start;
+// scratchpad bank @BANKOF@. The configuration (base address, M, N, K) is latched at start;
 // the top checks it against the plan's ranges and the bus's address width before starting.
 module @MOD@ (
   input  logic        clk_i,
@@ -358,7 +358,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
                 {"WHAT", s.what},
                 {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
                 {"BEAT", std::to_string(beat)},
-                {"BANKS", std::to_string(n.spad_banks)},
+                {"BANKOF", n.spad_bank_map == "xor" ? fmt::format("(r mod {0}) XOR ((r / {0}) mod {0})", n.spad_banks)
+                                                    : fmt::format("r mod {}", n.spad_banks)},
                 {"MOD", mod},
                 {"ADVANCE", advance_code(s)},
                 {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
@@ -562,6 +563,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.shadow = n.drain_shadow;
   e.b_first = lay.b_first;
   e.weight_stationary = p.dataflow == "weight_stationary";
+  e.bank_xor = n.spad_bank_map == "xor";
 
   Design d;
   d.top = "npu_gemm_" + name;
