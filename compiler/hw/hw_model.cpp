@@ -565,6 +565,12 @@ const Table<NpuModel>& npu_fields() {
       member("spad_banks", &N::spad_banks, integer(1, 256), ""),
       member("spad_rows", &N::spad_rows, integer(1, 1048576), "Rows per scratchpad bank."),
       member("spad_width_bits", &N::spad_width_bits, integer(8, 4096), "Bits per scratchpad row."),
+      member("spad_bank_map", &N::spad_bank_map, one_of({"modulo", "xor"}),
+             "Optional, \"modulo\" by default: the scratchpad bank of tile row r = q * spad_banks + j (j = r mod "
+             "spad_banks, q = r / spad_banks, its word row): \"modulo\" puts it in bank j, \"xor\" in bank j XOR (q "
+             "mod spad_banks). Every reader and writer of the scratchpad uses the one mapping (hdl-gen's "
+             "dg_bank_map).",
+             Presence::Optional),
       member("acc_rows", &N::acc_rows, integer(1, 1048576), "Accumulator-memory rows."),
       member("acc_width_bits", &N::acc_width_bits, integer(8, 8192), "Bits per accumulator-memory row."),
       member("bus_data_bits", &N::bus_data_bits, one_of({8, 16, 32, 64, 128, 256, 512, 1024}), "DRAM bus data width."),
@@ -918,19 +924,21 @@ std::string npu_unbuildable(const NpuModel& n) {
         "npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
         "beat; make them equal",
         n.spad_width_bits, n.bus_data_bits);
-  for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"pe_rows", n.pe_rows},
-                                 {"pe_cols", n.pe_cols},
-                                 {"spad_banks", n.spad_banks},
+  // The array's sides may be any size (tiles are whole multiples of them, stepped by additions and
+  // multiplications by constants); the scratchpad's banks and rows and the bus are indexed by bits.
+  auto pow2_below = [](std::int64_t v) {
+    int lg = 0;
+    while ((std::int64_t{1} << (lg + 1)) <= v) ++lg;
+    return std::int64_t{1} << lg;
+  };
+  for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"spad_banks", n.spad_banks},
                                  {"spad_rows", n.spad_rows},
                                  {"bus_data_bits", n.bus_data_bits}})
-    if (v <= 0 || (v & (v - 1)) != 0) {
-      int lg = 0;
-      while ((std::int64_t{1} << (lg + 1)) <= v) ++lg;
+    if (v <= 0 || (v & (v - 1)) != 0)
       return fmt::format(
-          "npu.{} is {}: the generated AGUs, banks and bus adapters index with shifts, so it must be a "
-          "power of two (the nearest are {} and {})",
-          field, v, std::int64_t{1} << lg, std::int64_t{1} << (lg + 1));
-    }
+          "npu.{} is {}: the generated banks, scratchpad words and bus adapters index with bit fields, so it "
+          "must be a power of two (the nearest are {} and {})",
+          field, v, pow2_below(v), 2 * pow2_below(v));
   // The generated engines are weight stationary (dg_engine_ws) and output stationary (dg_engine);
   // the solver chooses among those the model lists. Any other dataflow is refused, never planned
   // as one of them.
@@ -940,6 +948,24 @@ std::string npu_unbuildable(const NpuModel& n) {
           "npu.dataflows lists \"{}\": the generated compute engines are weight_stationary and "
           "output_stationary; list only those in npu.dataflows",
           df);
+  // The weight-stationary engine reads a weight block's pe_rows k of an A row from one scratchpad
+  // word, at a lane that must not straddle two words: pe_rows × the element's bits divides the
+  // (power-of-two) word, so pe_rows is a power of two there.
+  if ((n.pe_rows & (n.pe_rows - 1)) != 0 &&
+      std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") == n.dataflows.end())
+    return fmt::format(
+        "npu.pe_rows is {} and npu.dataflows lists only weight_stationary, whose engine reads a weight block's "
+        "pe_rows k of an A row from one power-of-two scratchpad word: make npu.pe_rows a power of two (the "
+        "nearest are {} and {}) or add output_stationary to npu.dataflows",
+        n.pe_rows, pow2_below(n.pe_rows), 2 * pow2_below(n.pe_rows));
+  // The XOR mapping swizzles the banks of one word row: the array's rows, read in one cycle, must
+  // lie in one (the modulo mapping lets them wrap to the next).
+  if (n.spad_bank_map == "xor" && n.pe_rows <= n.spad_banks && n.spad_banks % n.pe_rows != 0)
+    return fmt::format(
+        "npu.spad_bank_map is xor, which swizzles the banks within one word row, and npu.pe_rows ({}) does not "
+        "divide npu.spad_banks ({}): the array's rows would span two word rows; set npu.spad_bank_map to modulo or "
+        "npu.pe_rows to a divisor of {}",
+        n.pe_rows, n.spad_banks, n.spad_banks);
   if (n.pe_rows > n.spad_banks)
     return fmt::format(
         "npu.pe_rows ({}) is more than npu.spad_banks ({}): the array reads one tile row per bank each "

@@ -122,8 +122,11 @@ struct NpuModel {
   int max_custom_width = 0;              // custom sN/uN inputs up to this many bits
   int acc_width = 0;                     // accumulator bits
   int spad_banks = 0;
-  int spad_rows = 0;            // rows per bank
-  int spad_width_bits = 0;      // bits per row
+  int spad_rows = 0;        // rows per bank
+  int spad_width_bits = 0;  // bits per row
+  // Where tile row r = q * spad_banks + j (j = r mod spad_banks) lies: bank j ("modulo"), or bank
+  // j XOR (q mod spad_banks) ("xor"); at word row q either way (optional, "modulo").
+  std::string spad_bank_map = "modulo";
   int acc_rows = 0;             // accumulator memory rows
   int acc_width_bits = 0;       // bits per accumulator row
   int bus_data_bits = 0;        // DRAM bus data width

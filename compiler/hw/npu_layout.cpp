@@ -64,14 +64,32 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
         fmt::format("a weight block's {} k of an A row ({} bits) do not fit one {}-bit scratchpad word, which the "
                     "weight-stationary engine reads per row",
                     n.pe_rows, std::int64_t{n.pe_rows} * t.a_bits, word_bits));
-  if (!pow2(t.tile_m) || !pow2(t.tile_n) || !pow2(t.tile_k))
-    refuse(fmt::format("the generated AGUs step tiles with shifts: {}×{}×{} is not all powers of two", t.tile_m,
-                       t.tile_n, t.tile_k));
+  else if (ws && word_bits % (std::int64_t{n.pe_rows} * t.a_bits) != 0)
+    refuse(fmt::format(
+        "a weight block's {} k of an A row ({} bits) straddle {}-bit scratchpad words, which the weight-stationary "
+        "engine reads one per row: its blocks need a power-of-two pe_rows",
+        n.pe_rows, std::int64_t{n.pe_rows} * t.a_bits, word_bits));
+  // The XOR bank mapping permutes the banks of one word row: a sub-block's rows, read in one cycle,
+  // must lie in one word row, so the array's rows divide the banks.
+  if (!ws && n.spad_bank_map == "xor" && banks % n.pe_rows != 0)
+    refuse(
+        fmt::format("npu.spad_bank_map is xor, which swizzles the banks of one word row, and the array's {} rows "
+                    "do not divide the {} banks: a sub-block's rows would span two word rows",
+                    n.pe_rows, banks));
+  // Weight stationary: A is read in batches of min(banks, tile_m) rows, one per bank at one word.
+  if (ws && t.tile_m % std::min(t.tile_m, banks) != 0)
+    refuse(
+        fmt::format("the weight-stationary engine reads A in batches of {} rows (one per bank): {} rows are not "
+                    "a whole number of them",
+                    std::min(t.tile_m, banks), t.tile_m));
 
   // The engine reads a group of K elements of each A row per scratchpad word, at most one per
-  // bank's row of B, and segments of B rows as wide as the array.
+  // bank's row of B, and segments of B rows as wide as the array. A group is a power of two that
+  // divides the K tile, so that its rows of B lie in consecutive banks of one word row.
   // (Weight stationary: a group is a weight block's pe_rows k.)
-  l.group = ws ? std::int64_t{n.pe_rows} : std::max<std::int64_t>(1, std::min({word_bits / t.a_bits, banks, t.tile_k}));
+  std::int64_t os_group = std::max<std::int64_t>(1, std::min({word_bits / t.a_bits, banks, t.tile_k}));
+  while (os_group > 1 && (!pow2(os_group) || t.tile_k % os_group != 0)) --os_group;
+  l.group = ws ? std::int64_t{n.pe_rows} : os_group;
   const std::int64_t seg_bits = std::int64_t{n.pe_cols} * t.b_bits;
   if (seg_bits % word_bits != 0 && word_bits % seg_bits != 0)
     refuse(

@@ -547,6 +547,13 @@ void Checker::check_constraints() {
                                            join_words(dfs, ", ")));
         d_.note(e->value.loc, fmt::format("use one of [{}], or add \"{}\" to npu.dataflows in {}",
                                           join_words(dfs, ", "), v, p_.hw.file));
+      } else if (const int rows = p_.hw.npu.pe_rows; v == "weight_stationary" && (rows & (rows - 1)) != 0) {
+        // (hw::npu_layout refuses every tile of it: a weight block's rows straddle scratchpad words.)
+        d_.error(e->value.loc,
+                 fmt::format("dataflow weight_stationary is not generated for {}'s {}-row array: the engine reads a "
+                             "weight block's npu.pe_rows k of an A row from one power-of-two scratchpad word",
+                             p_.hw.name, rows));
+        d_.note(e->value.loc, "use dataflow output_stationary, or a model whose npu.pe_rows is a power of two");
       } else {
         p_.dataflow = {v, e->value.loc, true};
       }

@@ -64,7 +64,7 @@ constexpr const char* kAguTemplate = R"(// @HEADER@
 // AGU for @WHAT@: one request per tile row, in the plan's loop order block_m, block_n@KLOOP@, row.
 // A request is the row segment's DRAM byte address (@AW@ bits: the operand's base plus a 32-bit
 // offset within the operand) and its length in @BEAT@-byte bus beats; row r of a tile goes to
-// scratchpad bank r mod @BANKS@. The configuration (base address, M, N, K) is latched at start;
+// scratchpad bank @BANKOF@. The configuration (base address, M, N, K) is latched at start;
 // the top checks it against the plan's ranges and the bus's address width before starting.
 module @MOD@ (
   input  logic        clk_i,
@@ -181,7 +181,7 @@ module @MOD@ (
       assert (r_q < @DW@'(TileRows));
       assert (@RB@0_q + r_q < @RL@_q);
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
-      assert (m0_q[@LTM0@:0] == '0 && n0_q[@LTN0@:0] == '0 && k0_q[@LTK0@:0] == '0);
+      assert (@ALIGNM@ && @ALIGNN@ && @ALIGNK@);
       // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
       assert (req_addr_o == base_q + @AW@'(32'((32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + ((32'(@SB@0_q) << LgBits) >> 3))));
       assert ((32'(req_beats_o) << @LGBEATB@) == (32'(seg_len) << LgBits) && req_beats_o != '0);
@@ -195,6 +195,12 @@ module @MOD@ (
 @ONCE@`endif
 endmodule
 )";
+
+// "origin is a multiple of the tile": its low bits are zero for a power of two, else the remainder.
+std::string tile_aligned(const char* origin, std::int64_t tile) {
+  if ((tile & (tile - 1)) == 0) return fmt::format("{}[{}:0] == '0", origin, std::max(0, log2_exact(tile) - 1));
+  return fmt::format("{} % @DW@'({}) == '0", origin, tile);
+}
 
 std::string advance_code(const Stream& s) {
   // On the last row of a tile: the next tile in loop order.
@@ -246,18 +252,27 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   // loop, so its index is the fixed-K one.
   // Shared by both forms: the last block_m's rows, the tiles' log2, and "this block_m is full".
   const std::int64_t last_m = p.M - (gm - 1) * p.tile_m;
-  const int lm = log2_exact(p.tile_m), ln = log2_exact(p.tile_n), lk = log2_exact(p.tile_k);
+  // A tile index is the origin divided by the tile (a shift for a power of two), and a count of
+  // tiles times the tile is a product (a shift for a power of two).
+  auto pow2 = [](std::int64_t v) { return (v & (v - 1)) == 0; };
+  auto per_tile = [&](const std::string& x, std::int64_t tile) {
+    return pow2(tile) ? fmt::format("{} >> {}", x, log2_exact(tile)) : fmt::format("{} / 32'd{}", x, tile);
+  };
+  auto times_tile = [&](const std::string& x, std::int64_t tile) {
+    return pow2(tile) ? fmt::format("{} << {}", x, log2_exact(tile)) : fmt::format("{} * 32'd{}", x, tile);
+  };
   const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
   std::string once;
   if (kmin != kmax && s.has_k_loop) {
-    const std::string block = fmt::format("(32'(m0_q) >> {}) * 32'd{} + (32'(n0_q) >> {})", lm, gn, ln);
+    const std::string block =
+        fmt::format("({}) * 32'd{} + ({})", per_tile("32'(m0_q)", p.tile_m), gn, per_tile("32'(n0_q)", p.tile_n));
     std::string per_block, in_block;
     if (s.id == "a") {
       // K tiles (the last one partial) times the block's rows (the last block_m partial).
-      const std::string kts = fmt::format("((32'(k_q) + 32'd{}) >> {})", p.tile_k - 1, lk);
-      const std::string kt = fmt::format("(32'(k0_q) >> {})", lk);
-      per_block = fmt::format("({} ? {} << {} : {} * 32'd{})", full_m, kts, lm, kts, last_m);
-      in_block = fmt::format("({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", full_m, kt, lm, kt, last_m);
+      const std::string kts = fmt::format("({})", per_tile(fmt::format("(32'(k_q) + 32'd{})", p.tile_k - 1), p.tile_k));
+      const std::string kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
+      per_block = fmt::format("({} ? {} : {} * 32'd{})", full_m, times_tile(kts, p.tile_m), kts, last_m);
+      in_block = fmt::format("({} ? {} : {} * 32'd{}) + 32'(r_q)", full_m, times_tile(kt, p.tile_m), kt, last_m);
     } else {
       // One request per row of B, K rows in all.
       per_block = "32'(k_q)";
@@ -294,19 +309,21 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         gm * gn, gm * gn);
   } else {
     const std::int64_t K = kmax;
-    const std::string nt = fmt::format("(32'(n0_q) >> {})", ln), kt = fmt::format("(32'(k0_q) >> {})", lk);
+    const std::string nt = fmt::format("({})", per_tile("32'(n0_q)", p.tile_n)),
+                      kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
     std::string idx, total;
     if (s.id == "a") {
       const std::string inner = fmt::format("({} * 32'd{} + {})", nt, gk, kt);
-      idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", gn * gk, full_m, inner, lm,
-                        inner, last_m);
+      idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} : {} * 32'd{}) + 32'(r_q)", gn * gk, full_m,
+                        times_tile(inner, p.tile_m), inner, last_m);
       total = std::to_string(p.M * gn * gk);
     } else if (s.id == "b") {
-      idx = fmt::format("((32'(m0_q) >> {}) * 32'd{} + {}) * 32'd{} + 32'(k0_q) + 32'(r_q)", lm, gn, nt, K);
+      idx = fmt::format("(({}) * 32'd{} + {}) * 32'd{} + 32'(k0_q) + 32'(r_q)", per_tile("32'(m0_q)", p.tile_m), gn, nt,
+                        K);
       total = std::to_string(gm * gn * K);
     } else {
-      idx =
-          fmt::format("32'(m0_q) * 32'd{} + ({} ? {} << {} : {} * 32'd{}) + 32'(r_q)", gn, full_m, nt, lm, nt, last_m);
+      idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} : {} * 32'd{}) + 32'(r_q)", gn, full_m, times_tile(nt, p.tile_m),
+                        nt, last_m);
       total = std::to_string(p.M * gn);
     }
     once = fmt::format(
@@ -341,7 +358,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
                 {"WHAT", s.what},
                 {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
                 {"BEAT", std::to_string(beat)},
-                {"BANKS", std::to_string(n.spad_banks)},
+                {"BANKOF", n.spad_bank_map == "xor" ? fmt::format("(r mod {0}) XOR ((r / {0}) mod {0})", n.spad_banks)
+                                                    : fmt::format("r mod {}", n.spad_banks)},
                 {"MOD", mod},
                 {"ADVANCE", advance_code(s)},
                 {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
@@ -351,6 +369,9 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
                                         : "  // C has no K loop: K and the K tile only shape the other streams.\n  "
                                           "logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
                 {"EXTENT_I", extent_i},
+                {"ALIGNM", tile_aligned("m0_q", p.tile_m)},
+                {"ALIGNN", tile_aligned("n0_q", p.tile_n)},
+                {"ALIGNK", tile_aligned("k0_q", p.tile_k)},
             },
             false);
   ;
@@ -365,9 +386,6 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
                          {"TK", std::to_string(p.tile_k)},
                          {"TR", std::to_string(rows)},
                          {"TS", std::to_string(seg)},
-                         {"LTM0", std::to_string(std::max(0, log2_exact(p.tile_m) - 1))},
-                         {"LTN0", std::to_string(std::max(0, log2_exact(p.tile_n) - 1))},
-                         {"LTK0", std::to_string(std::max(0, log2_exact(p.tile_k) - 1))},
                          {"LEB", std::to_string(log2_exact(s.ebits))},
                          {"LGBEAT", std::to_string(log2_exact(beat))},
                          {"LGBEATB", std::to_string(log2_exact(beat) + 3)},
@@ -545,6 +563,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.shadow = n.drain_shadow;
   e.b_first = lay.b_first;
   e.weight_stationary = p.dataflow == "weight_stationary";
+  e.bank_xor = n.spad_bank_map == "xor";
 
   Design d;
   d.top = "npu_gemm_" + name;

@@ -101,8 +101,7 @@ constexpr const char* kTop = R"(// @HEADER@
 // next cycle) and writes START. The A and B AGUs walk the plan's tile loop nest and issue one
 // request per tile row; a burst splitter per stream turns the requests into read bursts
 // (beat-aligned, at most @MAXB@ beats, never across @BOUNDARY@ bytes), and the returning data is
-// written into the scratchpad (@NB@ banks × @SPROWS@ words × @WBITS@ bits; tile row r in bank r mod
-// @NB@), double-buffered per K step. The compute engine reads each step's tiles from the scratchpad
+// written into the scratchpad (@NB@ banks × @SPROWS@ words × @WBITS@ bits; tile row r in bank @BANKOF@), double-buffered per K step. The compute engine reads each step's tiles from the scratchpad
 // into the @PR@×@PC@ MAC array and accumulates the C tile in one of two accumulator buffers; the C
 // AGU and its DMA write a finished tile out in write bursts while the engine fills the other
 // buffer. DONE (and irq_o) rise when the last C beat has been sent and the bus has nothing
@@ -392,7 +391,7 @@ constexpr const char* kReadStream =
   assign @S@_split_busy = @S@_ar_valid_o;
   dg_spad_fill #(
     .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW), .RowW(@TRW@), .BeatsW(@LW@),
-    .RowWords(@ROWWORDS@), .Base0(@BASE0@), .Base1(@BASE1@), .LgQueue(@LGQ@)
+    .RowWords(@ROWWORDS@), .Base0(@BASE0@), .Base1(@BASE1@), .LgQueue(@LGQ@)@BANKXOR@
   ) u_fill_@S@ (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -975,6 +974,7 @@ std::string top_module(const TopParams& tp) {
         {"TOP", tp.top},
         {"ROWWORDS", std::to_string(s.row_words)},
         {"LGQ", std::to_string(s.lg_queue)},
+        {"BANKXOR", tp.engine.bank_xor ? ", .BankXor(1'b1)" : ""},
         // C's read-ahead and burst-length queues: small where the queues are (low latency).
         {"LGOUT", s.lg_queue <= 2 ? "1" : "2"},
         {"LGLENS", s.lg_queue <= 2 ? "1" : "3"},
@@ -1020,7 +1020,7 @@ std::string top_module(const TopParams& tp) {
             "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
             "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), "
             ".AccAW(AccAW),\n"
-            "    .AccW(@ACCW@)\n"
+            "    .AccW(@ACCW@)@BANKXOR@\n"
             "  )"
           : "  dg_engine #(\n"
             "    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),\n"
@@ -1028,7 +1028,7 @@ std::string top_module(const TopParams& tp) {
             "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
             "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), "
             ".AccAW(AccAW),\n"
-            "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)\n"
+            "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)@BANKXOR@\n"
             "  )";
   return subst(subst(subst(kTop,
                            {{"HEADER", tp.header},
@@ -1059,6 +1059,10 @@ std::string top_module(const TopParams& tp) {
                 {"LEC", std::to_string(tp.lg_bits[2])},
                 {"BEATB1", std::to_string(8 * tp.beat_bytes - 1)},
                 {"NB", std::to_string(e.banks)},
+                // (Where the line breaks in the comment.)
+                {"BANKOF", e.bank_xor ? fmt::format("(r mod {0}) XOR\n// ((r / {0}) mod {0})", e.banks)
+                                      : fmt::format("r mod\n// {}", e.banks)},
+                {"BANKXOR", e.bank_xor ? ", .BankXor(1'b1)" : ""},
                 {"LGNB", std::to_string(e.lg_banks)},
                 {"SPROWS", std::to_string(e.spad_rows)},
                 {"SPAW", std::to_string(e.spad_aw)},

@@ -32,6 +32,7 @@ struct EngineParams {
   bool shadow = true;                  // the MAC array's shadow registers (the model's drain_shadow)
   bool b_first = false;                // B's scratchpad writes go first on a bank conflict (the layout's choice)
   bool weight_stationary = false;      // the engine: dg_engine_ws (else dg_engine, output stationary)
+  bool bank_xor = false;               // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
 };
 
 /// The fused epilogue of the C write-out (dg_epilogue) and the fetch of its operands

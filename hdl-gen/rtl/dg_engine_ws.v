@@ -54,7 +54,8 @@ module dg_engine_ws #(
   parameter int BBase1   = 16,
   parameter int BSeg     = 1,     // scratchpad words per B row segment of a block
   parameter int AccAW    = 5,
-  parameter int AccW     = 32     // accumulator bits: 32, 48 or 64
+  parameter int AccW     = 32,    // accumulator bits: 32, 48 or 64
+  parameter bit BankXor  = 1'b0   // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -138,7 +139,7 @@ module dg_engine_ws #(
   logic               cap_q, cap_last_q, cap_release_q;
   logic               cap_sb_q;
   logic [PhW-1:0]     cap_ph_q;
-  logic [LgBanks-1:0] cap_off_q;
+  logic [LgBanks-1:0] cap_off_q, cap_q_q;
   logic [LaneW-1:0]   cap_lane_q;
 
   logic [Rows-1:0] mask_now;   // the block's k inside K
@@ -164,11 +165,15 @@ module dg_engine_ws #(
   assign rd_last = in_a_q || ph_q == PhW'(BSeg - 1);
 
   // Scratchpad read addresses: B rows kb*Rows + r sit in banks offB + r (Rows divides Banks); the
-  // A rows of batch q in banks 0 .. BR-1, all at one word.
-  logic [LgBanks-1:0] off_b;
+  // A rows of batch q in banks 0 .. BR-1, all at one word. (Those are j = r mod Banks of the rows;
+  // the bank mapping, dg_bank_map, places j of word row q, which it also inverts.)
+  logic [LgBanks-1:0] off_b, q_a, q_b, q_rd;
   logic [SpadAW-1:0]  word_a, word_b;
   logic [LaneW-1:0]   lane_a, lane_b;
   assign off_b  = LgBanks'((32'(kb_q) * Rows) % Banks);
+  assign q_a    = LgBanks'((32'(q_q) * BR) / Banks);
+  assign q_b    = LgBanks'((32'(kb_q) * Rows) / Banks);
+  assign q_rd   = in_a_q ? q_a : q_b;
   assign word_a = SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(q_q) * BR / Banks) * AWords)
                 + SpadAW'(32'(kb_q) * RA / WordBits);
   assign word_b = SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(kb_q) * Rows / Banks) * BWords)
@@ -177,9 +182,10 @@ module dg_engine_ws #(
   assign lane_b = LaneW'((32'(nj_q) * SegB) % WordBits);
 
   for (genvar b = 0; b < Banks; b++) begin : g_rd
-    logic [LgBanks-1:0] tb;
-    assign tb = LgBanks'(b) - off_b;
-    assign rd_en_o[b] = rd_go && (in_a_q ? b < BR : 32'(tb) < Rows);
+    logic [LgBanks-1:0] j, tb;    // the row of the word row this bank holds; B's row in the block
+    dg_bank_map #(.LgBanks(LgBanks), .Xor(BankXor)) u_bank_map (.q_i(q_rd), .j_i(LgBanks'(b)), .bank_o(j));
+    assign tb = j - off_b;
+    assign rd_en_o[b] = rd_go && (in_a_q ? 32'(j) < BR : 32'(tb) < Rows);
     assign rd_addr_o[b*SpadAW +: SpadAW] = in_a_q ? word_a : word_b;
   end
 
@@ -205,6 +211,7 @@ module dg_engine_ws #(
       cap_sb_q <= 1'b0;
       cap_ph_q <= '0;
       cap_off_q <= '0;
+      cap_q_q <= '0;
       cap_lane_q <= '0;
       cap_meta_q <= '0;
     end else if (start_i) begin
@@ -228,6 +235,7 @@ module dg_engine_ws #(
       if (rd_go) begin
         cap_ph_q <= ph_q;
         cap_off_q <= in_a_q ? '0 : off_b;
+        cap_q_q <= q_rd;
         cap_lane_q <= in_a_q ? lane_a : lane_b;
         cap_last_q <= rd_last;
         cap_release_q <= in_a_q && last_q && last_kb && last_nj;
@@ -286,7 +294,11 @@ module dg_engine_ws #(
   for (genvar t = 0; t < CapRows; t++) begin : g_cap_word
     logic [LgBanks-1:0]  bank;
     logic [WordBits-1:0] word;
-    assign bank = cap_off_q + LgBanks'(t);
+    dg_bank_map #(.LgBanks(LgBanks), .Xor(BankXor)) u_bank_map (
+      .q_i   (cap_q_q),
+      .j_i   (cap_off_q + LgBanks'(t)),
+      .bank_o(bank)
+    );
     always_comb begin
       word = rd_data_i[0 +: WordBits];
       for (int k = 1; k < Banks; k++)

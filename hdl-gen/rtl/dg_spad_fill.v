@@ -1,11 +1,11 @@
 // dg_spad_fill: the write side of one input stream's DMA (A or B). It queues the row requests
 // the stream's AGU hands to the burst splitter (tile row, length in beats, last row of the K
 // step), and writes the read data that comes back, in order, into the scratchpad: beat j of tile
-// row r goes to bank r mod Banks, word Base + (r / Banks) * RowWords + j of the buffer being
-// filled. Two buffers alternate per K step (double buffering with the compute engine): a buffer
-// is full when its step's last beat is written, and free again when the engine releases it. The
-// AGU may begin a step only while fewer than two steps hold buffers (may_begin_o). Part of the
-// fixed DeepGEMM RTL library.
+// row r goes to bank dg_bank_map(r / Banks, r mod Banks) (r mod Banks, or XOR-swizzled), word
+// Base + (r / Banks) * RowWords + j of the buffer being filled. Two buffers alternate per K step
+// (double buffering with the compute engine): a buffer is full when its step's last beat is
+// written, and free again when the engine releases it. The AGU may begin a step only while fewer
+// than two steps hold buffers (may_begin_o). Part of the fixed DeepGEMM RTL library.
 module dg_spad_fill #(
   parameter int LgBanks  = 4,
   parameter int WordBits = 128,
@@ -15,7 +15,8 @@ module dg_spad_fill #(
   parameter int RowWords = 4,     // scratchpad words per tile row
   parameter int Base0    = 0,     // word of buffer 0 in every bank
   parameter int Base1    = 16,
-  parameter int LgQueue  = 5
+  parameter int LgQueue  = 5,
+  parameter bit BankXor  = 1'b0   // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -78,7 +79,11 @@ module dg_spad_fill #(
   assign pop       = beat && last_beat;
 
   if (RowW > LgBanks) begin : g_bank
-    assign bank_o  = head_row[LgBanks-1:0];
+    dg_bank_map #(.LgBanks(LgBanks), .Xor(BankXor)) u_bank_map (
+      .q_i   (LgBanks'(head_row >> LgBanks)),
+      .j_i   (head_row[LgBanks-1:0]),
+      .bank_o(bank_o)
+    );
     assign waddr_o = SpadAW'(buf_q ? Base1 : Base0) + SpadAW'(head_row[RowW-1:LgBanks]) * SpadAW'(RowWords) + SpadAW'(beat_q);
   end else begin : g_bank_narrow
     assign bank_o  = LgBanks'(head_row);

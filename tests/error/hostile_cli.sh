@@ -148,16 +148,21 @@ rm -f models/npu_is.json
 python3 - "$SRC/hw-models/npu16.json" models <<'PY' || bad "could not make the models"
 import json, sys
 base = json.load(open(sys.argv[1]))
-for name, edit in (("npu_acc40", {"acc_width": 40, "acc_width_bits": 640}), ("npu_rows6", {"pe_rows": 6})):
+for name, edit in (("npu_acc40", {"acc_width": 40, "acc_width_bits": 640}), ("npu_banks12", {"spad_banks": 12}),
+                   ("npu_rows6ws", {"pe_rows": 6, "dataflows": ["weight_stationary"]}), ("npu_rows6", {"pe_rows": 6})):
     m = json.loads(json.dumps(base))
     m["name"] = name
     m["npu"].update(edit)
     json.dump(m, open(sys.argv[2] + "/" + name + ".json", "w"), indent=1)
 PY
-for m in npu_acc40 npu_rows6; do sed "s/^target npu16;/target $m;/" "$SRC/examples/npu_int8.dgml" > $m.dgml; done
+for m in npu_acc40 npu_banks12 npu_rows6ws npu_rows6; do sed "s/^target npu16;/target $m;/" "$SRC/examples/npu_int8.dgml" > $m.dgml; done
 expect 1 "npu.acc_width is 40: the generated accumulators are 32, 48 or 64 bits" "$D" --hw-models models compile npu_acc40.dgml -o acc40.ko
-expect 1 "npu.pe_rows is 6: .* must be a power of two \\(the nearest are 4 and 8\\)" "$D" --hw-models models compile npu_rows6.dgml -o rows6.ko
-[ ! -e acc40.ko ] && [ ! -e rows6.ko ] || bad "a module was written for a model that cannot be built"
+expect 1 "npu.spad_banks is 12: .* must be a power of two \\(the nearest are 8 and 16\\)" "$D" --hw-models models compile npu_banks12.dgml -o banks12.ko
+expect 1 "npu.pe_rows is 6 and npu.dataflows lists only weight_stationary, .*: make npu.pe_rows a power of two \\(the nearest are 4 and 8\\) or add output_stationary to npu.dataflows" "$D" --hw-models models compile npu_rows6ws.dgml -o rows6ws.ko
+[ ! -e acc40.ko ] && [ ! -e banks12.ko ] && [ ! -e rows6ws.ko ] || bad "a module was written for a model that cannot be built"
+# ... while a 6-row array is built (output stationary; its rows wrap around the 16 banks).
+expect 0 "" "$D" --hw-models models compile npu_rows6.dgml --emit=verilog -o rows6
+grep -rq "Rows(6)" rows6 || bad "no Verilog of a 6-row array"
 
 # Signed modules: keygen, compile --sign, inspect and sim with a trusted key.
 expect 0 "public key: key.pub" "$D" keygen key

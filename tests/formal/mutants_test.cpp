@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -33,13 +34,15 @@ struct Fixture {
   Plan plan;
 };
 
-Fixture load(const std::string& spec_path) {
+/// The plan of `spec_path` on the project's hardware models (`models`: a folder of them instead).
+Fixture load(const std::string& spec_path,
+             const std::string& models = std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models") {
   std::ifstream in(std::string(DEEPGEMM_SOURCE_DIR) + "/" + spec_path);
   std::stringstream ss;
   ss << in.rdbuf();
   DiagEngine d;
   auto spec = dgml::parse(spec_path, ss.str(), d);
-  auto p = sema::check(spec, std::string(DEEPGEMM_SOURCE_DIR) + "/hw-models", d);
+  auto p = sema::check(spec, models, d);
   REQUIRE(p);
   Fixture fx{*p, {}};
   auto r = solve::solve(fx.problem);
@@ -56,6 +59,26 @@ const Fixture& tiny() {
 /// K chosen at run time (32 .. 256, one or two K tiles), partial M and N tiles.
 const Fixture& krange() {
   static Fixture f = load("tests/formal/krange_partial.dgml");
+  return f;
+}
+
+/// The plan of a spec whose target is a test model of tests/cosim/models: the project's models and
+/// that one, copied into a folder of the build.
+Fixture load_test_model(const std::string& spec_path, const std::string& model) {
+  namespace fs = std::filesystem;
+  const fs::path src(DEEPGEMM_SOURCE_DIR), dir = fs::current_path() / ("models_" + model);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(src / "hw-models"))
+    if (e.path().extension() == ".json")
+      fs::copy_file(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+  fs::copy_file(src / "tests/cosim/models" / (model + ".json"), dir / (model + ".json"),
+                fs::copy_options::overwrite_existing);
+  return load(spec_path, dir.string());
+}
+
+/// A 6×12 array (sides that are not powers of two): 12×24×32 tiles, partial in M, N and K.
+const Fixture& shape6x12() {
+  static Fixture f = load_test_model("tests/cosim/npu_6x12.dgml", "npu6x12");
   return f;
 }
 
@@ -451,4 +474,39 @@ TEST_CASE("formal: with 64-bit bus addresses the protocol mutants still fail") {
   m = prove_one(d, "npu_gemm_t64_agu_b");
   INFO(hdlgen::report_text({{m}, ""}));
   check_fails_only_on(m, d, "assert (req_addr_o ==");
+}
+
+TEST_CASE("formal: on a 6x12 array (tiles of 12 and 24) every property is proved, exactly-once included") {
+  const Fixture& f = shape6x12();
+  REQUIRE(f.plan.tile_m == 12);
+  REQUIRE(f.plan.tile_n == 24);
+  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, "s6");
+  hdlgen::FormalReport r = hdlgen::prove(d);
+  INFO(hdlgen::report_text(r));
+  REQUIRE(r.error.empty());
+  CHECK(r.modules.size() == 7);
+  CHECK(r.all_proved());
+  // The tile indices are divisions and products by the tiles, not shifts.
+  for (const auto& v : d.files)
+    if (v.name == "npu_gemm_s6_agu_c.v") {
+      CHECK(v.text.find("32'(n0_q) / 32'd24") != std::string::npos);
+      CHECK(v.text.find("m0_q % 7'(12) == '0") != std::string::npos);
+    }
+}
+
+TEST_CASE("formal: on a 6x12 array, an AGU that skips the last column tile is caught by the exactly-once count") {
+  hdlgen::Design d =
+      mutate("npu_gemm_s6_agu_c.v", "n0_q + 7'(TileN) >= n_q", "n0_q + 7'(2 * TileN) >= n_q", shape6x12(), "s6");
+  auto m = prove_one(d, "npu_gemm_s6_agu_c");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_fails_only_on(m, d, "assert (f_count");
+}
+
+TEST_CASE("formal: on a 6x12 array, an A stream whose M tiles are 8 rows apart instead of 12 is caught") {
+  // (As if the tile were the power of two below it: requests stay inside A, on the wrong rows.)
+  hdlgen::Design d =
+      mutate("npu_gemm_s6_agu_a.v", "m0_q <= m0_q + 7'(TileM);", "m0_q <= m0_q + 7'(8);", shape6x12(), "s6");
+  auto m = prove_one(d, "npu_gemm_s6_agu_a");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
 }

@@ -2295,6 +2295,33 @@ module dg_axil_regs (
   logic unused;
   assign unused = ^{awprot_i, arprot_i, awaddr_q[1:0], araddr_i[1:0]};
 endmodule
+// ---- file: dg_bank_map.v
+// dg_bank_map: the scratchpad's bank mapping, the model's npu.spad_bank_map, which every reader
+// and writer of the scratchpad instantiates (the fills of A and B, the compute engines). Tile row
+// r = q * Banks + j (q its word row in the banks, j = r mod Banks) lies in bank
+//
+//   modulo (Xor = 0):  j
+//   xor    (Xor = 1):  j ^ (q mod Banks)
+//
+// at word row q of its buffer either way. Inside one word row the mapping permutes the banks and is
+// its own inverse, so the same function also gives the j a bank holds: map(q, map(q, j)) = j.
+// Part of the fixed DeepGEMM RTL library; the generated top sets Xor from the model.
+module dg_bank_map #(
+  parameter int LgBanks = 4,
+  parameter bit Xor     = 1'b0
+) (
+  input  logic [LgBanks-1:0] q_i,     // the word row (its low LgBanks bits)
+  input  logic [LgBanks-1:0] j_i,     // the row within the word row (or a bank, for the inverse)
+  output logic [LgBanks-1:0] bank_o
+);
+  if (Xor) begin : g_xor
+    assign bank_o = j_i ^ q_i;
+  end else begin : g_modulo
+    assign bank_o = j_i;
+    logic unused_q;
+    assign unused_q = ^q_i;
+  end
+endmodule
 // ---- file: dg_burst_split.v
 // dg_burst_split: turns one request (a byte address and a length in bus beats) into bus bursts
 // that are beat-aligned, at most MaxBurst beats long, and never cross a Boundary-byte boundary
@@ -2638,7 +2665,8 @@ module dg_engine #(
   parameter int BSeg     = 1,     // scratchpad words per B row segment of a sub-block
   parameter int AccAW    = 5,
   parameter bit Shadow   = 1'b1,  // the MAC array has shadow registers (else it waits while draining)
-  parameter int AccW     = 32     // accumulator bits: 32, 48 or 64
+  parameter int AccW     = 32,    // accumulator bits: 32, 48 or 64
+  parameter bit BankXor  = 1'b0   // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -2713,7 +2741,7 @@ module dg_engine #(
   // Capture of the read issued last cycle.
   logic               cap_q, cap_last_q, cap_release_q, cap_sb_q;
   logic [PhW-1:0]     cap_ph_q;
-  logic [LgBanks-1:0] cap_off_q;
+  logic [LgBanks-1:0] cap_off_q, cap_q_q;
   logic [LaneW-1:0]   cap_lane_q;
 
   // The step's last group: the tile's last, or the last that starts inside K (a run-time K below
@@ -2735,13 +2763,20 @@ module dg_engine #(
   assign rd_go   = p_busy_q && (ph_q != '0 || (!pf_valid_q && !(cap_q && cap_last_q) && a_full_i[sb_q] && b_full_i[sb_q]));
   assign rd_last = ph_q == PhW'(BSeg);
 
-  // Scratchpad read addresses: A rows mi*Rows + i sit in banks offA + i; B rows g*G + t in banks
-  // offB + t (Rows and G divide Banks).
-  logic [LgBanks-1:0] off_a, off_b;
+  // Scratchpad read addresses: A rows mi*Rows + i sit in banks offA + i (mod Banks), B rows g*G + t
+  // in banks offB + t (G divides Banks). Where Rows does not divide Banks (an array of, say, 6 rows
+  // on 8 banks) the sub-block's rows wrap past the last bank: those in banks below offA are at the
+  // next word row of their banks. (Rows and G are j = r mod Banks of the rows; the bank mapping,
+  // dg_bank_map, places j of word row q, which it also inverts.)
+  localparam bit AWrap = Banks % Rows != 0;
+  logic [LgBanks-1:0] off_a, off_b, q_a, q_b, q_rd;
   logic [SpadAW-1:0]  word_a, word_b;
   logic [LaneW-1:0]   lane_a, lane_b;
   assign off_a  = LgBanks'((32'(mi_q) * Rows) % Banks);
   assign off_b  = LgBanks'((32'(g_q) * G) % Banks);
+  assign q_a    = LgBanks'((32'(mi_q) * Rows) / Banks);
+  assign q_b    = LgBanks'((32'(g_q) * G) / Banks);
+  assign q_rd   = ph_q == '0 ? q_a : q_b;
   assign word_a = SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(mi_q) * Rows / Banks) * AWords)
                 + SpadAW'(32'(g_q) * G * EABits / WordBits);
   assign word_b = SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(g_q) * G / Banks) * BWords)
@@ -2751,10 +2786,18 @@ module dg_engine #(
 
   for (genvar b = 0; b < Banks; b++) begin : g_rd
     logic [LgBanks-1:0] ia, tb;
-    assign ia = LgBanks'(b) - off_a;
-    assign tb = LgBanks'(b) - off_b;
+    logic [LgBanks-1:0] j;        // the row of the word row this bank holds
+    logic               wrapped;  // the A row read from this bank wrapped past the last bank
+    dg_bank_map #(.LgBanks(LgBanks), .Xor(BankXor)) u_bank_map (.q_i(q_rd), .j_i(LgBanks'(b)), .bank_o(j));
+    assign ia = j - off_a;
+    assign tb = j - off_b;
+    if (AWrap && b < Banks - 1) begin : g_wrap
+      assign wrapped = off_a > LgBanks'(b);
+    end else begin : g_no_wrap
+      assign wrapped = 1'b0;
+    end
     assign rd_en_o[b] = rd_go && (ph_q == '0 ? 32'(ia) < Rows : 32'(tb) < G);
-    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q == '0 ? word_a : word_b;
+    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q != '0 ? word_b : wrapped ? word_a + SpadAW'(AWords) : word_a;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -2778,6 +2821,7 @@ module dg_engine #(
       cap_sb_q <= 1'b0;
       cap_ph_q <= '0;
       cap_off_q <= '0;
+      cap_q_q <= '0;
       cap_lane_q <= '0;
       cap_meta_q <= '0;
     end else if (start_i) begin
@@ -2800,6 +2844,7 @@ module dg_engine #(
       if (rd_go) begin
         cap_ph_q <= ph_q;
         cap_off_q <= ph_q == '0 ? off_a : off_b;
+        cap_q_q <= q_rd;
         cap_lane_q <= ph_q == '0 ? lane_a : lane_b;
         cap_last_q <= rd_last;
         cap_release_q <= rd_last && last_g && last_nj && last_mi;
@@ -2886,14 +2931,18 @@ module dg_engine #(
   );
 
   // The word each tile row of the capture reads: row t of the group sits in bank cap_off + t
-  // (below Banks: the offset is a multiple of Rows, or of G, and both divide Banks), chosen by a
-  // Banks-way multiplexer; the lane inside it is a shift by at most a word. (A part-select of the
-  // whole read data at a computed offset would be a barrel shifter over every bank's bits.)
+  // (mod Banks: the bank index wraps), chosen by a Banks-way multiplexer; the lane inside it is a
+  // shift by at most a word. (A part-select of the whole read data at a computed offset would be a
+  // barrel shifter over every bank's bits.)
   localparam int CapRows = Rows > G ? Rows : G;
   logic [WordBits-1:0] cap_word [CapRows];
   for (genvar t = 0; t < CapRows; t++) begin : g_cap_word
     logic [LgBanks-1:0] bank;
-    assign bank = cap_off_q + LgBanks'(t);
+    dg_bank_map #(.LgBanks(LgBanks), .Xor(BankXor)) u_bank_map (
+      .q_i   (cap_q_q),
+      .j_i   (cap_off_q + LgBanks'(t)),
+      .bank_o(bank)
+    );
     always_comb begin
       cap_word[t] = rd_data_i[0 +: WordBits];
       for (int k = 1; k < Banks; k++)
@@ -3309,11 +3358,11 @@ endmodule
 // dg_spad_fill: the write side of one input stream's DMA (A or B). It queues the row requests
 // the stream's AGU hands to the burst splitter (tile row, length in beats, last row of the K
 // step), and writes the read data that comes back, in order, into the scratchpad: beat j of tile
-// row r goes to bank r mod Banks, word Base + (r / Banks) * RowWords + j of the buffer being
-// filled. Two buffers alternate per K step (double buffering with the compute engine): a buffer
-// is full when its step's last beat is written, and free again when the engine releases it. The
-// AGU may begin a step only while fewer than two steps hold buffers (may_begin_o). Part of the
-// fixed DeepGEMM RTL library.
+// row r goes to bank dg_bank_map(r / Banks, r mod Banks) (r mod Banks, or XOR-swizzled), word
+// Base + (r / Banks) * RowWords + j of the buffer being filled. Two buffers alternate per K step
+// (double buffering with the compute engine): a buffer is full when its step's last beat is
+// written, and free again when the engine releases it. The AGU may begin a step only while fewer
+// than two steps hold buffers (may_begin_o). Part of the fixed DeepGEMM RTL library.
 module dg_spad_fill #(
   parameter int LgBanks  = 4,
   parameter int WordBits = 128,
@@ -3323,7 +3372,8 @@ module dg_spad_fill #(
   parameter int RowWords = 4,     // scratchpad words per tile row
   parameter int Base0    = 0,     // word of buffer 0 in every bank
   parameter int Base1    = 16,
-  parameter int LgQueue  = 5
+  parameter int LgQueue  = 5,
+  parameter bit BankXor  = 1'b0   // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -3386,7 +3436,11 @@ module dg_spad_fill #(
   assign pop       = beat && last_beat;
 
   if (RowW > LgBanks) begin : g_bank
-    assign bank_o  = head_row[LgBanks-1:0];
+    dg_bank_map #(.LgBanks(LgBanks), .Xor(BankXor)) u_bank_map (
+      .q_i   (LgBanks'(head_row >> LgBanks)),
+      .j_i   (head_row[LgBanks-1:0]),
+      .bank_o(bank_o)
+    );
     assign waddr_o = SpadAW'(buf_q ? Base1 : Base0) + SpadAW'(head_row[RowW-1:LgBanks]) * SpadAW'(RowWords) + SpadAW'(beat_q);
   end else begin : g_bank_narrow
     assign bank_o  = LgBanks'(head_row);

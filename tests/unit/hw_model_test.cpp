@@ -281,6 +281,50 @@ TEST_CASE("npu bus_addr_bits: read, written back, printed, and refused where it 
         "32-bit bus addresses; set npu.bus_addr_bits to 32 or leave out npu.board");
   board.npu.board.clear();
   CHECK(npu_unbuildable(board.npu).empty());
+  // Array sides of any size; banks, bank rows and the bus are powers of two.
+  board.npu.pe_rows = 3;
+  board.npu.pe_cols = 12;
+  CHECK(npu_unbuildable(board.npu).empty());
+  board.npu.spad_banks = 6;
+  CHECK(npu_unbuildable(board.npu) ==
+        "npu.spad_banks is 6: the generated banks, scratchpad words and bus adapters index with bit fields, so it "
+        "must be a power of two (the nearest are 4 and 8)");
+  board.npu.spad_banks = 4;
+  // The weight-stationary engine alone needs a power-of-two pe_rows.
+  board.npu.dataflows = {"weight_stationary"};
+  CHECK(npu_unbuildable(board.npu) ==
+        "npu.pe_rows is 3 and npu.dataflows lists only weight_stationary, whose engine reads a weight block's "
+        "pe_rows k of an A row from one power-of-two scratchpad word: make npu.pe_rows a power of two (the "
+        "nearest are 2 and 4) or add output_stationary to npu.dataflows");
+  board.npu.pe_rows = 4;
+  CHECK(npu_unbuildable(board.npu).empty());
+  // The XOR bank mapping keeps a cycle's rows in one word row: the array's rows divide the banks.
+  CHECK(board.npu.spad_bank_map == "modulo");
+  board.npu.spad_bank_map = "xor";
+  CHECK(npu_unbuildable(board.npu).empty());
+  board.npu.dataflows = {"output_stationary"};
+  board.npu.pe_rows = 3;
+  CHECK(npu_unbuildable(board.npu) ==
+        "npu.spad_bank_map is xor, which swizzles the banks within one word row, and npu.pe_rows (3) does not divide "
+        "npu.spad_banks (4): the array's rows would span two word rows; set npu.spad_bank_map to modulo or "
+        "npu.pe_rows to a divisor of 4");
+}
+
+TEST_CASE("npu.spad_bank_map: optional, modulo by default, xor read and written back") {
+  const fs::path dir = fs::temp_directory_path() / "dg_hw_bank_map";
+  fs::create_directories(dir);
+  fs::copy_file(kModels + "/schema.json", dir / "schema.json", fs::copy_options::overwrite_existing);
+  json j = json::parse(read_text(kModels + "/npu16.json"));
+  j["name"] = "npu16x";
+  CHECK(from_json(j, (dir / "npu16x.json").string()).npu.spad_bank_map == "modulo");
+  CHECK(!to_json(from_json(j, (dir / "npu16x.json").string()))["npu"].contains("spad_bank_map"));
+  j["npu"]["spad_bank_map"] = "xor";
+  const HwModel m = from_json(j, (dir / "npu16x.json").string());
+  CHECK(m.npu.spad_bank_map == "xor");
+  CHECK(to_json(m)["npu"]["spad_bank_map"] == "xor");
+  j["npu"]["spad_bank_map"] = "hash";
+  CHECK_THROWS_WITH_AS(from_json(j, (dir / "npu16x.json").string()), doctest::Contains("npu.spad_bank_map"),
+                       dg::UserError);
 }
 
 TEST_CASE("list_names, load_dir, load_named") {

@@ -288,3 +288,51 @@ TEST_CASE("npu layout: weight stationary") {
   const NpuLayout ws2 = npu_layout(n, t);
   CHECK(ws2.cycles - ws2.compute_cycles == os2.cycles - os2.compute_cycles - n.pe_rows);
 }
+
+TEST_CASE("npu layout: array sides that are not powers of two") {
+  // A 6×12 array on 8 banks of 32-bit words (tests/cosim/models/npu6x12.json).
+  NpuModel n = npu16_at(100);
+  n.pe_rows = 6;
+  n.pe_cols = 12;
+  n.spad_banks = 8;
+  n.spad_rows = 512;
+  n.spad_width_bits = n.bus_data_bits = 32;
+  n.acc_rows = 512;
+  n.acc_width_bits = 12 * 32;
+  NpuTiling t{30, 60, 80, 12, 24, 32};
+  const NpuLayout l = npu_layout(n, t);
+  CHECK(l.unbuildable.empty());
+  CHECK(l.group == 4);            // four int8 k per 32-bit word
+  CHECK(l.b_seg == 3);            // 12 int8 columns: three words
+  CHECK(l.a_words == 8);          // 32 int8 k
+  CHECK(l.b_words == 6);          // 24 int8 columns
+  CHECK(l.a_base1 == 2 * 8);      // 12 rows over 8 banks: 2 word rows of 8 words
+  CHECK(l.b_base0 == 2 * 2 * 8);  // 32 rows of B: 4 word rows of 6 words
+  CHECK(l.words_per_bank == 2 * (16 + 4 * 6));
+  CHECK(l.acc_rows == 12 * 2);
+  // Not a whole number of 6×12 blocks: refused.
+  t.tile_m = 16;
+  CHECK(npu_layout(n, t).unbuildable.find("PE-array blocks") != std::string::npos);
+  // Weight stationary: a block's 6 k of an A row (48 bits) do not fit a 32-bit word, and on a
+  // 64-bit word they straddle two.
+  t = NpuTiling{30, 60, 96, 12, 24, 48};
+  t.output_stationary = false;
+  CHECK(npu_layout(n, t).unbuildable.find("do not fit one 32-bit scratchpad word") != std::string::npos);
+  n.spad_width_bits = n.bus_data_bits = 64;
+  CHECK(npu_layout(n, t).unbuildable.find("straddle 64-bit scratchpad words") != std::string::npos);
+  // Output stationary, a K tile of 12 on 128-bit words: the group is the power of two dividing it
+  // (4), not 12, so that a group's B rows lie in one word row of consecutive banks.
+  n.spad_width_bits = n.bus_data_bits = 128;
+  n.spad_banks = 16;
+  t = NpuTiling{24, 48, 96, 12, 48, 12};
+  t.output_stationary = true;
+  CHECK(npu_layout(n, t).group == 4);
+}
+
+TEST_CASE("npu layout: weight-stationary A batches are whole") {
+  // 24 rows on 16 banks are not whole batches of 16 (one read per bank): refused.
+  NpuModel n = npu16_at(100);
+  NpuTiling t{256, 256, 256, 24, 32, 128};
+  t.output_stationary = false;
+  CHECK(npu_layout(n, t).unbuildable.find("batches of 16 rows") != std::string::npos);
+}
