@@ -1138,7 +1138,7 @@ std::vector<uint8_t> make_table(uint64_t base, uint32_t id, const std::vector<Re
   for (const RegDef& r : regs) specs.push_back({r.name.c_str(), r.offset, r.access});
   std::vector<uint8_t> out(rm::table_size(uint32_t(specs.size())));
   size_t written = 0;
-  if (rm::write(base, id, addr_bits, specs.data(), uint32_t(specs.size()), out.data(), out.size(), &written) !=
+  if (rm::write(base, id, addr_bits, 16, specs.data(), uint32_t(specs.size()), out.data(), out.size(), &written) !=
       rm::Status::Ok)
     return {};
   out.resize(written);
