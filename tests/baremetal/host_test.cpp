@@ -1155,7 +1155,7 @@ PlanArgs npu_plan() {
 
 // Emulates the register block of the generated NPU top at `base`, register by register name from
 // the same definitions the module's table was built from: START runs the top's checks (ERROR 1 to
-// 5, or a forced code), a run completes after `run_polls` STATUS reads (never when negative), and
+// 5, 10 and 9, or a forced code), a run completes after `run_polls` STATUS reads (never when negative), and
 // writes while running are ignored, as in the RTL. Every access the runtime makes is logged;
 // accesses outside the table or against a register's access are violations.
 class MockNpu : public hp::Device {
@@ -1242,8 +1242,17 @@ class MockNpu : public hp::Device {
     const uint64_t row_bits =
         (uint64_t(k) * elem_bits[0]) | (uint64_t(n) * elem_bits[1]) | (uint64_t(n) * elem_bits[2]);
     if ((row_bits & (8 * beat - 1)) != 0) return 5;
-    const uint64_t extent[3] = {uint64_t(m) * k * elem_bits[0] / 8, uint64_t(k) * n * elem_bits[1] / 8,
-                                uint64_t(m) * n * elem_bits[2] / 8};
+    // The leading dimensions in bytes (0: packed) and the extents that follow: the last row's end.
+    const uint64_t row[3] = {uint64_t(k) * elem_bits[0] / 8, uint64_t(n) * elem_bits[1] / 8,
+                             uint64_t(n) * elem_bits[2] / 8};
+    const uint64_t rows[3] = {m, k, m};
+    const char* lds[3] = {"LDA", "LDB", "LDC"};
+    uint64_t extent[3];
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t ld = value[lds[i]] != 0 ? value[lds[i]] : row[i];
+      extent[i] = (rows[i] - 1) * ld + row[i];
+      if ((ld & (beat - 1)) != 0 || ld < row[i] || extent[i] > (uint64_t(1) << 32)) return 10;
+    }
     const char* names[3] = {"A_BASE", "B_BASE", "C_BASE"};
     for (int i = 0; i < 3; ++i) {
       const uint64_t a = (uint64_t(value[std::string(names[i]) + "_HI"]) << 32) | value[names[i]];
@@ -1534,7 +1543,10 @@ void test_npu_errors() {
                         {4, "an operand base address is not aligned to a bus beat"},
                         {5, "an operand row is not a whole number of bus beats"},
                         {9, "an operand's base or extent does not fit the bus's address width"},
-                        {10, "unknown error code"}};
+                        {10,
+                         "a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its "
+                         "row's bytes, or makes its operand span more than 4 GiB"},
+                        {11, "unknown error code"}};
   for (const Case& c : cases) {
     const auto module = npu_module(npu_plan(), table);
     MockNpu npu(kNpuBase, kDesignId, standard_regs());
