@@ -1075,7 +1075,7 @@ std::string top_module(const TopParams& tp) {
                 {"DW1", std::to_string(tp.dw - 1)},
                 {"MMAX", std::to_string(tp.m_max)},
                 {"MMAX1", std::to_string(tp.m_max - 1)},
-                {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : fmt::format("64'(k_q - {}'(1))", tp.dw)},
+                {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
                 {"NMAX", std::to_string(tp.n_max)},
                 {"KMIN", std::to_string(tp.k_min)},
                 {"KMAX", std::to_string(tp.k_max)},
