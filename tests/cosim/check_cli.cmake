@@ -38,7 +38,7 @@ endif()
 # --lda/--ldb/--ldc make the operands sub-matrices of larger buffers: the report names the
 # strides, and the run passes; one the NPU cannot take is refused by the runtime at dgmm_set_ld.
 execute_process(COMMAND ${CMD} sim ${WORK}/npu.ko --lda 160 --ldc 52 --seed 7 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "\nPASS: " OR NOT out MATCHES "strides +lda 160, ldb 48, ldc 52 elements \(rows 160, 48, 208 bytes apart\)")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\nPASS: " OR NOT out MATCHES "strides +lda 160, ldb 48, ldc 52 elements \\(rows 160, 48, 208 bytes apart\\)")
   message(FATAL_ERROR "deepgemm sim --lda 160 --ldc 52 (${rc}):\n${out}\n${err}")
 endif()
 execute_process(COMMAND ${CMD} sim ${WORK}/npu.ko --ldb 56 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
