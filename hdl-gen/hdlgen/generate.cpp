@@ -63,17 +63,14 @@ constexpr const char* kAguTemplate = R"(// @HEADER@
 //
 // AGU for @WHAT@: one request per tile row, in the plan's loop order block_m, block_n@KLOOP@, row.
 // A request is the row segment's DRAM byte address (@AW@ bits: the operand's base plus a 32-bit
-// offset within the operand: the row times the leading dimension ld, in bytes, plus the segment's
-// bytes within the row) and its length in @BEAT@-byte bus beats; row r of a tile goes to
-// scratchpad bank @BANKOF@. The configuration (base address, leading dimension, M, N, K) is
-// latched at start; the top checks it against the plan's ranges, the bus beat and the bus's
-// address width before starting.
+// offset within the operand) and its length in @BEAT@-byte bus beats; row r of a tile goes to
+// scratchpad bank @BANKOF@. The configuration (base address, M, N, K) is latched at start;
+// the top checks it against the plan's ranges and the bus's address width before starting.
 module @MOD@ (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic [@AW1@:0] base_i,
-  input  logic [31:0] ld_i,        // bytes from a row's start to the next row's
   input  logic [@DW1@:0] m_i,
   input  logic [@DW1@:0] n_i,
   input  logic [@DW1@:0] k_i,
@@ -92,13 +89,12 @@ module @MOD@ (
 
   logic        busy_q, done_q;
   logic [@AW1@:0] base_q;
-  logic [31:0] ld_q;
   logic [@DW1@:0] m_q, n_q, k_q;
   logic [@DW1@:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
   logic [31:0] offset;                  // the request's bytes from the operand's base
 
-  assign ld_bytes = ld_q;
+@LDBYTES@
   // The current request: row @RB@0 + r, columns @SB@0 .. @SB@0 + seg_len - 1.
   logic [@DW1@:0] seg_left, seg_len;
   assign seg_left = @SL@_q - @SB@0_q;
@@ -124,7 +120,6 @@ module @MOD@ (
       busy_q <= 1'b0;
       done_q <= 1'b0;
       base_q <= '0;
-      ld_q <= '0;
       m_q <= '0;
       n_q <= '0;
       k_q <= '0;
@@ -137,7 +132,6 @@ module @MOD@ (
         busy_q <= 1'b1;
         done_q <= 1'b0;
         base_q <= base_i;
-        ld_q <= ld_i;
         m_q <= m_i;
         n_q <= n_i;
         k_q <= k_i;
@@ -161,8 +155,7 @@ module @MOD@ (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, with a leading dimension that holds a row, whose buffer (at most 4 GiB: its last row's
-  // end) does not pass the end of the @AW@-bit address space.@LDENV_DOC@
+  // beats, whose buffer (at most 4 GiB) does not pass the end of the @AW@-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -171,8 +164,7 @@ module @MOD@ (
       assume (@KRANGE_I@);
       assume (base_i[@LGBEAT1@:0] == '0);
       assume (((32'(@LD@_i) << LgBits) & 32'(@BEATB1@)) == 32'd0);
-      assume (ld_i[@LGBEAT1@:0] == '0 && ld_i >= ((32'(@LD@_i) << LgBits) >> 3));
-@LDENV@      assume (@EXTENT_I@ <= 64'h1_0000_0000);
+      assume (@EXTENT_I@ <= 33'h1_0000_0000);
       assume ({1'b0, base_i} + @AWP@'(@EXTENT_I@) <= {1'b1, @AW@'d0});
     end
   end
@@ -183,7 +175,6 @@ module @MOD@ (
       // The latched configuration is the one the start checks admitted.
       assert (m_q == @DW@'(@MMAX@) && n_q == @DW@'(@NMAX@) && @KRANGE@);
       assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgBits) & 32'(@BEATB1@)) == 32'd0);
-      assert (ld_q[@LGBEAT1@:0] == '0 && ld_q >= ((32'(@LD@_q) << LgBits) >> 3));
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -192,15 +183,12 @@ module @MOD@ (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (@ALIGNM@ && @ALIGNN@ && @ALIGNK@);
       // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
-      assert (req_addr_o == base_q + @AW@'(32'((32'(@RB@0_q) + 32'(r_q)) * ld_q + ((32'(@SB@0_q) << LgBits) >> 3))));
-      assert (req_addr_o[@LGBEAT1@:0] == '0);  // what the burst splitter takes
+      assert (req_addr_o == base_q + @AW@'(32'((32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + ((32'(@SB@0_q) << LgBits) >> 3))));
       assert ((32'(req_beats_o) << @LGBEATB@) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (@SL@_q - @SB@0_q < @DW@'(TileSeg) ? @SL@_q - @SB@0_q : @DW@'(TileSeg)));
-      // Bounds: a row inside the matrix (above) and a segment inside the row, whose bytes the
-      // leading dimension holds, place the request inside the operand's row-major buffer of @RL@
-      // rows ld bytes apart, and never on another row's bytes or between rows.
+      // Bounds: a row inside the matrix (above) and a segment inside the row place the request
+      // inside the operand's row-major buffer of @RL@ rows of @LD@ elements.
       assert (@SB@0_q < @SL@_q && @SB@0_q + seg_len <= @SL@_q);
-      assert (((32'(@SB@0_q + seg_len) << LgBits) >> 3) <= ld_q);
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
   end
@@ -252,8 +240,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const std::string D = std::to_string(dw);
   const std::string rl = std::string(1, s.row_dim), ld = std::string(1, s.seg_dim);
   // The operand's extent in bytes: its rows times its row's bytes.
-  // (rows - 1) times the leading dimension, plus a row's bytes: the last row's end.
-  std::string extent_i = fmt::format("(64'(32'({}_i) - 32'd1) * 64'(ld_i) + 64'((32'({}_i) << LgBits) >> 3))", rl, ld);
+  std::string extent_i = fmt::format("33'(32'({}_i) * ((32'({}_i) << LgBits) >> 3))", rl, ld);
   // Exactly once: the number of requests accepted since start is the current position's index
   // in the loop nest (rows past the matrix edge skipped), and the run ends after all of them; so
   // every (tile, row) of the nest is requested once, in order. With a fixed K every factor but
@@ -352,12 +339,21 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "  end\n",
         idx, total, total, total);
   }
+  // The row stride: a constant when the leading dimension is fixed (N, and K without a range),
+  // so that synthesis multiplies by a constant; the latched register otherwise.
+  const bool ld_fixed = s.seg_dim != 'k' || kmin == kmax;
+  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.ebits / 8;
+  std::string ld_bytes = ld_fixed ? fmt::format("  assign ld_bytes = 32'd{};  // {} is fixed by the plan\n", ld_const,
+                                                s.seg_dim == 'k' ? "K" : "N")
+                                  : "  assign ld_bytes = (32'(@LD@_q) << LgBits) >> 3;\n";
   std::string text =
       subst(kAguTemplate,
             {
                 {"ONCE", once},
-                {"LDENV", ""},
-                {"LDENV_DOC", ""},
+                {"LDBYTES", ld_bytes},
+                // The property's row stride: the plan's constant when fixed (the latched register equals
+                // it, as asserted above), which keeps the proof linear.
+                {"LDSPEC", ld_fixed ? fmt::format("32'd{}", ld_const) : "((32'(@LD@_q) << LgBits) >> 3)"},
                 {"HEADER", header},
                 {"WHAT", s.what},
                 {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
@@ -574,7 +570,6 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   d.core = d.top + "_core";
   d.mmio_base = n.mmio_base;
   d.addr_bits = n.bus_addr_bits;
-  d.beat_bytes = static_cast<int>(beat);
   const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
   const int dw = bits_for(std::max({p.M, p.N, kmax}) + std::max({p.tile_m, p.tile_n, p.tile_k}));
   const std::string header = fmt::format(
@@ -605,6 +600,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.lg_bits[2] = log2_exact(ec);
   tp.addr_bits = n.bus_addr_bits;
   tp.k_fixed = !p.k_dynamic;
+  tp.row_bytes_b = p.N * eb / 8;
+  tp.extent_c = p.M * p.N * ec / 8;
   tp.engine = e;
   std::vector<VerilogFile> agus;
   for (const auto& s : streams) {

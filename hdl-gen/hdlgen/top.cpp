@@ -51,10 +51,6 @@ const std::map<std::string, RtlReg>& rtl_regs() {
       {"RQ_BASE", {"rq_base_q", "rq_base_q <= reg_wdata_i"}},
       {"BIAS_BASE_HI", {"@BIAS_HI_RD@", "@BIAS_HI_WR@"}},
       {"RQ_BASE_HI", {"@RQ_HI_RD@", "@RQ_HI_WR@"}},
-      // The leading dimensions in bytes (0: packed, the row's own bytes).
-      {"LDA", {"lda_q", "lda_q <= reg_wdata_i"}},
-      {"LDB", {"ldb_q", "ldb_q <= reg_wdata_i"}},
-      {"LDC", {"ldc_q", "ldc_q <= reg_wdata_i"}},
   };
   return m;
 }
@@ -119,12 +115,6 @@ constexpr const char* kTop = R"(// @HEADER@
 // whose bases have bits above it, or whose operands pass the end of the address space, is refused
 // (BASE_RANGE).
 //
-// Leading dimensions: row r of A, B or C starts r × LDA, LDB or LDC bytes after the operand's base
-// (0, the reset value, is packed: the row's own bytes), so that each may be a sub-matrix of a larger
-// row-major array. A leading dimension must be a whole number of bus beats, at least its row's
-// bytes, and keep the operand (its last row's end) within 4 GiB of its base, else START is refused
-// (LD); the bytes between C's rows are never written.
-//
 // Registers (byte offsets from the model's MMIO base; 32 bits each):
 @REGDOC@module @TOP@_core (
   input  logic        clk_i,
@@ -176,29 +166,13 @@ constexpr const char* kTop = R"(// @HEADER@
   assign b_base = @B_BASE@;
   assign c_base = @C_BASE@;
   logic [@DW1@:0] m_q, n_q, k_q;
-  // The leading dimensions as written (0: packed), the ones the run uses, the rows' bytes, and the
-  // operands' extents in bytes (the last row's end: (rows - 1) × ld + the row's bytes).
-  logic [31:0] lda_q, ldb_q, ldc_q;
-  logic [31:0] a_row, b_row, c_row, a_ld, b_ld, c_ld;
-  logic [63:0] a_extent, b_extent, c_extent;
-  assign a_row = (32'(k_q) << @LEA@) >> 3;
-  assign b_row = (32'(n_q) << @LEB@) >> 3;
-  assign c_row = (32'(n_q) << @LEC@) >> 3;
-  assign a_ld = lda_q != 32'd0 ? lda_q : a_row;
-  assign b_ld = ldb_q != 32'd0 ? ldb_q : b_row;
-  assign c_ld = ldc_q != 32'd0 ? ldc_q : c_row;
-  assign a_extent = 64'd@MMAX1@ * 64'(a_ld) + 64'(a_row);
-  assign b_extent = @BROWS1@ * 64'(b_ld) + 64'(b_row);
-  assign c_extent = 64'd@MMAX1@ * 64'(c_ld) + 64'(c_row);
   logic [@ERRW1@:0]  error_q;
   logic        running_q, done_q, start;
   logic [31:0] rdata_d;
 
-  // START is refused (ERROR set) unless the configuration is inside the plan's ranges, every
-  // address, row and leading dimension is a whole number of @BEAT@-byte bus beats, every leading
-  // dimension holds its row and keeps its operand within 4 GiB (the AGUs' 32-bit offsets), and
-  // every operand lies below 2^@ADW@ (its base has no bit above the width, its last byte is below
-  // the end).
+  // START is refused (ERROR set) unless the configuration is inside the plan's ranges and every
+  // address and leading dimension is a whole number of @BEAT@-byte bus beats, and every operand
+  // lies below 2^@ADW@ (its base has no bit above the width, its last byte is below the end).
   logic [@ERRW1@:0] check;
   always_comb begin
     check = @ERRW@'d@E_NONE@;
@@ -207,9 +181,6 @@ constexpr const char* kTop = R"(// @HEADER@
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
     else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
     else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
-    else if (((a_ld | b_ld | c_ld) & 32'd@BEAT1@) != 32'd0 || a_ld < a_row || b_ld < b_row || c_ld < c_row ||
-             a_extent > 64'h1_0000_0000 || b_extent > 64'h1_0000_0000 || c_extent > 64'h1_0000_0000)
-      check = @ERRW@'d@E_LD@;
     else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
 
@@ -227,10 +198,7 @@ constexpr const char* kTop = R"(// @HEADER@
       a_base_q <= '0;
       b_base_q <= '0;
       c_base_q <= '0;
-@HI_RESET@@EPI_RESET@      lda_q <= '0;
-      ldb_q <= '0;
-      ldc_q <= '0;
-      m_q <= '0;
+@HI_RESET@@EPI_RESET@      m_q <= '0;
       n_q <= '0;
       k_q <= '0;
       error_q <= '0;
@@ -392,7 +360,6 @@ constexpr const char* kReadStream =
     .rst_ni     (rst_ni),
     .start_i    (start),
     .base_i     (@S@_base),
-    .ld_i       (@S@_ld),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -522,7 +489,6 @@ constexpr const char* kWriteStream =
     .rst_ni     (rst_ni),
     .start_i    (start),
     .base_i     (c_base),
-    .ld_i       (c_ld),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -914,6 +880,7 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
   v["HI_DECL"] = decl;
   v["HI_RESET"] = reset;
   std::vector<std::string> range;
+  const std::int64_t ext_a = tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3), ext_b = tp.k_max * tp.row_bytes_b;
   for (const char* x : {"a", "b", "c"}) {
     const std::string X(1, static_cast<char>(x[0] - 'a' + 'A'));
     if (hw == 0) {
@@ -932,16 +899,22 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     }
     if (aw < 64) range.push_back(fmt::format("{}_hi_over_q", x));
   }
-  // An epilogue operand's last byte below 2^width: a comparison with a constant.
+  // The extents: constants where K is fixed (a comparison with a constant), else at the run's K.
   auto last_byte = [&](const char* x, std::int64_t extent) {
     const std::uint64_t limit = aw == 64 ? std::uint64_t{0} - static_cast<std::uint64_t>(extent)
                                          : (std::uint64_t{1} << aw) - static_cast<std::uint64_t>(extent);
     range.push_back(fmt::format("{}_base > {}'d{}", x, aw, limit));
   };
-  // The extents follow the leading dimensions (the core's a_extent, b_extent, c_extent: at most
-  // 4 GiB, which the LD check before this one ensures).
-  for (const char* x : {"a", "b", "c"})
-    range.push_back(fmt::format("{{1'b0, {}_base}} + {}'({}_extent) > {{1'b1, {}'d0}}", x, aw + 1, x, aw));
+  if (tp.k_fixed) {
+    last_byte("a", ext_a);
+    last_byte("b", ext_b);
+  } else {
+    range.push_back(fmt::format("{{1'b0, a_base}} + {}'({}) * (({}'(k_q) << {}) >> 3) > {{1'b1, {}'d0}}", aw + 1,
+                                tp.m_max, aw + 1, tp.lg_bits[0], aw));
+    range.push_back(
+        fmt::format("{{1'b0, b_base}} + {}'(k_q) * {}'d{} > {{1'b1, {}'d0}}", aw + 1, aw + 1, tp.row_bytes_b, aw));
+  }
+  last_byte("c", tp.extent_c);
   // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   std::string edecl, ereset, ealign;
   for (const auto& [x, feature, extent] :
@@ -1074,8 +1047,6 @@ std::string top_module(const TopParams& tp) {
                 {"DW", std::to_string(tp.dw)},
                 {"DW1", std::to_string(tp.dw - 1)},
                 {"MMAX", std::to_string(tp.m_max)},
-                {"MMAX1", std::to_string(tp.m_max - 1)},
-                {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
                 {"NMAX", std::to_string(tp.n_max)},
                 {"KMIN", std::to_string(tp.k_min)},
                 {"KMAX", std::to_string(tp.k_max)},

@@ -58,10 +58,11 @@ struct TopParams {
   std::int64_t m_max = 0, n_max = 0, k_min = 0, k_max = 0;
   std::int64_t beat_bytes = 16, max_burst = 256, boundary = 4096;
   EngineParams engine;
-  int lg_bits[3] = {3, 3, 5};  // log2 bits per element of A, B, C in memory
-  int addr_bits = 32;          // the AXI4 masters' address width (the model's bus_addr_bits)
-  bool k_fixed = true;         // K is the plan's (no run-time range): B's rows are a constant
-  EpiParams epi;               // the fused epilogue (none by default)
+  int lg_bits[3] = {3, 3, 5};                  // log2 bits per element of A, B, C in memory
+  int addr_bits = 32;                          // the AXI4 masters' address width (the model's bus_addr_bits)
+  bool k_fixed = true;                         // K is the plan's (no run-time range): A's and B's extents are constants
+  std::int64_t row_bytes_b = 0, extent_c = 0;  // bytes of one row of B, of all of C
+  EpiParams epi;                               // the fused epilogue (none by default)
 };
 
 /// The core (module <top>_core): registers on a simple register port, the AGUs, DMA, scratchpad,

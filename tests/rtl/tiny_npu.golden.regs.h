@@ -100,21 +100,6 @@
 #define NPU_GEMM_TINY_NPU_C_BASE_HI_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_C_BASE_HI_OFFSET)
 #define NPU_GEMM_TINY_NPU_C_BASE_HI_RESET 0x00000000u
 
-/* LDA: A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
-#define NPU_GEMM_TINY_NPU_LDA_OFFSET 0x04Cu
-#define NPU_GEMM_TINY_NPU_LDA_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDA_OFFSET)
-#define NPU_GEMM_TINY_NPU_LDA_RESET 0x00000000u
-
-/* LDB: B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
-#define NPU_GEMM_TINY_NPU_LDB_OFFSET 0x050u
-#define NPU_GEMM_TINY_NPU_LDB_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDB_OFFSET)
-#define NPU_GEMM_TINY_NPU_LDB_RESET 0x00000000u
-
-/* LDC: C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows are not written (read-write) */
-#define NPU_GEMM_TINY_NPU_LDC_OFFSET 0x054u
-#define NPU_GEMM_TINY_NPU_LDC_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDC_OFFSET)
-#define NPU_GEMM_TINY_NPU_LDC_RESET 0x00000000u
-
 /* ERROR.CODE values */
 #define NPU_GEMM_TINY_NPU_ERROR_NONE 0u /* no error */
 #define NPU_GEMM_TINY_NPU_ERROR_M 1u /* M is not the plan's */
@@ -126,6 +111,5 @@
 #define NPU_GEMM_TINY_NPU_ERROR_BUS_WRITE 7u /* a write of C had an error response (BRESP SLVERR or DECERR); C is not valid */
 #define NPU_GEMM_TINY_NPU_ERROR_BUS_PROTOCOL 8u /* the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid */
 #define NPU_GEMM_TINY_NPU_ERROR_BASE_RANGE 9u /* an operand's base or extent does not fit the bus's address width */
-#define NPU_GEMM_TINY_NPU_ERROR_LD 10u /* a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its row's bytes, or makes its operand span more than 4 GiB */
 
 #endif /* NPU_GEMM_TINY_NPU_REGS_H */
