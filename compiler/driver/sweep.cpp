@@ -82,7 +82,8 @@ const std::vector<std::string> kModelFields = {"pe_rows",
                                                "bus_boundary_bytes",
                                                "dram_latency_cycles",
                                                "drain_shadow",
-                                               "bus_addr_bits"};
+                                               "bus_addr_bits",
+                                               "spad_bank_map"};
 
 struct Variant {
   std::string id;   // "pe_rows=8,dram_latency_cycles=300" ("base" when nothing varies)
@@ -373,6 +374,10 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
   auto field_ok = [&](const std::string& field, const json& v) -> std::string {
     if (std::find(kModelFields.begin(), kModelFields.end(), field) == kModelFields.end())
       return fmt::format("'{}' is not an npu field a sweep varies ({})", field, fmt::join(kModelFields, ", "));
+    if (field == "spad_bank_map") {
+      if (!v.is_string()) return "'spad_bank_map' takes string values (\"modulo\", \"xor\")";
+      return "";
+    }
     if (!(v.is_number_integer() || (field == "drain_shadow" && v.is_boolean())))
       return fmt::format("'{}' takes {} values", field, field == "drain_shadow" ? "true/false" : "integer");
     return "";

@@ -1,6 +1,6 @@
 # cmake -DCMD=deepgemm -DSRC=source -DWORK=dir -P design_sweep.cmake
 # `deepgemm sweep` end to end on tests/cosim/design_sweep/sweep.json: two variants of the npu4 model
-# (one the generator refuses: a 3-row array) at two DRAM latencies, the solver's plan and the
+# (one the generator refuses: a 3-row array whose XOR bank mapping needs its rows to divide the 4 banks) at two DRAM latencies, the solver's plan and the
 # next-best one each. The buildable points are compiled, proved and co-simulated bit-exactly, the
 # refused ones are rows that say why, the table and plot are written, and a rerun runs nothing.
 # Sweep files with a wrong field are refused naming it; a sweep with synthesis tabulates its
@@ -21,7 +21,7 @@ foreach(f sweep.csv sweep.json sweep.svg)
 endforeach()
 file(STRINGS ${WORK}/out/sweep.csv rows)
 list(LENGTH rows n)
-# header, two plans at each latency of 2x4, one refused row at each latency of 3x4
+# header, two plans at each latency of 2x4, one refused row at each latency of 3x4xor
 if(NOT n EQUAL 7)
   message(FATAL_ERROR "sweep.csv has ${n} lines, not 7:\n${rows}")
 endif()
@@ -31,10 +31,10 @@ list(LENGTH pass np)
 if(NOT np EQUAL 4)
   message(FATAL_ERROR "not four co-simulated plans that PASS:\n${csv}")
 endif()
-string(REGEX MATCHALL "\"3x4,dram_latency_cycles=[0-9]+\",small,0,refused,[^\n]*npu.pe_rows is 3" refused "${csv}")
+string(REGEX MATCHALL "\"3x4xor,dram_latency_cycles=[0-9]+\",small,0,refused,[^\n]*npu.spad_bank_map is xor[^\n]*npu.pe_rows \\(3\\) does not divide" refused "${csv}")
 list(LENGTH refused nr)
 if(NOT nr EQUAL 2)
-  message(FATAL_ERROR "the 3-row variants are not refused naming npu.pe_rows:\n${csv}")
+  message(FATAL_ERROR "the 3-row XOR variants are not refused naming npu.spad_bank_map:\n${csv}")
 endif()
 if(NOT out MATCHES "estimate against co-simulation: 4 plans")
   message(FATAL_ERROR "no summary of the estimate's error")
@@ -56,6 +56,7 @@ endif()
 # Wrong sweep files: exit 1 naming the field.
 foreach(bad "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"vary\": {\"pe_rowz\": [2]}}|'pe_rowz' is not an npu field"
             "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"alternatives\": 99}|'alternatives' must be an integer"
+            "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"vary\": {\"spad_bank_map\": [1]}}|'spad_bank_map' takes string values"
             "{\"format\": \"deepgemm-sweep-1\", \"specs\": [], \"model\": \"npu4\"}|'specs' must be a non-empty array"
             "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"colour\": 1}|unknown field 'colour'"
             "[1, 2]|not a JSON object")
@@ -70,7 +71,7 @@ foreach(bad "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"m
   endif()
 endforeach()
 # A sweep whose every point is refused measured nothing: exit 1, the table still written.
-file(WRITE ${WORK}/refused.json "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"vary\": {\"pe_rows\": [3]}}")
+file(WRITE ${WORK}/refused.json "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"variants\": [{\"name\": \"x\", \"pe_rows\": 3, \"spad_bank_map\": \"xor\"}]}")
 execute_process(COMMAND ${CMD} sweep ${WORK}/refused.json -o ${WORK}/refused RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
 if(NOT rc EQUAL 1 OR NOT err MATCHES "no point could be built" OR NOT EXISTS ${WORK}/refused/sweep.csv)
   message(FATAL_ERROR "a sweep of refused points only: exit ${rc}, expected 1:\n${err}")
