@@ -18,7 +18,11 @@
 //            halves of the bases are exercised), --addr-bits N (the design's bus address width,
 //            32 to 64: the module's register table gives it, else 32), --expect-error NAME (with
 //            --m ...: the START must be refused with that ERROR code, e.g. BASE_RANGE, and no
-//            burst issued)
+//            burst issued), --lda/--ldb/--ldc LD (the operand's leading dimension in elements:
+//            its rows start LD elements apart inside a larger buffer; the DRAM model fails a burst
+//            on the bytes between rows, and the bytes between C's rows must keep their fill; with
+//            --module the runtime sets them, dgmm_set_ld, else the harness writes LDA/LDB/LDC in
+//            bytes)
 //
 // The design is the generated AXI4 top, Verilated with DG_AXI4_CHECK: the AXI4 protocol checker
 // (dg_axi4_check) is bound to its register slave and its three masters, and a rule it finds
@@ -105,6 +109,14 @@ using dg::sim::parse_format;
 struct Buffer {
   const char* name = "";
   std::uint64_t base = 0, bytes = 0;
+  std::uint64_t row = 0, ld = 0;  // a strided operand's row bytes and leading dimension in bytes (0: packed)
+  /// Whether [addr, end) holds bytes between rows (a strided operand's gaps).
+  bool touches_gap(std::uint64_t addr, std::uint64_t end) const {
+    if (ld == 0 || ld == row) return false;
+    for (std::uint64_t a = addr; a < end; ++a)
+      if (a >= base && (a - base) % ld >= row) return true;
+    return false;
+  }
 };
 
 struct Burst {
@@ -422,6 +434,9 @@ class Sim {
     if (addr < buf.base || end > buf.base + (buf.bytes + beat_ - 1) / beat_ * beat_) {
       std::string what = std::string("burst outside the ") + buf.name + " buffer";
       fail(what.c_str(), addr, len);
+    } else if (buf.touches_gap(addr, end)) {
+      std::string what = std::string("burst on the bytes between rows of ") + buf.name;
+      fail(what.c_str(), addr, len);
     }
   }
 
@@ -499,7 +514,7 @@ int usage(const std::string& why) {
                "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
                "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n"
-               "         --base ADDR --addr-bits N --expect-error NAME\n",
+               "         --base ADDR --addr-bits N --expect-error NAME --lda LD --ldb LD --ldc LD\n",
                why.c_str());
   return 2;
 }
@@ -519,6 +534,7 @@ int main(int argc, char** argv) {
   Options o;
   std::string module_path;
   std::int64_t m = 0, n = 0, k = 0, k_max = 0;  // k_max: the plan's largest K (0: not known)
+  std::int64_t ld[3] = {0, 0, 0};               // A's, B's, C's leading dimensions in elements (0: packed)
   int acc_bits = 32, c_bits = 32;               // the accumulator's and C's widths (the plan's acc_type, c_type)
   dg::sim::Epilogue epi;                        // the plan's fused epilogue
   Format fa, fb;
@@ -544,6 +560,8 @@ int main(int argc, char** argv) {
       n = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--k")
       k = std::strtoll(v.c_str(), &end, 10);
+    else if (key == "--lda" || key == "--ldb" || key == "--ldc")
+      ld[key[4] - 'a'] = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--latency")
       o.latency = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
     else if (key == "--boundary")
@@ -650,10 +668,15 @@ int main(int argc, char** argv) {
     arena.resize(need + DGMM_ARENA_ALIGN);  // the runtime aligns the arena itself
     h = dgmm_load_image(image.data(), image.size(), arena.data(), arena.size());
     if (h == nullptr) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
-    if (k != 0 && dgmm_set_k(h, static_cast<std::uint32_t>(k)) != DGMM_OK)
-      return usage(std::string("--k: ") + dgmm_last_error());
     if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK)
       return usage(std::string("the runtime cannot drive the NPU: ") + dgmm_last_error());
+    // K, then the leading dimensions (a row of A follows K): the runtime refuses at the call what
+    // the NPU cannot run.
+    if (k != 0 && dgmm_set_k(h, static_cast<std::uint32_t>(k)) != DGMM_OK)
+      return usage(std::string("--k: ") + dgmm_last_error());
+    for (int i = 0; i < 3; ++i)
+      if (ld[i] != 0 && dgmm_set_ld(h, i == 0 ? "A" : i == 1 ? "B" : "C", static_cast<std::uint32_t>(ld[i])) != DGMM_OK)
+        return usage(std::string("--ld") + "abc"[i] + ": " + dgmm_last_error());
     std::uint32_t um = 0, un = 0, uk = 0, kmin = 0, kmax = 0;
     dgmm_problem(h, &um, &un, &uk, nullptr, nullptr, nullptr);
     if (dgmm_k_range(h, &kmin, &kmax) == DGMM_OK) k_max = kmax;
@@ -664,6 +687,15 @@ int main(int argc, char** argv) {
     return usage("give --module, or --m, --n, --k, --a-type and --b-type");
   }
   if (k_max == 0) k_max = k;
+  // Packed where not given; a given one holds its row (the runtime checked it for --module; the
+  // registers take any, which --expect-error LD uses).
+  const std::int64_t packed[3] = {k, n, n};
+  for (int i = 0; i < 3; ++i) {
+    if (ld[i] < 0 || ld[i] > 0x7fffffff) return usage(std::string("--ld") + "abc"[i] + " must be 1 to 2^31 - 1");
+    if (ld[i] == 0) ld[i] = packed[i];
+    if (ld[i] < packed[i] && o.expect_error.empty())
+      return usage(std::string("--ld") + "abc"[i] + " is smaller than a row of " + "ABC"[i]);
+  }
   if ((acc_bits != 32 && acc_bits != 48 && acc_bits != 64) ||
       (c_bits != 32 && c_bits != 64 && !(epi.requant && (c_bits == 8 || c_bits == 16))))
     return usage(
@@ -692,10 +724,13 @@ int main(int argc, char** argv) {
   Sim sim(o);
   g_sim = &sim;
   const unsigned beat = sim.beat();
-  const Buffer A{"A", o.base, fa.size(m * k)};
-  const Buffer B{"B", o.base + 0x10000000u, fb.size(k * n)};
+  // Each operand: its rows ld elements apart, the last one ending the buffer.
+  const std::int64_t a_elems = (m - 1) * ld[0] + k, b_elems = (k - 1) * ld[1] + n;
   const unsigned c_bytes = static_cast<unsigned>(c_bits / 8);
-  const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>(m * n) * c_bytes};
+  const Buffer A{"A", o.base, fa.size(a_elems), fa.size(k), ld[0] == k ? 0 : fa.size(ld[0])};
+  const Buffer B{"B", o.base + 0x10000000u, fb.size(b_elems), fb.size(n), ld[1] == n ? 0 : fb.size(ld[1])};
+  const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>((m - 1) * ld[2] + n) * c_bytes,
+                 static_cast<std::uint64_t>(n) * c_bytes, ld[2] == n ? 0 : static_cast<std::uint64_t>(ld[2]) * c_bytes};
   sim.set_buffers(A, B, C);
   // The epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   const Buffer Bias{"bias", o.base + 0x30000000u, epi.bias ? static_cast<std::uint64_t>(n) * 4 : 0};
@@ -705,9 +740,10 @@ int main(int argc, char** argv) {
   auto fill = [&](const Buffer& buf, const std::vector<std::uint8_t>& bytes) {
     for (std::size_t i = 0; i < bytes.size(); ++i) *sim.at(buf.base + i) = bytes[i];
   };
-  fill(A, dg::sim::draw(rng, fa, m * k));
-  fill(B, dg::sim::draw(rng, fb, k * n));
-  for (std::uint64_t i = 0; i < C.bytes; ++i) *sim.at(C.base + i) = 0xa5;  // every element must be written
+  fill(A, dg::sim::draw(rng, fa, a_elems));
+  fill(B, dg::sim::draw(rng, fb, b_elems));
+  // Every element must be written, and the bytes between rows must keep this value.
+  for (std::uint64_t i = 0; i < C.bytes; ++i) *sim.at(C.base + i) = 0xa5;
   // Bias within ±2^20 (and a few at the int32 extremes, so that the sum saturates); multipliers
   // over the whole int32 range with shifts around the accumulator's magnitude (some columns
   // saturate, some round), shift 0 on a few; zero points in ±64.
@@ -774,6 +810,22 @@ int main(int argc, char** argv) {
     sim.reg_write(dg::npu_regs::reg("M").offset, static_cast<std::uint32_t>(m));
     sim.reg_write(dg::npu_regs::reg("N").offset, static_cast<std::uint32_t>(n));
     sim.reg_write(dg::npu_regs::reg("K").offset, static_cast<std::uint32_t>(k));
+    // The leading dimensions in bytes, where given (else the reset value, 0: packed).
+    // A design without them (the model's npu.ld_registers false) reads them as 0: refused here.
+    const std::uint32_t ld_bytes[3] = {static_cast<std::uint32_t>(fa.size(ld[0])),
+                                       static_cast<std::uint32_t>(fb.size(ld[1])),
+                                       static_cast<std::uint32_t>(ld[2] * c_bytes)};
+    constexpr std::uint32_t ld_reg[3] = {dg::npu_regs::reg("LDA").offset, dg::npu_regs::reg("LDB").offset,
+                                         dg::npu_regs::reg("LDC").offset};
+    for (int i = 0; i < 3; ++i) {
+      if (ld[i] == packed[i]) continue;
+      const std::uint32_t at = ld_reg[i];
+      sim.reg_write(at, ld_bytes[i]);
+      if (sim.reg_read(at) != ld_bytes[i])
+        return usage(std::string("--ld") + "abc"[i] +
+                     ": the design has no leading-dimension registers (its model's npu.ld_registers is false); it "
+                     "reads and writes packed rows");
+    }
     sim.reg_write(dg::npu_regs::reg("CTRL").offset, dg::npu_regs::mask("CTRL", "START"));
     sim.run(error_want != 0 ? 1000 : limit);  // a refused START: a while, to see that nothing moves
     finished = sim.irq();
@@ -854,7 +906,7 @@ int main(int argc, char** argv) {
     auto expected = [&](std::int64_t i, std::int64_t j) {
       std::uint64_t sum = 0;
       for (std::int64_t kk = 0; kk < k; ++kk)
-        sum += static_cast<std::uint64_t>(decode(fa, a_mem, i * k + kk) * decode(fb, b_mem, kk * n + j));
+        sum += static_cast<std::uint64_t>(decode(fa, a_mem, i * ld[0] + kk) * decode(fb, b_mem, kk * ld[1] + j));
       return dg::sim::c_element_epi(sum, acc_bits, c_bits, epi, cols[static_cast<std::size_t>(j)]);
     };
     for (std::int64_t i = 0; i < m; ++i)
@@ -862,8 +914,9 @@ int main(int argc, char** argv) {
         const std::int64_t want = expected(i, j);
         std::uint64_t raw = 0;
         for (unsigned byte = 0; byte < c_bytes; ++byte)
-          raw |= static_cast<std::uint64_t>(*sim.at(C.base + static_cast<std::uint64_t>(i * n + j) * c_bytes + byte))
-                 << (8 * byte);
+          raw |=
+              static_cast<std::uint64_t>(*sim.at(C.base + static_cast<std::uint64_t>(i * ld[2] + j) * c_bytes + byte))
+              << (8 * byte);
         const std::int64_t got = c_bytes == 1   ? static_cast<std::int8_t>(raw)
                                  : c_bytes == 2 ? static_cast<std::int16_t>(raw)
                                  : c_bytes == 4 ? static_cast<std::int32_t>(raw)
@@ -880,13 +933,21 @@ int main(int argc, char** argv) {
         }
       }
 
-    std::int64_t twice = 0, missing = 0;
-    for (std::uint8_t times : sim.written()) {
+    std::int64_t twice = 0, missing = 0, gap_written = 0, gap_changed = 0;
+    for (std::uint64_t b = 0; b < sim.written().size(); ++b) {
+      const std::uint8_t times = sim.written()[b];
+      if (C.touches_gap(C.base + b, C.base + b + 1)) {
+        gap_written += times != 0;
+        gap_changed += *sim.at(C.base + b) != 0xa5;
+        continue;
+      }
       missing += times == 0;
       twice += times > 1;
     }
     if (missing) sim.fail("bytes of C never written", static_cast<std::uint64_t>(missing));
     if (twice) sim.fail("bytes of C written more than once", static_cast<std::uint64_t>(twice));
+    if (gap_written || gap_changed)
+      sim.fail("bytes between the rows of C written", static_cast<std::uint64_t>(gap_written + gap_changed));
   }
 
   // The report.
@@ -902,6 +963,12 @@ int main(int argc, char** argv) {
               m, n, m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
   std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n",
               A.base, B.base, C.base, o.addr_bits);
+  if (A.ld != 0 || B.ld != 0 || C.ld != 0)
+    std::printf("  strides      lda %" PRId64 ", ldb %" PRId64 ", ldc %" PRId64 " elements (rows %" PRIu64 ", %" PRIu64
+                ", %" PRIu64
+                " bytes apart); the bytes between C's rows "
+                "untouched\n",
+                ld[0], ld[1], ld[2], A.ld ? A.ld : A.row, B.ld ? B.ld : B.row, C.ld ? C.ld : C.row);
   if (epi.bias || epi.relu || epi.requant) {
     std::string what = epi.bias && epi.relu ? "relu(A·B + bias)"
                        : epi.bias           ? "A·B + bias"

@@ -119,6 +119,12 @@ int run(int argc, char** argv) {
                        : "K must be a positive integer, not '" + v + "'";
           },
           "K>0"));
+  for (int i = 0; i < 3; ++i)
+    simc->add_option(fmt::format("--ld{}", "abc"[i]), sopts.ld[i],
+                     fmt::format("{}'s leading dimension in elements: its rows start that far apart, inside a larger "
+                                 "buffer whose bytes between rows {} (default: packed; dgmm_set_ld)",
+                                 "ABC"[i], i == 2 ? "must stay untouched" : "are not read"))
+        ->check(CLI::Range(1u, 0x7fffffffu));
   CLI::Option* latency_opt = simc->add_option("--latency", sopts.latency,
                                               "DRAM read latency in cycles (default: the model's dram_latency_cycles)")
                                  ->check(CLI::Range(0u, 100000u));

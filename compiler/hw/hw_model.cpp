@@ -588,6 +588,12 @@ const Table<NpuModel>& npu_fields() {
              "sub-block, so the drain into the accumulators overlaps the next sub-block's products. Without it the "
              "array waits while it drains (fewer registers).",
              Presence::Optional),
+      member("ld_registers", &N::ld_registers, boolean(),
+             "Optional, true by default: the design has the leading-dimension registers LDA, LDB and LDC, so that "
+             "A, B and C may be sub-matrices of larger row-major arrays (row strides set at run time, dgmm_set_ld). "
+             "Each AGU then multiplies its row by a run-time stride; false reads and writes packed rows only, with "
+             "the strides constant (for the smallest FPGAs).",
+             Presence::Optional),
       converted<N>(
           "mmio_base", text(18, "^0x[0-9A-Fa-f]{1,16}$"), "Register-map base address, hexadecimal.",
           [](const N& n) { return json(fmt::format("0x{:08X}", n.mmio_base)); },

@@ -135,6 +135,7 @@ struct NpuModel {
   int bus_addr_bits = 32;       // AXI4 address width of the DMA masters, 32..64 (optional, 32)
   int dram_latency_cycles = 0;  // typical read latency
   bool drain_shadow = true;     // each PE has a shadow register, so a drain overlaps compute
+  bool ld_registers = true;     // LDA, LDB, LDC: run-time row strides (false: packed rows only)
   std::uint64_t mmio_base = 0;  // register-map base address
   double clock_mhz = 0;
   std::string board;  // FPGA prototype board in boards/ ("icebreaker"), "" for none

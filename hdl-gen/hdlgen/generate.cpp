@@ -63,15 +63,17 @@ constexpr const char* kAguTemplate = R"(// @HEADER@
 //
 // AGU for @WHAT@: one request per tile row, in the plan's loop order block_m, block_n@KLOOP@, row.
 // A request is the row segment's DRAM byte address (@AW@ bits: the operand's base plus a 32-bit
-// offset within the operand) and its length in @BEAT@-byte bus beats; row r of a tile goes to
-// scratchpad bank @BANKOF@. The configuration (base address, M, N, K) is latched at start;
-// the top checks it against the plan's ranges and the bus's address width before starting.
+// offset within the operand: the row times the leading dimension ld, in bytes, plus the segment's
+// bytes within the row) and its length in @BEAT@-byte bus beats; row r of a tile goes to
+// scratchpad bank @BANKOF@. The configuration (base address, @LDWHAT@M, N, K) is
+// latched at start; the top checks it against the plan's ranges, the bus beat and the bus's
+// address width before starting.
 module @MOD@ (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic [@AW1@:0] base_i,
-  input  logic [@DW1@:0] m_i,
+@LDPORT@  input  logic [@DW1@:0] m_i,
   input  logic [@DW1@:0] n_i,
   input  logic [@DW1@:0] k_i,
   output logic        busy_o,
@@ -89,13 +91,12 @@ module @MOD@ (
 
   logic        busy_q, done_q;
   logic [@AW1@:0] base_q;
-  logic [@DW1@:0] m_q, n_q, k_q;
+@LDDECL@  logic [@DW1@:0] m_q, n_q, k_q;
   logic [@DW1@:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
   logic [31:0] offset;                  // the request's bytes from the operand's base
 
-@LDBYTES@
-  // The current request: row @RB@0 + r, columns @SB@0 .. @SB@0 + seg_len - 1.
+@LDBYTES@  // The current request: row @RB@0 + r, columns @SB@0 .. @SB@0 + seg_len - 1.
   logic [@DW1@:0] seg_left, seg_len;
   assign seg_left = @SL@_q - @SB@0_q;
   assign seg_len  = seg_left < @DW@'(TileSeg) ? seg_left : @DW@'(TileSeg);
@@ -120,7 +121,7 @@ module @MOD@ (
       busy_q <= 1'b0;
       done_q <= 1'b0;
       base_q <= '0;
-      m_q <= '0;
+@LDRESET@      m_q <= '0;
       n_q <= '0;
       k_q <= '0;
       m0_q <= '0;
@@ -132,7 +133,7 @@ module @MOD@ (
         busy_q <= 1'b1;
         done_q <= 1'b0;
         base_q <= base_i;
-        m_q <= m_i;
+@LDLATCH@        m_q <= m_i;
         n_q <= n_i;
         k_q <= k_i;
         m0_q <= '0;
@@ -155,7 +156,7 @@ module @MOD@ (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer (at most 4 GiB) does not pass the end of the @AW@-bit address space.
+  // beats, @LDENV_DOC@
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -164,7 +165,7 @@ module @MOD@ (
       assume (@KRANGE_I@);
       assume (base_i[@LGBEAT1@:0] == '0);
       assume (((32'(@LD@_i) << LgBits) & 32'(@BEATB1@)) == 32'd0);
-      assume (@EXTENT_I@ <= 33'h1_0000_0000);
+@LDASSUME@      assume (@EXTENT_I@ <= 64'h1_0000_0000);
       assume ({1'b0, base_i} + @AWP@'(@EXTENT_I@) <= {1'b1, @AW@'d0});
     end
   end
@@ -175,7 +176,7 @@ module @MOD@ (
       // The latched configuration is the one the start checks admitted.
       assert (m_q == @DW@'(@MMAX@) && n_q == @DW@'(@NMAX@) && @KRANGE@);
       assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgBits) & 32'(@BEATB1@)) == 32'd0);
-    end
+@LDASSERT@    end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
       assert (r_q < @DW@'(TileRows));
@@ -184,11 +185,14 @@ module @MOD@ (
       assert (@ALIGNM@ && @ALIGNN@ && @ALIGNK@);
       // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
       assert (req_addr_o == base_q + @AW@'(32'((32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + ((32'(@SB@0_q) << LgBits) >> 3))));
+      assert (req_addr_o[@LGBEAT1@:0] == '0);  // what the burst splitter takes
       assert ((32'(req_beats_o) << @LGBEATB@) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (@SL@_q - @SB@0_q < @DW@'(TileSeg) ? @SL@_q - @SB@0_q : @DW@'(TileSeg)));
-      // Bounds: a row inside the matrix (above) and a segment inside the row place the request
-      // inside the operand's row-major buffer of @RL@ rows of @LD@ elements.
+      // Bounds: a row inside the matrix (above) and a segment inside the row, whose bytes the
+      // leading dimension holds, place the request inside the operand's row-major buffer of @RL@
+      // rows ld bytes apart, and never on another row's bytes or between rows.
       assert (@SB@0_q < @SL@_q && @SB@0_q + seg_len <= @SL@_q);
+      assert (((32'(@SB@0_q + seg_len) << LgBits) >> 3) <= @LDSPEC@);
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
   end
@@ -239,8 +243,27 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const int lw = bits_for(max_beats), trw = std::max(1, log2_exact(rows));
   const std::string D = std::to_string(dw);
   const std::string rl = std::string(1, s.row_dim), ld = std::string(1, s.seg_dim);
-  // The operand's extent in bytes: its rows times its row's bytes.
-  std::string extent_i = fmt::format("33'(32'({}_i) * ((32'({}_i) << LgBits) >> 3))", rl, ld);
+  // The operand's extent in bytes, the last row's end: (rows - 1) times the leading dimension,
+  // plus a row's bytes (with packed rows, the rows times the row's bytes).
+  const bool ld_reg = n.ld_registers;
+  std::string extent_i =
+      ld_reg ? fmt::format("(64'(32'({}_i) - 32'd1) * 64'(ld_i) + 64'((32'({}_i) << LgBits) >> 3))", rl, ld)
+             : fmt::format("64'(32'({}_i) * ((32'({}_i) << LgBits) >> 3))", rl, ld);
+  // The row stride: the latched LDA/LDB/LDC register where the design has them; else packed rows,
+  // a constant when the leading dimension is fixed (N, and K without a range), so that synthesis
+  // multiplies by a constant, and the latched K's bytes otherwise.
+  const bool ld_fixed = s.seg_dim != 'k' || kmin == kmax;
+  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.ebits / 8;
+  const std::string ld_bytes =
+      ld_reg     ? "  assign ld_bytes = ld_q;\n"
+      : ld_fixed ? fmt::format("  assign ld_bytes = 32'd{};  // packed rows; {} is fixed by the plan\n", ld_const,
+                               s.seg_dim == 'k' ? "K" : "N")
+                 : "  assign ld_bytes = (32'(@LD@_q) << LgBits) >> 3;  // packed rows\n";
+  // The property's row stride: the latched register; with packed rows the plan's constant when
+  // fixed (the latched register equals it, as asserted), which keeps the proof linear.
+  const std::string ld_spec = ld_reg     ? "ld_q"
+                              : ld_fixed ? fmt::format("32'd{}", ld_const)
+                                         : "((32'(@LD@_q) << LgBits) >> 3)";
   // Exactly once: the number of requests accepted since start is the current position's index
   // in the loop nest (rows past the matrix edge skipped), and the run ends after all of them; so
   // every (tile, row) of the nest is requested once, in order. With a fixed K every factor but
@@ -339,21 +362,27 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "  end\n",
         idx, total, total, total);
   }
-  // The row stride: a constant when the leading dimension is fixed (N, and K without a range),
-  // so that synthesis multiplies by a constant; the latched register otherwise.
-  const bool ld_fixed = s.seg_dim != 'k' || kmin == kmax;
-  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.ebits / 8;
-  std::string ld_bytes = ld_fixed ? fmt::format("  assign ld_bytes = 32'd{};  // {} is fixed by the plan\n", ld_const,
-                                                s.seg_dim == 'k' ? "K" : "N")
-                                  : "  assign ld_bytes = (32'(@LD@_q) << LgBits) >> 3;\n";
   std::string text =
       subst(kAguTemplate,
             {
                 {"ONCE", once},
+                {"LDWHAT", ld_reg ? "leading dimension, " : ""},
+                {"LDPORT",
+                 ld_reg ? "  input  logic [31:0] ld_i,        // bytes from a row's start to the next row's\n" : ""},
+                {"LDDECL", ld_reg ? "  logic [31:0] ld_q;\n" : ""},
                 {"LDBYTES", ld_bytes},
-                // The property's row stride: the plan's constant when fixed (the latched register equals
-                // it, as asserted above), which keeps the proof linear.
-                {"LDSPEC", ld_fixed ? fmt::format("32'd{}", ld_const) : "((32'(@LD@_q) << LgBits) >> 3)"},
+                {"LDRESET", ld_reg ? "      ld_q <= '0;\n" : ""},
+                {"LDLATCH", ld_reg ? "        ld_q <= ld_i;\n" : ""},
+                {"LDASSUME",
+                 ld_reg ? "      assume (ld_i[@LGBEAT1@:0] == '0 && ld_i >= ((32'(@LD@_i) << LgBits) >> 3));\n" : ""},
+                {"LDASSERT",
+                 ld_reg ? "      assert (ld_q[@LGBEAT1@:0] == '0 && ld_q >= ((32'(@LD@_q) << LgBits) >> 3));\n" : ""},
+                {"LDSPEC", ld_spec},
+                {"LDENV_DOC",
+                 ld_reg ? "with a leading dimension that holds a row, whose buffer (at most 4 GiB: its last row's\n"
+                          "  // end) does not pass the end of the @AW@-bit address space."
+                        : "with packed rows, whose buffer (at most 4 GiB) does not pass the end of the\n"
+                          "  // @AW@-bit address space."},
                 {"HEADER", header},
                 {"WHAT", s.what},
                 {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
@@ -570,6 +599,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   d.core = d.top + "_core";
   d.mmio_base = n.mmio_base;
   d.addr_bits = n.bus_addr_bits;
+  d.beat_bytes = static_cast<int>(beat);
   const std::int64_t kmax = p.k_dynamic ? p.K_max : p.K;
   const int dw = bits_for(std::max({p.M, p.N, kmax}) + std::max({p.tile_m, p.tile_n, p.tile_k}));
   const std::string header = fmt::format(
@@ -600,6 +630,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.lg_bits[2] = log2_exact(ec);
   tp.addr_bits = n.bus_addr_bits;
   tp.k_fixed = !p.k_dynamic;
+  tp.ld_registers = n.ld_registers;
   tp.row_bytes_b = p.N * eb / 8;
   tp.extent_c = p.M * p.N * ec / 8;
   tp.engine = e;
@@ -650,7 +681,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   }
   d.cycle_bound = lay.cycles;
   tp.cycle_bound = d.cycle_bound;
-  d.registers = top_registers(ep.features);
+  d.registers = top_registers(ep.features | (n.ld_registers ? npu_regs::kFeatureLd : 0u));
   tp.registers = d.registers;
   // ID: FNV-1a of the plan's header line, so that software can tell designs apart.
   std::uint32_t h = 2166136261u;

@@ -51,6 +51,7 @@ struct Design {
   std::vector<Register> registers;
   std::uint64_t mmio_base = 0;
   int addr_bits = 32;            // the DMA masters' AXI4 address width (the model's bus_addr_bits)
+  int beat_bytes = 16;           // the bus beat in bytes (the model's bus_data_bits / 8)
   std::uint32_t id = 0;          // the ID register's value: identifies the design (a hash of its plan)
   std::int64_t cycle_bound = 0;  // the plan's estimate of a run's address-stream cycles
 };

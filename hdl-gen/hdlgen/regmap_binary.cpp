@@ -27,8 +27,9 @@ std::vector<std::uint8_t> register_table(const Design& d) {
   std::vector<std::uint8_t> out(rm::table_size(count));
   std::size_t written = 0;
   ko::ErrorDetail err;
-  const rm::Status st = rm::write(d.mmio_base, design_id(d), static_cast<std::uint32_t>(d.addr_bits), regs.data(),
-                                  count, out.data(), out.size(), &written, &err);
+  const rm::Status st =
+      rm::write(d.mmio_base, design_id(d), static_cast<std::uint32_t>(d.addr_bits),
+                static_cast<std::uint32_t>(d.beat_bytes), regs.data(), count, out.data(), out.size(), &written, &err);
   DG_INTERNAL_ASSERT(st == rm::Status::Ok, fmt::format("hdlgen: register table of {}: {}", d.top, err.text));
   out.resize(written);
   return out;

@@ -51,6 +51,10 @@ const std::map<std::string, RtlReg>& rtl_regs() {
       {"RQ_BASE", {"rq_base_q", "rq_base_q <= reg_wdata_i"}},
       {"BIAS_BASE_HI", {"@BIAS_HI_RD@", "@BIAS_HI_WR@"}},
       {"RQ_BASE_HI", {"@RQ_HI_RD@", "@RQ_HI_WR@"}},
+      // The leading dimensions in bytes (0: packed, the row's own bytes).
+      {"LDA", {"lda_q", "lda_q <= reg_wdata_i"}},
+      {"LDB", {"ldb_q", "ldb_q <= reg_wdata_i"}},
+      {"LDC", {"ldc_q", "ldc_q <= reg_wdata_i"}},
   };
   return m;
 }
@@ -115,7 +119,7 @@ constexpr const char* kTop = R"(// @HEADER@
 // whose bases have bits above it, or whose operands pass the end of the address space, is refused
 // (BASE_RANGE).
 //
-// Registers (byte offsets from the model's MMIO base; 32 bits each):
+@LDDOC@// Registers (byte offsets from the model's MMIO base; 32 bits each):
 @REGDOC@module @TOP@_core (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -166,13 +170,11 @@ constexpr const char* kTop = R"(// @HEADER@
   assign b_base = @B_BASE@;
   assign c_base = @C_BASE@;
   logic [@DW1@:0] m_q, n_q, k_q;
-  logic [@ERRW1@:0]  error_q;
+@LDDECL@  logic [@ERRW1@:0]  error_q;
   logic        running_q, done_q, start;
   logic [31:0] rdata_d;
 
-  // START is refused (ERROR set) unless the configuration is inside the plan's ranges and every
-  // address and leading dimension is a whole number of @BEAT@-byte bus beats, and every operand
-  // lies below 2^@ADW@ (its base has no bit above the width, its last byte is below the end).
+@LDCHECKDOC@
   logic [@ERRW1@:0] check;
   always_comb begin
     check = @ERRW@'d@E_NONE@;
@@ -181,7 +183,7 @@ constexpr const char* kTop = R"(// @HEADER@
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
     else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
     else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
-    else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
+@LDCHECK@    else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
 
   logic reg_write, start_write;
@@ -198,7 +200,7 @@ constexpr const char* kTop = R"(// @HEADER@
       a_base_q <= '0;
       b_base_q <= '0;
       c_base_q <= '0;
-@HI_RESET@@EPI_RESET@      m_q <= '0;
+@HI_RESET@@EPI_RESET@@LDRESET@      m_q <= '0;
       n_q <= '0;
       k_q <= '0;
       error_q <= '0;
@@ -360,7 +362,7 @@ constexpr const char* kReadStream =
     .rst_ni     (rst_ni),
     .start_i    (start),
     .base_i     (@S@_base),
-    .m_i        (m_q),
+@LDCONN@    .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
     .busy_o     (@S@_busy),
@@ -489,7 +491,7 @@ constexpr const char* kWriteStream =
     .rst_ni     (rst_ni),
     .start_i    (start),
     .base_i     (c_base),
-    .m_i        (m_q),
+@LDCONNC@    .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
     .busy_o     (c_busy),
@@ -880,7 +882,6 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
   v["HI_DECL"] = decl;
   v["HI_RESET"] = reset;
   std::vector<std::string> range;
-  const std::int64_t ext_a = tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3), ext_b = tp.k_max * tp.row_bytes_b;
   for (const char* x : {"a", "b", "c"}) {
     const std::string X(1, static_cast<char>(x[0] - 'a' + 'A'));
     if (hw == 0) {
@@ -899,22 +900,30 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     }
     if (aw < 64) range.push_back(fmt::format("{}_hi_over_q", x));
   }
-  // The extents: constants where K is fixed (a comparison with a constant), else at the run's K.
+  // An epilogue operand's last byte below 2^width: a comparison with a constant.
   auto last_byte = [&](const char* x, std::int64_t extent) {
     const std::uint64_t limit = aw == 64 ? std::uint64_t{0} - static_cast<std::uint64_t>(extent)
                                          : (std::uint64_t{1} << aw) - static_cast<std::uint64_t>(extent);
     range.push_back(fmt::format("{}_base > {}'d{}", x, aw, limit));
   };
-  if (tp.k_fixed) {
-    last_byte("a", ext_a);
-    last_byte("b", ext_b);
+  if (tp.ld_registers) {
+    // The extents follow the leading dimensions (the core's a_extent, b_extent, c_extent: at most
+    // 4 GiB, which the LD check before this one ensures).
+    for (const char* x : {"a", "b", "c"})
+      range.push_back(fmt::format("{{1'b0, {}_base}} + {}'({}_extent) > {{1'b1, {}'d0}}", x, aw + 1, x, aw));
+  } else if (tp.k_fixed) {
+    // Packed rows at the plan's K: each extent is a constant, so each check is a comparison.
+    last_byte("a", tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3));
+    last_byte("b", tp.k_max * tp.row_bytes_b);
+    last_byte("c", tp.extent_c);
   } else {
+    // Packed rows at the run's K.
     range.push_back(fmt::format("{{1'b0, a_base}} + {}'({}) * (({}'(k_q) << {}) >> 3) > {{1'b1, {}'d0}}", aw + 1,
                                 tp.m_max, aw + 1, tp.lg_bits[0], aw));
     range.push_back(
         fmt::format("{{1'b0, b_base}} + {}'(k_q) * {}'d{} > {{1'b1, {}'d0}}", aw + 1, aw + 1, tp.row_bytes_b, aw));
+    last_byte("c", tp.extent_c);
   }
-  last_byte("c", tp.extent_c);
   // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   std::string edecl, ereset, ealign;
   for (const auto& [x, feature, extent] :
@@ -980,7 +989,11 @@ std::string top_module(const TopParams& tp) {
         {"LGLENS", s.lg_queue <= 2 ? "1" : "3"},
         {"BASE0", std::to_string(s.base0)},
         {"BASE1", std::to_string(s.base1)}};
-    std::string text = subst(s.id == "c" ? kWriteStream : kReadStream, v, false);
+    std::string text = subst(subst(s.id == "c" ? kWriteStream : kReadStream,
+                                   {{"LDCONN", tp.ld_registers ? "    .ld_i       (@S@_ld),\n" : ""},
+                                    {"LDCONNC", tp.ld_registers ? "    .ld_i       (c_ld),\n" : ""}},
+                                   false),
+                             v, false);
     // With the epilogue's fetch, B's bursts and data pass through it (dg_epi_fetch).
     if (s.id == "b" && tp.epi.fetch())
       for (const auto& [from, to] : {std::pair<const char*, const char*>{"b_ar_valid_o", "bs_ar_valid"},
@@ -1003,7 +1016,53 @@ std::string top_module(const TopParams& tp) {
   for (const auto& r : tp.registers)
     doc += fmt::format("//   0x{:03x} {:<9} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
   const EngineParams& e = tp.engine;
-  const auto [reg_writes, reg_reads] = register_decode(tp.epi.features);
+  const auto [reg_writes, reg_reads] = register_decode(tp.epi.features | (tp.ld_registers ? npu_regs::kFeatureLd : 0u));
+  // The leading dimensions: the LDA, LDB and LDC registers and their start checks, or packed rows.
+  const bool ldr = tp.ld_registers;
+  const std::map<std::string, std::string> ld_text = {
+      {"LDDOC",
+       ldr ? "// Leading dimensions: row r of A, B or C starts r × LDA, LDB or LDC bytes after the operand's base\n"
+             "// (0, the reset value, is packed: the row's own bytes), so that each may be a sub-matrix of a larger\n"
+             "// row-major array. A leading dimension must be a whole number of bus beats, at least its row's\n"
+             "// bytes, and keep the operand (its last row's end) within 4 GiB of its base, else START is refused\n"
+             "// (LD); the bytes between C's rows are never written.\n"
+             "//\n"
+           : "// Rows are packed (the model's npu.ld_registers is false): row r of A, B or C starts r times the\n"
+             "// row's bytes after the operand's base.\n"
+             "//\n"},
+      {"LDDECL",
+       ldr ? "  // The leading dimensions as written (0: packed), the ones the run uses, the rows' bytes, and the\n"
+             "  // operands' extents in bytes (the last row's end: (rows - 1) × ld + the row's bytes).\n"
+             "  logic [31:0] lda_q, ldb_q, ldc_q;\n"
+             "  logic [31:0] a_row, b_row, c_row, a_ld, b_ld, c_ld;\n"
+             "  logic [63:0] a_extent, b_extent, c_extent;\n"
+             "  assign a_row = (32'(k_q) << @LEA@) >> 3;\n"
+             "  assign b_row = (32'(n_q) << @LEB@) >> 3;\n"
+             "  assign c_row = (32'(n_q) << @LEC@) >> 3;\n"
+             "  assign a_ld = lda_q != 32'd0 ? lda_q : a_row;\n"
+             "  assign b_ld = ldb_q != 32'd0 ? ldb_q : b_row;\n"
+             "  assign c_ld = ldc_q != 32'd0 ? ldc_q : c_row;\n"
+             "  assign a_extent = 64'd@MMAX1@ * 64'(a_ld) + 64'(a_row);\n"
+             "  assign b_extent = @BROWS1@ * 64'(b_ld) + 64'(b_row);\n"
+             "  assign c_extent = 64'd@MMAX1@ * 64'(c_ld) + 64'(c_row);\n"
+           : ""},
+      {"LDCHECKDOC",
+       ldr ? "  // START is refused (ERROR set) unless the configuration is inside the plan's ranges, every\n"
+             "  // address, row and leading dimension is a whole number of @BEAT@-byte bus beats, every leading\n"
+             "  // dimension holds its row and keeps its operand within 4 GiB (the AGUs' 32-bit offsets), and\n"
+             "  // every operand lies below 2^@ADW@ (its base has no bit above the width, its last byte is below\n"
+             "  // the end)."
+           : "  // START is refused (ERROR set) unless the configuration is inside the plan's ranges and every\n"
+             "  // address and row is a whole number of @BEAT@-byte bus beats, and every operand lies below\n"
+             "  // 2^@ADW@ (its base has no bit above the width, its last byte is below the end)."},
+      {"LDCHECK",
+       ldr ? "    else if (((a_ld | b_ld | c_ld) & 32'd@BEAT1@) != 32'd0 || a_ld < a_row || b_ld < b_row || c_ld < "
+             "c_row ||\n"
+             "             a_extent > 64'h1_0000_0000 || b_extent > 64'h1_0000_0000 || c_extent > 64'h1_0000_0000)\n"
+             "      check = @ERRW@'d@E_LD@;\n"
+           : ""},
+      {"LDRESET", ldr ? "      lda_q <= '0;\n      ldb_q <= '0;\n      ldc_q <= '0;\n" : ""},
+  };
   std::map<std::string, std::string> regs = {
       {"CTRL", fmt::format("{:03x}", npu_regs::reg("CTRL").offset)},
       {"START", std::to_string(npu_regs::field("CTRL", "START").lsb)},
@@ -1030,16 +1089,11 @@ std::string top_module(const TopParams& tp) {
             ".AccAW(AccAW),\n"
             "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)@BANKXOR@\n"
             "  )";
-  return subst(subst(subst(kTop,
-                           {{"HEADER", tp.header},
-                            {"REGDOC", doc},
-                            {"STREAMS", streams},
-                            {"EPI", epi},
-                            {"ENGINE", engine},
-                            {"REGWRITES", reg_writes},
-                            {"REGREADS", reg_reads}},
-                           false),
-                     regs, false),
+  std::map<std::string, std::string> first = {{"HEADER", tp.header},  {"REGDOC", doc},    {"STREAMS", streams},
+                                              {"EPI", epi},           {"ENGINE", engine}, {"REGWRITES", reg_writes},
+                                              {"REGREADS", reg_reads}};
+  first.insert(ld_text.begin(), ld_text.end());
+  return subst(subst(subst(kTop, first, false), regs, false),
                {{"TOP", tp.top},
                 {"BFIRST", e.b_first ? "1'b1" : "1'b0"},
                 {"ID", fmt::format("{:08x}", tp.id)},
@@ -1047,6 +1101,8 @@ std::string top_module(const TopParams& tp) {
                 {"DW", std::to_string(tp.dw)},
                 {"DW1", std::to_string(tp.dw - 1)},
                 {"MMAX", std::to_string(tp.m_max)},
+                {"MMAX1", std::to_string(tp.m_max - 1)},
+                {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
                 {"NMAX", std::to_string(tp.n_max)},
                 {"KMIN", std::to_string(tp.k_min)},
                 {"KMAX", std::to_string(tp.k_max)},

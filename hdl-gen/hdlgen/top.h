@@ -60,8 +60,9 @@ struct TopParams {
   EngineParams engine;
   int lg_bits[3] = {3, 3, 5};                  // log2 bits per element of A, B, C in memory
   int addr_bits = 32;                          // the AXI4 masters' address width (the model's bus_addr_bits)
-  bool k_fixed = true;                         // K is the plan's (no run-time range): A's and B's extents are constants
-  std::int64_t row_bytes_b = 0, extent_c = 0;  // bytes of one row of B, of all of C
+  bool k_fixed = true;                         // K is the plan's (no run-time range): B's rows are a constant
+  bool ld_registers = true;                    // LDA, LDB, LDC (the model's npu.ld_registers); false: packed rows
+  std::int64_t row_bytes_b = 0, extent_c = 0;  // packed rows: B's row and C's bytes (constants)
   EpiParams epi;                               // the fused epilogue (none by default)
 };
 

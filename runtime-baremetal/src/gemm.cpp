@@ -241,6 +241,8 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
       return PlanStatus::Unsupported;
     }
     o.ld = static_cast<uint32_t>(ld);
+    o.plan_ld = o.ld;
+    o.ld_set = false;
   }
   const uint32_t too_large = set_k(&p, p.K_max);
   if (too_large != kOperands) {
@@ -268,7 +270,7 @@ uint32_t set_k(GemmPlan* p, uint32_t k) {
     OperandLayout& o = p->op[i];
     o.rows = rows[i];
     o.cols = cols[i];
-    if (o.ld_is_k) o.ld = k;
+    if (o.ld_is_k && !o.ld_set) o.ld = k;
     const uint32_t inner = o.row_major ? o.cols : o.rows;
     const uint32_t outer = o.row_major ? o.rows : o.cols;
     const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;  // < 2^62

@@ -21,10 +21,12 @@ enum Operand : uint32_t { kA = 0, kB = 1, kC = 2, kOperands = 3 };
 /// copies are zero-filled instead of built member by member, which keeps the runtime small.)
 struct OperandLayout {
   uint32_t rows, cols;
-  uint32_t ld;  // elements between consecutive rows (row-major) or columns (column-major); even
-                // for Int4, so that each row or column starts on a byte
+  uint32_t ld;       // elements between consecutive rows (row-major) or columns (column-major); even
+                     // for Int4, so that each row or column starts on a byte
+  uint32_t plan_ld;  // the plan's ld (at K_max), which dgmm_set_ld's 0 returns to
   bool row_major;
   bool ld_is_k;        // K-range plan, rows (A) or columns (B) along K: ld is the current K
+  bool ld_set;         // ld was chosen by dgmm_set_ld: it no longer follows K
   DType type;          // the container
   uint8_t value_bits;  // 2 .. bits(type): N of sN / uN; int4 = s4, int8 = s8, int16 = s16, int32 = s32
   bool is_signed;

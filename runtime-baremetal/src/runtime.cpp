@@ -64,6 +64,10 @@ constexpr const char* kEpiRegName[dg::bm::kEpiOperands][2] = {
     {regs::reg("RQ_BASE").name, regs::reg("RQ_BASE_HI").name},
 };
 
+// The leading-dimension registers (in bytes), of A, B and C; designs before them have none.
+constexpr const char* kLdRegName[dg::bm::kOperands] = {regs::reg("LDA").name, regs::reg("LDB").name,
+                                                       regs::reg("LDC").name};
+
 constexpr uint32_t kCtrlStart = regs::mask("CTRL", "START");
 constexpr uint32_t kStatusBusy = regs::mask("STATUS", "BUSY");
 constexpr uint32_t kStatusDone = regs::mask("STATUS", "DONE");
@@ -95,10 +99,13 @@ struct dgmm_kernel {
   bool has_hi;         // the table has the *_BASE_HI registers (a version 1 table of a 32-bit design may not)
   uintptr_t reg[kNpuRegs];
   uintptr_t epi_reg[dg::bm::kEpiOperands][2];  // the epilogue operands' base registers (low, high)
-  bool npu_running;                            // the most recent launch went to the NPU and has not been seen to end
-  uint32_t npu_error;                          // ERROR register of the most recent launch (0: none)
-  bool cycles_valid;                           // the most recent launch ran on the NPU and completed
-  uint32_t cycles;                             // its CYCLES register
+  bool has_ld;                                 // the design has LDA, LDB, LDC and its table the bus beat
+  uint32_t beat_bytes;                         // the design's bus beat (0: not recorded)
+  uintptr_t ld_reg[dg::bm::kOperands];
+  bool npu_running;    // the most recent launch went to the NPU and has not been seen to end
+  uint32_t npu_error;  // ERROR register of the most recent launch (0: none)
+  bool cycles_valid;   // the most recent launch ran on the NPU and completed
+  uint32_t cycles;     // its CYCLES register
 };
 
 namespace {
@@ -261,8 +268,55 @@ dgmm_status npu_resolve(dgmm_kernel* h) {
       h->epi_reg[i][half] = static_cast<uintptr_t>(table.mmio_base) + r.offset;
     }
   }
+  h->beat_bytes = table.beat_bytes;
+  h->has_ld = table.beat_bytes != 0;
+  for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+    dg::ko::regmap::Register r;
+    h->ld_reg[i] = 0;
+    if (table.find(kLdRegName[i], &r) && (r.access & dg::ko::regmap::kAccessWrite) != 0)
+      h->ld_reg[i] = static_cast<uintptr_t>(table.mmio_base) + r.offset;
+    else
+      h->has_ld = false;
+  }
   h->design_id = table.design_id;
   h->addr_bits = table.addr_bits;
+  return DGMM_OK;
+}
+
+/// DGMM_OK when the NPU design can read (or write) operand i at its leading dimension: a whole
+/// number of bus beats, the operand within 4 GiB (its AGU's 32-bit offsets), and, for a design
+/// without the leading-dimension registers, packed; else the refusal, naming the operand.
+dgmm_status npu_check_ld(const dgmm_kernel* h, uint32_t i) {
+  const dg::bm::OperandLayout& o = h->plan.op[i];
+  const uint32_t bits = dg::bm::bits(o.type), inner = o.row_major ? o.cols : o.rows;
+  const uint64_t ld_bits = uint64_t{o.ld} * bits;
+  ErrorDetail d;
+  d.str("operand '").chr(static_cast<char>('A' + i)).str("': leading dimension ").num(o.ld);
+  if (!h->has_ld) {
+    if (o.ld == inner) return DGMM_OK;
+    d.str(": the module's NPU design has no leading-dimension registers (LDA, LDB, LDC: its model's npu.ld_registers ");
+    d.str("is false), it reads packed rows of ").num(inner).str(" elements");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  // A packed operand's rows are whole beats where its row is (the plan's k_align, and the START
+  // check ROW_BEATS, govern that); a padded one's leading dimension must be whole beats itself.
+  const uint64_t beat_bits = uint64_t{h->beat_bytes} * 8;
+  if (o.ld != inner && ld_bits % beat_bits != 0) {
+    uint64_t a = beat_bits, b = bits;  // elements per beat multiple: beat_bits / gcd(beat_bits, bits)
+    while (b != 0) {
+      const uint64_t t = a % b;
+      a = b;
+      b = t;
+    }
+    d.str(" is not a whole number of the NPU's ").num(h->beat_bytes).str("-byte bus beats: make it a multiple of ");
+    d.num(beat_bits / a);
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  const uint64_t span = o.bytes;  // (size_t: 32 bits on some boards)
+  if (ld_bits / 8 > 0xFFFFFFFFull || span > 0x100000000ull) {
+    d.str(" makes it span more than 4 GiB, which the NPU's AGUs address with 32-bit offsets");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
   return DGMM_OK;
 }
 
@@ -289,6 +343,7 @@ dgmm_status npu_start(dgmm_kernel* h) {
   for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
     // Checked at bind too; K (and with it the extents) may have changed since.
     if (const dgmm_status s = npu_check_reach(h, i, h->addr[i]); s != DGMM_OK) return s;
+    if (const dgmm_status s = npu_check_ld(h, i); s != DGMM_OK) return s;
   }
   const uint32_t id = npu_read(h, kId);
   if (id != h->design_id) {
@@ -309,6 +364,12 @@ dgmm_status npu_start(dgmm_kernel* h) {
     if (!dg::bm::epi_needed(h->plan, i)) continue;
     port_mmio_write32(h->epi_reg[i][0], static_cast<uint32_t>(h->epi_addr[i]));
     port_mmio_write32(h->epi_reg[i][1], static_cast<uint32_t>(h->epi_addr[i] >> 32));
+  }
+  if (h->has_ld) {
+    for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+      const dg::bm::OperandLayout& o = h->plan.op[i];
+      port_mmio_write32(h->ld_reg[i], static_cast<uint32_t>(uint64_t{o.ld} * dg::bm::bits(o.type) / 8));
+    }
   }
   npu_write(h, kM, h->plan.M);
   npu_write(h, kN, h->plan.N);
@@ -494,8 +555,10 @@ dgmm_status dgmm_set_engine(dgmm_handle h, dgmm_engine engine) {
   if (engine == DGMM_ENGINE_NPU) {
     const dgmm_status s = npu_resolve(h);
     if (s != DGMM_OK) return s;
-    // Operands bound for the reference executor must be reachable on the NPU's bus too.
+    // Operands bound for the reference executor must be reachable on the NPU's bus too, and
+    // their leading dimensions ones the design takes.
     for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+      if (const dgmm_status r = npu_check_ld(h, i); r != DGMM_OK) return r;
       if (!h->bound[i]) continue;
       if (const dgmm_status r = npu_check_reach(h, i, h->addr[i]); r != DGMM_OK) return r;
     }
@@ -521,6 +584,16 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
   }
   const bool outside = k < lo || k > hi;
   const uint32_t align = h->plan.k_align;
+  for (uint32_t i = 0; !outside && i < dg::bm::kC; ++i) {
+    const dg::bm::OperandLayout& o = h->plan.op[i];
+    if (o.ld_is_k && o.ld_set && k > o.ld) {
+      ErrorDetail d;
+      d.str("K ").num(k).str(" is above operand '").chr(static_cast<char>('A' + i));
+      d.str("''s leading dimension ").num(o.ld).str(" (set by dgmm_set_ld): its ");
+      d.str(i == dg::bm::kA ? "rows" : "columns").str(" would overlap");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+  }
   if (outside || odd != dg::bm::kOperands || k % align != 0) {
     ErrorDetail d;
     d.str("K ").num(k);
@@ -547,8 +620,57 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
       dg::bm::set_k(&h->plan, old_k);
       return wrap_error(i);
     }
+    if (h->engine == DGMM_ENGINE_NPU) {
+      if (const dgmm_status s = npu_check_ld(h, static_cast<uint32_t>(i)); s != DGMM_OK) {
+        dg::bm::set_k(&h->plan, old_k);
+        return s;
+      }
+    }
   }
   return DGMM_OK;
+}
+
+dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
+  if (!valid(h)) return bad_handle();
+  ErrorDetail d;
+  for (uint32_t e = 0; name != nullptr && e < dg::bm::kEpiOperands; ++e) {
+    if (!str_same(name, dg::bm::epi_name(e))) continue;
+    d.str("operand '").str(name).str("' is one vector: it has no leading dimension");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  const int i = operand_index(name);
+  if (i < 0) {
+    d.str("unknown operand '").str(name != nullptr ? name : "(null)").str("' (A, B or C)");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (const dgmm_status s = idle(h, "leading dimension change"); s != DGMM_OK) return s;
+  dg::bm::OperandLayout& o = h->plan.op[i];
+  const dg::bm::OperandLayout saved = o;
+  const uint32_t inner = o.row_major ? o.cols : o.rows;
+  d.str("operand '").str(name).str("': leading dimension ").num(ld);
+  if (ld != 0 && ld < inner) {
+    d.str(" is smaller than its ").str(o.row_major ? "rows' " : "columns' ").num(inner).str(" elements");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (ld != 0 && o.type == dg::bm::DType::Int4 && (ld & 1) != 0) {
+    d.str(" is odd: 4-bit elements are packed two per byte, and each row or column must start on a byte");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  o.ld_set = ld != 0;
+  o.ld = ld != 0 ? ld : o.ld_is_k ? h->plan.K : o.plan_ld;
+  dg::bm::set_k(&h->plan, h->plan.K);  // the extents at the new leading dimension
+  dgmm_status s = DGMM_OK;
+  if (h->bound[i] && wraps(h->addr[i], o.bytes))
+    s = wrap_error(i);
+  else if (h->engine == DGMM_ENGINE_NPU)
+    s = npu_check_ld(h, static_cast<uint32_t>(i));
+  if (s == DGMM_OK && h->engine == DGMM_ENGINE_NPU && h->bound[i])
+    s = npu_check_reach(h, static_cast<uint32_t>(i), h->addr[i]);
+  if (s != DGMM_OK) {
+    o = saved;
+    dg::bm::set_k(&h->plan, h->plan.K);
+  }
+  return s;
 }
 
 dgmm_status dgmm_launch(dgmm_handle h) {

@@ -10,7 +10,8 @@ set(want
     "\n  0x000  ID +ro\n" "\n  0x004  CTRL +wo\n" "\n  0x008  STATUS +ro\n" "\n  0x00c  ERROR +ro\n"
     "\n  0x010  CYCLES +ro\n" "\n  0x014  A_BASE +rw\n" "\n  0x018  B_BASE +rw\n" "\n  0x01c  C_BASE +rw\n"
     "\n  0x020  M +rw\n" "\n  0x024  N +rw\n" "\n  0x028  K +rw\n" "\n  0x02c  BOUND +ro\n"
-    "\n  0x030  A_BASE_HI +rw\n" "\n  0x034  B_BASE_HI +rw\n" "\n  0x038  C_BASE_HI +rw\n")
+    "\n  0x030  A_BASE_HI +rw\n" "\n  0x034  B_BASE_HI +rw\n" "\n  0x038  C_BASE_HI +rw\n"
+    "\n  0x04c  LDA +rw\n" "\n  0x050  LDB +rw\n" "\n  0x054  LDC +rw\n")
 foreach(line ${want})
   if(NOT out MATCHES "${line}")
     message(FATAL_ERROR "inspect output lacks '${line}':\n${out}")

@@ -1,7 +1,8 @@
 // The bare-metal test firmware: loads an embedded NPU module through the runtime, checks its K
 // range (set_k included) and operand A, and that its NPU register table resolves (qemu has no NPU,
 // so nothing is started on it), binds A, B and C, runs the GEMM with the reference executor and
-// compares C with the golden computed on the host.
+// compares C with the golden computed on the host; then C again inside a wider array (dgmm_set_ld),
+// its stride refused at the call where the NPU cannot take it.
 // Prints DGMM-BAREMETAL-PASS and exits 0 through the test device, or prints why and exits non-zero.
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,9 @@ namespace {
 
 alignas(16) unsigned char g_arena[16 * 1024];
 alignas(16) unsigned char g_c[sizeof(golden_c)];
+// C again, in a wider array: rows kLdc int32 apart (the last one ends the buffer).
+constexpr uint32_t kLdc = GOLDEN_N + 4;
+alignas(16) unsigned char g_c_wide[((GOLDEN_M - 1) * kLdc + GOLDEN_N) * 4];
 
 int fail(const char* what) {
   board_puts("DGMM-BAREMETAL-FAIL: ");
@@ -100,6 +104,29 @@ extern "C" int main() {
     board_puts("\n");
     return fail("compare");
   }
+
+  // C as a sub-matrix of a wider array: its rows kLdc int32 apart (dgmm_set_ld), the bytes between
+  // them untouched. On the NPU engine the runtime refuses at the call a stride that is not whole
+  // 16-byte bus beats (the module's register table records the beat).
+  if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK) return fail("NPU engine");
+  if (dgmm_set_ld(h, "C", GOLDEN_N + 1) != DGMM_ERROR_INVALID_ARGUMENT) return fail("C stride off the bus beat");
+  if (dgmm_set_ld(h, "C", kLdc) != DGMM_OK) return fail("C stride");
+  if (dgmm_set_engine(h, DGMM_ENGINE_REFERENCE) != DGMM_OK) return fail("reference engine");
+  dgmm_operand c;
+  if (dgmm_operand_info(h, "C", &c) != DGMM_OK || c.ld != kLdc || c.bytes != sizeof(g_c_wide))
+    return fail("C stride info");
+  if (dgmm_bind_output(h, "C", reinterpret_cast<uintptr_t>(g_c_wide)) != DGMM_OK) return fail("bind wide C");
+  for (size_t i = 0; i < sizeof(g_c_wide); ++i) g_c_wide[i] = 0xA5;
+  if (dgmm_launch(h) != DGMM_OK || dgmm_wait(dgmm_sync(h)) != DGMM_OK) return fail("launch with C's stride");
+  const size_t row = GOLDEN_N * 4, pitch = kLdc * 4;
+  for (size_t i = 0; i < sizeof(g_c_wide); ++i) {
+    const size_t r = i / pitch, at = i % pitch;
+    mismatches += at < row ? g_c_wide[i] != golden_c[r * row + at] : g_c_wide[i] != 0xA5;
+  }
+  if (mismatches != 0) return fail("compare with C's stride");
+  board_puts("C with a leading dimension of ");
+  board_put_u32(kLdc);
+  board_puts(": equal, the bytes between rows untouched\n");
   dgmm_unload(h);
   board_puts("DGMM-BAREMETAL-PASS\n");
   return 0;

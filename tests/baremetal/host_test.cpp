@@ -1125,11 +1125,12 @@ struct RegDef {
 };
 
 // The register block of the generated NPU top: its one description, <deepgemm/npu_regs.h>
-// (the registers of every design: not those of the fused epilogue's operands).
+// (the registers of a design with the leading dimensions, the default: not those of the fused
+// epilogue's operands).
 std::vector<RegDef> standard_regs() {
   std::vector<RegDef> out;
   for (const auto& r : dg::npu_regs::kRegisters)
-    if (r.feature == 0) out.push_back({r.name, r.offset, uint32_t(r.access)});
+    if (r.feature == 0 || r.feature == dg::npu_regs::kFeatureLd) out.push_back({r.name, r.offset, uint32_t(r.access)});
   return out;
 }
 
@@ -1138,7 +1139,7 @@ std::vector<uint8_t> make_table(uint64_t base, uint32_t id, const std::vector<Re
   for (const RegDef& r : regs) specs.push_back({r.name.c_str(), r.offset, r.access});
   std::vector<uint8_t> out(rm::table_size(uint32_t(specs.size())));
   size_t written = 0;
-  if (rm::write(base, id, addr_bits, specs.data(), uint32_t(specs.size()), out.data(), out.size(), &written) !=
+  if (rm::write(base, id, addr_bits, 16, specs.data(), uint32_t(specs.size()), out.data(), out.size(), &written) !=
       rm::Status::Ok)
     return {};
   out.resize(written);
@@ -1155,7 +1156,7 @@ PlanArgs npu_plan() {
 
 // Emulates the register block of the generated NPU top at `base`, register by register name from
 // the same definitions the module's table was built from: START runs the top's checks (ERROR 1 to
-// 5, or a forced code), a run completes after `run_polls` STATUS reads (never when negative), and
+// 5, 10 and 9, or a forced code), a run completes after `run_polls` STATUS reads (never when negative), and
 // writes while running are ignored, as in the RTL. Every access the runtime makes is logged;
 // accesses outside the table or against a register's access are violations.
 class MockNpu : public hp::Device {
@@ -1242,8 +1243,17 @@ class MockNpu : public hp::Device {
     const uint64_t row_bits =
         (uint64_t(k) * elem_bits[0]) | (uint64_t(n) * elem_bits[1]) | (uint64_t(n) * elem_bits[2]);
     if ((row_bits & (8 * beat - 1)) != 0) return 5;
-    const uint64_t extent[3] = {uint64_t(m) * k * elem_bits[0] / 8, uint64_t(k) * n * elem_bits[1] / 8,
-                                uint64_t(m) * n * elem_bits[2] / 8};
+    // The leading dimensions in bytes (0: packed) and the extents that follow: the last row's end.
+    const uint64_t row[3] = {uint64_t(k) * elem_bits[0] / 8, uint64_t(n) * elem_bits[1] / 8,
+                             uint64_t(n) * elem_bits[2] / 8};
+    const uint64_t rows[3] = {m, k, m};
+    const char* lds[3] = {"LDA", "LDB", "LDC"};
+    uint64_t extent[3];
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t ld = value[lds[i]] != 0 ? value[lds[i]] : row[i];
+      extent[i] = (rows[i] - 1) * ld + row[i];
+      if ((ld & (beat - 1)) != 0 || ld < row[i] || extent[i] > (uint64_t(1) << 32)) return 10;
+    }
     const char* names[3] = {"A_BASE", "B_BASE", "C_BASE"};
     for (int i = 0; i < 3; ++i) {
       const uint64_t a = (uint64_t(value[std::string(names[i]) + "_HI"]) << 32) | value[names[i]];
@@ -1428,6 +1438,9 @@ void test_npu_epilogue() {
                                                                   {"BIAS_BASE_HI", 0},
                                                                   {"RQ_BASE", 0x80500000u},
                                                                   {"RQ_BASE_HI", 0},
+                                                                  {"LDA", 64},
+                                                                  {"LDB", 48},
+                                                                  {"LDC", 48},
                                                                   {"M", 32},
                                                                   {"N", 48},
                                                                   {"K", 64},
@@ -1459,6 +1472,9 @@ void test_npu_run() {
                                                                   {"B_BASE_HI", 0},
                                                                   {"C_BASE", uint32_t(kAddrC)},
                                                                   {"C_BASE_HI", 0},
+                                                                  {"LDA", 64},
+                                                                  {"LDB", 48},
+                                                                  {"LDC", 192},
                                                                   {"M", 32},
                                                                   {"N", 48},
                                                                   {"K", 64},
@@ -1534,7 +1550,10 @@ void test_npu_errors() {
                         {4, "an operand base address is not aligned to a bus beat"},
                         {5, "an operand row is not a whole number of bus beats"},
                         {9, "an operand's base or extent does not fit the bus's address width"},
-                        {10, "unknown error code"}};
+                        {10,
+                         "a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its "
+                         "row's bytes, or makes its operand span more than 4 GiB"},
+                        {11, "unknown error code"}};
   for (const Case& c : cases) {
     const auto module = npu_module(npu_plan(), table);
     MockNpu npu(kNpuBase, kDesignId, standard_regs());
@@ -1657,6 +1676,9 @@ void test_npu_wide_bus() {
                                                                   {"B_BASE_HI", 0xFF},
                                                                   {"C_BASE", 0x00300000u},
                                                                   {"C_BASE_HI", 0x01},
+                                                                  {"LDA", 64},
+                                                                  {"LDB", 48},
+                                                                  {"LDC", 192},
                                                                   {"M", 32},
                                                                   {"N", 48},
                                                                   {"K", 64},
@@ -1725,6 +1747,9 @@ void test_npu_k_range() {
                                                                   {"B_BASE_HI", 0},
                                                                   {"C_BASE", uint32_t(kAddrC)},
                                                                   {"C_BASE_HI", 0},
+                                                                  {"LDA", 48},
+                                                                  {"LDB", 48},
+                                                                  {"LDC", 192},
                                                                   {"M", 32},
                                                                   {"N", 48},
                                                                   {"K", 48},
@@ -1776,6 +1801,93 @@ void test_npu_k_range() {
   }
 }
 
+void test_npu_leading_dimensions() {
+  // M 32, N 48, K 64, int8 x int8 -> int32 on a 16-byte bus.
+  const auto module = npu_module(npu_plan(), make_table(kNpuBase, kDesignId, standard_regs()));
+  MockNpu npu(kNpuBase, kDesignId, standard_regs());
+  npu.run_polls = 0;
+  Attached attached(&npu);
+  dgmm_handle h = npu_handle(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  // Sub-matrices of larger arrays: A's rows 80 elements apart (80 bytes, five beats), B's 64, C's 52
+  // (208 bytes); the extents follow, and each launch writes the registers in bytes.
+  CHECK(dgmm_set_ld(h, "A", 80) == DGMM_OK);
+  CHECK(dgmm_set_ld(h, "B", 64) == DGMM_OK);
+  CHECK(dgmm_set_ld(h, "C", 52) == DGMM_OK);
+  CHECK(operand(h, "A").ld == 80 && operand(h, "A").bytes == 31 * 80 + 64);
+  CHECK(operand(h, "B").ld == 64 && operand(h, "B").bytes == 63 * 64 + 48);
+  CHECK(operand(h, "C").ld == 52 && operand(h, "C").bytes == (31 * 52 + 48) * 4);
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(npu.value["LDA"] == 80 && npu.value["LDB"] == 64 && npu.value["LDC"] == 208 && npu.error == 0);
+  // Refused at the call, naming the operand and the rule; the leading dimension stays.
+  CHECK(dgmm_set_ld(h, "A", 63) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'A': leading dimension 63 is smaller than its rows' 64 elements"));
+  CHECK(dgmm_set_ld(h, "B", 56) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(),
+                 "operand 'B': leading dimension 56 is not a whole number of the NPU's 16-byte bus beats: make it a "
+                 "multiple of 16"));
+  CHECK(dgmm_set_ld(h, "C", 50) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "make it a multiple of 4"));
+  CHECK(dgmm_set_ld(h, "C", 1u << 26) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "span more than 4 GiB"));
+  CHECK(operand(h, "B").ld == 64 && operand(h, "C").ld == 52 && operand(h, "C").bytes == (31 * 52 + 48) * 4);
+  CHECK(dgmm_set_ld(h, "bias", 64) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'bias' is one vector"));
+  CHECK(dgmm_set_ld(h, "D", 64) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "unknown operand 'D'"));
+  CHECK(dgmm_set_ld(nullptr, "A", 64) == DGMM_ERROR_INVALID_STATE);
+  // 0 returns to the plan's, packed.
+  CHECK(dgmm_set_ld(h, "A", 0) == DGMM_OK && operand(h, "A").ld == 64 && operand(h, "A").bytes == 32 * 64);
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK && npu.value["LDA"] == 64);
+  // The reference executor takes any ld that holds a row; choosing the NPU checks them again.
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_REFERENCE) == DGMM_OK);
+  CHECK(dgmm_set_ld(h, "B", 50) == DGMM_OK);
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'B': leading dimension 50 is not a whole number"));
+  CHECK(dgmm_set_ld(h, "B", 0) == DGMM_OK && dgmm_set_engine(h, DGMM_ENGINE_NPU) == DGMM_OK);
+  // The hardware's START check has the last word: a launch it refuses with LD (ERROR 10) fails
+  // with the code's meaning from the register description.
+  MockNpu strict(kNpuBase, kDesignId, standard_regs());
+  strict.forced_error = 10;
+  strict.run_polls = 0;
+  {
+    Attached other(&strict);
+    CHECK(dgmm_set_ld(h, "A", 80) == DGMM_OK);
+    CHECK(dgmm_launch(h) == DGMM_OK);
+    CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_ERROR_LAUNCH);
+    CHECK(contains(dgmm_last_error(), "ERROR 10 (a leading dimension (LDA, LDB, LDC) is not a whole number"));
+  }
+
+  // A design without the leading-dimension registers takes packed operands only.
+  std::vector<RegDef> no_ld;
+  for (const RegDef& r : standard_regs())
+    if (r.name.rfind("LD", 0) != 0) no_ld.push_back(r);
+  const auto old_module = npu_module(npu_plan(), make_table(kNpuBase, kDesignId, no_ld));
+  dgmm_handle o = npu_handle(old_module);
+  CHECK(o != nullptr);
+  CHECK(dgmm_set_ld(o, "A", 80) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(),
+                 "has no leading-dimension registers (LDA, LDB, LDC: its model's npu.ld_registers is false)"));
+  CHECK(dgmm_set_ld(o, "A", 64) == DGMM_OK);
+
+  // K at run time: an ld set on A stays, and K may not pass it; 0 follows K again.
+  PlanArgs p = npu_plan();
+  p.k_dynamic = true, p.k_min = 32;
+  const auto kr_module = npu_module(p, make_table(kNpuBase, kDesignId, standard_regs()));
+  dgmm_handle k = npu_handle(kr_module);
+  CHECK(k != nullptr);
+  if (k == nullptr) return;
+  CHECK(dgmm_set_ld(k, "A", 48) == DGMM_ERROR_INVALID_ARGUMENT);  // K is 64 until set
+  CHECK(dgmm_set_k(k, 32) == DGMM_OK && dgmm_set_ld(k, "A", 48) == DGMM_OK);
+  CHECK(dgmm_set_k(k, 48) == DGMM_OK && operand(k, "A").ld == 48);
+  CHECK(dgmm_set_k(k, 64) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "K 64 is above operand 'A''s leading dimension 48 (set by dgmm_set_ld)"));
+  CHECK(current_k(k) == 48);
+  CHECK(dgmm_set_ld(k, "A", 0) == DGMM_OK && operand(k, "A").ld == 48);
+  CHECK(dgmm_set_k(k, 64) == DGMM_OK && operand(k, "A").ld == 64);
+}
+
 void test_npu_int4() {
   // int4 x u4 on an NPU generated for them: the registers are those of any plan; the 32-bit bus
   // check uses the packed extents. A's rows are K / 2 bytes, B's 64 / 2 = 32.
@@ -1797,6 +1909,9 @@ void test_npu_int4() {
                                                                   {"B_BASE_HI", 0},
                                                                   {"C_BASE", uint32_t(kAddrC)},
                                                                   {"C_BASE_HI", 0},
+                                                                  {"LDA", 32},
+                                                                  {"LDB", 32},
+                                                                  {"LDC", 256},
                                                                   {"M", 32},
                                                                   {"N", 64},
                                                                   {"K", 64},
@@ -1901,6 +2016,7 @@ int main() {
   test_npu_refused_before_start();
   test_npu_wide_bus();
   test_npu_k_range();
+  test_npu_leading_dimensions();
   test_npu_int4();
 #ifdef DEEPGEMM_TEST_MODULE
   test_compiled_module_regmap();

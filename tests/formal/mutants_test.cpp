@@ -271,9 +271,53 @@ TEST_CASE("formal: an off-by-one in the AGU's row loop is caught") {
 }
 
 TEST_CASE("formal: a wrong row stride is caught") {
-  // Rows twice as far apart as the matrix's leading dimension.
+  // Rows twice as far apart as the matrix's packed leading dimension, whatever LDB says.
   // (Row 0 of the first tile is right whatever the stride, so the induction step refutes it.)
   auto m = prove_one(mutate_assign("npu_gemm_tiny_agu_b.v", "ld_bytes", to("32'd96")), "npu_gemm_tiny_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: an AGU that ignores the run-time leading dimension is caught") {
+  // C's rows at the packed stride (N int32, 192 bytes) whatever LDC says: right only for the reset
+  // value, and the proof covers every stride the START check admits.
+  auto m = prove_one(mutate_assign("npu_gemm_tiny_agu_c.v", "ld_bytes", to("32'd192")), "npu_gemm_tiny_agu_c");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+  // Rows a byte apart more than LDC: off the bus beat, and into the next row's bytes.
+  auto o = prove_one(mutate_assign("npu_gemm_tiny_agu_c.v", "ld_bytes", to("ld_q + 32'd1")), "npu_gemm_tiny_agu_c");
+  INFO(hdlgen::report_text({{o}, ""}));
+  CHECK(!o.result.all_proved());
+}
+
+/// A fixture's plan on its model without the leading-dimension registers (packed rows only).
+Fixture packed(Fixture f) {
+  f.problem.hw.npu.ld_registers = false;
+  return f;
+}
+
+TEST_CASE("formal: with packed rows (no leading-dimension registers) every property is proved") {
+  // At a fixed K the row strides are the plan's constants; at a run-time K, A's is the latched K.
+  for (const Fixture* f : {&tiny(), &krange()}) {
+    const Fixture p = packed(*f);
+    hdlgen::Design d = hdlgen::generate(p.plan, p.problem.hw, p.plan.k_dynamic ? "pkr" : "pk");
+    for (const auto& v : d.files) {
+      CHECK(v.text.find("ld_i") == std::string::npos);
+      CHECK(v.text.find("lda_q") == std::string::npos);
+    }
+    hdlgen::FormalReport r = hdlgen::prove(d);
+    INFO(hdlgen::report_text(r));
+    REQUIRE(r.error.empty());
+    CHECK(r.all_proved());
+  }
+}
+
+TEST_CASE("formal: with packed rows, a wrong row stride is caught") {
+  // B's packed rows are N = 48 bytes apart: 96 reads every other row.
+  const Fixture p = packed(tiny());
+  hdlgen::Design d = design(p, "pk");
+  REQUIRE(file_text(d, "npu_gemm_pk_agu_b.v").find("assign ld_bytes = 32'd48;") != std::string::npos);
+  auto m = prove_one(mutate_assign("npu_gemm_pk_agu_b.v", "ld_bytes", to("32'd96"), p, "pk"), "npu_gemm_pk_agu_b");
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
 }

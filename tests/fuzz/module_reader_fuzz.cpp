@@ -93,9 +93,9 @@ void fuzz_regmap(const uint8_t* data, size_t size) {
   const size_t records = (size - rm::kHeaderSize) / rm::kRecordSize;
   const uint32_t count = static_cast<uint32_t>(records > rm::kMaxRegisters ? rm::kMaxRegisters : records);
   ko::store_u32(t.data() + rm::header_field::kCount, count);
-  // An address width of 32 to 64 bits from the input's byte there, the reserved field zero.
+  // An address width of 32 to 64 bits from the input's byte there, a beat of 1 to 4096 bytes.
   ko::store_u32(t.data() + rm::header_field::kAddrBits, rm::kMinAddrBits + t[rm::header_field::kAddrBits] % 33);
-  ko::store_u32(t.data() + rm::header_field::kReserved, 0);
+  ko::store_u32(t.data() + rm::header_field::kBeatBytes, 1u << (t[rm::header_field::kBeatBytes] % 13));
   t.resize(rm::table_size(count));
   check_regmap(t.data(), t.size());
 }

@@ -371,11 +371,17 @@ endmodule
 // whose bases have bits above it, or whose operands pass the end of the address space, is refused
 // (BASE_RANGE).
 //
+// Leading dimensions: row r of A, B or C starts r × LDA, LDB or LDC bytes after the operand's base
+// (0, the reset value, is packed: the row's own bytes), so that each may be a sub-matrix of a larger
+// row-major array. A leading dimension must be a whole number of bus beats, at least its row's
+// bytes, and keep the operand (its last row's end) within 4 GiB of its base, else START is refused
+// (LD); the bytes between C's rows are never written.
+//
 // Registers (byte offsets from the model's MMIO base; 32 bits each):
 //   0x000 ID        ro  identifies the generated design (a hash of its plan)
 //   0x004 CTRL      wo  control; bit 0 START
 //   0x008 STATUS    ro  run state; bit 0 BUSY, bit 1 DONE, bit 2 ERROR
-//   0x00c ERROR     ro  the start checks' verdict, or the run's bus error; bits 3:0 CODE: 0 NONE, 1 M, 2 N, 3 K, 4 BASE_ALIGN, 5 ROW_BEATS, 6 BUS_READ, 7 BUS_WRITE, 8 BUS_PROTOCOL, 9 BASE_RANGE
+//   0x00c ERROR     ro  the start checks' verdict, or the run's bus error; bits 3:0 CODE: 0 NONE, 1 M, 2 N, 3 K, 4 BASE_ALIGN, 5 ROW_BEATS, 6 BUS_READ, 7 BUS_WRITE, 8 BUS_PROTOCOL, 9 BASE_RANGE, 10 LD
 //   0x010 CYCLES    ro  cycles of the last (or current) run
 //   0x014 A_BASE    rw  byte address of A (M x K, row-major): its low 32 bits
 //   0x018 B_BASE    rw  byte address of B (K x N, row-major): its low 32 bits
@@ -387,6 +393,9 @@ endmodule
 //   0x030 A_BASE_HI rw  byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
 //   0x034 B_BASE_HI rw  byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
 //   0x038 C_BASE_HI rw  byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
+//   0x04c LDA       rw  A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD
+//   0x050 LDB       rw  B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD
+//   0x054 LDC       rw  C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows are not written
 module npu_gemm_tiny_npu_core (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -438,13 +447,29 @@ module npu_gemm_tiny_npu_core (
   assign b_base = b_base_q;
   assign c_base = c_base_q;
   logic [7:0] m_q, n_q, k_q;
+  // The leading dimensions as written (0: packed), the ones the run uses, the rows' bytes, and the
+  // operands' extents in bytes (the last row's end: (rows - 1) × ld + the row's bytes).
+  logic [31:0] lda_q, ldb_q, ldc_q;
+  logic [31:0] a_row, b_row, c_row, a_ld, b_ld, c_ld;
+  logic [63:0] a_extent, b_extent, c_extent;
+  assign a_row = (32'(k_q) << 3) >> 3;
+  assign b_row = (32'(n_q) << 3) >> 3;
+  assign c_row = (32'(n_q) << 5) >> 3;
+  assign a_ld = lda_q != 32'd0 ? lda_q : a_row;
+  assign b_ld = ldb_q != 32'd0 ? ldb_q : b_row;
+  assign c_ld = ldc_q != 32'd0 ? ldc_q : c_row;
+  assign a_extent = 64'd19 * 64'(a_ld) + 64'(a_row);
+  assign b_extent = 64'd127 * 64'(b_ld) + 64'(b_row);
+  assign c_extent = 64'd19 * 64'(c_ld) + 64'(c_row);
   logic [3:0]  error_q;
   logic        running_q, done_q, start;
   logic [31:0] rdata_d;
 
-  // START is refused (ERROR set) unless the configuration is inside the plan's ranges and every
-  // address and leading dimension is a whole number of 16-byte bus beats, and every operand
-  // lies below 2^32 (its base has no bit above the width, its last byte is below the end).
+  // START is refused (ERROR set) unless the configuration is inside the plan's ranges, every
+  // address, row and leading dimension is a whole number of 16-byte bus beats, every leading
+  // dimension holds its row and keeps its operand within 4 GiB (the AGUs' 32-bit offsets), and
+  // every operand lies below 2^32 (its base has no bit above the width, its last byte is below
+  // the end).
   logic [3:0] check;
   always_comb begin
     check = 4'd0;
@@ -453,12 +478,15 @@ module npu_gemm_tiny_npu_core (
     else if (k_q < 8'(128) || k_q > 8'(128)) check = 4'd3;
     else if (((a_base_q | b_base_q | c_base_q) & 32'd15) != 32'd0) check = 4'd4;
     else if ((((32'(k_q) << 3) | (32'(n_q) << 3) | (32'(n_q) << 5)) & 32'd127) != 32'd0) check = 4'd5;
+    else if (((a_ld | b_ld | c_ld) & 32'd15) != 32'd0 || a_ld < a_row || b_ld < b_row || c_ld < c_row ||
+             a_extent > 64'h1_0000_0000 || b_extent > 64'h1_0000_0000 || c_extent > 64'h1_0000_0000)
+      check = 4'd10;
     else if (a_hi_over_q ||
              b_hi_over_q ||
              c_hi_over_q ||
-             a_base > 32'd4294964736 ||
-             b_base > 32'd4294961152 ||
-             c_base > 32'd4294963456) check = 4'd9;
+             {1'b0, a_base} + 33'(a_extent) > {1'b1, 32'd0} ||
+             {1'b0, b_base} + 33'(b_extent) > {1'b1, 32'd0} ||
+             {1'b0, c_base} + 33'(c_extent) > {1'b1, 32'd0}) check = 4'd9;
   end
 
   logic reg_write, start_write;
@@ -478,6 +506,9 @@ module npu_gemm_tiny_npu_core (
       a_hi_over_q <= 1'b0;
       b_hi_over_q <= 1'b0;
       c_hi_over_q <= 1'b0;
+      lda_q <= '0;
+      ldb_q <= '0;
+      ldc_q <= '0;
       m_q <= '0;
       n_q <= '0;
       k_q <= '0;
@@ -498,6 +529,9 @@ module npu_gemm_tiny_npu_core (
           12'h030: a_hi_over_q <= reg_wdata_i != 32'd0;
           12'h034: b_hi_over_q <= reg_wdata_i != 32'd0;
           12'h038: c_hi_over_q <= reg_wdata_i != 32'd0;
+          12'h04c: lda_q <= reg_wdata_i;
+          12'h050: ldb_q <= reg_wdata_i;
+          12'h054: ldc_q <= reg_wdata_i;
           default: ;
         endcase
       end
@@ -534,6 +568,9 @@ module npu_gemm_tiny_npu_core (
       12'h030: rdata_d = 32'd0;
       12'h034: rdata_d = 32'd0;
       12'h038: rdata_d = 32'd0;
+      12'h04c: rdata_d = lda_q;
+      12'h050: rdata_d = ldb_q;
+      12'h054: rdata_d = ldc_q;
       default: rdata_d = '0;
     endcase
   end
@@ -663,6 +700,7 @@ module npu_gemm_tiny_npu_core (
     .rst_ni     (rst_ni),
     .start_i    (start),
     .base_i     (a_base),
+    .ld_i       (a_ld),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -731,6 +769,7 @@ module npu_gemm_tiny_npu_core (
     .rst_ni     (rst_ni),
     .start_i    (start),
     .base_i     (b_base),
+    .ld_i       (b_ld),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -799,6 +838,7 @@ module npu_gemm_tiny_npu_core (
     .rst_ni     (rst_ni),
     .start_i    (start),
     .base_i     (c_base),
+    .ld_i       (c_ld),
     .m_i        (m_q),
     .n_i        (n_q),
     .k_i        (k_q),
@@ -862,14 +902,17 @@ endmodule
 //
 // AGU for A (activations, M×K, row-major): tile_m rows of tile_k elements: one request per tile row, in the plan's loop order block_m, block_n, k_tile, row.
 // A request is the row segment's DRAM byte address (32 bits: the operand's base plus a 32-bit
-// offset within the operand) and its length in 16-byte bus beats; row r of a tile goes to
-// scratchpad bank r mod 16. The configuration (base address, M, N, K) is latched at start;
-// the top checks it against the plan's ranges and the bus's address width before starting.
+// offset within the operand: the row times the leading dimension ld, in bytes, plus the segment's
+// bytes within the row) and its length in 16-byte bus beats; row r of a tile goes to
+// scratchpad bank r mod 16. The configuration (base address, leading dimension, M, N, K) is
+// latched at start; the top checks it against the plan's ranges, the bus beat and the bus's
+// address width before starting.
 module npu_gemm_tiny_npu_agu_a (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic [31:0] base_i,
+  input  logic [31:0] ld_i,        // bytes from a row's start to the next row's
   input  logic [7:0] m_i,
   input  logic [7:0] n_i,
   input  logic [7:0] k_i,
@@ -888,13 +931,13 @@ module npu_gemm_tiny_npu_agu_a (
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
+  logic [31:0] ld_q;
   logic [7:0] m_q, n_q, k_q;
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
   logic [31:0] offset;                  // the request's bytes from the operand's base
 
-  assign ld_bytes = 32'd128;  // K is fixed by the plan
-
+  assign ld_bytes = ld_q;
   // The current request: row m0 + r, columns k0 .. k0 + seg_len - 1.
   logic [7:0] seg_left, seg_len;
   assign seg_left = k_q - k0_q;
@@ -920,6 +963,7 @@ module npu_gemm_tiny_npu_agu_a (
       busy_q <= 1'b0;
       done_q <= 1'b0;
       base_q <= '0;
+      ld_q <= '0;
       m_q <= '0;
       n_q <= '0;
       k_q <= '0;
@@ -932,6 +976,7 @@ module npu_gemm_tiny_npu_agu_a (
         busy_q <= 1'b1;
         done_q <= 1'b0;
         base_q <= base_i;
+        ld_q <= ld_i;
         m_q <= m_i;
         n_q <= n_i;
         k_q <= k_i;
@@ -970,7 +1015,8 @@ module npu_gemm_tiny_npu_agu_a (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer (at most 4 GiB) does not pass the end of the 32-bit address space.
+  // beats, with a leading dimension that holds a row, whose buffer (at most 4 GiB: its last row's
+  // end) does not pass the end of the 32-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -979,8 +1025,9 @@ module npu_gemm_tiny_npu_agu_a (
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
       assume (((32'(k_i) << LgBits) & 32'(127)) == 32'd0);
-      assume (33'(32'(m_i) * ((32'(k_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
-      assume ({1'b0, base_i} + 33'(33'(32'(m_i) * ((32'(k_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
+      assume (ld_i[3:0] == '0 && ld_i >= ((32'(k_i) << LgBits) >> 3));
+      assume ((64'(32'(m_i) - 32'd1) * 64'(ld_i) + 64'((32'(k_i) << LgBits) >> 3)) <= 64'h1_0000_0000);
+      assume ({1'b0, base_i} + 33'((64'(32'(m_i) - 32'd1) * 64'(ld_i) + 64'((32'(k_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
     end
   end
 
@@ -990,6 +1037,7 @@ module npu_gemm_tiny_npu_agu_a (
       // The latched configuration is the one the start checks admitted.
       assert (m_q == 8'(20) && n_q == 8'(48) && k_q == 8'(128));
       assert (base_q[3:0] == '0 && ((32'(k_q) << LgBits) & 32'(127)) == 32'd0);
+      assert (ld_q[3:0] == '0 && ld_q >= ((32'(k_q) << LgBits) >> 3));
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -998,12 +1046,15 @@ module npu_gemm_tiny_npu_agu_a (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from k0, of the operand at base.
-      assert (req_addr_o == base_q + 32'(32'((32'(m0_q) + 32'(r_q)) * 32'd128 + ((32'(k0_q) << LgBits) >> 3))));
+      assert (req_addr_o == base_q + 32'(32'((32'(m0_q) + 32'(r_q)) * ld_q + ((32'(k0_q) << LgBits) >> 3))));
+      assert (req_addr_o[3:0] == '0);  // what the burst splitter takes
       assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (k_q - k0_q < 8'(TileSeg) ? k_q - k0_q : 8'(TileSeg)));
-      // Bounds: a row inside the matrix (above) and a segment inside the row place the request
-      // inside the operand's row-major buffer of m rows of k elements.
+      // Bounds: a row inside the matrix (above) and a segment inside the row, whose bytes the
+      // leading dimension holds, place the request inside the operand's row-major buffer of m
+      // rows ld bytes apart, and never on another row's bytes or between rows.
       assert (k0_q < k_q && k0_q + seg_len <= k_q);
+      assert (((32'(k0_q + seg_len) << LgBits) >> 3) <= ld_q);
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
   end
@@ -1025,14 +1076,17 @@ endmodule
 //
 // AGU for B (weights, K×N, row-major): tile_k rows of tile_n elements: one request per tile row, in the plan's loop order block_m, block_n, k_tile, row.
 // A request is the row segment's DRAM byte address (32 bits: the operand's base plus a 32-bit
-// offset within the operand) and its length in 16-byte bus beats; row r of a tile goes to
-// scratchpad bank r mod 16. The configuration (base address, M, N, K) is latched at start;
-// the top checks it against the plan's ranges and the bus's address width before starting.
+// offset within the operand: the row times the leading dimension ld, in bytes, plus the segment's
+// bytes within the row) and its length in 16-byte bus beats; row r of a tile goes to
+// scratchpad bank r mod 16. The configuration (base address, leading dimension, M, N, K) is
+// latched at start; the top checks it against the plan's ranges, the bus beat and the bus's
+// address width before starting.
 module npu_gemm_tiny_npu_agu_b (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic [31:0] base_i,
+  input  logic [31:0] ld_i,        // bytes from a row's start to the next row's
   input  logic [7:0] m_i,
   input  logic [7:0] n_i,
   input  logic [7:0] k_i,
@@ -1051,13 +1105,13 @@ module npu_gemm_tiny_npu_agu_b (
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
+  logic [31:0] ld_q;
   logic [7:0] m_q, n_q, k_q;
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
   logic [31:0] offset;                  // the request's bytes from the operand's base
 
-  assign ld_bytes = 32'd48;  // N is fixed by the plan
-
+  assign ld_bytes = ld_q;
   // The current request: row k0 + r, columns n0 .. n0 + seg_len - 1.
   logic [7:0] seg_left, seg_len;
   assign seg_left = n_q - n0_q;
@@ -1083,6 +1137,7 @@ module npu_gemm_tiny_npu_agu_b (
       busy_q <= 1'b0;
       done_q <= 1'b0;
       base_q <= '0;
+      ld_q <= '0;
       m_q <= '0;
       n_q <= '0;
       k_q <= '0;
@@ -1095,6 +1150,7 @@ module npu_gemm_tiny_npu_agu_b (
         busy_q <= 1'b1;
         done_q <= 1'b0;
         base_q <= base_i;
+        ld_q <= ld_i;
         m_q <= m_i;
         n_q <= n_i;
         k_q <= k_i;
@@ -1133,7 +1189,8 @@ module npu_gemm_tiny_npu_agu_b (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer (at most 4 GiB) does not pass the end of the 32-bit address space.
+  // beats, with a leading dimension that holds a row, whose buffer (at most 4 GiB: its last row's
+  // end) does not pass the end of the 32-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -1142,8 +1199,9 @@ module npu_gemm_tiny_npu_agu_b (
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
       assume (((32'(n_i) << LgBits) & 32'(127)) == 32'd0);
-      assume (33'(32'(k_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
-      assume ({1'b0, base_i} + 33'(33'(32'(k_i) * ((32'(n_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
+      assume (ld_i[3:0] == '0 && ld_i >= ((32'(n_i) << LgBits) >> 3));
+      assume ((64'(32'(k_i) - 32'd1) * 64'(ld_i) + 64'((32'(n_i) << LgBits) >> 3)) <= 64'h1_0000_0000);
+      assume ({1'b0, base_i} + 33'((64'(32'(k_i) - 32'd1) * 64'(ld_i) + 64'((32'(n_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
     end
   end
 
@@ -1153,6 +1211,7 @@ module npu_gemm_tiny_npu_agu_b (
       // The latched configuration is the one the start checks admitted.
       assert (m_q == 8'(20) && n_q == 8'(48) && k_q == 8'(128));
       assert (base_q[3:0] == '0 && ((32'(n_q) << LgBits) & 32'(127)) == 32'd0);
+      assert (ld_q[3:0] == '0 && ld_q >= ((32'(n_q) << LgBits) >> 3));
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -1161,12 +1220,15 @@ module npu_gemm_tiny_npu_agu_b (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row k0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + 32'(32'((32'(k0_q) + 32'(r_q)) * 32'd48 + ((32'(n0_q) << LgBits) >> 3))));
+      assert (req_addr_o == base_q + 32'(32'((32'(k0_q) + 32'(r_q)) * ld_q + ((32'(n0_q) << LgBits) >> 3))));
+      assert (req_addr_o[3:0] == '0);  // what the burst splitter takes
       assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
-      // Bounds: a row inside the matrix (above) and a segment inside the row place the request
-      // inside the operand's row-major buffer of k rows of n elements.
+      // Bounds: a row inside the matrix (above) and a segment inside the row, whose bytes the
+      // leading dimension holds, place the request inside the operand's row-major buffer of k
+      // rows ld bytes apart, and never on another row's bytes or between rows.
       assert (n0_q < n_q && n0_q + seg_len <= n_q);
+      assert (((32'(n0_q + seg_len) << LgBits) >> 3) <= ld_q);
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
   end
@@ -1188,14 +1250,17 @@ endmodule
 //
 // AGU for C (outputs, M×N, row-major, int32): tile_m rows of tile_n elements: one request per tile row, in the plan's loop order block_m, block_n, row.
 // A request is the row segment's DRAM byte address (32 bits: the operand's base plus a 32-bit
-// offset within the operand) and its length in 16-byte bus beats; row r of a tile goes to
-// scratchpad bank r mod 16. The configuration (base address, M, N, K) is latched at start;
-// the top checks it against the plan's ranges and the bus's address width before starting.
+// offset within the operand: the row times the leading dimension ld, in bytes, plus the segment's
+// bytes within the row) and its length in 16-byte bus beats; row r of a tile goes to
+// scratchpad bank r mod 16. The configuration (base address, leading dimension, M, N, K) is
+// latched at start; the top checks it against the plan's ranges, the bus beat and the bus's
+// address width before starting.
 module npu_gemm_tiny_npu_agu_c (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        start_i,
   input  logic [31:0] base_i,
+  input  logic [31:0] ld_i,        // bytes from a row's start to the next row's
   input  logic [7:0] m_i,
   input  logic [7:0] n_i,
   input  logic [7:0] k_i,
@@ -1214,13 +1279,13 @@ module npu_gemm_tiny_npu_agu_c (
 
   logic        busy_q, done_q;
   logic [31:0] base_q;
+  logic [31:0] ld_q;
   logic [7:0] m_q, n_q, k_q;
   logic [7:0] m0_q, n0_q, k0_q, r_q;   // tile origin (elements) and row within the tile
   logic [31:0] ld_bytes;                // bytes between consecutive rows of the operand
   logic [31:0] offset;                  // the request's bytes from the operand's base
 
-  assign ld_bytes = 32'd192;  // N is fixed by the plan
-
+  assign ld_bytes = ld_q;
   // The current request: row m0 + r, columns n0 .. n0 + seg_len - 1.
   logic [7:0] seg_left, seg_len;
   assign seg_left = n_q - n0_q;
@@ -1249,6 +1314,7 @@ module npu_gemm_tiny_npu_agu_c (
       busy_q <= 1'b0;
       done_q <= 1'b0;
       base_q <= '0;
+      ld_q <= '0;
       m_q <= '0;
       n_q <= '0;
       k_q <= '0;
@@ -1261,6 +1327,7 @@ module npu_gemm_tiny_npu_agu_c (
         busy_q <= 1'b1;
         done_q <= 1'b0;
         base_q <= base_i;
+        ld_q <= ld_i;
         m_q <= m_i;
         n_q <= n_i;
         k_q <= k_i;
@@ -1294,7 +1361,8 @@ module npu_gemm_tiny_npu_agu_c (
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   // The top starts the AGU only with a configuration inside the plan's ranges, aligned to bus
-  // beats, whose buffer (at most 4 GiB) does not pass the end of the 32-bit address space.
+  // beats, with a leading dimension that holds a row, whose buffer (at most 4 GiB: its last row's
+  // end) does not pass the end of the 32-bit address space.
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
@@ -1303,8 +1371,9 @@ module npu_gemm_tiny_npu_agu_c (
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
       assume (((32'(n_i) << LgBits) & 32'(127)) == 32'd0);
-      assume (33'(32'(m_i) * ((32'(n_i) << LgBits) >> 3)) <= 33'h1_0000_0000);
-      assume ({1'b0, base_i} + 33'(33'(32'(m_i) * ((32'(n_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
+      assume (ld_i[3:0] == '0 && ld_i >= ((32'(n_i) << LgBits) >> 3));
+      assume ((64'(32'(m_i) - 32'd1) * 64'(ld_i) + 64'((32'(n_i) << LgBits) >> 3)) <= 64'h1_0000_0000);
+      assume ({1'b0, base_i} + 33'((64'(32'(m_i) - 32'd1) * 64'(ld_i) + 64'((32'(n_i) << LgBits) >> 3))) <= {1'b1, 32'd0});
     end
   end
 
@@ -1314,6 +1383,7 @@ module npu_gemm_tiny_npu_agu_c (
       // The latched configuration is the one the start checks admitted.
       assert (m_q == 8'(20) && n_q == 8'(48) && k_q == 8'(128));
       assert (base_q[3:0] == '0 && ((32'(n_q) << LgBits) & 32'(127)) == 32'd0);
+      assert (ld_q[3:0] == '0 && ld_q >= ((32'(n_q) << LgBits) >> 3));
     end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -1322,12 +1392,15 @@ module npu_gemm_tiny_npu_agu_c (
       assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
       assert (m0_q[3:0] == '0 && n0_q[4:0] == '0 && k0_q[5:0] == '0);
       // Index map: the request is row m0 + r, columns from n0, of the operand at base.
-      assert (req_addr_o == base_q + 32'(32'((32'(m0_q) + 32'(r_q)) * 32'd192 + ((32'(n0_q) << LgBits) >> 3))));
+      assert (req_addr_o == base_q + 32'(32'((32'(m0_q) + 32'(r_q)) * ld_q + ((32'(n0_q) << LgBits) >> 3))));
+      assert (req_addr_o[3:0] == '0);  // what the burst splitter takes
       assert ((32'(req_beats_o) << 7) == (32'(seg_len) << LgBits) && req_beats_o != '0);
       assert (seg_len == (n_q - n0_q < 8'(TileSeg) ? n_q - n0_q : 8'(TileSeg)));
-      // Bounds: a row inside the matrix (above) and a segment inside the row place the request
-      // inside the operand's row-major buffer of m rows of n elements.
+      // Bounds: a row inside the matrix (above) and a segment inside the row, whose bytes the
+      // leading dimension holds, place the request inside the operand's row-major buffer of m
+      // rows ld bytes apart, and never on another row's bytes or between rows.
       assert (n0_q < n_q && n0_q + seg_len <= n_q);
+      assert (((32'(n0_q + seg_len) << LgBits) >> 3) <= ld_q);
     end
     if (rst_ni && f_past_valid && done_q) assert (!busy_q);
   end

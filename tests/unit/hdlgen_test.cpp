@@ -153,12 +153,15 @@ constraints { tile_m == 32; tile_n == 32; tile_k == 64; dataflow: output_station
   CHECK(top.find(".EABits(4), .EBBits(4), .AW(4), .BW(4), .ASigned(1'b1), .BSigned(1'b0)") != std::string::npos);
   CHECK(top.find(".AWords(2), .BWords(1)") != std::string::npos);  // 64 and 32 nibbles per 128-bit word
   CHECK(top.find(".G(16)") != std::string::npos);                  // k per group: the 16 banks
-  // A's row of K = 96 nibbles is 48 bytes: the AGU's fixed stride; column offsets are halved.
+  // A's row of K = 96 nibbles is 48 bytes: the packed stride (LDA's reset value, 0, stands for it),
+  // which the AGU takes as its run-time stride; column offsets are halved.
   const hdlgen::VerilogFile* agu_a = nullptr;
   for (const auto& f : d.files)
     if (f.name == "npu_gemm_i4_agu_a.v") agu_a = &f;
   REQUIRE(agu_a != nullptr);
-  CHECK(agu_a->text.find("assign ld_bytes = 32'd48;") != std::string::npos);
+  CHECK(top.find("assign a_row = (32'(k_q) << 2) >> 3;") != std::string::npos);
+  CHECK(top.find("assign a_ld = lda_q != 32'd0 ? lda_q : a_row;") != std::string::npos);
+  CHECK(agu_a->text.find("assign ld_bytes = ld_q;") != std::string::npos);
   CHECK(agu_a->text.find("localparam int LgBits = 2;") != std::string::npos);
   CHECK(agu_a->text.find("((32'(k0_q) << LgBits) >> 3)") != std::string::npos);
 }

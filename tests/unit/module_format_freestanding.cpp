@@ -49,6 +49,7 @@ extern "C" uint32_t dg_ko_freestanding_regmap(const uint8_t* data, size_t size) 
 extern "C" size_t dg_ko_freestanding_regmap_write(uint8_t* buf, size_t cap) {
   const dg::ko::regmap::RegisterSpec regs[1] = {{"CTRL", 4, dg::ko::regmap::kAccessWrite}};
   size_t written = 0;
-  return dg::ko::regmap::write(0x40000000u, 1, 32, regs, 1, buf, cap, &written) == dg::ko::regmap::Status::Ok ? written
-                                                                                                              : 0;
+  return dg::ko::regmap::write(0x40000000u, 1, 32, 16, regs, 1, buf, cap, &written) == dg::ko::regmap::Status::Ok
+             ? written
+             : 0;
 }

@@ -74,7 +74,7 @@ ModuleContents npu_contents() {
                                            {"A_BASE", 0x014, ko::regmap::kAccessRead | ko::regmap::kAccessWrite}};
   regmap.bytes.resize(ko::regmap::table_size(4));
   size_t written = 0;
-  REQUIRE(ko::regmap::write(0x40000000u, 0x9b575bdbu, 32, regs, 4, regmap.bytes.data(), regmap.bytes.size(),
+  REQUIRE(ko::regmap::write(0x40000000u, 0x9b575bdbu, 32, 16, regs, 4, regmap.bytes.data(), regmap.bytes.size(),
                             &written) == ko::regmap::Status::Ok);
   c.sections.push_back(regmap);
   c.sections.push_back(section(ko::SectionKind::Verilog, "agu", "module agu(input logic clk_i);\nendmodule\n"));

@@ -32,7 +32,7 @@ std::vector<uint8_t> encode(const std::vector<rm::RegisterSpec>& regs, uint64_t 
   std::vector<uint8_t> out(rm::table_size(static_cast<uint32_t>(regs.size())) + 8, 0xAA);
   size_t written = 0;
   ko::ErrorDetail err;
-  const rm::Status st = rm::write(base, id, addr_bits, regs.data(), static_cast<uint32_t>(regs.size()), out.data(),
+  const rm::Status st = rm::write(base, id, addr_bits, 16, regs.data(), static_cast<uint32_t>(regs.size()), out.data(),
                                   out.size(), &written, &err);
   REQUIRE_MESSAGE(st == rm::Status::Ok, err.text);
   out.resize(written);
@@ -66,7 +66,7 @@ TEST_CASE("register table: the layout is the documented one") {
   const std::vector<uint8_t> t = encode(three_regs(), 0x123456789abcdef0ull, 0xcafef00du, 48);
   REQUIRE(t.size() == 40 + 3 * 24);
   CHECK(std::memcmp(t.data(), "DGRM", 4) == 0);
-  CHECK(ko::load_u32(&t[4]) == 2);    // version
+  CHECK(ko::load_u32(&t[4]) == 3);    // version
   CHECK(ko::load_u32(&t[8]) == 40);   // header size
   CHECK(ko::load_u32(&t[12]) == 24);  // record size
   CHECK(ko::load_u32(&t[16]) == 0x9abcdef0u);
@@ -74,7 +74,7 @@ TEST_CASE("register table: the layout is the documented one") {
   CHECK(ko::load_u32(&t[24]) == 3);  // count
   CHECK(ko::load_u32(&t[28]) == 0xcafef00du);
   CHECK(ko::load_u32(&t[32]) == 48);  // bus address bits
-  CHECK(ko::load_u32(&t[36]) == 0);   // reserved
+  CHECK(ko::load_u32(&t[36]) == 16);  // bus beat bytes
   const uint8_t* r = &t[40 + 2 * 24];
   CHECK(std::string(reinterpret_cast<const char*>(r)) == "A_BASE");
   for (int i = 6; i < 16; ++i) CHECK(r[i] == 0);
@@ -153,9 +153,15 @@ TEST_CASE("register table: each bad field has its own status and message") {
   auto t = with([](auto& t) { t[2] = 'X'; });
   CHECK(status_of(t) == rm::Status::BadMagic);
   CHECK(error_of(t) == "not a register table: bad magic at byte 2 (expected \"DGRM\")");
-  t = with([](auto& t) { ko::store_u32(&t[4], 3); });
+  t = with([](auto& t) { ko::store_u32(&t[4], 4); });
   CHECK(status_of(t) == rm::Status::UnsupportedVersion);
-  CHECK(error_of(t) == "unsupported register table version 3 (this reader supports versions 1 and 2)");
+  CHECK(error_of(t) == "unsupported register table version 4 (this reader supports versions 1 to 3)");
+  t = with([](auto& t) { ko::store_u32(&t[36], 24); });
+  CHECK(status_of(t) == rm::Status::BadAddrBits);
+  CHECK(error_of(t) == "bus beat bytes 24 is not a power of two from 1 to 4096");
+  t = with([](auto& t) { ko::store_u32(&t[4], 2); });  // version 2: byte 36 is reserved
+  CHECK(status_of(t) == rm::Status::BadAddrBits);
+  CHECK(error_of(t) == "the reserved header field at byte 36 is not zero");
   t = with([](auto& t) { ko::store_u32(&t[8], 36); });
   CHECK(status_of(t) == rm::Status::BadHeaderSize);
   CHECK(error_of(t) == "bad register table header size 36 (expected 40)");
@@ -167,9 +173,9 @@ TEST_CASE("register table: each bad field has its own status and message") {
   CHECK(error_of(t) == "bus address bits 31 is outside 32 to 64");
   t = with([](auto& t) { ko::store_u32(&t[32], 65); });
   CHECK(status_of(t) == rm::Status::BadAddrBits);
-  t = with([](auto& t) { t[37] = 1; });
+  t = with([](auto& t) { t[37] = 1; });  // a beat of 272 bytes
   CHECK(status_of(t) == rm::Status::BadAddrBits);
-  CHECK(error_of(t) == "the reserved header field at byte 36 is not zero");
+  CHECK(error_of(t) == "bus beat bytes 272 is not a power of two from 1 to 4096");
   t = with([](auto& t) { ko::store_u32(&t[12], 20); });
   CHECK(status_of(t) == rm::Status::BadRecordSize);
   t = with([](auto& t) { ko::store_u32(&t[24], 0); });
@@ -233,7 +239,7 @@ TEST_CASE("register table: the writer refuses what the reader would") {
   size_t written = 7;
   ko::ErrorDetail err;
   auto write = [&](const std::vector<rm::RegisterSpec>& regs, size_t cap = 1024) {
-    return rm::write(0, 0, 32, regs.data(), static_cast<uint32_t>(regs.size()), buf.data(), cap, &written, &err);
+    return rm::write(0, 0, 32, 16, regs.data(), static_cast<uint32_t>(regs.size()), buf.data(), cap, &written, &err);
   };
   CHECK(write({{"ABCDEFGHIJKLMNOP", 0, kR}}) == rm::Status::BadName);
   CHECK(std::string(err.text) == "register 0 name is longer than 15 characters");
@@ -250,13 +256,25 @@ TEST_CASE("register table: the writer refuses what the reader would") {
   CHECK(write(three_regs(), 112) == rm::Status::Ok);
   CHECK(written == 112);
   for (uint32_t bits : {0u, 31u, 65u}) {
-    CHECK(rm::write(0, 0, bits, three_regs().data(), 3, buf.data(), buf.size(), &written, &err) ==
+    CHECK(rm::write(0, 0, bits, 16, three_regs().data(), 3, buf.data(), buf.size(), &written, &err) ==
           rm::Status::BadAddrBits);
     CHECK(written == 0);
   }
-  CHECK(rm::write(0, 0, 64, three_regs().data(), 3, buf.data(), buf.size(), &written) == rm::Status::Ok);
-  CHECK(rm::write(0, 0, 32, nullptr, 1, buf.data(), buf.size(), &written) == rm::Status::NullArgument);
-  CHECK(rm::write(0, 0, 32, three_regs().data(), 3, nullptr, 0, &written) == rm::Status::NullArgument);
+  CHECK(rm::write(0, 0, 64, 16, three_regs().data(), 3, buf.data(), buf.size(), &written) == rm::Status::Ok);
+  CHECK(rm::write(0, 0, 32, 16, nullptr, 1, buf.data(), buf.size(), &written) == rm::Status::NullArgument);
+  CHECK(rm::write(0, 0, 32, 16, three_regs().data(), 3, nullptr, 0, &written) == rm::Status::NullArgument);
+}
+
+TEST_CASE("register table: a version 2 table reads as a design whose bus beat is not recorded") {
+  std::vector<uint8_t> t = encode(three_regs(), 0x40000000u, 0x9b575bdbu, 48);
+  ko::store_u32(&t[4], 2);
+  ko::store_u32(&t[36], 0);
+  rm::View v;
+  REQUIRE(rm::parse(t.data(), t.size(), &v) == rm::Status::Ok);
+  CHECK(v.addr_bits == 48);
+  CHECK(v.beat_bytes == 0);
+  REQUIRE(rm::parse(encode(three_regs(), 0x40000000u, 0x9b575bdbu, 48).data(), t.size(), &v) == rm::Status::Ok);
+  CHECK(v.beat_bytes == 16);
 }
 
 TEST_CASE("register table: a version 1 table reads as a design with 32-bit bus addresses") {

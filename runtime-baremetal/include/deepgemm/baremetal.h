@@ -42,6 +42,16 @@
  * the extents that follow from it; the buffer bound to an operand must hold the bytes reported for
  * the K of each launch. A fixed-K plan has K_min == K_max == K.
  *
+ * Leading dimensions at run time. dgmm_set_ld(handle, "A", lda) (and "B", "C") makes an operand a
+ * sub-matrix of a larger array: its rows (row-major) start ld elements apart, as BLAS's lda; 0
+ * returns to the plan's (packed, for a K-range operand along K: the current K). The buffer then
+ * spans (rows - 1) x ld + cols elements (dgmm_operand_info's bytes); the elements between rows are
+ * neither read nor, for C, written. An ld set on a K-range operand along K stays fixed: dgmm_set_k
+ * then refuses a K above it. On the NPU engine the design moves whole bus beats, so ld x
+ * element_bits / 8 must be a multiple of the bus beat (the module's register table records it),
+ * and an operand must span at most 4 GiB; the NPU's LDA, LDB and LDC registers take the leading
+ * dimensions in bytes (written at each launch).
+ *
  * Execution engines. Each handle runs its launches on one of two engines, chosen explicitly with
  * dgmm_set_engine; a new handle uses the reference executor.
  *
@@ -150,10 +160,22 @@ dgmm_status dgmm_trust_key(const uint8_t* public_key);
 /** Sets the K of the following launches (see "K at run time" above): DGMM_ERROR_INVALID_ARGUMENT,
  *  with a message naming the plan's range, when k is outside [K_min, K_max] (for a fixed-K plan
  *  only k == K is accepted), when k is odd and the rows of a 4-bit A or the columns of a 4-bit B
- *  are packed along K (see "Element types"), or when an operand already bound would wrap around
- *  the address space at that K; DGMM_ERROR_INVALID_STATE while a launch runs. Bindings stay; on
+ *  are packed along K (see "Element types"), when k is above a leading dimension dgmm_set_ld set
+ *  on an operand along K, or when an operand already bound would wrap around the address space at
+ *  that K; DGMM_ERROR_INVALID_STATE while a launch runs. Bindings stay; on
  *  failure K stays as it was. */
 dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k);
+
+/** Sets the leading dimension of operand `name` ("A", "B" or "C"), in elements, for the following
+ *  launches (see "Leading dimensions at run time" above); 0 returns to the plan's.
+ *  DGMM_ERROR_INVALID_ARGUMENT, with a message naming the operand and the rule, when ld is smaller
+ *  than a row (or column) at the current K, odd for 4-bit elements, not a whole number of the NPU's
+ *  bus beats or spanning more than 4 GiB (on the NPU engine; dgmm_set_engine checks them again
+ *  when it chooses the NPU), when the module's NPU design has no leading-dimension registers and
+ *  ld is not the packed one (NPU engine), or when the operand, already bound, would wrap around the
+ *  address space or pass the NPU bus's reach; DGMM_ERROR_INVALID_STATE while a launch runs. On
+ *  failure ld stays as it was. */
+dgmm_status dgmm_set_ld(dgmm_handle handle, const char* name, uint32_t ld);
 
 /** The plan's K range (K_min == K_max == K for a fixed-K plan); either pointer may be NULL. */
 dgmm_status dgmm_k_range(dgmm_handle handle, uint32_t* k_min, uint32_t* k_max);
@@ -192,7 +214,7 @@ const char* dgmm_status_string(dgmm_status status);
 /** One operand at the current K. */
 typedef struct {
   uint32_t rows, cols;   /* A: M x K, B: K x N, C: M x N */
-  uint32_t ld;           /* leading dimension in elements */
+  uint32_t ld;           /* leading dimension in elements (the plan's, or dgmm_set_ld's) */
   uint32_t element_bits; /* the container in memory: 4 (a nibble, two per byte), 8, 16, 32 or 64 */
   uint32_t row_major;    /* 1 row-major, 0 column-major */
   uint32_t is_output;    /* 1 for C */

@@ -7,12 +7,12 @@
 // prints it. Freestanding C++20 like <deepgemm/module_format.h>: no allocation, no exceptions, no
 // library calls, every field read byte by byte (little-endian), so unaligned buffers are fine.
 //
-// Layout, table version 2. All integers are unsigned little-endian.
+// Layout, table version 3. All integers are unsigned little-endian.
 //
 //   offset  size  header (40 bytes)
 //   ------  ----  --------------------------------------------------------------------------------
 //        0     4  magic "DGRM"
-//        4     4  table version (2)
+//        4     4  table version (3)
 //        8     4  header size (40)
 //       12     4  record size (24)
 //       16     8  MMIO base: physical address of the register block (register offsets are from it)
@@ -20,10 +20,13 @@
 //       28     4  design ID: the value the design's ID register reads (a hash of its plan)
 //       32     4  bus address bits: the width of the design's DMA addresses, 32 to 64 (an operand
 //                 must lie below 2^bits)
-//       36     4  reserved, zero
+//       36     4  bus beat bytes: the DMA moves whole beats of this many bytes, so that bases and
+//                 leading dimensions are multiples of it (a power of two, 1 to 4096)
 //
 // A version 1 table (written before the address width was recorded) has the 32-byte header
-// above without its last two fields; the reader takes it as a design with 32-bit addresses.
+// above without its last two fields; the reader takes it as a design with 32-bit addresses. A
+// version 2 table has the 40-byte header with zero at byte 36 (reserved): its beat is not
+// recorded (View::beat_bytes 0), and its design has no leading-dimension registers.
 //
 //   offset  size  record (24 bytes each, one per register, right after the header)
 //   ------  ----  --------------------------------------------------------------------------------
@@ -49,7 +52,7 @@ namespace dg::ko::regmap {
 // ---- Constants ---------------------------------------------------------------------------------
 
 inline constexpr uint8_t kMagic[4] = {'D', 'G', 'R', 'M'};
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kHeaderSize = 40;
 inline constexpr uint32_t kHeaderSizeV1 = 32;  // version 1: no address width (32 bits)
 inline constexpr uint32_t kMinAddrBits = 32;
@@ -73,7 +76,7 @@ inline constexpr uint32_t kMmioBase = 16;
 inline constexpr uint32_t kCount = 24;
 inline constexpr uint32_t kDesignId = 28;
 inline constexpr uint32_t kAddrBits = 32;
-inline constexpr uint32_t kReserved = 36;
+inline constexpr uint32_t kBeatBytes = 36;  // version 3 (reserved, zero, in version 2)
 }  // namespace header_field
 
 /// Byte offsets of the fields of one record.
@@ -90,7 +93,7 @@ enum class Status : uint32_t {
   NullArgument,        // a required pointer is null
   Truncated,           // fewer bytes than the header, or than its register count needs
   BadMagic,            // not a register table
-  UnsupportedVersion,  // table version other than 1 or kVersion
+  UnsupportedVersion,  // table version other than 1 to kVersion
   BadHeaderSize,       // header size field is not 40 (version 1: 32)
   BadRecordSize,       // record size field is not 24
   BadCount,            // no registers, or more than kMaxRegisters
@@ -100,7 +103,8 @@ enum class Status : uint32_t {
   BadOffset,           // offset not a multiple of 4, or not below 4096
   BadAccess,           // neither readable nor writable, or reserved access bits set
   BufferTooSmall,      // write(): output buffer too small
-  BadAddrBits,         // bus address bits outside 32 to 64, or the reserved header field not zero
+  BadAddrBits,         // bus address bits outside 32 to 64, or the beat field bad (version 3: not a power of
+                       // two up to 4096; version 2: not zero)
 };
 
 /// A fixed English sentence for each status; View::error() is more precise.
@@ -164,6 +168,7 @@ struct View {
   uint32_t count = 0;
   uint32_t design_id = 0;
   uint32_t addr_bits = 0;    // the design's bus address width (32 for a version 1 table)
+  uint32_t beat_bytes = 0;   // the design's bus beat in bytes (0: not recorded, a version 1 or 2 table)
   uint32_t header_size = 0;  // where the records begin
 
   /// Whether the design's bus reaches [address, address + bytes) (see regmap::reaches).
@@ -205,6 +210,7 @@ inline Status fail(View* v, Status s) {
   v->mmio_base = 0;
   v->design_id = 0;
   v->addr_bits = 0;
+  v->beat_bytes = 0;
   v->header_size = 0;
   return s;
 }
@@ -256,9 +262,9 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
     }
   }
   const uint32_t version = load_u32(data + header_field::kVersion);
-  if (version != 1 && version != kVersion) {
+  if (version < 1 || version > kVersion) {
     d.str("unsupported register table version ").num(version);
-    d.str(" (this reader supports versions 1 and ").num(kVersion).chr(')');
+    d.str(" (this reader supports versions 1 to ").num(kVersion).chr(')');
     return fail(v, Status::UnsupportedVersion);
   }
   const uint32_t want_header = version == 1 ? kHeaderSizeV1 : kHeaderSize;
@@ -272,15 +278,20 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
     d.num(header_size).str("-byte header");
     return fail(v, Status::Truncated);
   }
-  uint32_t addr_bits = 32;
+  uint32_t addr_bits = 32, beat_bytes = 0;
   if (version != 1) {
     addr_bits = load_u32(data + header_field::kAddrBits);
     if (addr_bits < kMinAddrBits || addr_bits > kMaxAddrBits) {
       d.str("bus address bits ").num(addr_bits).str(" is outside ").num(kMinAddrBits).str(" to ").num(kMaxAddrBits);
       return fail(v, Status::BadAddrBits);
     }
-    if (load_u32(data + header_field::kReserved) != 0) {
-      d.str("the reserved header field at byte ").num(header_field::kReserved).str(" is not zero");
+    beat_bytes = load_u32(data + header_field::kBeatBytes);
+    if (version == 2 && beat_bytes != 0) {
+      d.str("the reserved header field at byte ").num(header_field::kBeatBytes).str(" is not zero");
+      return fail(v, Status::BadAddrBits);
+    }
+    if (version != 2 && (beat_bytes == 0 || beat_bytes > 4096 || (beat_bytes & (beat_bytes - 1)) != 0)) {
+      d.str("bus beat bytes ").num(beat_bytes).str(" is not a power of two from 1 to 4096");
       return fail(v, Status::BadAddrBits);
     }
   }
@@ -345,6 +356,7 @@ inline Status parse(const uint8_t* data, size_t size, View* out) {
   v->count = count;
   v->design_id = load_u32(data + header_field::kDesignId);
   v->addr_bits = addr_bits;
+  v->beat_bytes = beat_bytes;
   v->header_size = header_size;
   return Status::Ok;
 }
@@ -361,12 +373,13 @@ struct RegisterSpec {
 /// Bytes a table of `count` registers occupies (as written: the current version).
 constexpr size_t table_size(uint32_t count) { return kHeaderSize + static_cast<size_t>(count) * kRecordSize; }
 
-/// Encodes a table (the current version; `addr_bits`: the design's bus address width, 32 to 64)
-/// into buf[0, cap) and stores its size in *written; checks the registers with
-/// the reader's rules first (problems reported in *err, optional). The same input always gives the
-/// same bytes.
-inline Status write(uint64_t mmio_base, uint32_t design_id, uint32_t addr_bits, const RegisterSpec* regs,
-                    uint32_t count, uint8_t* buf, size_t cap, size_t* written, ErrorDetail* err = nullptr) {
+/// Encodes a table (the current version; `addr_bits`: the design's bus address width, 32 to 64;
+/// `beat_bytes`: its bus beat, a power of two up to 4096) into buf[0, cap) and stores its size in *written; checks the
+/// registers with the reader's rules first (problems reported in *err, optional). The same input always gives the same
+/// bytes.
+inline Status write(uint64_t mmio_base, uint32_t design_id, uint32_t addr_bits, uint32_t beat_bytes,
+                    const RegisterSpec* regs, uint32_t count, uint8_t* buf, size_t cap, size_t* written,
+                    ErrorDetail* err = nullptr) {
   ErrorDetail scratch;
   ErrorDetail& d = err != nullptr ? *err : scratch;
   d.clear();
@@ -397,6 +410,7 @@ inline Status write(uint64_t mmio_base, uint32_t design_id, uint32_t addr_bits, 
   store_u32(buf + header_field::kCount, count);
   store_u32(buf + header_field::kDesignId, design_id);
   store_u32(buf + header_field::kAddrBits, addr_bits);
+  store_u32(buf + header_field::kBeatBytes, beat_bytes);
   for (uint32_t i = 0; i < count; ++i) {
     uint8_t* r = buf + kHeaderSize + static_cast<size_t>(i) * kRecordSize;
     const char* name = regs[i].name;

@@ -38,9 +38,11 @@ struct Register {
 };
 
 // Registers that only some designs have: those of the fused epilogue's operands (a design whose
-// plan has no such operand neither decodes nor lists them).
+// plan has no such operand neither decodes nor lists them), and the leading dimensions (a model
+// may leave them out: packed rows only).
 inline constexpr uint8_t kFeatureBias = 1;  // the bias vector (op_type bias, bias_relu)
 inline constexpr uint8_t kFeatureRq = 2;    // the requantization records (output int8, int16)
+inline constexpr uint8_t kFeatureLd = 4;    // the leading dimensions (the model's npu.ld_registers)
 
 struct ErrorCode {
   uint32_t code;
@@ -102,11 +104,25 @@ inline constexpr Register kRegisters[] = {
      "byte address of rq: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails "
      "START with BASE_RANGE)",
      nullptr, 0, kFeatureRq},
+    {"LDA", 0x04c, kRW, 0,
+     "A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's "
+     "bytes at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD",
+     nullptr, 0, kFeatureLd},
+    {"LDB", 0x050, kRW, 0,
+     "B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's "
+     "bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD",
+     nullptr, 0, kFeatureLd},
+    {"LDC", 0x054, kRW, 0,
+     "C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's "
+     "bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows "
+     "are not written",
+     nullptr, 0, kFeatureLd},
 };
 inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
 
 // The ERROR register's codes: the start checks' in the order they are tested, then the run's bus
-// errors; BASE_RANGE, a start check added later, is tested after ROW_BEATS.
+// errors; BASE_RANGE and LD, start checks added later, are tested after ROW_BEATS (LD before
+// BASE_RANGE, whose operand extents follow the leading dimensions).
 inline constexpr ErrorCode kErrorCodes[] = {
     {0, "NONE", "no error"},
     {1, "M", "M is not the plan's"},
@@ -120,6 +136,9 @@ inline constexpr ErrorCode kErrorCodes[] = {
      "the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing "
      "outstanding); C is not valid"},
     {9, "BASE_RANGE", "an operand's base or extent does not fit the bus's address width"},
+    {10, "LD",
+     "a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its row's bytes, or "
+     "makes its operand span more than 4 GiB"},
 };
 inline constexpr size_t kErrorCodeCount = sizeof(kErrorCodes) / sizeof(kErrorCodes[0]);
 
