@@ -22,6 +22,9 @@
 #include <memory>
 
 #include "../tests/gpu/gemm_common.h"
+#ifdef DG_BENCH_PASS
+#include "activation.h"
+#endif
 
 namespace {
 
@@ -34,6 +37,82 @@ float median(std::vector<float> v) {
 }
 
 }  // namespace
+
+/// cuBLASLt's GEMM with its own fused epilogue (fp16/bf16 in, fp32 accumulation), the fused peer
+/// of ours: relu, bias, bias_relu; gelu and gelu_tanh both as CUBLASLT_EPILOGUE_GELU (cuBLASLt
+/// documents one GELU; ours has the erf and the tanh forms), bias_gelu as GELU_BIAS. SiLU has no
+/// cuBLASLt epilogue. Same operand roles as cublas_gemm: row-major C = A·B as Cᵀ = Bᵀ·Aᵀ.
+struct LtEpilogueGemm {
+  cublasLtHandle_t lt = nullptr;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  void* workspace = nullptr;
+  size_t workspace_bytes = size_t(32) << 20;
+  bool ok = false;
+
+  static bool supported(const std::string& e, cublasLtEpilogue_t* out) {
+    const std::pair<const char*, cublasLtEpilogue_t> map[] = {{"relu", CUBLASLT_EPILOGUE_RELU},
+                                                              {"gelu", CUBLASLT_EPILOGUE_GELU},
+                                                              {"gelu_tanh", CUBLASLT_EPILOGUE_GELU},
+                                                              {"bias", CUBLASLT_EPILOGUE_BIAS},
+                                                              {"bias_relu", CUBLASLT_EPILOGUE_RELU_BIAS},
+                                                              {"bias_gelu", CUBLASLT_EPILOGUE_GELU_BIAS},
+                                                              {"bias_gelu_tanh", CUBLASLT_EPILOGUE_GELU_BIAS}};
+    for (const auto& [name, epi] : map)
+      if (e == name) {
+        *out = epi;
+        return true;
+      }
+    return false;
+  }
+  LtEpilogueGemm(const std::string& epilogue, bool bf16, cudaDataType c_type, int M, int N, int K, bool b_row_major,
+                 const void* bias) {
+    cublasLtEpilogue_t epi{};
+    if (!supported(epilogue, &epi)) return;
+    DG_CUBLAS(cublasLtCreate(&lt));
+    DG_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    cublasOperation_t ta = b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+    if (bias != nullptr)  // one per row of Dᵀ (N×M): per column of our C, in C's type
+      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    const cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    if (b_row_major)
+      DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, t, N, K, N));  // cuBLAS's A: our B, N×K column-major
+    else
+      DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, t, K, N, K));
+    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lb, t, K, M, K));  // cuBLAS's B: our A, K×M column-major
+    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lc, c_type, N, M, N));
+    DG_CUDA(cudaMalloc(&workspace, workspace_bytes));
+    cublasLtMatmulPreference_t pref;
+    DG_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    DG_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                                   sizeof workspace_bytes));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    if (cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &result, &found) == CUBLAS_STATUS_SUCCESS &&
+        found > 0) {
+      algo = result.algo;
+      ok = true;
+    }
+    cublasLtMatmulPreferenceDestroy(pref);
+  }
+  ~LtEpilogueGemm() {
+    cudaFree(workspace);
+    if (la) cublasLtMatrixLayoutDestroy(la);
+    if (lb) cublasLtMatrixLayoutDestroy(lb);
+    if (lc) cublasLtMatrixLayoutDestroy(lc);
+    if (op) cublasLtMatmulDescDestroy(op);
+    if (lt) cublasLtDestroy(lt);
+  }
+  void run(const void* A, const void* B, void* C, cudaStream_t stream) {
+    float one = 1.f, zero = 0.f;
+    DG_CUBLAS(
+        cublasLtMatmul(lt, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &algo, workspace, workspace_bytes, stream));
+  }
+};
 
 int main(int argc, char** argv) {
   int devices = 0;
@@ -280,6 +359,43 @@ int main(int argc, char** argv) {
                 batch > 1        ? (" batch " + std::to_string(batch)).c_str()
                 : L.K_min != L.K ? (" K range " + std::to_string(L.K_min) + ".." + std::to_string(L.K)).c_str()
                                  : "");
+    // A fused epilogue: beside the plain cuBLAS GEMM, its unfused peer (cuBLAS, then bias and the
+    // activation as a separate pass over C) and cuBLASLt's own fused epilogue where it has one.
+    const bool epi = !mi.epilogue.empty() && mi.epilogue != "none";
+    if (epi && !fp8 && !int8 && !w4 && !f32 && batch == 1) {
+      std::string line = "         +" + mi.epilogue + ": ours " + std::to_string(t_ours * 1000).substr(0, 7) + " us";
+#ifdef DG_BENCH_PASS
+      const std::string act = mi.activation();
+      const int a = act == "relu"        ? dg_bench::kRelu
+                    : act == "gelu"      ? dg_bench::kGelu
+                    : act == "gelu_tanh" ? dg_bench::kGeluTanh
+                    : act == "silu"      ? dg_bench::kSilu
+                                         : dg_bench::kNone;
+      bool pass_ok = true;
+      auto run_pass = [&](int s) {
+        run_cublas(s);
+        pass_ok = dg_bench::activation_pass(C[s], bias, M, N, bf16, a, cstream) && pass_ok;
+      };
+      const float t_pass = graph ? time_graph(cstream, run_pass) : time(cstream, run_pass);
+      char buf[160];
+      if (pass_ok)
+        std::snprintf(buf, sizeof buf, "; cuBLAS + pass %.1f us (ours %.3fx as fast)", t_pass * 1000, t_pass / t_ours);
+      else
+        std::snprintf(buf, sizeof buf, "; cuBLAS + pass: not run (N not a multiple of 8)");
+      line += buf;
+#endif
+      LtEpilogueGemm lte(mi.epilogue, bf16, ct, M, N, K, mi.b_row_major, bias);
+      if (lte.ok) {
+        auto run_lt = [&](int s) { lte.run(A[s], B[s], C[s], cstream); };
+        const float t_lt = graph ? time_graph(cstream, run_lt) : time(cstream, run_lt);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "; cuBLASLt fused %.1f us (ours %.3fx as fast)", t_lt * 1000, t_lt / t_ours);
+        line += buf;
+      } else {
+        line += "; cuBLASLt fused: none for " + mi.epilogue;
+      }
+      std::printf("%s\n", line.c_str());
+    }
     std::fflush(stdout);
     dgmm_unload_kernel(h);
     cudaFree(scale_a);

@@ -8,7 +8,7 @@ mods=$(realpath "${1:-carry/modules}")
 logs=${2:-${OUT:-/tmp}}
 mkdir -p "$logs"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv | tee "$logs/gpu.txt"
-cmake --preset runtime-only -DDEEPGEMM_GPU_MODULES="$mods" > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
+cmake --preset runtime-only -DDEEPGEMM_GPU_MODULES="$mods" -DDEEPGEMM_BENCH_CUDA=ON > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
 cmake --build --preset runtime-only -j "$(nproc)" > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
 (cd build/runtime-only && ctest -V -j 4 > "$logs/ctest.log" 2>&1)
 grep -E "tests passed|Failed|\*\*\*" "$logs/ctest.log" | tail -20

@@ -17,10 +17,11 @@
 #                             and with split_k 1 forced (off), same loader
 #   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
 #                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk]
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk|epilogue]
 #   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
-#   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark)
+#   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
+#   epilogue: only the fused epilogues' checks and benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -103,6 +104,23 @@ splitk_bench() {
     done
   done
 }
+# Fused epilogues alone: each op's checks on both families and on the solver's choice, and 4096^3
+# with each op and without, for the cost of the fusion against cuBLAS + a separate pass and
+# cuBLASLt's fused epilogue.
+if [ "$what" = epilogue ]; then
+  for op in relu gelu gelu_tanh silu bias bias_relu bias_gelu bias_silu; do
+    for f in mma_sync wgmma; do
+      spec bf16 333 520 72 "check_${f}_bf16_${op}_333x520x72.ko" "family: $f; op_type: $op; pad_k: true;"
+    done
+    spec fp16 1000 776 1008 "check_fp16_${op}_1000x776x1008.ko" "op_type: $op;"
+    spec bf16 4096 4096 4096 "epilogue_bf16_4096x4096x4096_${op}.ko" "op_type: $op;"
+  done
+  for op in gelu bias_gelu; do spec fp16 4096 4096 4096 "epilogue_fp16_4096x4096x4096_${op}.ko" "op_type: $op;"; done
+  for t in fp16 bf16; do spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_none.ko"; done
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 if [ "$what" = splitk ]; then
   splitk_checks
   splitk_bench

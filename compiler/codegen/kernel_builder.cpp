@@ -316,36 +316,38 @@ llvm::Value* KernelBuilder::activate(llvm::Value* x) {
   return b_.CreateFMul(b_.CreateFMul(f(0.5), x), b_.CreateFAdd(f(1.0), erf));
 }
 
-void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1) {
+std::pair<llvm::Value*, llvm::Value*> KernelBuilder::load_bias_pair(Value* gn) {
+  auto* f32 = b_.getFloatTy();
+  Value* in = b_.CreateICmpULT(gn, arg_n());
+  Value* col = b_.CreateZExt(b_.CreateSelect(in, gn, b_.CreateSub(arg_n(), c32(2))), b_.getInt64Ty());
+  // One load for the pair: gn is even and the bias row starts aligned, so the two values are
+  // one aligned 4-byte (fp16/bf16) or 8-byte (fp32) word.
+  if (p_.c_type == "fp32") {
+    auto* v2 = llvm::FixedVectorType::get(f32, 2);
+    Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(f32, arg(3), col), llvm::Align(8));
+    return {b_.CreateExtractElement(pair, uint64_t(0)), b_.CreateExtractElement(pair, uint64_t(1))};
+  }
+  auto* h = p_.c_type == "bf16" ? b_.getBFloatTy() : b_.getHalfTy();
+  auto* v2 = llvm::FixedVectorType::get(h, 2);
+  Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(h, arg(3), col), llvm::Align(4));
+  return {b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(0)), f32),
+          b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32)};
+}
+
+void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias) {
   auto* f32 = b_.getFloatTy();
   // The fused epilogue, in fp32 before the cast (float accumulators only): the per-tensor scales,
-  // the bias of the two
-  // columns (C's type; N is even, so both lie inside when the first does), then the activation.
-  // It is computed outside the guard, on a column clamped into [0, N - 2] for the tail, so only
-  // the store is guarded and ptxas can predicate it.
+  // the bias of the two columns (C's type; N is even, so both lie inside when the first does;
+  // loaded here unless the caller loaded it ahead), then the activation. It is computed outside
+  // the guard, on a column clamped into [0, N - 2] for the tail, so only the store is guarded and
+  // ptxas can predicate it.
   auto epilogue = [&] {
     if (scale_) {
       v0 = b_.CreateFMul(v0, scale_);
       v1 = b_.CreateFMul(v1, scale_);
     }
     if (has_bias()) {
-      Value* in = b_.CreateICmpULT(gn, arg_n());
-      Value* col = b_.CreateZExt(b_.CreateSelect(in, gn, b_.CreateSub(arg_n(), c32(2))), b_.getInt64Ty());
-      // One load for the pair: gn is even and the bias row starts aligned, so the two values are
-      // one aligned 4-byte (fp16/bf16) or 8-byte (fp32) word.
-      Value *b0, *b1;
-      if (p_.c_type == "fp32") {
-        auto* v2 = llvm::FixedVectorType::get(f32, 2);
-        Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(f32, arg(3), col), llvm::Align(8));
-        b0 = b_.CreateExtractElement(pair, uint64_t(0));
-        b1 = b_.CreateExtractElement(pair, uint64_t(1));
-      } else {
-        auto* h = p_.c_type == "bf16" ? b_.getBFloatTy() : b_.getHalfTy();
-        auto* v2 = llvm::FixedVectorType::get(h, 2);
-        Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(h, arg(3), col), llvm::Align(4));
-        b0 = b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(0)), f32);
-        b1 = b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32);
-      }
+      const auto [b0, b1] = bias != nullptr ? *bias : load_bias_pair(gn);
       v0 = b_.CreateFAdd(v0, b0);
       v1 = b_.CreateFAdd(v1, b1);
     }

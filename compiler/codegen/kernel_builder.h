@@ -137,7 +137,11 @@ class KernelBuilder {
   /// Store C(gm, gn) = v0 and C(gm, gn + 1) = v1, cast to the output type, when gm < M and gn < N
   /// (N is a multiple of 8, so the pair is in bounds together). Values are f32, or i32 for an
   /// int32 output.
-  void store_pair(Value* gm, Value* gn, Value* v0, Value* v1);
+  void store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias = nullptr);
+  /// The bias of columns gn and gn + 1 (gn even; clamped into [0, N - 2] for the tail), in fp32:
+  /// one aligned load of the pair. A caller that stores several rows of the same columns loads
+  /// them once, ahead of the stores, and passes them to store_pair.
+  std::pair<Value*, Value*> load_bias_pair(Value* gn);
   /// Store a warp's fm × fn m16n8 accumulator fragments (mma.sync's layout, which the SIMT family
   /// keeps): this lane holds rows lane/4 and lane/4 + 8 and columns 2·(lane%4) and the next of each
   /// 16×8 fragment, the warp's fragments starting at (warp_row, warp_col) of the block tile;

@@ -145,13 +145,21 @@ void WgmmaBase::epilogue() {
   Value* c0 = b_.CreateShl(b_.CreateAnd(lane, c32(3)), 1);
   Value* rows = b_.CreateAdd(b_.CreateAdd(row_base_, group_row_), b_.CreateAdd(warp_row_, r0));
   Value* cols = b_.CreateAdd(col_base_, c0);
+  // A bias: the thread's bn / 8 column pairs, each used by 2 · fm rows, loaded once and all ahead
+  // of the stores, so that their latency is paid once per tile rather than once per pair behind
+  // the activation's arithmetic (measured: bias + GELU cost 10.7% over the plain GEMM at 4096³
+  // with a load per pair, bias and GELU alone 1.6% and 2.3%).
+  std::vector<std::pair<Value*, Value*>> bias;
+  if (has_bias() && f32->isFloatTy())
+    for (std::int64_t j = 0; j < bn_ / 8; ++j) bias.push_back(load_bias_pair(b_.CreateAdd(cols, c32(j * 8))));
   for (std::int64_t f = 0; f < fm_; ++f)
     for (std::int64_t j = 0; j < bn_ / 8; ++j)
       for (unsigned half = 0; half < 2; ++half) {
         Value* gm = b_.CreateAdd(rows, c32(f * 64 + half * 8));
         Value* gn = b_.CreateAdd(cols, c32(j * 8));
         std::int64_t e = f * acc_per_frag_ + j * 4 + half * 2;
-        store_pair(gm, gn, b_.CreateLoad(f32, acc_at(e)), b_.CreateLoad(f32, acc_at(e + 1)));
+        store_pair(gm, gn, b_.CreateLoad(f32, acc_at(e)), b_.CreateLoad(f32, acc_at(e + 1)),
+                   bias.empty() ? nullptr : &bias[static_cast<size_t>(j)]);
       }
 }
 
