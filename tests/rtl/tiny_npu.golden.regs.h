@@ -25,8 +25,7 @@
 #define NPU_GEMM_TINY_NPU_CTRL_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_CTRL_OFFSET)
 #define NPU_GEMM_TINY_NPU_CTRL_RESET 0x00000000u
 #define NPU_GEMM_TINY_NPU_CTRL_START_SHIFT 0u
-#define NPU_GEMM_TINY_NPU_CTRL_START_MASK \
-  0x00000001u /* write 1 to start a run (refused while running, or with ERROR set by the start checks) */
+#define NPU_GEMM_TINY_NPU_CTRL_START_MASK 0x00000001u /* write 1 to start a run (refused while running, or with ERROR set by the start checks) */
 
 /* STATUS: run state (read-only) */
 #define NPU_GEMM_TINY_NPU_STATUS_OFFSET 0x008u
@@ -35,19 +34,16 @@
 #define NPU_GEMM_TINY_NPU_STATUS_BUSY_SHIFT 0u
 #define NPU_GEMM_TINY_NPU_STATUS_BUSY_MASK 0x00000001u /* a run is in progress */
 #define NPU_GEMM_TINY_NPU_STATUS_DONE_SHIFT 1u
-#define NPU_GEMM_TINY_NPU_STATUS_DONE_MASK \
-  0x00000002u /* the last run finished (also the interrupt line); cleared by the next START */
+#define NPU_GEMM_TINY_NPU_STATUS_DONE_MASK 0x00000002u /* the last run finished (also the interrupt line); cleared by the next START */
 #define NPU_GEMM_TINY_NPU_STATUS_ERROR_SHIFT 2u
-#define NPU_GEMM_TINY_NPU_STATUS_ERROR_MASK \
-  0x00000004u /* the last START was refused, or its run met a bus error: ERROR holds why */
+#define NPU_GEMM_TINY_NPU_STATUS_ERROR_MASK 0x00000004u /* the last START was refused, or its run met a bus error: ERROR holds why */
 
 /* ERROR: the start checks' verdict, or the run's bus error (read-only) */
 #define NPU_GEMM_TINY_NPU_ERROR_OFFSET 0x00Cu
 #define NPU_GEMM_TINY_NPU_ERROR_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_ERROR_OFFSET)
 #define NPU_GEMM_TINY_NPU_ERROR_RESET 0x00000000u
 #define NPU_GEMM_TINY_NPU_ERROR_CODE_SHIFT 0u
-#define NPU_GEMM_TINY_NPU_ERROR_CODE_MASK \
-  0x0000000Fu /* why the last START was refused or its run failed (0: neither); see the error codes */
+#define NPU_GEMM_TINY_NPU_ERROR_CODE_MASK 0x0000000Fu /* why the last START was refused or its run failed (0: neither); see the error codes */
 
 /* CYCLES: cycles of the last (or current) run (read-only) */
 #define NPU_GEMM_TINY_NPU_CYCLES_OFFSET 0x010u
@@ -89,60 +85,47 @@
 #define NPU_GEMM_TINY_NPU_BOUND_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_BOUND_OFFSET)
 #define NPU_GEMM_TINY_NPU_BOUND_RESET 0x00000A76u
 
-/* A_BASE_HI: byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails
- * START with BASE_RANGE) (read-write) */
+/* A_BASE_HI: byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE) (read-write) */
 #define NPU_GEMM_TINY_NPU_A_BASE_HI_OFFSET 0x030u
 #define NPU_GEMM_TINY_NPU_A_BASE_HI_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_A_BASE_HI_OFFSET)
 #define NPU_GEMM_TINY_NPU_A_BASE_HI_RESET 0x00000000u
 
-/* B_BASE_HI: byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails
- * START with BASE_RANGE) (read-write) */
+/* B_BASE_HI: byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE) (read-write) */
 #define NPU_GEMM_TINY_NPU_B_BASE_HI_OFFSET 0x034u
 #define NPU_GEMM_TINY_NPU_B_BASE_HI_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_B_BASE_HI_OFFSET)
 #define NPU_GEMM_TINY_NPU_B_BASE_HI_RESET 0x00000000u
 
-/* C_BASE_HI: byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails
- * START with BASE_RANGE) (read-write) */
+/* C_BASE_HI: byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE) (read-write) */
 #define NPU_GEMM_TINY_NPU_C_BASE_HI_OFFSET 0x038u
 #define NPU_GEMM_TINY_NPU_C_BASE_HI_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_C_BASE_HI_OFFSET)
 #define NPU_GEMM_TINY_NPU_C_BASE_HI_RESET 0x00000000u
 
-/* LDA: A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes
- * at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
+/* LDA: A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
 #define NPU_GEMM_TINY_NPU_LDA_OFFSET 0x04Cu
 #define NPU_GEMM_TINY_NPU_LDA_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDA_OFFSET)
 #define NPU_GEMM_TINY_NPU_LDA_RESET 0x00000000u
 
-/* LDB: B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's
- * bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
+/* LDB: B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
 #define NPU_GEMM_TINY_NPU_LDB_OFFSET 0x050u
 #define NPU_GEMM_TINY_NPU_LDB_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDB_OFFSET)
 #define NPU_GEMM_TINY_NPU_LDB_RESET 0x00000000u
 
-/* LDC: C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's
- * bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows are not
- * written (read-write) */
+/* LDC: C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows are not written (read-write) */
 #define NPU_GEMM_TINY_NPU_LDC_OFFSET 0x054u
 #define NPU_GEMM_TINY_NPU_LDC_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDC_OFFSET)
 #define NPU_GEMM_TINY_NPU_LDC_RESET 0x00000000u
 
 /* ERROR.CODE values */
-#define NPU_GEMM_TINY_NPU_ERROR_NONE 0u       /* no error */
-#define NPU_GEMM_TINY_NPU_ERROR_M 1u          /* M is not the plan's */
-#define NPU_GEMM_TINY_NPU_ERROR_N 2u          /* N is not the plan's */
-#define NPU_GEMM_TINY_NPU_ERROR_K 3u          /* K is outside the plan's range */
+#define NPU_GEMM_TINY_NPU_ERROR_NONE 0u /* no error */
+#define NPU_GEMM_TINY_NPU_ERROR_M 1u /* M is not the plan's */
+#define NPU_GEMM_TINY_NPU_ERROR_N 2u /* N is not the plan's */
+#define NPU_GEMM_TINY_NPU_ERROR_K 3u /* K is outside the plan's range */
 #define NPU_GEMM_TINY_NPU_ERROR_BASE_ALIGN 4u /* an operand base address is not aligned to a bus beat */
-#define NPU_GEMM_TINY_NPU_ERROR_ROW_BEATS 5u  /* an operand row is not a whole number of bus beats */
-#define NPU_GEMM_TINY_NPU_ERROR_BUS_READ \
-  6u /* a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid */
-#define NPU_GEMM_TINY_NPU_ERROR_BUS_WRITE \
-  7u /* a write of C had an error response (BRESP SLVERR or DECERR); C is not valid */
-#define NPU_GEMM_TINY_NPU_ERROR_BUS_PROTOCOL                                                                      \
-  8u /* the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing \
-        outstanding); C is not valid */
+#define NPU_GEMM_TINY_NPU_ERROR_ROW_BEATS 5u /* an operand row is not a whole number of bus beats */
+#define NPU_GEMM_TINY_NPU_ERROR_BUS_READ 6u /* a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid */
+#define NPU_GEMM_TINY_NPU_ERROR_BUS_WRITE 7u /* a write of C had an error response (BRESP SLVERR or DECERR); C is not valid */
+#define NPU_GEMM_TINY_NPU_ERROR_BUS_PROTOCOL 8u /* the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid */
 #define NPU_GEMM_TINY_NPU_ERROR_BASE_RANGE 9u /* an operand's base or extent does not fit the bus's address width */
-#define NPU_GEMM_TINY_NPU_ERROR_LD                                                                                   \
-  10u /* a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its row's bytes, or \
-         makes its operand span more than 4 GiB */
+#define NPU_GEMM_TINY_NPU_ERROR_LD 10u /* a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its row's bytes, or makes its operand span more than 4 GiB */
 
 #endif /* NPU_GEMM_TINY_NPU_REGS_H */
