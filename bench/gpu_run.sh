@@ -51,7 +51,7 @@ if ls "$mods"/krange_*.ko > /dev/null 2>&1; then
   build/runtime-only/bench/gpu_bench "${args[@]}" "$mods"/kfixed_*.ko 2>&1 | tee "$logs/bench_krange.log"
 fi
 if ls "$mods"/simt_*.ko > /dev/null 2>&1; then
-  echo "== the SIMT family (fp32 on CUDA cores) against cuBLAS's fp32 GEMM"
+  echo "== the SIMT family (CUDA cores: fp32, and fp16 with fp16 accumulation) against cuBLAS of the same input type (fp16: its tensor-core GEMM)"
   build/runtime-only/bench/gpu_bench "$mods"/simt_*.ko 2>&1 | tee "$logs/bench_simt.log"
 fi
 if ls "$mods"/smallm_*.ko > /dev/null 2>&1; then

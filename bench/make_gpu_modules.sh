@@ -17,11 +17,12 @@
 #                             and with split_k 1 forced (off), same loader
 #   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
 #                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk|epilogue]
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk|epilogue|simt]
 #   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
-#   epilogue: only the fused epilogues' checks and benchmark)
+#   epilogue: only the fused epilogues' checks and benchmark; simt: only the fp16-accumulation
+#   (fp16_fma) SIMT checks and benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -104,6 +105,33 @@ splitk_bench() {
     done
   done
 }
+spec_simt() {  # A/B-type C-type M N K out [constraints] [layout] [shape extra]; $ACC: accumulate (fp32)
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $1; output: $2; accumulate: ${ACC:-fp32}; }
+shape { M: $3; N: $4; K: $5; ${9:-} }
+layout { ${8:-} }
+constraints { ${7:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$6" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
+}
+# fp16 accumulation on CUDA cores (fp16_fma: packed fma.rn.f16x2): K within 512, so that the
+# small-integer sums stay exact in fp16; B row-major (one 4-byte pair load) and column-major.
+fp16fma_modules() {
+  ACC=fp16 spec_simt fp16 fp16 1000 776 512 "check_simt_fp16fma_1000x776x512.ko" "fp16_fma: true;"
+  ACC=fp16 spec_simt fp16 fp16 333 520 72 "check_simt_fp16fma_bcol_333x520x72.ko" "fp16_fma: true; pad_k: true;" "B: col_major;"
+  ACC=fp16 spec_simt fp16 fp16 129 264 200 "check_simt_fp16fma_gelu_129x264x200.ko" "fp16_fma: true; op_type: bias_gelu;"
+  ACC=fp16 spec_simt fp16 fp16 16 4096 4096 "simt_fp16fma_16x4096x4096.ko" "fp16_fma: true;"
+  ACC=fp16 spec_simt fp16 fp16 1 128 4096 "simt_fp16fma_1x128x4096.ko" "fp16_fma: true;"
+  # Beside them, the same fp16 inputs accumulated in fp32 on CUDA cores (use_hmma: false).
+  spec_simt fp16 fp16 16 4096 4096 "simt_fp16acc32_16x4096x4096.ko" "use_hmma: false; cast_output: fp16;"
+}
+if [ "$what" = simt ]; then
+  fp16fma_modules
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 # Fused epilogues alone: each op's checks on both families and on the solver's choice, and 4096^3
 # with each op and without, for the cost of the fusion against cuBLAS + a separate pass and
 # cuBLASLt's fused epilogue.
@@ -284,20 +312,11 @@ spec_kr fp16 fp32 4096 4096 512 8192 "krange_fp16_4096x4096xK512-8192.ko" "cast_
 for k in 512 2048 8192; do spec fp16 4096 4096 $k "kfixed_fp16_4096x4096x${k}.ko"; done
 # The SIMT family (CUDA cores): fp32 inputs, and use_hmma: false on 16-bit inputs; simt_*.ko for
 # the benchmark against cuBLAS's fp32 GEMM (CUBLAS_COMPUTE_32F).
-spec_simt() {  # A/B-type C-type M N K out [constraints] [layout] [shape extra]
-  cat > "$dir/.spec.dgml" <<SPEC
-target hopper;
-precision { activation: $1; weight: $1; output: $2; accumulate: fp32; }
-shape { M: $3; N: $4; K: $5; ${9:-} }
-layout { ${8:-} }
-constraints { ${7:-} }
-SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$6" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" || true
-}
 spec_simt fp32 fp32 1000 776 1000 "check_simt_fp32_1000x776x1000.ko"
 spec_simt fp32 fp32 333 520 72 "check_simt_fp32_bcol_333x520x72.ko" "" "B: col_major;"
 spec_simt fp32 fp32 129 264 100 "check_simt_fp32_batch3_129x264x100.ko" "" "" "batch: 3;"
 spec_simt fp16 fp16 1000 776 1008 "check_simt_fp16_bias_1000x776x1008.ko" "use_hmma: false; cast_output: fp16; op_type: bias_relu;" "B: col_major;"
+fp16fma_modules
 spec_simt fp32 fp32 1 128 4096 "simt_fp32_1x128x4096.ko"
 spec_simt fp32 fp32 16 4096 4096 "simt_fp32_16x4096x4096.ko"
 spec_simt fp32 fp32 4096 4096 4096 "simt_fp32_4096x4096x4096.ko"

@@ -68,13 +68,16 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   auto is_fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
   const bool fp8 = is_fp8(p.a_type) && is_fp8(p.b_type) && p.acc_type == "fp32";
   const bool f32 = p.a_type == "fp32" && p.b_type == "fp32" && p.acc_type == "fp32";
+  // fp16_fma: fp16 inputs accumulated in fp16, on the SIMT family only (simt_unsupported).
+  const bool half_acc = p.a_type == "fp16" && p.b_type == "fp16" && p.acc_type == "fp16";
   if (p.family == hw::Family::Simt) {
     if (std::string why = simt_unsupported(p, hw); !why.empty()) return why;
-    if (!half && !f32) return "the SIMT family takes fp32, fp16 or bf16 inputs";
+    if (!half && !f32 && !half_acc) return "the SIMT family takes fp32, fp16 or bf16 inputs";
+    if (half_acc && p.c_type != "fp16" && p.c_type != "fp32") return "fp16 accumulation writes fp16 or fp32 outputs";
   } else if (f32) {
     return "fp32 inputs run on CUDA cores (the simt family)";
   }
-  if (!half && !int8 && !fp8 && !f32)
+  if (!half && !int8 && !fp8 && !f32 && !(half_acc && p.family == hw::Family::Simt))
     return fmt::format(
         "the {} generator handles fp16 and bf16 inputs with fp32 accumulation, fp8 (e4m3, e5m2) with "
         "fp32 on wgmma, and int8 with int32, only",

@@ -5,7 +5,10 @@
 // gives it (rows lane/4 and lane/4 + 8, columns 2·(lane%4) and the next) in every fragment of its
 // warp, so the epilogue and the index description are the mma.sync family's: per K element it
 // reads one A value per row and one B value per column from shared memory and issues the FMAs of
-// the outer product in fp32 (fp16 and bf16 inputs are widened first).
+// the outer product in fp32 (fp16 and bf16 inputs are widened first). With fp16 accumulation
+// (fp16_fma: fp16 inputs, the plan's acc_type fp16) each lane keeps its two adjacent columns as one
+// fp16 pair and issues packed fma.rn.f16x2: the A value in both halves times the pair of B values
+// plus the pair of sums; the sums are widened to fp32 only for the epilogue.
 #include <fmt/format.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -48,6 +51,8 @@ class SimtKernel : KernelBuilder {
 
  private:
   Value* acc_at(std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, acc_, 0, static_cast<unsigned>(e)); }
+  bool half_acc() const { return p_.acc_type == "fp16"; }
+  llvm::Type* half2() { return llvm::FixedVectorType::get(b_.getHalfTy(), 2); }
 
   void load_tile(Value* stage, Value* kt, Value* valid_tile) {
     load_stage({bm_, bn_, bk_, a_pitch_, b_pitch_, a_stage_, b_stage_, stages_, elem_bytes_, swz_}, stage, kt,
@@ -56,19 +61,26 @@ class SimtKernel : KernelBuilder {
 
   /// Element (row, col) of a shared-memory tile of `pitch`-byte rows, as f32: the swizzle moves
   /// whole 16-byte chunks, so the element sits at its chunk's offset plus its place in the chunk.
-  Value* smem_elem(Value* base, Value* row, std::int64_t col, std::int64_t pitch) {
+  /// Its shared-memory address: the swizzle moves whole 16-byte chunks, so the element sits at its
+  /// chunk's offset plus its place in the chunk.
+  Value* smem_addr(Value* base, Value* row, std::int64_t col, std::int64_t pitch) {
     const std::int64_t per_chunk = 16 / elem_bytes_;
-    Value* off =
-        b_.CreateAdd(smem_offset(row, c32(col / per_chunk), pitch, swz_), c32((col % per_chunk) * elem_bytes_));
-    return widen(smem_ptr(b_.CreateAdd(base, off)));
+    return smem_ptr(b_.CreateAdd(
+        base, b_.CreateAdd(smem_offset(row, c32(col / per_chunk), pitch, swz_), c32((col % per_chunk) * elem_bytes_))));
   }
-  Value* smem_elem(Value* base, std::int64_t row, Value* col, std::int64_t pitch) {
+  Value* smem_addr(Value* base, std::int64_t row, Value* col, std::int64_t pitch) {
     const std::int64_t per_chunk = 16 / elem_bytes_;
     Value* chunk = b_.CreateUDiv(col, c32(per_chunk));
     Value* in_chunk = b_.CreateMul(b_.CreateURem(col, c32(per_chunk)), c32(elem_bytes_));
-    Value* off = b_.CreateAdd(smem_offset(c32(row), chunk, pitch, swz_), in_chunk);
-    return widen(smem_ptr(b_.CreateAdd(base, off)));
+    return smem_ptr(b_.CreateAdd(base, b_.CreateAdd(smem_offset(c32(row), chunk, pitch, swz_), in_chunk)));
   }
+  Value* smem_elem(Value* base, Value* row, std::int64_t col, std::int64_t pitch) {
+    return widen(smem_addr(base, row, col, pitch));
+  }
+  Value* smem_elem(Value* base, std::int64_t row, Value* col, std::int64_t pitch) {
+    return widen(smem_addr(base, row, col, pitch));
+  }
+  Value* load_half(Value* ptr) { return b_.CreateAlignedLoad(b_.getHalfTy(), ptr, llvm::Align(2)); }
 
   /// Load one element of the input type and widen it to f32.
   Value* widen(Value* ptr) {
@@ -84,6 +96,7 @@ class SimtKernel : KernelBuilder {
     const bool b_rm = p_.index.b_row_major;
     Value* a_base = b_.CreateMul(stage, c32(a_stage_));
     Value* b_base = b_.CreateAdd(c32(stages_ * a_stage_), b_.CreateMul(stage, c32(b_stage_)));
+    if (half_acc()) return compute_stage_f16x2(a_base, b_base, b_rm);
     for (std::int64_t kk = 0; kk < bk_; ++kk) {
       std::vector<std::array<Value*, 2>> av(fm_), bv(fn_);
       for (std::int64_t i = 0; i < fm_; ++i)
@@ -106,17 +119,60 @@ class SimtKernel : KernelBuilder {
     }
   }
 
+  /// fp16 accumulation: per K element, this lane's A values splatted into both halves, its B
+  /// column pairs (one 4-byte load where B is row-major: the pair is adjacent in one chunk), and
+  /// 2·fm·fn packed fma.rn.f16x2.
+  void compute_stage_f16x2(Value* a_base, Value* b_base, bool b_rm) {
+    auto* h2 = half2();
+    for (std::int64_t kk = 0; kk < bk_; ++kk) {
+      std::vector<std::array<Value*, 2>> av(fm_);
+      std::vector<Value*> bv(fn_);
+      for (std::int64_t i = 0; i < fm_; ++i)
+        for (unsigned h = 0; h < 2; ++h)
+          av[i][h] = b_.CreateVectorSplat(
+              2, load_half(smem_addr(a_base, b_.CreateAdd(row0_, c32(i * 16 + h * 8)), kk, a_pitch_)));
+      for (std::int64_t j = 0; j < fn_; ++j) {
+        Value* col = b_.CreateAdd(col0_, c32(j * 8));
+        if (b_rm) {
+          bv[j] = b_.CreateAlignedLoad(h2, smem_addr(b_base, kk, col, b_pitch_), llvm::Align(4));
+        } else {
+          Value* lo = load_half(smem_addr(b_base, col, kk, b_pitch_));
+          Value* hi = load_half(smem_addr(b_base, b_.CreateAdd(col, c32(1)), kk, b_pitch_));
+          bv[j] = b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(h2), lo, uint64_t(0)), hi,
+                                         uint64_t(1));
+        }
+      }
+      for (std::int64_t i = 0; i < fm_; ++i)
+        for (std::int64_t j = 0; j < fn_; ++j)
+          for (unsigned h = 0; h < 2; ++h) {
+            Value* at = acc_at((i * fn_ + j) * 2 + h);
+            b_.CreateStore(b_.CreateIntrinsic(llvm::Intrinsic::fma, {h2}, {av[i][h], bv[j], b_.CreateLoad(h2, at)}),
+                           at);
+          }
+    }
+  }
+
   void epilogue() {
-    store_m16n8_fragments(warp_row_, warp_col_, fm_, fn_,
-                          [&](std::int64_t e) { return b_.CreateLoad(b_.getFloatTy(), acc_at(e)); });
+    store_m16n8_fragments(warp_row_, warp_col_, fm_, fn_, [&](std::int64_t e) -> Value* {
+      if (!half_acc()) return b_.CreateLoad(b_.getFloatTy(), acc_at(e));
+      // Element e = pair e / 2, half e % 2 (the fragment's accumulator order: rows, then columns).
+      Value* pair = b_.CreateLoad(half2(), acc_at(e / 2));
+      return b_.CreateFPExt(b_.CreateExtractElement(pair, static_cast<uint64_t>(e % 2)), b_.getFloatTy());
+    });
   }
 
   void body() {
     const IndexDesc& d = p_.index;
     auto* f32 = b_.getFloatTy();
-    acc_ty_ = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(fm_ * fn_ * 4));
-    acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
-    for (std::int64_t e = 0; e < fm_ * fn_ * 4; ++e) b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(e));
+    if (half_acc()) {
+      acc_ty_ = llvm::ArrayType::get(half2(), static_cast<std::uint64_t>(fm_ * fn_ * 2));
+      acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
+      for (std::int64_t e = 0; e < fm_ * fn_ * 2; ++e) b_.CreateStore(llvm::Constant::getNullValue(half2()), acc_at(e));
+    } else {
+      acc_ty_ = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(fm_ * fn_ * 4));
+      acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
+      for (std::int64_t e = 0; e < fm_ * fn_ * 4; ++e) b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(e));
+    }
     tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     lane_ = b_.CreateAnd(tid_, c32(31));
     Value* warp = b_.CreateLShr(tid_, 5);
@@ -152,8 +208,9 @@ LaunchInfo build_simt(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module& m,
 
 std::string simt_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (!hw.gpu.has_cp_async) return fmt::format("the SIMT family loads with cp.async, which {} lacks", hw.name);
-  if (p.acc_type != "fp32")
-    return "the SIMT family accumulates in fp32 only (fp16_fma's fp16 accumulation is not generated)";
+  if (p.acc_type != "fp32" && !(p.acc_type == "fp16" && p.a_type == "fp16"))
+    return fmt::format("the SIMT family accumulates in fp32, or in fp16 for fp16 inputs (fp16_fma), not {} for {}",
+                       p.acc_type, p.a_type);
   if (p.a_type != p.b_type) return "the SIMT family takes A and B of one type";
   if (p.instr_m != 16 || p.instr_n != 8) return "the SIMT family lays lanes out as m16n8 fragments";
   if (p.tile_k > 128) return "tile_k above 128 unrolls too far";

@@ -646,13 +646,17 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     max_abs = std::max(max_abs, std::fabs(d));
   }
   double rel = std::sqrt(num / (den > 0 ? den : 1));
-  bool ok = bad == 0 && rel < 1e-2 && den > 0;
-  std::printf("relative Frobenius error %.3e, max abs error %.3e, non-finite %zu%s\n", rel, max_abs, bad,
-              ok ? "" : "  FAILED");
+  // fp16 accumulation (fp16_fma): each of the K additions rounds the running sum to fp16, whose
+  // error grows as 2^-11 · sqrt(K) relative (against cuBLAS's fp32 sums): bounded at 4 times that.
+  const double bound = mi.acc_type == "fp16" ? std::max(1e-2, 4 * std::ldexp(1.0, -11) * std::sqrt(double(K))) : 1e-2;
+  bool ok = bad == 0 && rel < bound && den > 0;
+  std::printf("relative Frobenius error %.3e (bound %.1e), max abs error %.3e, non-finite %zu%s\n", rel, bound, max_abs,
+              bad, ok ? "" : "  FAILED");
   if (bad) std::printf("first non-finite at row %zu col %zu\n", first_bad / N, first_bad % N);
   dgmm_unload_kernel(h);
   cublasDestroy(cb);
-  if (!mi.has_bias() && (mi.epilogue.empty() || mi.epilogue == "none")) {
+  // With fp16 accumulation the small-integer sums are exact while they stay within 2048 (4·K at most).
+  if (!mi.has_bias() && (mi.epilogue.empty() || mi.epilogue == "none") && (mi.acc_type != "fp16" || 4 * K <= 2048)) {
     // Small integers in [-2, 2]: every product and fp32 partial sum is exact, so C must be the
     // exact sum (times a power-of-two scale product) rounded once to C's type, bit for bit. Every
     // row when the host reference is cheap, else 256 spread over M.

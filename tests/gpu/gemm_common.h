@@ -46,6 +46,7 @@ struct ModuleInfo {
   std::string c_type;                     // "fp16" | "bf16" | "fp32" | "int32"
   std::string kernel;                     // family and tile, e.g. "wgmma 256x128x64"
   std::string epilogue;                   // "none", "relu", "gelu", "gelu_tanh", "silu", "bias", "bias_relu", ...
+  std::string acc_type;                   // "fp32", "fp16" (fp16_fma), "int32"
   bool b_row_major = true;                // B as K x N rows (else N x K: column-major, K-major)
   bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as sc_a, sc_b
   std::string scale_b_kind;               // the plan's scale_b: "none", "per_tensor", "group_G", "per_column"
@@ -107,6 +108,7 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   m.b_type = field("b_type");
   m.c_type = field("c_type");
   m.epilogue = field("epilogue");
+  m.acc_type = field("acc_type");
   auto number = [&](const char* key) {
     auto k = plan.find(std::string("\"") + key + "\": ");
     return k == std::string::npos ? 0L : std::strtol(plan.c_str() + k + std::strlen(key) + 4, nullptr, 10);
@@ -118,7 +120,8 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
              (m.scale_a || m.scale_b ? " +scales" : "") +
-             (number("split_k") > 1 ? " split_k " + std::to_string(number("split_k")) : "");
+             (number("split_k") > 1 ? " split_k " + std::to_string(number("split_k")) : "") +
+             (m.acc_type == "fp16" ? " +fp16 acc" : "");
   // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
   if (m.b_type == "int4" || m.b_type == "u4" || m.b_type == "int4_e2m1")
     m.kernel = field("family") + " " + m.b_type + " " + m.scale_b_kind +

@@ -73,7 +73,7 @@ elseif(FAMILY STREQUAL "wgmma_fp8")
             "wgmma\\.commit_group\\.sync\\.aligned" ${loads})
 elseif(FAMILY STREQUAL "simt")
   # CUDA cores: fused multiply-adds, cp.async into shared memory, no tensor-core instruction.
-  set(wants "\\.target sm_(80|90a)" "fma\\.rn\\.f32" "cp\\.async\\.cg\\.shared\\.global" "ld\\.shared")
+  set(wants "\\.target sm_(80|90a)" "fma\\.rn\\.(f32|f16x2)" "cp\\.async\\.cg\\.shared\\.global" "ld\\.shared")
   if(ptx MATCHES "mma\\.sync|wgmma\\.")
     message(FATAL_ERROR "the SIMT kernel uses a tensor-core instruction")
   endif()
