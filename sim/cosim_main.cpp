@@ -534,6 +534,7 @@ int main(int argc, char** argv) {
   Options o;
   std::string module_path;
   std::int64_t m = 0, n = 0, k = 0, k_max = 0;  // k_max: the plan's largest K (0: not known)
+  std::int64_t batch = 1;                       // the plan's batch: matrices one after the other, one NPU run each
   std::int64_t ld[3] = {0, 0, 0};               // A's, B's, C's leading dimensions in elements (0: packed)
   int acc_bits = 32, c_bits = 32;               // the accumulator's and C's widths (the plan's acc_type, c_type)
   dg::sim::Epilogue epi;                        // the plan's fused epilogue
@@ -679,6 +680,10 @@ int main(int argc, char** argv) {
         return usage(std::string("--ld") + "abc"[i] + ": " + dgmm_last_error());
     std::uint32_t um = 0, un = 0, uk = 0, kmin = 0, kmax = 0;
     dgmm_problem(h, &um, &un, &uk, nullptr, nullptr, nullptr);
+    // A batch: matrix b of each operand follows matrix b - 1 (rows × ld elements on), so the
+    // operands are matrices of batch × rows rows, which the runtime walks one NPU run each.
+    if (const auto at = plan_text.find("\"batch\": "); at != std::string::npos)
+      batch = std::max<std::int64_t>(1, std::strtoll(plan_text.c_str() + at + 9, nullptr, 10));
     if (dgmm_k_range(h, &kmin, &kmax) == DGMM_OK) k_max = kmax;
     m = um;
     n = un;
@@ -724,12 +729,13 @@ int main(int argc, char** argv) {
   Sim sim(o);
   g_sim = &sim;
   const unsigned beat = sim.beat();
-  // Each operand: its rows ld elements apart, the last one ending the buffer.
-  const std::int64_t a_elems = (m - 1) * ld[0] + k, b_elems = (k - 1) * ld[1] + n;
+  // Each operand: its rows ld elements apart, the last one ending the buffer; a batch's matrices
+  // one after the other, as one matrix of batch × rows rows.
+  const std::int64_t a_elems = (batch * m - 1) * ld[0] + k, b_elems = (batch * k - 1) * ld[1] + n;
   const unsigned c_bytes = static_cast<unsigned>(c_bits / 8);
   const Buffer A{"A", o.base, fa.size(a_elems), fa.size(k), ld[0] == k ? 0 : fa.size(ld[0])};
   const Buffer B{"B", o.base + 0x10000000u, fb.size(b_elems), fb.size(n), ld[1] == n ? 0 : fb.size(ld[1])};
-  const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>((m - 1) * ld[2] + n) * c_bytes,
+  const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>((batch * m - 1) * ld[2] + n) * c_bytes,
                  static_cast<std::uint64_t>(n) * c_bytes, ld[2] == n ? 0 : static_cast<std::uint64_t>(ld[2]) * c_bytes};
   sim.set_buffers(A, B, C);
   // The epilogue's operands: bias (N int32), rq (N records of 8 bytes).
@@ -770,7 +776,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  const std::uint64_t limit = o.max_cycles ? o.max_cycles : 4000000 + static_cast<std::uint64_t>(m * n * k / 64);
+  const std::uint64_t limit =
+      o.max_cycles ? o.max_cycles
+                   : 4000000 * static_cast<std::uint64_t>(batch) + static_cast<std::uint64_t>(batch * m * n * k / 64);
+  const std::uint64_t cycle0 = sim.cycle();
   const auto wall0 = std::chrono::steady_clock::now();
   std::uint32_t hw_cycles = 0, bound = 0, status = 0, error = 0;
   bool finished = false;
@@ -834,7 +843,8 @@ int main(int argc, char** argv) {
     hw_cycles = sim.reg_read(dg::npu_regs::reg("CYCLES").offset);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  const std::uint64_t sim_cycles = sim.cycle() - sim.last_start();
+  // (A batch: from before the first run's START, the runtime starting each.)
+  const std::uint64_t sim_cycles = batch > 1 ? sim.cycle() - cycle0 : sim.cycle() - sim.last_start();
   sim.end_progress();
   if (error_want != 0) {
     // The START must have been refused with that code: ERROR set, not BUSY, nothing on the bus.
@@ -903,13 +913,15 @@ int main(int argc, char** argv) {
     const std::uint8_t* b_mem = b_bytes.data();
     // The exact sum, wrapped to the accumulator's width (two's complement), then C: sign-extended,
     // or saturated to int32 from a wider accumulator.
+    // Row i of C (of all batch × M): row i % M of matrix i / M, from that matrix's A and B.
     auto expected = [&](std::int64_t i, std::int64_t j) {
+      const std::int64_t b0 = i / m * k;  // the first row of this matrix's B
       std::uint64_t sum = 0;
       for (std::int64_t kk = 0; kk < k; ++kk)
-        sum += static_cast<std::uint64_t>(decode(fa, a_mem, i * ld[0] + kk) * decode(fb, b_mem, kk * ld[1] + j));
+        sum += static_cast<std::uint64_t>(decode(fa, a_mem, i * ld[0] + kk) * decode(fb, b_mem, (b0 + kk) * ld[1] + j));
       return dg::sim::c_element_epi(sum, acc_bits, c_bits, epi, cols[static_cast<std::size_t>(j)]);
     };
-    for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t i = 0; i < batch * m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         const std::int64_t want = expected(i, j);
         std::uint64_t raw = 0;
@@ -953,14 +965,18 @@ int main(int argc, char** argv) {
   // The report.
   const double cyc = hw_cycles ? static_cast<double>(hw_cycles) : 1.0;
   const std::int64_t pes = static_cast<std::int64_t>(PE_ROWS) * PE_COLS;
-  const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const double macs =
+      static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool pass = finished && mismatches == 0 && sim.errors() == 0;
   std::printf("co-simulation of %s (Verilator), %s; seed %" PRIu64 ", DRAM latency %u cycles, back-pressure %.0f%%\n",
               TOP_NAME, h != nullptr ? "programmed by the freestanding runtime" : "registers programmed by the harness",
               o.seed, o.latency, 100 * o.stall);
   std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64
-              "] %s x B %s, int%d (%d-bit accumulators)\n",
-              m, n, m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits);
+              "] %s x B %s, int%d (%d-bit accumulators)%s\n",
+              m, n, m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits,
+              batch > 1
+                  ? (", a batch of " + std::to_string(batch) + ": one NPU run each, started by the runtime").c_str()
+                  : "");
   std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n",
               A.base, B.base, C.base, o.addr_bits);
   if (A.ld != 0 || B.ld != 0 || C.ld != 0)
@@ -990,7 +1006,10 @@ int main(int argc, char** argv) {
     std::printf("  cycles       none measured: the run did not finish%s\n",
                 (status & 4u) != 0 ? " (the NPU refused it: see the ERROR register above)" : "");
   } else {
-    if (k_max == k)
+    if (batch > 1)
+      std::printf("  cycles       %u (the runs' CYCLES registers summed; the plan's estimate, %u, is for one run)\n",
+                  hw_cycles, bound);
+    else if (k_max == k)
       std::printf("  cycles       %u (CYCLES register; plan estimate %u, %+.1f%%)\n", hw_cycles, bound,
                   bound ? 100.0 * (static_cast<double>(hw_cycles) - bound) / bound : 0.0);
     else
@@ -1008,12 +1027,12 @@ int main(int argc, char** argv) {
   if (pass)
     std::printf("PASS: C equals the reference GEMM bit for bit (%" PRId64
                 " elements); every burst legal, every C byte written once\n",
-                m * n);
+                batch * m * n);
   else if (!finished)
     std::printf("FAIL: the run did not finish; %d protocol or run errors (see above)\n", sim.errors());
   else
     std::printf("FAIL: %" PRId64 " of %" PRId64 " C elements differ, %d protocol or run errors (see above)\n",
-                mismatches, m * n, sim.errors());
+                mismatches, batch * m * n, sim.errors());
   std::fflush(stdout);
   if (h != nullptr) dgmm_unload(h);
   return pass ? 0 : 1;

@@ -128,7 +128,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
       !r.integer(r.root, "tile_n", 1, kMaxDim, &tn) || !r.integer(r.root, "tile_k", 1, kMaxDim, &tk)) {
     return r.status;
   }
-  r.integer(r.root, "batch", 0, kMaxDim, &batch, true);
+  r.integer(r.root, "batch", 1, kMaxDim, &batch, true);
   // A K range: "K" holds K_max, K_min is at most that.
   bool k_dynamic = false;
   int64_t k_min = K;
@@ -140,10 +140,6 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     r.integer(r.root, "k_align", 1, 1 << 16, &k_align, true);
   }
   if (r.status != PlanStatus::Ok) return r.status;
-  if (batch != 1) {
-    err->str("plan has batch ").num(static_cast<uint64_t>(batch)).str("; only batch 1 is supported");
-    return PlanStatus::Unsupported;
-  }
   Elem e[kOperands], acc;
   if (!r.dtype("a_type", &e[kA]) || !r.dtype("b_type", &e[kB]) || !r.dtype("acc_type", &acc) ||
       !r.dtype("c_type", &e[kC])) {
@@ -190,6 +186,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   if (r.status != PlanStatus::Ok) return r.status;
   p.M = static_cast<uint32_t>(M);
   p.N = static_cast<uint32_t>(N);
+  p.batch = static_cast<uint32_t>(batch);
   p.K_min = static_cast<uint32_t>(k_min);
   p.k_align = static_cast<uint32_t>(k_align);
   p.K_max = static_cast<uint32_t>(K);
@@ -273,12 +270,22 @@ uint32_t set_k(GemmPlan* p, uint32_t k) {
     if (o.ld_is_k && !o.ld_set) o.ld = k;
     const uint32_t inner = o.row_major ? o.cols : o.rows;
     const uint32_t outer = o.row_major ? o.rows : o.cols;
+    // One matrix: its last row (column) ends (outer - 1) × ld + inner elements in; the batch's
+    // matrices are outer × ld elements apart (ld is even for 4-bit elements: whole bytes).
     const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;  // < 2^62
+    const uint64_t stride = static_cast<uint64_t>(outer) * o.ld;             // < 2^62
     // Counted in half-bytes first (one per 4-bit element, 16 per int64): below 2^63 while
     // elems < 2^59; an operand of 2^58 bytes or more is beyond any target anyway.
-    const uint64_t bytes = (elems * (bits(o.type) / 4) + 1) / 2;
-    if ((elems >> 59) != 0 || bytes > static_cast<uint64_t>(static_cast<size_t>(-1))) too_large = i;
-    o.bytes = static_cast<size_t>(bytes);
+    const uint64_t half = bits(o.type) / 4;
+    const uint64_t bytes = (elems * half + 1) / 2, stride_bytes = stride * half / 2;
+    // The whole batch: (batch - 1) strides and the last matrix; batch < 2^31, stride < 2^59.
+    const bool fits = (elems >> 59) == 0 && (stride >> 59) == 0 &&
+                      (p->batch <= 1 || stride_bytes <= ((uint64_t{1} << 62) - bytes) / (p->batch - 1));
+    const uint64_t total = fits ? uint64_t{p->batch - 1} * stride_bytes + bytes : 0;
+    if (!fits || total > static_cast<uint64_t>(static_cast<size_t>(-1))) too_large = i;
+    o.bytes = static_cast<size_t>(total);
+    o.matrix_bytes = static_cast<size_t>(bytes);
+    o.batch_stride = stride_bytes;
   }
   return too_large;
 }

@@ -30,13 +30,16 @@ struct OperandLayout {
   DType type;          // the container
   uint8_t value_bits;  // 2 .. bits(type): N of sN / uN; int4 = s4, int8 = s8, int16 = s16, int32 = s32
   bool is_signed;
-  size_t bytes;  // extent of the operand in memory
+  size_t bytes;           // extent of the operand in memory: every matrix of the batch
+  size_t matrix_bytes;    // one matrix's extent (the last row's or column's end)
+  uint64_t batch_stride;  // bytes from one matrix of the batch to the next: outer × ld elements
 };
 
 /// The GEMM of a plan. K is the current K, in [K_min, K_max] (K_min == K_max for a fixed-K plan);
 /// it starts at K_max (the plan's "K") and changes with set_k.
 struct GemmPlan {
   uint32_t M, N, K;
+  uint32_t batch = 1;  // packed matrices: matrix b of an operand starts b × batch_stride bytes after it
   uint32_t K_min, K_max;
   uint32_t k_align = 1;             // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
   uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max

@@ -102,10 +102,11 @@ struct dgmm_kernel {
   bool has_ld;                                 // the design has LDA, LDB, LDC and its table the bus beat
   uint32_t beat_bytes;                         // the design's bus beat (0: not recorded)
   uintptr_t ld_reg[dg::bm::kOperands];
-  bool npu_running;    // the most recent launch went to the NPU and has not been seen to end
-  uint32_t npu_error;  // ERROR register of the most recent launch (0: none)
-  bool cycles_valid;   // the most recent launch ran on the NPU and completed
-  uint32_t cycles;     // its CYCLES register
+  bool npu_running;      // the most recent launch went to the NPU and has not been seen to end
+  uint32_t npu_error;    // ERROR register of the most recent launch (0: none)
+  bool cycles_valid;     // the most recent launch ran on the NPU and completed
+  uint64_t cycles;       // its CYCLES register (summed over the batch's runs)
+  uint32_t batch_index;  // the batch's matrix the NPU runs now (a batch is one NPU run per matrix)
 };
 
 namespace {
@@ -312,7 +313,7 @@ dgmm_status npu_check_ld(const dgmm_kernel* h, uint32_t i) {
     d.num(beat_bits / a);
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
-  const uint64_t span = o.bytes;  // (size_t: 32 bits on some boards)
+  const uint64_t span = o.matrix_bytes;  // one run's (one matrix's); size_t: 32 bits on some boards
   if (ld_bits / 8 > 0xFFFFFFFFull || span > 0x100000000ull) {
     d.str(" makes it span more than 4 GiB, which the NPU's AGUs address with 32-bit offsets");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
@@ -338,6 +339,16 @@ dgmm_status npu_check_reach(const dgmm_kernel* h, uint32_t i, uint64_t address) 
 
 /// Programs the NPU for the bound operands and starts it; nothing is written unless every check
 /// passes.
+/// Writes A's, B's and C's base registers for the batch's matrix h->batch_index (matrix b of an
+/// operand at b × its batch stride: each run of the NPU computes one matrix of the batch).
+void npu_write_bases(dgmm_kernel* h) {
+  for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
+    const uint64_t at = h->addr[i] + uint64_t{h->batch_index} * h->plan.op[i].batch_stride;
+    npu_write(h, static_cast<NpuReg>(kABase + i), static_cast<uint32_t>(at));
+    if (h->has_hi) npu_write(h, static_cast<NpuReg>(kABaseHi + i), static_cast<uint32_t>(at >> 32));
+  }
+}
+
 dgmm_status npu_start(dgmm_kernel* h) {
   ErrorDetail d;
   for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
@@ -356,10 +367,8 @@ dgmm_status npu_start(dgmm_kernel* h) {
     d.str("the NPU is busy (STATUS ").hex(status).str("): another run has not finished");
     return fail(DGMM_ERROR_INVALID_STATE, d);
   }
-  for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
-    npu_write(h, static_cast<NpuReg>(kABase + i), static_cast<uint32_t>(h->addr[i]));
-    if (h->has_hi) npu_write(h, static_cast<NpuReg>(kABaseHi + i), static_cast<uint32_t>(h->addr[i] >> 32));
-  }
+  h->batch_index = 0;
+  npu_write_bases(h);
   for (uint32_t i = 0; i < dg::bm::kEpiOperands; ++i) {
     if (!dg::bm::epi_needed(h->plan, i)) continue;
     port_mmio_write32(h->epi_reg[i][0], static_cast<uint32_t>(h->epi_addr[i]));
@@ -389,7 +398,14 @@ void npu_poll(dgmm_kernel* h) {
     h->npu_error = code != 0 ? code : kErrorBitWithoutCode;
     h->result = DGMM_ERROR_LAUNCH;
   } else if ((status & kStatusDone) != 0 && (status & kStatusBusy) == 0) {
-    h->cycles = npu_read(h, kCycles);
+    h->cycles += npu_read(h, kCycles);
+    if (h->batch_index + 1 < h->plan.batch) {
+      // The next matrix of the batch: the same problem and strides, the bases one matrix on.
+      ++h->batch_index;
+      npu_write_bases(h);
+      npu_write(h, kCtrl, kCtrlStart);
+      return;
+    }
     h->cycles_valid = true;
     h->result = DGMM_OK;
   } else {
@@ -716,13 +732,20 @@ dgmm_status dgmm_launch(dgmm_handle h) {
   ++h->sequence;
   h->npu_error = 0;
   h->cycles_valid = false;
+  h->cycles = 0;
   if (h->engine == DGMM_ENGINE_NPU) {
     h->npu_running = true;
     return DGMM_OK;
   }
   ErrorDetail d;
   d.str("launch: ");
-  const bool ok = dg::bm::execute(h->plan, ptr, h->acc, &d);
+  bool ok = true;
+  for (uint32_t b = 0; ok && b < h->plan.batch; ++b) {
+    uintptr_t at[dg::bm::kOperands];
+    for (uint32_t i = 0; i < dg::bm::kOperands; ++i)
+      at[i] = ptr[i] + static_cast<uintptr_t>(uint64_t{b} * h->plan.op[i].batch_stride);
+    ok = dg::bm::execute(h->plan, at, h->acc, &d);
+  }
   h->result = ok ? DGMM_OK : DGMM_ERROR_LAUNCH;
   h->completed = h->sequence;
   return ok ? DGMM_OK : fail(DGMM_ERROR_LAUNCH, d);

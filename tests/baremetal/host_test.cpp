@@ -229,7 +229,8 @@ void test_bad_plans() {
   };
   CHECK(with([](PlanArgs& p) { p.a = "fp16"; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(contains(dgmm_last_error(), "a_type"));
-  CHECK(with([](PlanArgs& p) { p.batch = 2; }) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(with([](PlanArgs& p) { p.batch = 0; }) == DGMM_ERROR_BAD_MODULE);  // a batch holds a matrix at least
+  CHECK(contains(dgmm_last_error(), "batch"));
   // An int8 or int16 C is requantized (the rq operand); an unsigned one is not an output.
   CHECK(with([](PlanArgs& p) { p.c = "u16"; }) == DGMM_ERROR_UNSUPPORTED);
   CHECK(with([](PlanArgs& p) {
@@ -1517,6 +1518,59 @@ void test_npu_run() {
   CHECK(npu.writes.size() == writes);
 }
 
+// A batch: one NPU run per matrix, each started by the runtime when the previous one is DONE, the
+// bases one matrix (rows × ld elements) on; the cycles summed. The reference executor runs the
+// same matrices.
+void test_npu_batch() {
+  PlanArgs p = npu_plan();
+  p.batch = 3;
+  const auto table = make_table(kNpuBase, kDesignId, standard_regs());
+  const auto module = npu_module(p, table);
+  MockNpu npu(kNpuBase, kDesignId, standard_regs());
+  Attached attached(&npu);
+  dgmm_handle h = npu_handle(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(operand(h, "A").bytes == 3 * 32 * 64 && operand(h, "B").bytes == 3 * 64 * 48 &&
+        operand(h, "C").bytes == 3 * 32 * 48 * 4);
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", uint32_t(kAddrA)},
+                                                            {"A_BASE_HI", 0},
+                                                            {"B_BASE", uint32_t(kAddrB)},
+                                                            {"B_BASE_HI", 0},
+                                                            {"C_BASE", uint32_t(kAddrC)},
+                                                            {"C_BASE_HI", 0},
+                                                            {"LDA", 64},
+                                                            {"LDB", 48},
+                                                            {"LDC", 192},
+                                                            {"M", 32},
+                                                            {"N", 48},
+                                                            {"K", 64},
+                                                            {"CTRL", 1}};
+  for (uint32_t b = 1; b < 3; ++b) {
+    for (const auto& [name, at] : std::vector<std::pair<std::string, uint64_t>>{
+             {"A", kAddrA + b * 32 * 64}, {"B", kAddrB + b * 64 * 48}, {"C", kAddrC + b * 32 * 48 * 4}}) {
+      expected.push_back({name + "_BASE", uint32_t(at)});
+      expected.push_back({name + "_BASE_HI", uint32_t(at >> 32)});
+    }
+    expected.push_back({"CTRL", 1});
+  }
+  CHECK(npu.writes == expected);
+  uint64_t cycles = 0;
+  CHECK(dgmm_npu_cycles(h, &cycles) == DGMM_OK && cycles == 3 * 1234);
+  CHECK(npu.violations.empty());
+
+  // The reference executor: matrix b of A holds b + 1, B holds -1: C of matrix b is -(b + 1) · 64.
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_REFERENCE) == DGMM_OK);
+  std::vector<int8_t> a(3 * 32 * 64), b(3 * 64 * 48, -1);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = int8_t(1 + i / (32 * 64));
+  std::vector<int32_t> c(3 * 32 * 48, 0);
+  CHECK(bind_fake(h, reinterpret_cast<uintptr_t>(a.data()), reinterpret_cast<uintptr_t>(b.data()),
+                  reinterpret_cast<uintptr_t>(c.data())));
+  CHECK(dgmm_launch(h) == DGMM_OK && c[5] == -64 && c[32 * 48 + 5] == -128 && c[2 * 32 * 48 + 7] == -192);
+}
+
 void test_npu_register_map_by_name() {
   // Other offsets, another base, an extra register: the runtime follows the table.
   const std::vector<RegDef> regs = {{"K", 0x100, kRW},       {"N", 0x104, kRW},      {"M", 0x108, kRW},
@@ -2009,6 +2063,7 @@ int main() {
   test_cosim_plans();
   test_npu_engine_choice();
   test_npu_run();
+  test_npu_batch();
   test_npu_epilogue();
   test_npu_register_map_by_name();
   test_npu_errors();

@@ -30,8 +30,15 @@
  * (DGMM_ERROR_UNSUPPORTED), and where the leading dimension is the run-time K (below), dgmm_set_k
  * refuses an odd K. dgmm_operand gives the container (element_bits: 4 for a packed nibble) and the
  * value (value_bits, is_signed). The accumulator is int32 or int64; C is int32 or int64, at least
- * as wide as the accumulator (C int32 with an int64 accumulator is rejected at load). batch must
- * be 1.
+ * as wide as the accumulator (C int32 with an int64 accumulator is rejected at load).
+ *
+ * Batches. A plan's "batch" B (1 when absent) multiplies B pairs of packed matrices: each operand
+ * holds B matrices, matrix b starting b × (rows × ld) elements after the bound address (columns ×
+ * ld for a column-major one), so that a batch is one taller matrix of B × rows rows;
+ * dgmm_operand_info's bytes span all of them. A launch on the NPU runs the design once per matrix,
+ * in order, each run started by the runtime when the previous one is DONE (the design has no
+ * batch loop of its own); dgmm_npu_cycles gives the sum of the runs' CYCLES. The reference
+ * executor runs the matrices in the same order.
  *
  * K at run time. A plan may leave K to run time within [K_min, K_max] (plan fields "k_dynamic",
  * "K_min", "K_max"; "K" holds K_max). A handle starts at K = K_max; dgmm_set_k chooses the K of
