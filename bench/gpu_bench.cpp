@@ -38,81 +38,21 @@ float median(std::vector<float> v) {
 
 }  // namespace
 
-/// cuBLASLt's GEMM with its own fused epilogue (fp16/bf16 in, fp32 accumulation), the fused peer
-/// of ours: relu, bias, bias_relu; gelu and gelu_tanh both as CUBLASLT_EPILOGUE_GELU (cuBLASLt
-/// documents one GELU; ours has the erf and the tanh forms), bias_gelu as GELU_BIAS. SiLU has no
-/// cuBLASLt epilogue. Same operand roles as cublas_gemm: row-major C = A·B as Cᵀ = Bᵀ·Aᵀ.
-struct LtEpilogueGemm {
-  cublasLtHandle_t lt = nullptr;
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulAlgo_t algo{};
-  void* workspace = nullptr;
-  size_t workspace_bytes = size_t(32) << 20;
-  bool ok = false;
-
-  static bool supported(const std::string& e, cublasLtEpilogue_t* out) {
-    const std::pair<const char*, cublasLtEpilogue_t> map[] = {{"relu", CUBLASLT_EPILOGUE_RELU},
-                                                              {"gelu", CUBLASLT_EPILOGUE_GELU},
-                                                              {"gelu_tanh", CUBLASLT_EPILOGUE_GELU},
-                                                              {"bias", CUBLASLT_EPILOGUE_BIAS},
-                                                              {"bias_relu", CUBLASLT_EPILOGUE_RELU_BIAS},
-                                                              {"bias_gelu", CUBLASLT_EPILOGUE_GELU_BIAS},
-                                                              {"bias_gelu_tanh", CUBLASLT_EPILOGUE_GELU_BIAS}};
-    for (const auto& [name, epi] : map)
-      if (e == name) {
-        *out = epi;
-        return true;
-      }
-    return false;
-  }
-  LtEpilogueGemm(const std::string& epilogue, bool bf16, cudaDataType c_type, int M, int N, int K, bool b_row_major,
-                 const void* bias) {
-    cublasLtEpilogue_t epi{};
-    if (!supported(epilogue, &epi)) return;
-    DG_CUBLAS(cublasLtCreate(&lt));
-    DG_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    cublasOperation_t ta = b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
-    if (bias != nullptr)  // one per row of Dᵀ (N×M): per column of our C, in C's type
-      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
-    const cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    if (b_row_major)
-      DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, t, N, K, N));  // cuBLAS's A: our B, N×K column-major
-    else
-      DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, t, K, N, K));
-    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lb, t, K, M, K));  // cuBLAS's B: our A, K×M column-major
-    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lc, c_type, N, M, N));
-    DG_CUDA(cudaMalloc(&workspace, workspace_bytes));
-    cublasLtMatmulPreference_t pref;
-    DG_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
-    DG_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
-                                                   sizeof workspace_bytes));
-    cublasLtMatmulHeuristicResult_t result{};
-    int found = 0;
-    if (cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &result, &found) == CUBLAS_STATUS_SUCCESS &&
-        found > 0) {
-      algo = result.algo;
-      ok = true;
+/// cuBLASLt's fused epilogue for ours, where it has one: relu, bias, bias_relu; gelu and
+/// gelu_tanh both as CUBLASLT_EPILOGUE_GELU (cuBLASLt documents one GELU; ours has the erf and the
+/// tanh forms), bias_gelu as GELU_BIAS. SiLU has none.
+bool lt_epilogue(const std::string& e, cublasLtEpilogue_t* out) {
+  const std::pair<const char*, cublasLtEpilogue_t> map[] = {
+      {"relu", CUBLASLT_EPILOGUE_RELU},           {"gelu", CUBLASLT_EPILOGUE_GELU},
+      {"gelu_tanh", CUBLASLT_EPILOGUE_GELU},      {"bias", CUBLASLT_EPILOGUE_BIAS},
+      {"bias_relu", CUBLASLT_EPILOGUE_RELU_BIAS}, {"bias_gelu", CUBLASLT_EPILOGUE_GELU_BIAS}};
+  for (const auto& [name, epi] : map)
+    if (e == name) {
+      *out = epi;
+      return true;
     }
-    cublasLtMatmulPreferenceDestroy(pref);
-  }
-  ~LtEpilogueGemm() {
-    cudaFree(workspace);
-    if (la) cublasLtMatrixLayoutDestroy(la);
-    if (lb) cublasLtMatrixLayoutDestroy(lb);
-    if (lc) cublasLtMatrixLayoutDestroy(lc);
-    if (op) cublasLtMatmulDescDestroy(op);
-    if (lt) cublasLtDestroy(lt);
-  }
-  void run(const void* A, const void* B, void* C, cudaStream_t stream) {
-    float one = 1.f, zero = 0.f;
-    DG_CUBLAS(
-        cublasLtMatmul(lt, op, &one, B, la, A, lb, &zero, C, lc, C, lc, &algo, workspace, workspace_bytes, stream));
-  }
-};
+  return false;
+}
 
 int main(int argc, char** argv) {
   int devices = 0;
@@ -283,10 +223,20 @@ int main(int argc, char** argv) {
       }
     };
     cudaDataType ct = mi.c_type == "fp32" ? CUDA_R_32F : mi.c_type == "bf16" ? CUDA_R_16BF : CUDA_R_16F;
-    std::unique_ptr<dg::gpu::LtFp8Gemm> lt;
-    if (fp8)
-      lt = std::make_unique<dg::gpu::LtFp8Gemm>(mi.a_type == "fp8_e5m2", mi.b_type == "fp8_e5m2", ct, M, N, K, scale_a,
-                                                scale_b, batch);
+    std::unique_ptr<dg::gpu::LtGemm> lt;
+    if (fp8) {
+      dg::gpu::LtGemm::Options lo;
+      lo.scale_a = scale_a;
+      lo.scale_b = scale_b;
+      lo.batch = batch;
+      lt =
+          std::make_unique<dg::gpu::LtGemm>(mi.a_type == "fp8_e5m2" ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3,
+                                            mi.b_type == "fp8_e5m2" ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3, ct, M, N, K, lo);
+      if (!lt->ok) {
+        std::fprintf(stderr, "cuBLASLt has no fp8 algorithm for %dx%dx%d\n", M, N, K);
+        std::exit(1);
+      }
+    }
     auto run_cublas = [&](int s) {
       if (fp8)
         lt->run(A[s], B[s], C[s], cstream);
@@ -384,9 +334,14 @@ int main(int argc, char** argv) {
         std::snprintf(buf, sizeof buf, "; cuBLAS + pass: not run (N not a multiple of 8)");
       line += buf;
 #endif
-      LtEpilogueGemm lte(mi.epilogue, bf16, ct, M, N, K, mi.b_row_major, bias);
-      if (lte.ok) {
-        auto run_lt = [&](int s) { lte.run(A[s], B[s], C[s], cstream); };
+      dg::gpu::LtGemm::Options lo;
+      lo.b_row_major = mi.b_row_major;
+      lo.bias = bias;
+      const cudaDataType in = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+      std::unique_ptr<dg::gpu::LtGemm> lte;
+      if (lt_epilogue(mi.epilogue, &lo.epilogue)) lte = std::make_unique<dg::gpu::LtGemm>(in, in, ct, M, N, K, lo);
+      if (lte && lte->ok) {
+        auto run_lt = [&](int s) { lte->run(A[s], B[s], C[s], cstream); };
         const float t_lt = graph ? time_graph(cstream, run_lt) : time(cstream, run_lt);
         char buf[160];
         std::snprintf(buf, sizeof buf, "; cuBLASLt fused %.1f us (ours %.3fx as fast)", t_lt * 1000, t_lt / t_ours);

@@ -231,37 +231,53 @@ inline uint8_t fp8_small_int(int v, bool e5m2) {
   return uint8_t((v < 0 ? 0x80 : 0) | (bias + (mag == 2 ? 1 : 0)) << man_bits);
 }
 
-/// Row-major C[M×N] = A[M×K]·B with cuBLASLt's fp8 GEMM (fp32 accumulation, unit scales), the
-/// peer of the fp8 modules. cuBLASLt takes fp8 in its "TN" form only, which is ours with B K-major
-/// (N rows of K): in column-major terms Cᵀ (N×M) = op(B)·A with op(B) the transpose of the stored
-/// K×N matrix. The descriptors and the algorithm are chosen once, so that timing sees the GEMM alone.
-struct LtFp8Gemm {
+/// Row-major C[M×N] = A[M×K]·B with cuBLASLt (fp32 accumulation), the peer of modules cuBLAS's
+/// GEMM cannot stand for: its fp8 GEMM (unit or per-tensor scales), and its own fused epilogues.
+/// In column-major terms Cᵀ (N×M) = op(B)·Aᵀ: cuBLAS's A is our B — stored K×N row-major (N×K
+/// column-major, op N) or, with b_row_major false, K-major (op T, the only form cuBLASLt takes for
+/// fp8) — and its B is our A (K×M column-major). The descriptors and the algorithm are chosen once,
+/// so that timing sees the GEMM alone; `ok` is false when cuBLASLt has no algorithm for it.
+struct LtGemm {
   cublasLtHandle_t lt = nullptr;
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   cublasLtMatmulAlgo_t algo{};
   void* workspace = nullptr;
   size_t workspace_bytes = size_t(32) << 20;
+  bool ok = false;
 
-  /// `scale_a`, `scale_b`: device pointers to our A's and B's fp32 scales, or null for none.
-  LtFp8Gemm(bool a_e5m2, bool b_e5m2, cudaDataType c_type, int M, int N, int K, const void* scale_a = nullptr,
-            const void* scale_b = nullptr, int batch = 1) {
+  struct Options {
+    bool b_row_major = false;
+    const void* scale_a = nullptr;  // device pointers to our A's and B's fp32 scales, or null
+    const void* scale_b = nullptr;
+    int batch = 1;  // packed batches
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    const void* bias = nullptr;  // one per column of our C (per row of Cᵀ), in C's type
+  };
+
+  LtGemm(cudaDataType a_type, cudaDataType b_type, cudaDataType c_type, int M, int N, int K, const Options& o) {
     DG_CUBLAS(cublasLtCreate(&lt));
     DG_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     // cuBLAS's A is our B and the other way round.
-    if (scale_b)
-      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b, sizeof scale_b));
-    if (scale_a)
-      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a, sizeof scale_a));
-    cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
-    const cudaDataType fa = a_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3, fb = b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
-    DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, fb, K, N, K));  // cuBLAS's A: our B, stored K×N column-major
-    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lb, fa, K, M, K));  // cuBLAS's B: our A, stored K×M column-major
+    if (o.scale_b)
+      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &o.scale_b, sizeof o.scale_b));
+    if (o.scale_a)
+      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &o.scale_a, sizeof o.scale_a));
+    cublasOperation_t ta = o.b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    if (o.epilogue != CUBLASLT_EPILOGUE_DEFAULT)
+      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &o.epilogue, sizeof o.epilogue));
+    if (o.bias)
+      DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &o.bias, sizeof o.bias));
+    if (o.b_row_major)
+      DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, b_type, N, K, N));  // our B: N×K column-major
+    else
+      DG_CUBLAS(cublasLtMatrixLayoutCreate(&la, b_type, K, N, K));  // our B: K×N column-major
+    DG_CUBLAS(cublasLtMatrixLayoutCreate(&lb, a_type, K, M, K));    // our A: K×M column-major
     DG_CUBLAS(cublasLtMatrixLayoutCreate(&lc, c_type, N, M, N));
-    if (batch > 1) {  // packed batches: each layout's matrix size apart
-      const int32_t count = batch;
+    if (o.batch > 1) {  // packed batches: each layout's matrix size apart
+      const int32_t count = o.batch;
       for (auto [layout, stride] : {std::pair{la, int64_t(K) * N}, {lb, int64_t(K) * M}, {lc, int64_t(N) * M}}) {
         DG_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
         DG_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
@@ -275,15 +291,12 @@ struct LtFp8Gemm {
                                                    sizeof workspace_bytes));
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    DG_CUBLAS(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &result, &found));
+    ok = cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &result, &found) == CUBLAS_STATUS_SUCCESS &&
+         found > 0;
     cublasLtMatmulPreferenceDestroy(pref);
-    if (found == 0) {
-      std::fprintf(stderr, "cuBLASLt has no fp8 algorithm for %dx%dx%d\n", M, N, K);
-      std::exit(1);
-    }
-    algo = result.algo;
+    if (ok) algo = result.algo;
   }
-  ~LtFp8Gemm() {
+  ~LtGemm() {
     cudaFree(workspace);
     cublasLtMatrixLayoutDestroy(la);
     cublasLtMatrixLayoutDestroy(lb);
