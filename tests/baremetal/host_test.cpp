@@ -1458,6 +1458,24 @@ void test_npu_epilogue() {
   CHECK(contains(dgmm_last_error(), "no writable register BIAS_BASE, which the plan's operand 'bias' needs"));
 }
 
+// The register writes of a launch of npu_plan() bound at kAddrA, kAddrB, kAddrC: the bases, the
+// leading dimensions in bytes, M, N, K, then START.
+std::vector<std::pair<std::string, uint32_t>> npu_plan_start_writes() {
+  return {{"A_BASE", uint32_t(kAddrA)},
+          {"A_BASE_HI", 0},
+          {"B_BASE", uint32_t(kAddrB)},
+          {"B_BASE_HI", 0},
+          {"C_BASE", uint32_t(kAddrC)},
+          {"C_BASE_HI", 0},
+          {"LDA", 64},
+          {"LDB", 48},
+          {"LDC", 192},
+          {"M", 32},
+          {"N", 48},
+          {"K", 64},
+          {"CTRL", 1}};
+}
+
 void test_npu_run() {
   const auto table = make_table(kNpuBase, kDesignId, standard_regs());
   const auto module = npu_module(npu_plan(), table);
@@ -1467,19 +1485,7 @@ void test_npu_run() {
   CHECK(h != nullptr);
   if (h == nullptr) return;
   CHECK(dgmm_launch(h) == DGMM_OK);
-  const std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", uint32_t(kAddrA)},
-                                                                  {"A_BASE_HI", 0},
-                                                                  {"B_BASE", uint32_t(kAddrB)},
-                                                                  {"B_BASE_HI", 0},
-                                                                  {"C_BASE", uint32_t(kAddrC)},
-                                                                  {"C_BASE_HI", 0},
-                                                                  {"LDA", 64},
-                                                                  {"LDB", 48},
-                                                                  {"LDC", 192},
-                                                                  {"M", 32},
-                                                                  {"N", 48},
-                                                                  {"K", 64},
-                                                                  {"CTRL", 1}};
+  const std::vector<std::pair<std::string, uint32_t>> expected = npu_plan_start_writes();
   CHECK(npu.writes == expected);
   CHECK(npu.running);            // the launch did not wait
   CHECK(npu.status_reads == 1);  // BUSY checked before the start
@@ -1535,19 +1541,7 @@ void test_npu_batch() {
         operand(h, "C").bytes == 3 * 32 * 48 * 4);
   CHECK(dgmm_launch(h) == DGMM_OK);
   CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
-  std::vector<std::pair<std::string, uint32_t>> expected = {{"A_BASE", uint32_t(kAddrA)},
-                                                            {"A_BASE_HI", 0},
-                                                            {"B_BASE", uint32_t(kAddrB)},
-                                                            {"B_BASE_HI", 0},
-                                                            {"C_BASE", uint32_t(kAddrC)},
-                                                            {"C_BASE_HI", 0},
-                                                            {"LDA", 64},
-                                                            {"LDB", 48},
-                                                            {"LDC", 192},
-                                                            {"M", 32},
-                                                            {"N", 48},
-                                                            {"K", 64},
-                                                            {"CTRL", 1}};
+  std::vector<std::pair<std::string, uint32_t>> expected = npu_plan_start_writes();
   for (uint32_t b = 1; b < 3; ++b) {
     for (const auto& [name, at] : std::vector<std::pair<std::string, uint64_t>>{
              {"A", kAddrA + b * 32 * 64}, {"B", kAddrB + b * 64 * 48}, {"C", kAddrC + b * 32 * 48 * 4}}) {
