@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "activation.h"
 
@@ -25,25 +26,14 @@ __device__ float activate(int act, float x) {
   }
 }
 
+__device__ float to_f(__half v) { return __half2float(v); }
+__device__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <typename T>
-__device__ float to_f(T v);
-template <>
-__device__ float to_f(__half v) {
-  return __half2float(v);
-}
-template <>
-__device__ float to_f(__nv_bfloat16 v) {
-  return __bfloat162float(v);
-}
-template <typename T>
-__device__ T from_f(float v);
-template <>
-__device__ __half from_f(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 from_f(float v) {
-  return __float2bfloat16_rn(v);
+__device__ T from_f(float v) {
+  if constexpr (std::is_same_v<T, __half>)
+    return __float2half_rn(v);
+  else
+    return __float2bfloat16_rn(v);
 }
 
 template <typename T>
