@@ -20,7 +20,8 @@
 //            --m ...: the START must be refused with that ERROR code, e.g. BASE_RANGE, and no
 //            burst issued), --lda/--ldb/--ldc LD (the operand's leading dimension in elements:
 //            its rows start LD elements apart inside a larger buffer; the DRAM model fails a burst
-//            on the bytes between rows, and the bytes between C's rows must keep their fill; with
+//            with a beat wholly between rows and a strobed write on the bytes between C's rows,
+//            and those bytes must keep their fill; with
 //            --module the runtime sets them, dgmm_set_ld, else the harness writes LDA/LDB/LDC in
 //            bytes)
 //
@@ -110,11 +111,17 @@ struct Buffer {
   const char* name = "";
   std::uint64_t base = 0, bytes = 0;
   std::uint64_t row = 0, ld = 0;  // a strided operand's row bytes and leading dimension in bytes (0: packed)
-  /// Whether [addr, end) holds bytes between rows (a strided operand's gaps).
-  bool touches_gap(std::uint64_t addr, std::uint64_t end) const {
+  /// Whether byte a lies between rows (a strided operand's gaps).
+  bool in_gap(std::uint64_t a) const { return ld != 0 && ld != row && a >= base && (a - base) % ld >= row; }
+  /// Whether a beat of [addr, end) lies wholly between rows: a burst covers rows' bytes only, and
+  /// the beats it moves at a row's ends (rows that are not whole beats) hold the row's bytes too.
+  bool beat_in_gap(std::uint64_t addr, std::uint64_t end, unsigned beat) const {
     if (ld == 0 || ld == row) return false;
-    for (std::uint64_t a = addr; a < end; ++a)
-      if (a >= base && (a - base) % ld >= row) return true;
+    for (std::uint64_t b = addr; b < end; b += beat) {
+      bool all = true;
+      for (std::uint64_t a = b; a < b + beat && all; ++a) all = in_gap(a);
+      if (all) return true;
+    }
     return false;
   }
 };
@@ -396,6 +403,7 @@ class Sim {
       const std::uint64_t a = bu.addr + std::uint64_t{bu.done} * beat_;
       for (unsigned i = 0; i < beat_; ++i) {
         if (wb[beat_ + i] == 0) continue;  // strobe off: the byte is not written
+        if (buf_[2].in_gap(a + i)) fail("write strobe on the bytes between rows of C", bu.addr, bu.len);
         *at(a + i) = wb[i];
         // (A beat outside C is already reported by check_burst.)
         if (a + i >= buf_[2].base && a + i - buf_[2].base < written_.size() && written_[a + i - buf_[2].base] < 2)
@@ -434,7 +442,7 @@ class Sim {
     if (addr < buf.base || end > buf.base + (buf.bytes + beat_ - 1) / beat_ * beat_) {
       std::string what = std::string("burst outside the ") + buf.name + " buffer";
       fail(what.c_str(), addr, len);
-    } else if (buf.touches_gap(addr, end)) {
+    } else if (buf.beat_in_gap(addr, end, beat_)) {
       std::string what = std::string("burst on the bytes between rows of ") + buf.name;
       fail(what.c_str(), addr, len);
     }
@@ -948,7 +956,7 @@ int main(int argc, char** argv) {
     std::int64_t twice = 0, missing = 0, gap_written = 0, gap_changed = 0;
     for (std::uint64_t b = 0; b < sim.written().size(); ++b) {
       const std::uint8_t times = sim.written()[b];
-      if (C.touches_gap(C.base + b, C.base + b + 1)) {
+      if (C.in_gap(C.base + b)) {
         gap_written += times != 0;
         gap_changed += *sim.at(C.base + b) != 0xa5;
         continue;

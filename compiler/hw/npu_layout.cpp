@@ -121,11 +121,16 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     refuse(fmt::format("a row of C from the accumulators ({} bytes) is not whole {}-byte bus beats",
                        std::int64_t{n.pe_cols} * t.c_bits / 8, beat));
   l.beats_per_acc_row = std::max<std::int64_t>(1, std::int64_t{n.pe_cols} * t.c_bits / 8 / beat);
+  // Byte rows: some operand's rows are not whole beats, so a row may start inside a beat and the
+  // DMA fetches the beats that cover it (one more than its words when it straddles).
+  l.byte_rows =
+      (t.K * t.a_bits) % (8 * beat) != 0 || (t.N * t.b_bits) % (8 * beat) != 0 || (t.N * t.c_bits) % (8 * beat) != 0;
+  const std::int64_t straddle = l.byte_rows ? 1 : 0;
 
   // The request queues cover the DRAM latency with requests of a tile row each.
   auto row_beats = [&](std::int64_t elems, int bits) { return std::max<std::int64_t>(1, elems * bits / (8 * beat)); };
-  const std::int64_t ra = row_beats(t.tile_k, t.a_bits), rb = row_beats(t.tile_n, t.b_bits),
-                     rc = row_beats(t.tile_n, t.c_bits);
+  const std::int64_t ra = row_beats(t.tile_k, t.a_bits) + straddle, rb = row_beats(t.tile_n, t.b_bits) + straddle,
+                     rc = row_beats(t.tile_n, t.c_bits) + straddle;
   l.queue_a = npu_queue_entries(n, ra, false);
   l.queue_b = npu_queue_entries(n, rb, false);
   l.queue_c = npu_queue_entries(n, rc, true);
@@ -154,10 +159,11 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     return std::max({beats, kIssue * bursts, in_flight});
   };
   auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) {
-    return stream(rows_m, ceil_div(kk * t.a_bits, 8 * beat), l.queue_a) + kFillA;
+    return stream(rows_m, ceil_div(kk * t.a_bits, 8 * beat) + straddle, l.queue_a) + kFillA;
   };
   auto b_fetch = [&](std::int64_t kk) {
-    return stream(kk, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b) + kExposedB * n.dram_latency_cycles;
+    return stream(kk, ceil_div(t.tile_n * t.b_bits, 8 * beat) + straddle, l.queue_b) +
+           kExposedB * n.dram_latency_cycles;
   };
   const std::int64_t sub_blocks =
       std::max<std::int64_t>(1, t.tile_m / n.pe_rows) * std::max<std::int64_t>(1, t.tile_n / n.pe_cols);

@@ -45,6 +45,9 @@ struct NpuLayout {
   bool b_first = false;
   // The accumulators: rows per C tile (one row holds pe_cols accumulators), bus beats per row of C.
   std::int64_t acc_rows = 0, beats_per_acc_row = 0;
+  // Rows of A (K elements), B or C (N) that are not whole bus beats: the DMA then moves byte rows,
+  // realigning each row's beats to scratchpad words (reads) and words to strobed beats (C).
+  bool byte_rows = false;
   // The DMA: request-queue entries of each stream (a request is a tile row), and the bursts each
   // AXI4 master may have outstanding (A and B share one read-master configuration).
   int queue_a = 4, queue_b = 4, queue_c = 4, outstanding_rd = 8, outstanding_wr = 8;

@@ -168,11 +168,12 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     if (p.k_dynamic) pl.k_align = elements_per(p.a.value, 16);
   } else {
     pl.dataflow = v("dataflow") == 0 ? "weight_stationary" : "output_stationary";
-    // The DMA moves whole bus beats: a run-time K keeps A's rows (K elements) whole beats.
-    const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
-    if (p.k_dynamic) pl.k_align = elements_per(p.a.value, beat_bits / 8);
     pl.smem_bytes = npu_spad_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k);
     pl.npu_layout = npu_layout_of(s, pl.tile_m, pl.tile_n, pl.tile_k, v("dataflow"));
+    // A run-time K keeps A's rows (K elements) whole bus beats, which the DMA moves; a design with
+    // byte rows (K_max's rows are not whole beats) realigns rows of any whole number of bytes.
+    const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
+    if (p.k_dynamic) pl.k_align = elements_per(p.a.value, pl.npu_layout->byte_rows ? 1 : beat_bits / 8);
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;
     // NPU costs are cycles (the layout's estimate); the model's clock turns them into time.

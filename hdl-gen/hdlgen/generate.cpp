@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "hdlgen/rtl_library.h"
 #include "hdlgen/template.h"
@@ -64,7 +65,7 @@ constexpr const char* kAguTemplate = R"(// @HEADER@
 // AGU for @WHAT@: one request per tile row, in the plan's loop order block_m, block_n@KLOOP@, row.
 // A request is the row segment's DRAM byte address (@AW@ bits: the operand's base plus a 32-bit
 // offset within the operand: the row times the leading dimension ld, in bytes, plus the segment's
-// bytes within the row) and its length in @BEAT@-byte bus beats; row r of a tile goes to
+// bytes within the row) and @LENDOC@; row r of a tile goes to
 // scratchpad bank @BANKOF@. The configuration (base address, @LDWHAT@M, N, K) is
 // latched at start; the top checks it against the plan's ranges, the bus beat and the bus's
 // address width before starting.
@@ -81,7 +82,7 @@ module @MOD@ (
   output logic        req_valid_o,
   input  logic        req_ready_i,
   output logic [@AW1@:0] req_addr_o,
-  output logic [@LW1@:0] req_beats_o,
+  output logic [@LW1@:0] req_@LENNAME@_o,
   output logic [@TRW1@:0] req_row_o,
   output logic        req_last_o      // the tile's last row: the end of a K step (A, B) or C tile
 );
@@ -103,7 +104,7 @@ module @MOD@ (
   assign req_valid_o = busy_q;
   assign offset      = (32'(@RB@0_q) + 32'(r_q)) * ld_bytes + ((32'(@SB@0_q) << LgBits) >> 3);
   assign req_addr_o  = base_q + @AW@'(offset);
-  assign req_beats_o = @LW@'((32'(seg_len) << LgBits) >> @LGBEATB@);
+  assign req_@LENNAME@_o = @LW@'((32'(seg_len) << LgBits) >> @LENSHIFT@);
   assign req_row_o   = r_q[@TRW1@:0];
   assign busy_o = busy_q;
   assign done_o = done_q;
@@ -164,7 +165,7 @@ module @MOD@ (
       assume (n_i == @DW@'(@NMAX@));
       assume (@KRANGE_I@);
       assume (base_i[@LGBEAT1@:0] == '0);
-      assume (((32'(@LD@_i) << LgBits) & 32'(@BEATB1@)) == 32'd0);
+      assume (((32'(@LD@_i) << LgBits) & 32'(@ROWB1@)) == 32'd0);
 @LDASSUME@      assume (@EXTENT_I@ <= 64'h1_0000_0000);
       assume ({1'b0, base_i} + @AWP@'(@EXTENT_I@) <= {1'b1, @AW@'d0});
     end
@@ -175,7 +176,7 @@ module @MOD@ (
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
       assert (m_q == @DW@'(@MMAX@) && n_q == @DW@'(@NMAX@) && @KRANGE@);
-      assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgBits) & 32'(@BEATB1@)) == 32'd0);
+      assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgBits) & 32'(@ROWB1@)) == 32'd0);
 @LDASSERT@    end
     if (rst_ni && f_past_valid && busy_q) begin
       // The loop nest stays inside the matrix and on tile boundaries.
@@ -185,8 +186,7 @@ module @MOD@ (
       assert (@ALIGNM@ && @ALIGNN@ && @ALIGNK@);
       // Index map: the request is row @RB@0 + r, columns from @SB@0, of the operand at base.
       assert (req_addr_o == base_q + @AW@'(32'((32'(@RB@0_q) + 32'(r_q)) * @LDSPEC@ + ((32'(@SB@0_q) << LgBits) >> 3))));
-      assert (req_addr_o[@LGBEAT1@:0] == '0);  // what the burst splitter takes
-      assert ((32'(req_beats_o) << @LGBEATB@) == (32'(seg_len) << LgBits) && req_beats_o != '0);
+@REQALIGN@      assert ((32'(req_@LENNAME@_o) << @LENSHIFT@) == (32'(seg_len) << LgBits) && req_@LENNAME@_o != '0);
       assert (seg_len == (@SL@_q - @SB@0_q < @DW@'(TileSeg) ? @SL@_q - @SB@0_q : @DW@'(TileSeg)));
       // Bounds: a row inside the matrix (above) and a segment inside the row, whose bytes the
       // leading dimension holds, place the request inside the operand's row-major buffer of @RL@
@@ -232,14 +232,15 @@ std::string advance_code(const Stream& s) {
 }
 
 std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std::string& mod, int dw,
-                const std::string& header) {
+                const std::string& header, bool byte_rows) {
   const auto& n = hw.npu;
   const std::int64_t beat = n.bus_data_bits / 8;
   const std::int64_t rows = tile_of(p, s.row_dim), seg = tile_of(p, s.seg_dim);
   const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
   // Tiles of the loop nest along M, N and K (the exactly-once count below).
   const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
-  const std::int64_t max_beats = ceil_div(seg * s.ebits, beat * 8);
+  // A request's length: bus beats, or with byte rows bytes.
+  const std::int64_t max_beats = ceil_div(seg * s.ebits, byte_rows ? 8 : beat * 8);
   const int lw = bits_for(max_beats), trw = std::max(1, log2_exact(rows));
   const std::string D = std::to_string(dw);
   const std::string rl = std::string(1, s.row_dim), ld = std::string(1, s.seg_dim);
@@ -362,47 +363,56 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "  end\n",
         idx, total, total, total);
   }
-  std::string text =
-      subst(kAguTemplate,
-            {
-                {"ONCE", once},
-                {"LDWHAT", ld_reg ? "leading dimension, " : ""},
-                {"LDPORT",
-                 ld_reg ? "  input  logic [31:0] ld_i,        // bytes from a row's start to the next row's\n" : ""},
-                {"LDDECL", ld_reg ? "  logic [31:0] ld_q;\n" : ""},
-                {"LDBYTES", ld_bytes},
-                {"LDRESET", ld_reg ? "      ld_q <= '0;\n" : ""},
-                {"LDLATCH", ld_reg ? "        ld_q <= ld_i;\n" : ""},
-                {"LDASSUME",
-                 ld_reg ? "      assume (ld_i[@LGBEAT1@:0] == '0 && ld_i >= ((32'(@LD@_i) << LgBits) >> 3));\n" : ""},
-                {"LDASSERT",
-                 ld_reg ? "      assert (ld_q[@LGBEAT1@:0] == '0 && ld_q >= ((32'(@LD@_q) << LgBits) >> 3));\n" : ""},
-                {"LDSPEC", ld_spec},
-                {"LDENV_DOC",
-                 ld_reg ? "with a leading dimension that holds a row, whose buffer (at most 4 GiB: its last row's\n"
-                          "  // end) does not pass the end of the @AW@-bit address space."
-                        : "with packed rows, whose buffer (at most 4 GiB) does not pass the end of the\n"
-                          "  // @AW@-bit address space."},
-                {"HEADER", header},
-                {"WHAT", s.what},
-                {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
-                {"BEAT", std::to_string(beat)},
-                {"BANKOF", n.spad_bank_map == "xor" ? fmt::format("(r mod {0}) XOR ((r / {0}) mod {0})", n.spad_banks)
-                                                    : fmt::format("r mod {}", n.spad_banks)},
-                {"MOD", mod},
-                {"ADVANCE", advance_code(s)},
-                {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
-                {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
-                {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
-                {"UNUSED", s.has_k_loop ? ""
-                                        : "  // C has no K loop: K and the K tile only shape the other streams.\n  "
-                                          "logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
-                {"EXTENT_I", extent_i},
-                {"ALIGNM", tile_aligned("m0_q", p.tile_m)},
-                {"ALIGNN", tile_aligned("n0_q", p.tile_n)},
-                {"ALIGNK", tile_aligned("k0_q", p.tile_k)},
-            },
-            false);
+  std::string text = subst(
+      kAguTemplate,
+      {
+          {"ONCE", once},
+          {"LENNAME", byte_rows ? "bytes" : "beats"},
+          {"REQALIGN",
+           byte_rows ? "" : "      assert (req_addr_o[@LGBEAT1@:0] == '0);  // what the burst splitter takes\n"},
+          {"LENDOC", byte_rows ? "its length in bytes (rows need\n// not be whole bus beats: the DMA realigns them)"
+                               : fmt::format("its length in {}-byte bus beats", beat)},
+          {"LDWHAT", ld_reg ? "leading dimension, " : ""},
+          {"LDPORT",
+           ld_reg ? "  input  logic [31:0] ld_i,        // bytes from a row's start to the next row's\n" : ""},
+          {"LDDECL", ld_reg ? "  logic [31:0] ld_q;\n" : ""},
+          {"LDBYTES", ld_bytes},
+          {"LDRESET", ld_reg ? "      ld_q <= '0;\n" : ""},
+          {"LDLATCH", ld_reg ? "        ld_q <= ld_i;\n" : ""},
+          {"LDASSUME", !ld_reg ? ""
+                       : byte_rows
+                           ? "      assume (ld_i >= ((32'(@LD@_i) << LgBits) >> 3));\n"
+                           : "      assume (ld_i[@LGBEAT1@:0] == '0 && ld_i >= ((32'(@LD@_i) << LgBits) >> 3));\n"},
+          {"LDASSERT", !ld_reg ? ""
+                       : byte_rows
+                           ? "      assert (ld_q >= ((32'(@LD@_q) << LgBits) >> 3));\n"
+                           : "      assert (ld_q[@LGBEAT1@:0] == '0 && ld_q >= ((32'(@LD@_q) << LgBits) >> 3));\n"},
+          {"LDSPEC", ld_spec},
+          {"LDENV_DOC", ld_reg
+                            ? "with a leading dimension that holds a row, whose buffer (at most 4 GiB: its last row's\n"
+                              "  // end) does not pass the end of the @AW@-bit address space."
+                            : "with packed rows, whose buffer (at most 4 GiB) does not pass the end of the\n"
+                              "  // @AW@-bit address space."},
+          {"HEADER", header},
+          {"WHAT", s.what},
+          {"KLOOP", s.has_k_loop ? ", k_tile" : ""},
+          {"BEAT", std::to_string(beat)},
+          {"BANKOF", n.spad_bank_map == "xor" ? fmt::format("(r mod {0}) XOR ((r / {0}) mod {0})", n.spad_banks)
+                                              : fmt::format("r mod {}", n.spad_banks)},
+          {"MOD", mod},
+          {"ADVANCE", advance_code(s)},
+          {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
+          {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
+          {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
+          {"UNUSED", s.has_k_loop ? ""
+                                  : "  // C has no K loop: K and the K tile only shape the other streams.\n  "
+                                    "logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},
+          {"EXTENT_I", extent_i},
+          {"ALIGNM", tile_aligned("m0_q", p.tile_m)},
+          {"ALIGNN", tile_aligned("n0_q", p.tile_n)},
+          {"ALIGNK", tile_aligned("k0_q", p.tile_k)},
+      },
+      false);
   ;
   return subst(text, {
                          {"DW", D},
@@ -419,6 +429,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
                          {"LGBEAT", std::to_string(log2_exact(beat))},
                          {"LGBEATB", std::to_string(log2_exact(beat) + 3)},
                          {"BEATB1", std::to_string(beat * 8 - 1)},
+                         {"ROWB1", std::to_string(byte_rows ? 7 : beat * 8 - 1)},
+                         {"LENSHIFT", std::to_string(byte_rows ? 3 : log2_exact(beat) + 3)},
                          {"LGBEAT1", std::to_string(log2_exact(beat) - 1)},
                          {"BEAT1", std::to_string(beat - 1)},
                          {"RB", std::string(1, s.row_dim)},
@@ -507,23 +519,21 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   auto refuse = [&](const std::string& why) { throw UserError(fmt::format("{}: {}", hw.name, why)); };
   // What the model asks that the generator does not build (the spec check refused it already).
   if (std::string why = hw::npu_unbuildable(n); !why.empty()) refuse(why);
-  // The DMA moves whole bus beats: every row of A, B and C must be a whole number of them.
-  auto beats_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bits) {
-    if ((elems * bits) % (8 * beat) != 0)
+  // The DMA moves rows of whole bytes: rows that are not whole bus beats (byte rows, the layout's
+  // byte_rows) are realigned between the bus and the scratchpad, and C's are written with strobes.
+  // Two 4-bit elements share a byte, so a row of them has an even count.
+  auto bytes_of = [&](const char* what, const char* dim, std::int64_t elems, std::int64_t bits) {
+    if ((elems * bits) % 8 != 0)
       refuse(
-          fmt::format("rows of {} ({} = {} elements, {} bytes) are not whole {}-byte bus beats, which the DMA "
-                      "moves; make {} a multiple of {}",
-                      what, dim, elems, fmt::format("{}{}", elems * bits / 8, elems * bits % 8 ? ".5" : ""), beat, dim,
-                      8 * beat / std::gcd(8 * beat, bits)));
+          fmt::format("rows of {} ({} = {} elements of {} bits) end inside a byte, which the DMA does not "
+                      "address; make {} a multiple of {}",
+                      what, dim, elems, bits, dim, 8 / std::gcd<std::int64_t>(8, bits)));
   };
   // A run-time K is checked by the runtime against the plan's k_align; the largest K of the range
   // (the K a module starts with) must itself be one.
-  if (!p.k_dynamic)
-    beats_of("A", "K", p.K, ea);
-  else
-    beats_of("A", "K_max", p.K_max, ea);
-  beats_of("B", "N", p.N, eb);
-  beats_of("C", "N", p.N, ec);
+  bytes_of("A", p.k_dynamic ? "K_max" : "K", p.k_dynamic ? p.K_max : p.K, ea);
+  bytes_of("B", "N", p.N, eb);
+  bytes_of("C", "N", p.N, ec);
   // The AGUs add a 32-bit offset to an operand's base: each operand is at most 4 GiB (at the
   // largest K). (In double: M, N and K may each be near 2^31.)
   const double kbig = static_cast<double>(p.k_dynamic ? p.K_max : p.K), m = static_cast<double>(p.M),
@@ -631,19 +641,26 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.addr_bits = n.bus_addr_bits;
   tp.k_fixed = !p.k_dynamic;
   tp.ld_registers = n.ld_registers;
+  tp.byte_rows = lay.byte_rows;
   tp.row_bytes_b = p.N * eb / 8;
   tp.extent_c = p.M * p.N * ec / 8;
   tp.engine = e;
   std::vector<VerilogFile> agus;
   for (const auto& s : streams) {
     std::string mod = fmt::format("{}_agu_{}", d.top, s.id);
-    agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header)});
+    agus.push_back({mod + ".v", agu(p, hw, s, mod, dw, header, lay.byte_rows)});
     d.formal_tops.push_back(mod);
     const std::int64_t seg = tile_of(p, s.seg_dim);
-    TopStream ts{s.id, bits_for(ceil_div(seg * s.ebits, 8 * tp.beat_bytes)),
-                 std::max(1, log2_exact(tile_of(p, s.row_dim)))};
-    if (s.id == "a") ts = {ts.id, ts.beats_bits, ts.row_bits, e.a_words, e.a_base0, e.a_base1};
-    if (s.id == "b") ts = {ts.id, ts.beats_bits, ts.row_bits, e.b_words, e.b_base0, e.b_base1};
+    // The AGU's request length: beats, or with byte rows bytes (and then a request covers at most
+    // one beat more than its words).
+    const std::int64_t words = ceil_div(seg * s.ebits, 8 * tp.beat_bytes);
+    TopStream ts;
+    ts.id = s.id;
+    ts.beats_bits = bits_for(lay.byte_rows ? ceil_div(seg * s.ebits, 8) : words);
+    ts.words_bits = bits_for(words + 1);
+    ts.row_bits = std::max(1, log2_exact(tile_of(p, s.row_dim)));
+    if (s.id == "a") std::tie(ts.row_words, ts.base0, ts.base1) = std::tuple(e.a_words, e.a_base0, e.a_base1);
+    if (s.id == "b") std::tie(ts.row_words, ts.base0, ts.base1) = std::tuple(e.b_words, e.b_base0, e.b_base1);
     // The request queue tracks the rows in flight, its AXI4 master the bursts outstanding (A and
     // B share one read-master configuration, and so one proof of it): the layout's sizes.
     ts.lg_queue = log2_exact(s.id == "a" ? lay.queue_a : s.id == "b" ? lay.queue_b : lay.queue_c);
@@ -707,6 +724,16 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                               {"LgOut", tp.streams[stream].lg_out}};
   d.formal_notes["dg_axi_wr_proof"] =
       "the write data channel is idle in this proof: its rules are checked in co-simulation, not proved";
+  if (lay.byte_rows) {
+    // The realigners as the top instantiates them: the widest stream's counts, the deepest queue.
+    int lenw = 1, lgq = 1;
+    for (const TopStream& ts : tp.streams) {
+      lenw = std::max(lenw, ts.words_bits);
+      lgq = std::max(lgq, ts.lg_queue);
+    }
+    for (const char* m : {"dg_rd_align", "dg_wr_align"})
+      d.formal_params[m] = {{"BusBits", n.bus_data_bits}, {"LenW", lenw}, {"LgQueue", lgq}};
+  }
   d.formal_params["dg_spad_arbiter"] = {{"Banks", e.banks},
                                         {"LgBanks", e.lg_banks},
                                         {"WordBits", e.word_bits},
@@ -720,6 +747,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     if ((os_only && e.weight_stationary) || (ws_only && !e.weight_stationary)) continue;
     // The epilogue's modules: in designs with one only.
     if ((lib.module == "dg_epilogue" && !ep.any()) || (lib.module == "dg_epi_fetch" && !ep.fetch())) continue;
+    // The byte-row realigners: in designs with byte rows only.
+    if ((lib.module == "dg_rd_align" || lib.module == "dg_wr_align") && !lay.byte_rows) continue;
     d.files.push_back({lib.name, lib.text});
     if (lib.has_properties) d.formal_tops.push_back(lib.module);
   }

@@ -157,7 +157,7 @@ constexpr const char* kTop = R"(// @HEADER@
   output logic        c_w_valid_o,
   input  logic        c_w_ready_i,
   output logic [@WBITS1@:0] c_w_data_o,
-  output logic        c_w_last_o
+@CSTRBPORT@  output logic        c_w_last_o
 );
   localparam logic [31:0] Id = 32'h@ID@;
   localparam logic [31:0] CycleBound = 32'd@BOUND@;
@@ -182,7 +182,7 @@ constexpr const char* kTop = R"(// @HEADER@
     else if (n_q != @DW@'(@NMAX@)) check = @ERRW@'d@E_N@;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
     else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
-    else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@BEATB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
+    else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@ROWB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
 @LDCHECK@    else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
 
@@ -354,7 +354,7 @@ constexpr const char* kReadStream =
     R"(  // ---- stream @S@ ---------------------------------------------------------------------------
   logic        @S@_req_valid, @S@_req_ready, @S@_req_last, @S@_hold, @S@_qfull, @S@_may_begin, @S@_split_ready;
   logic [@ADW1@:0] @S@_req_addr;
-  logic [@LW1@:0] @S@_req_beats;
+  logic [@LW1@:0] @S@_req_@LEN@;
   logic [@TRW1@:0] @S@_req_row;
   logic        @S@_last, @S@_fill_idle;
   @TOP@_agu_@S@ u_agu_@S@ (
@@ -370,20 +370,20 @@ constexpr const char* kReadStream =
     .req_valid_o(@S@_req_valid),
     .req_ready_i(@S@_req_ready),
     .req_addr_o (@S@_req_addr),
-    .req_beats_o(@S@_req_beats),
+    .req_@LEN@_o(@S@_req_@LEN@),
     .req_row_o  (@S@_req_row),
     .req_last_o (@S@_req_last)
   );
   // A K step begins only while a scratchpad buffer is free for it.
   assign @S@_hold = @S@_req_row == '0 && !@S@_may_begin;
   assign @S@_req_ready = @S@_split_ready && !@S@_qfull && !@S@_hold;
-  dg_burst_split #(.AddrW(@ADW@), .BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_@S@ (
+@RDALIGNREQ@  dg_burst_split #(.AddrW(@ADW@), .BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_@S@ (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .req_valid_i  (@S@_req_valid && !@S@_qfull && !@S@_hold),
     .req_ready_o  (@S@_split_ready),
-    .req_addr_i   (@S@_req_addr),
-    .req_beats_i  (16'(@S@_req_beats)),
+    .req_addr_i   (@SPLITADDR@),
+    .req_beats_i  (16'(@SPLITBEATS@)),
     .burst_valid_o(@S@_ar_valid_o),
     .burst_ready_i(@S@_ar_ready_i),
     .burst_addr_o (@S@_ar_addr_o),
@@ -391,8 +391,8 @@ constexpr const char* kReadStream =
     .burst_last_o (@S@_last)
   );
   assign @S@_split_busy = @S@_ar_valid_o;
-  dg_spad_fill #(
-    .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW), .RowW(@TRW@), .BeatsW(@LW@),
+@RDALIGN@  dg_spad_fill #(
+    .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW), .RowW(@TRW@), .BeatsW(@FILLW@),
     .RowWords(@ROWWORDS@), .Base0(@BASE0@), .Base1(@BASE1@), .LgQueue(@LGQ@)@BANKXOR@
   ) u_fill_@S@ (
     .clk_i        (clk_i),
@@ -400,13 +400,13 @@ constexpr const char* kReadStream =
     .start_i      (start),
     .req_i        (@S@_req_valid && @S@_req_ready),
     .req_row_i    (@S@_req_row),
-    .req_beats_i  (@S@_req_beats),
+    .req_beats_i  (@FILLBEATS@),
     .req_last_i   (@S@_req_last),
     .queue_full_o (@S@_qfull),
     .may_begin_o  (@S@_may_begin),
-    .r_valid_i    (@S@_r_valid_i),
-    .r_ready_o    (@S@_r_ready_o),
-    .r_data_i     (@S@_r_data_i),
+    .r_valid_i    (@FILLRV@),
+    .r_ready_o    (@FILLRR@),
+    .r_data_i     (@FILLRD@),
     .wreq_o       (@S@_wreq),
     .grant_i      (@S@_grant),
     .bank_o       (@S@_bank),
@@ -483,10 +483,10 @@ constexpr const char* kWriteStream =
     R"(  // ---- stream c ---------------------------------------------------------------------------
   logic        c_req_valid, c_req_ready, c_req_last, c_qfull, c_split_ready, c_burst_valid, c_lens_full;
   logic [@ADW1@:0] c_req_addr;
-  logic [@LW1@:0] c_req_beats;
+  logic [@LW1@:0] c_req_@LEN@;
   logic [@TRW1@:0] c_req_row;
   logic        c_last;
-  @TOP@_agu_c u_agu_c (
+@CUNUSEDSTRB@  @TOP@_agu_c u_agu_c (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .start_i    (start),
@@ -499,18 +499,18 @@ constexpr const char* kWriteStream =
     .req_valid_o(c_req_valid),
     .req_ready_i(c_req_ready),
     .req_addr_o (c_req_addr),
-    .req_beats_o(c_req_beats),
+    .req_@LEN@_o(c_req_@LEN@),
     .req_row_o  (c_req_row),
     .req_last_o (c_req_last)
   );
   assign c_req_ready = c_split_ready && !c_qfull;
-  dg_burst_split #(.AddrW(@ADW@), .BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_c (
+@WRALIGNREQ@  dg_burst_split #(.AddrW(@ADW@), .BeatBytes(@BEAT@), .MaxBurst(@MAXB@), .Boundary(@BOUNDARY@)) u_dma_c (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .req_valid_i  (c_req_valid && !c_qfull),
     .req_ready_o  (c_split_ready),
-    .req_addr_i   (c_req_addr),
-    .req_beats_i  (16'(c_req_beats)),
+    .req_addr_i   (@SPLITADDR@),
+    .req_beats_i  (16'(@SPLITBEATS@)),
     .burst_valid_o(c_burst_valid),
     .burst_ready_i(c_aw_ready_i && !c_lens_full),
     .burst_addr_o (c_aw_addr_o),
@@ -521,15 +521,15 @@ constexpr const char* kWriteStream =
   assign c_split_busy = c_burst_valid;
   dg_cout #(
     .Cols(@PC@), .AccW(@ACCW@), .CW(@CW@), .BusBits(WordBits), .BeatsPerRow(@BPA@), .NNj(@NNJ@), .AccAW(AccAW), .RowW(@TRW@),
-    .BeatsW(@LW@), .LgQueue(@LGQ@), .LgOut(@LGOUT@), .LgLens(@LGLENS@)
+    .BeatsW(@FILLW@), .LgQueue(@LGQ@), .LgOut(@LGOUT@), .LgLens(@LGLENS@)@COUTALIGN@
   ) u_cout (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .start_i      (start),
     .req_i        (c_req_valid && c_req_ready),
     .req_row_i    (c_req_row),
-    .req_beats_i  (c_req_beats),
-    .req_last_i   (c_req_last),
+    .req_beats_i  (@FILLBEATS@),
+@COUTALIGNREQ@    .req_last_i   (c_req_last),
     .queue_full_o (c_qfull),
     .acc_full_i   (@CFULL@),
     .acc_release_o(c_acc_release),
@@ -543,7 +543,7 @@ constexpr const char* kWriteStream =
     .w_valid_o    (c_w_valid_o),
     .w_ready_i    (c_w_ready_i),
     .w_data_o     (c_w_data_o),
-    .w_last_o     (c_w_last_o),
+@CSTRB@    .w_last_o     (c_w_last_o),
     .idle_o       (cout_idle)
   );
   logic unused_c;
@@ -665,7 +665,7 @@ module @TOP@ (
     .c_w_valid_o (c_w_valid),
     .c_w_ready_i (c_w_ready),
     .c_w_data_o  (c_w_data),
-    .c_w_last_o  (c_w_last)
+@CSTRBCONN@    .c_w_last_o  (c_w_last)
   );
 
 `ifdef DG_AXI4_CHECK
@@ -807,7 +807,7 @@ constexpr const char* kWriteMaster =
   logic [AddrW-1:0]     c_aw_addr;
   logic [8:0]           c_aw_len;
   logic [@WBITS1@:0]       c_w_data;
-  logic [1:0]           c_error;
+@CSTRBDECL@  logic [1:0]           c_error;
   logic [@LGOUT@:0]           c_outstanding;
   dg_axi_wr #(.AddrW(AddrW), .IdW(IdW), .Id(2'd@ID@), .BeatBytes(BeatBytes), .LgOut(@LGOUT@)) u_axi_c (
     .clk_i     (clk_i),
@@ -820,6 +820,7 @@ constexpr const char* kWriteMaster =
     .w_valid_i (c_w_valid),
     .w_ready_o (c_w_ready),
     .w_data_i  (c_w_data),
+    .w_strb_i  (@CSTRBIN@),
     .w_last_i  (c_w_last),
     .awvalid_o (m_axi_c_awvalid_o),
     .awready_i (m_axi_c_awready_i),
@@ -971,6 +972,14 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
 
 }  // namespace
 
+namespace {
+int log2_exact(std::int64_t v) {
+  int l = 0;
+  while ((std::int64_t{1} << l) < v) ++l;
+  return l;
+}
+}  // namespace
+
 std::string top_module(const TopParams& tp) {
   std::string streams;
   for (const auto& s : tp.streams) {
@@ -989,11 +998,69 @@ std::string top_module(const TopParams& tp) {
         {"LGLENS", s.lg_queue <= 2 ? "1" : "3"},
         {"BASE0", std::to_string(s.base0)},
         {"BASE1", std::to_string(s.base1)}};
+    // Byte rows: the request's offset in its first beat, the words it fills (or C: reads) and the
+    // beats that cover it; the burst splitter fetches those beats from the aligned address, and a
+    // realigner (dg_rd_align; C: dg_wr_align in dg_cout) moves the bytes between beats and words.
+    const bool br = tp.byte_rows;
+    const int lgb = std::max(1, log2_exact(tp.beat_bytes));
+    const std::string ww = std::to_string(s.words_bits), ww1 = std::to_string(s.words_bits - 1);
+    const std::string req = fmt::format(
+        "  // Byte rows: the request's first byte in its beat, its words and the beats that cover it.\n"
+        "  logic [{2}:0] @S@_req_off, @S@_req_end;\n"
+        "  logic [{0}:0] @S@_req_words, @S@_req_nb;\n"
+        "  assign @S@_req_off   = @S@_req_addr[{2}:0];\n"
+        "  assign @S@_req_end   = {3}'(32'(@S@_req_off) + 32'(@S@_req_bytes));\n"
+        "  assign @S@_req_words = {1}'((32'(@S@_req_bytes) + 32'd{4}) >> {3});\n"
+        "  assign @S@_req_nb    = {1}'((32'(@S@_req_off) + 32'(@S@_req_bytes) + 32'd{4}) >> {3});\n",
+        ww1, ww, lgb - 1, lgb, tp.beat_bytes - 1);
+    v["LEN"] = br ? "bytes" : "beats";
+    v["FILLW"] = br ? ww : "@LW@";
+    v["FILLBEATS"] = br ? "@S@_req_words" : "@S@_req_beats";
+    v["SPLITADDR"] = br ? fmt::format("{{@S@_req_addr[@ADW1@:{0}], {0}'d0}}", lgb) : "@S@_req_addr";
+    v["SPLITBEATS"] = br ? "@S@_req_nb" : "@S@_req_beats";
+    v["RDALIGNREQ"] = br && s.id != "c" ? req : "";
+    v["WRALIGNREQ"] = br && s.id == "c" ? req : "";
+    v["FILLRV"] = br ? "@S@_w_valid" : "@S@_r_valid_i";
+    v["FILLRR"] = br ? "@S@_w_ready" : "@S@_r_ready_o";
+    v["FILLRD"] = br ? "@S@_w_data" : "@S@_r_data_i";
+    v["RDALIGN"] = !br ? ""
+                       : fmt::format(
+                             "  logic        @S@_w_valid, @S@_w_ready, @S@_align_full, @S@_align_idle;\n"
+                             "  logic [WordBits-1:0] @S@_w_data;\n"
+                             "  dg_rd_align #(.BusBits(WordBits), .LenW({}), .LgQueue(@LGQ@)) u_align_@S@ (\n"
+                             "    .clk_i       (clk_i),\n"
+                             "    .rst_ni      (rst_ni),\n"
+                             "    .start_i     (start),\n"
+                             "    .req_i       (@S@_req_valid && @S@_req_ready),\n"
+                             "    .req_off_i   (@S@_req_off),\n"
+                             "    .req_beats_i (@S@_req_nb),\n"
+                             "    .req_words_i (@S@_req_words),\n"
+                             "    .queue_full_o(@S@_align_full),\n"
+                             "    .in_valid_i  (@S@_r_valid_i),\n"
+                             "    .in_ready_o  (@S@_r_ready_o),\n"
+                             "    .in_data_i   (@S@_r_data_i),\n"
+                             "    .out_valid_o (@S@_w_valid),\n"
+                             "    .out_ready_i (@S@_w_ready),\n"
+                             "    .out_data_o  (@S@_w_data),\n"
+                             "    .idle_o      (@S@_align_idle)\n"
+                             "  );\n"
+                             "  // (Its queue pops no later than the fill's, which is as deep: never full first.)\n"
+                             "  logic unused_@S@_align;\n"
+                             "  assign unused_@S@_align = ^{{@S@_align_full, @S@_align_idle, @S@_req_end}};\n",
+                             ww);
+    v["COUTALIGN"] = br ? fmt::format(", .Align(1'b1), .LenW({})", ww) : "";
+    v["COUTALIGNREQ"] =
+        br ? "    .req_off_i    (c_req_off),\n    .req_end_i    (c_req_end),\n    .req_nb_i     (c_req_nb),\n"
+           : "    .req_off_i    ('0),\n    .req_end_i    ('0),\n    .req_nb_i     ('0),\n";
+    // (Without byte rows every strobe is set: the bus takes whole beats.)
+    v["CSTRB"] = br ? "    .w_strb_o     (c_w_strb_o),\n" : "    .w_strb_o     (c_unused_strb),\n";
+    v["CUNUSEDSTRB"] = br ? "" : fmt::format("  logic [{}:0] c_unused_strb;\n", tp.beat_bytes - 1);
     std::string text = subst(subst(s.id == "c" ? kWriteStream : kReadStream,
                                    {{"LDCONN", tp.ld_registers ? "    .ld_i       (@S@_ld),\n" : ""},
                                     {"LDCONNC", tp.ld_registers ? "    .ld_i       (c_ld),\n" : ""}},
                                    false),
                              v, false);
+    text = subst(text, v, false);  // the placeholders the byte-row pieces above bring
     // With the epilogue's fetch, B's bursts and data pass through it (dg_epi_fetch).
     if (s.id == "b" && tp.epi.fetch())
       for (const auto& [from, to] : {std::pair<const char*, const char*>{"b_ar_valid_o", "bs_ar_valid"},
@@ -1056,7 +1123,7 @@ std::string top_module(const TopParams& tp) {
              "  // address and row is a whole number of @BEAT@-byte bus beats, and every operand lies below\n"
              "  // 2^@ADW@ (its base has no bit above the width, its last byte is below the end)."},
       {"LDCHECK",
-       ldr ? "    else if (((a_ld | b_ld | c_ld) & 32'd@BEAT1@) != 32'd0 || a_ld < a_row || b_ld < b_row || c_ld < "
+       ldr ? "    else if (@LDALIGN@a_ld < a_row || b_ld < b_row || c_ld < "
              "c_row ||\n"
              "             a_extent > 64'h1_0000_0000 || b_extent > 64'h1_0000_0000 || c_extent > 64'h1_0000_0000)\n"
              "      check = @ERRW@'d@E_LD@;\n"
@@ -1093,76 +1160,81 @@ std::string top_module(const TopParams& tp) {
                                               {"EPI", epi},           {"ENGINE", engine}, {"REGWRITES", reg_writes},
                                               {"REGREADS", reg_reads}};
   first.insert(ld_text.begin(), ld_text.end());
-  return subst(subst(subst(kTop, first, false), regs, false),
-               {{"TOP", tp.top},
-                {"BFIRST", e.b_first ? "1'b1" : "1'b0"},
-                {"ID", fmt::format("{:08x}", tp.id)},
-                {"BOUND", std::to_string(tp.cycle_bound)},
-                {"DW", std::to_string(tp.dw)},
-                {"DW1", std::to_string(tp.dw - 1)},
-                {"MMAX", std::to_string(tp.m_max)},
-                {"MMAX1", std::to_string(tp.m_max - 1)},
-                {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
-                {"NMAX", std::to_string(tp.n_max)},
-                {"KMIN", std::to_string(tp.k_min)},
-                {"KMAX", std::to_string(tp.k_max)},
-                {"BEAT", std::to_string(tp.beat_bytes)},
-                {"BEAT1", std::to_string(tp.beat_bytes - 1)},
-                {"MAXB", std::to_string(tp.max_burst)},
-                {"BOUNDARY", std::to_string(tp.boundary)},
-                {"LEA", std::to_string(tp.lg_bits[0])},
-                {"LEB", std::to_string(tp.lg_bits[1])},
-                {"LEC", std::to_string(tp.lg_bits[2])},
-                {"BEATB1", std::to_string(8 * tp.beat_bytes - 1)},
-                {"NB", std::to_string(e.banks)},
-                // (Where the line breaks in the comment.)
-                {"BANKOF", e.bank_xor ? fmt::format("(r mod {0}) XOR\n// ((r / {0}) mod {0})", e.banks)
-                                      : fmt::format("r mod\n// {}", e.banks)},
-                {"BANKXOR", e.bank_xor ? ", .BankXor(1'b1)" : ""},
-                {"LGNB", std::to_string(e.lg_banks)},
-                {"SPROWS", std::to_string(e.spad_rows)},
-                {"SPAW", std::to_string(e.spad_aw)},
-                {"WBITS", std::to_string(e.word_bits)},
-                {"WBITS1", std::to_string(e.word_bits - 1)},
-                {"PR", std::to_string(e.rows)},
-                {"PC", std::to_string(e.cols)},
-                {"ACCAW", std::to_string(e.acc_aw)},
-                {"EA", std::to_string(e.a_bits)},
-                {"EB", std::to_string(e.b_bits)},
-                {"AW", std::to_string(e.aw)},
-                {"BW", std::to_string(e.bw)},
-                {"AS", e.a_signed ? "1" : "0"},
-                {"BS", e.b_signed ? "1" : "0"},
-                {"G", std::to_string(e.g)},
-                {"TM", std::to_string(e.tile_m)},
-                {"TN", std::to_string(e.tile_n)},
-                {"TK", std::to_string(e.tile_k)},
-                {"AWORDS", std::to_string(e.a_words)},
-                {"BWORDS", std::to_string(e.b_words)},
-                {"ABASE0", std::to_string(e.a_base0)},
-                {"ABASE1", std::to_string(e.a_base1)},
-                {"BBASE0", std::to_string(e.b_base0)},
-                {"BBASE1", std::to_string(e.b_base1)},
-                {"BSEG", std::to_string(e.b_seg)},
-                {"SHADOW", e.shadow ? "1" : "0"},
-                {"BPA", std::to_string(e.beats_per_acc_row)},
-                {"ACCW", std::to_string(e.acc_bits)},
-                {"CW", std::to_string(e.c_bits)},
-                {"NNJ", std::to_string(e.tile_n / e.cols)},
-                {"CFULL", ep.fetch() ? "acc_full_q & {2{epi_ready}}" : "acc_full_q"},
-                {"CRDATA", ep.any() ? "epi_rdata" : "c_rbuf_q ? acc_rdata1 : acc_rdata0"},
-                {"NTILES", std::to_string(ep.n_tiles)},
-                {"HASBIAS", has_bias ? "1" : "0"},
-                {"HASRQ", has_rq ? "1" : "0"},
-                {"RELU", ep.relu ? "1" : "0"},
-                {"OUTBITS", std::to_string(ep.out_bits)},
-                {"BIASBEATS", std::to_string(std::max<std::int64_t>(1, ep.bias_beats))},
-                {"RQBEATS", std::to_string(std::max<std::int64_t>(1, ep.rq_beats))},
-                {"LGROUTE", std::to_string(ep.lg_route)},
-                {"BIASBASE", has_bias ? "bias_base" : "'0"},
-                {"RQBASE", has_rq ? "rq_base" : "'0"},
-                {"EBIAS", has_bias ? "epi_bias" : "'0"},
-                {"ERQ", has_rq ? "epi_rq" : "'0"}});
+  return subst(
+      subst(subst(kTop, first, false), regs, false),
+      {{"TOP", tp.top},
+       {"BFIRST", e.b_first ? "1'b1" : "1'b0"},
+       {"ID", fmt::format("{:08x}", tp.id)},
+       {"BOUND", std::to_string(tp.cycle_bound)},
+       {"DW", std::to_string(tp.dw)},
+       {"DW1", std::to_string(tp.dw - 1)},
+       {"MMAX", std::to_string(tp.m_max)},
+       {"MMAX1", std::to_string(tp.m_max - 1)},
+       {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
+       {"NMAX", std::to_string(tp.n_max)},
+       {"KMIN", std::to_string(tp.k_min)},
+       {"KMAX", std::to_string(tp.k_max)},
+       {"BEAT", std::to_string(tp.beat_bytes)},
+       {"BEAT1", std::to_string(tp.beat_bytes - 1)},
+       {"MAXB", std::to_string(tp.max_burst)},
+       {"BOUNDARY", std::to_string(tp.boundary)},
+       {"LEA", std::to_string(tp.lg_bits[0])},
+       {"LEB", std::to_string(tp.lg_bits[1])},
+       {"LEC", std::to_string(tp.lg_bits[2])},
+       {"BEATB1", std::to_string(8 * tp.beat_bytes - 1)},
+       // Rows of whole beats, or with byte rows of whole bytes (4-bit elements in pairs).
+       {"ROWB1", std::to_string(tp.byte_rows ? 7 : 8 * tp.beat_bytes - 1)},
+       {"LDALIGN", tp.byte_rows ? "" : fmt::format("((a_ld | b_ld | c_ld) & 32'd{}) != 32'd0 || ", tp.beat_bytes - 1)},
+       {"CSTRBPORT", tp.byte_rows ? fmt::format("  output logic [{}:0] c_w_strb_o,\n", tp.beat_bytes - 1) : ""},
+       {"NB", std::to_string(e.banks)},
+       // (Where the line breaks in the comment.)
+       {"BANKOF", e.bank_xor ? fmt::format("(r mod {0}) XOR\n// ((r / {0}) mod {0})", e.banks)
+                             : fmt::format("r mod\n// {}", e.banks)},
+       {"BANKXOR", e.bank_xor ? ", .BankXor(1'b1)" : ""},
+       {"LGNB", std::to_string(e.lg_banks)},
+       {"SPROWS", std::to_string(e.spad_rows)},
+       {"SPAW", std::to_string(e.spad_aw)},
+       {"WBITS", std::to_string(e.word_bits)},
+       {"WBITS1", std::to_string(e.word_bits - 1)},
+       {"PR", std::to_string(e.rows)},
+       {"PC", std::to_string(e.cols)},
+       {"ACCAW", std::to_string(e.acc_aw)},
+       {"EA", std::to_string(e.a_bits)},
+       {"EB", std::to_string(e.b_bits)},
+       {"AW", std::to_string(e.aw)},
+       {"BW", std::to_string(e.bw)},
+       {"AS", e.a_signed ? "1" : "0"},
+       {"BS", e.b_signed ? "1" : "0"},
+       {"G", std::to_string(e.g)},
+       {"TM", std::to_string(e.tile_m)},
+       {"TN", std::to_string(e.tile_n)},
+       {"TK", std::to_string(e.tile_k)},
+       {"AWORDS", std::to_string(e.a_words)},
+       {"BWORDS", std::to_string(e.b_words)},
+       {"ABASE0", std::to_string(e.a_base0)},
+       {"ABASE1", std::to_string(e.a_base1)},
+       {"BBASE0", std::to_string(e.b_base0)},
+       {"BBASE1", std::to_string(e.b_base1)},
+       {"BSEG", std::to_string(e.b_seg)},
+       {"SHADOW", e.shadow ? "1" : "0"},
+       {"BPA", std::to_string(e.beats_per_acc_row)},
+       {"ACCW", std::to_string(e.acc_bits)},
+       {"CW", std::to_string(e.c_bits)},
+       {"NNJ", std::to_string(e.tile_n / e.cols)},
+       {"CFULL", ep.fetch() ? "acc_full_q & {2{epi_ready}}" : "acc_full_q"},
+       {"CRDATA", ep.any() ? "epi_rdata" : "c_rbuf_q ? acc_rdata1 : acc_rdata0"},
+       {"NTILES", std::to_string(ep.n_tiles)},
+       {"HASBIAS", has_bias ? "1" : "0"},
+       {"HASRQ", has_rq ? "1" : "0"},
+       {"RELU", ep.relu ? "1" : "0"},
+       {"OUTBITS", std::to_string(ep.out_bits)},
+       {"BIASBEATS", std::to_string(std::max<std::int64_t>(1, ep.bias_beats))},
+       {"RQBEATS", std::to_string(std::max<std::int64_t>(1, ep.rq_beats))},
+       {"LGROUTE", std::to_string(ep.lg_route)},
+       {"BIASBASE", has_bias ? "bias_base" : "'0"},
+       {"RQBASE", has_rq ? "rq_base" : "'0"},
+       {"EBIAS", has_bias ? "epi_bias" : "'0"},
+       {"ERQ", has_rq ? "epi_rq" : "'0"}});
 }
 
 std::string axi_top_module(const TopParams& tp) {
@@ -1175,7 +1247,10 @@ std::string axi_top_module(const TopParams& tp) {
                                             {"NAME", write ? "C" : names[i]},
                                             {"ID", std::to_string(i)},
                                             {"LGOUT", std::to_string(s.lg_out)},
-                                            {"SEP", i + 1 < tp.streams.size() ? "," : ""}};
+                                            {"SEP", i + 1 < tp.streams.size() ? "," : ""},
+                                            // Byte rows: C's strobes from the core; else every byte.
+                                            {"CSTRBDECL", tp.byte_rows ? "  logic [BeatBytes-1:0] c_w_strb;\n" : ""},
+                                            {"CSTRBIN", tp.byte_rows ? "c_w_strb" : "'1"}};
     ports += subst(write ? kWritePorts : kReadPorts, v, false);
     masters += subst(write ? kWriteMaster : kReadMaster, v, false);
     v["OUT"] = std::to_string(1 << s.lg_out);
@@ -1199,6 +1274,7 @@ std::string axi_top_module(const TopParams& tp) {
                                           {"BOUNDARY", std::to_string(tp.boundary)}};
   for (std::size_t i = 0; i < tp.streams.size(); ++i)
     v[fmt::format("OUT_{}", i == 0 ? "A" : i == 1 ? "B" : "C")] = std::to_string(1 << tp.streams[i].lg_out);
+  v["CSTRBCONN"] = tp.byte_rows ? "    .c_w_strb_o  (c_w_strb),\n" : "";
   return subst(subst(subst(kShell, {{"PORTS", ports}, {"MASTERS", masters}, {"CHECKS", checks}}, false), regs, false),
                v, false);
 }

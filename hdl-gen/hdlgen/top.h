@@ -11,7 +11,8 @@ namespace dg::hdlgen {
 
 struct TopStream {
   std::string id;                                    // a, b, c
-  int beats_bits = 1;                                // width of the AGU's request length
+  int beats_bits = 1;                                // width of the AGU's request length (bytes with byte rows)
+  int words_bits = 1;                                // byte rows: width of a request's words and beats
   int row_bits = 1;                                  // width of the AGU's tile-row output
   std::int64_t row_words = 0, base0 = 0, base1 = 0;  // A, B: scratchpad words per tile row, buffer bases
   int lg_queue = 4;  // log2 of the DMA's request queue: the requests in flight it can track
@@ -62,6 +63,7 @@ struct TopParams {
   int addr_bits = 32;                          // the AXI4 masters' address width (the model's bus_addr_bits)
   bool k_fixed = true;                         // K is the plan's (no run-time range): B's rows are a constant
   bool ld_registers = true;                    // LDA, LDB, LDC (the model's npu.ld_registers); false: packed rows
+  bool byte_rows = false;                      // rows not whole beats: realigned (the layout's byte_rows)
   std::int64_t row_bytes_b = 0, extent_c = 0;  // packed rows: B's row and C's bytes (constants)
   EpiParams epi;                               // the fused epilogue (none by default)
 };

@@ -2,7 +2,7 @@
 // core's write bursts (byte address, length in beats 1..256) on the write address channel
 // (AWLEN = beats - 1, AWSIZE the full bus width, INCR, the stream's ID), passes the core's write
 // data (its beats in address order, the last of each burst marked; a burst's data never before its
-// address) with every byte strobe set, and takes the write responses. At most 2^LgOut writes are
+// address) with the core's byte strobes, and takes the write responses. At most 2^LgOut writes are
 // outstanding (address taken, response not yet). Part of the fixed DeepGEMM RTL library.
 //
 // The first problem of the run is reported once: an error response (BRESP SLVERR or DECERR:
@@ -26,6 +26,7 @@ module dg_axi_wr #(
   input  logic                   w_valid_i,
   output logic                   w_ready_o,
   input  logic [BeatBytes*8-1:0] w_data_i,
+  input  logic [BeatBytes-1:0]   w_strb_i,     // the beat's byte strobes (all set but in byte rows)
   input  logic                   w_last_i,
   // AXI4 write address
   output logic                   awvalid_o,
@@ -74,7 +75,7 @@ module dg_axi_wr #(
   assign wvalid_o  = w_valid_i;
   assign w_ready_o = wready_i;
   assign wdata_o   = w_data_i;
-  assign wstrb_o   = '1;
+  assign wstrb_o   = w_strb_i;
   assign wlast_o   = w_last_i;
 
   assign bready_o = 1'b1;

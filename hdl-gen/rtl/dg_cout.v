@@ -5,7 +5,9 @@
 // has filled it, and sends the beats on the write data channel, marking each burst's last beat.
 // The buffer is handed back to the engine when the tile's last beat has been read. Two buffers
 // alternate per C tile. Each AccW-bit accumulator becomes a CW-bit element of C: sign-extended when
-// CW is wider, saturated to CW's range when it is narrower. Part of the fixed DeepGEMM RTL library.
+// CW is wider, saturated to CW's range when it is narrower. With byte rows (Align) a request's
+// words are realigned to the beats that cover its row, with byte strobes (dg_wr_align); else every
+// beat is whole. Part of the fixed DeepGEMM RTL library.
 module dg_cout #(
   parameter int Cols        = 16,
   parameter int AccW        = 32,   // accumulator bits: 32, 48 or 64
@@ -18,7 +20,9 @@ module dg_cout #(
   parameter int BeatsW      = 5,
   parameter int LgQueue     = 4,
   parameter int LgOut       = 2,    // beats read ahead of the write data channel: 2^LgOut
-  parameter int LgLens      = 3     // write bursts issued ahead of their data: 2^LgLens
+  parameter int LgLens      = 3,    // write bursts issued ahead of their data: 2^LgLens
+  parameter bit Align       = 1'b0, // byte rows: realign words to strobed beats
+  parameter int LenW        = 5     // byte rows: bits of a request's words and beats
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -27,6 +31,10 @@ module dg_cout #(
   input  logic [RowW-1:0]     req_row_i,
   input  logic [BeatsW-1:0]   req_beats_i,
   input  logic                req_last_i,
+  // byte rows: the row's first byte in its beat, its end in its last beat, the beats covering it
+  input  logic [$clog2(BusBits/8)-1:0] req_off_i,
+  input  logic [$clog2(BusBits/8)-1:0] req_end_i,
+  input  logic [LenW-1:0]     req_nb_i,
   output logic                queue_full_o,
   // accumulator buffers
   input  logic [1:0]          acc_full_i,
@@ -43,6 +51,7 @@ module dg_cout #(
   output logic                w_valid_o,
   input  logic                w_ready_i,
   output logic [BusBits-1:0]  w_data_o,
+  output logic [BusBits/8-1:0] w_strb_o,
   output logic                w_last_o,
   output logic                idle_o
 );
@@ -50,6 +59,7 @@ module dg_cout #(
   localparam int LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
 
   // Row requests.
+  logic              row_full;
   logic [DescW-1:0]  head;
   logic              q_empty, q_pop;
   logic [RowW-1:0]   head_row;
@@ -58,7 +68,7 @@ module dg_cout #(
   logic [LgQueue:0]  unused_q_count;
   dg_fifo #(.Width(DescW), .LgDepth(LgQueue)) u_queue (
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
-    .push_i(req_i), .data_i({req_row_i, req_beats_i, req_last_i}), .full_o(queue_full_o),
+    .push_i(req_i), .data_i({req_row_i, req_beats_i, req_last_i}), .full_o(row_full),
     .pop_i(q_pop), .data_o(head), .empty_o(q_empty), .count_o(unused_q_count)
   );
   assign {head_row, head_beats, head_last} = head;
@@ -84,7 +94,7 @@ module dg_cout #(
     .pop_i(lens_pop), .data_o(len_head), .empty_o(lens_empty), .count_o(unused_lens_count)
   );
 
-  logic              buf_q, rd_q;
+  logic              buf_q, rd_q, align_busy;
   logic [LaneW-1:0]  rd_lane_q;
   logic [BeatsW-1:0] beat_q;
   logic [8:0]        wbeat_q;
@@ -115,15 +125,40 @@ module dg_cout #(
   assign lane_data = c_row[32'(rd_lane_q) * BusBits +: BusBits];
   assign out_push  = rd_q;
 
-  assign w_valid_o = !out_empty && !lens_empty;
-  assign w_data_o  = out_head;
-  assign w_last_o  = wbeat_q == len_head - 9'd1;
-  assign out_pop   = w_valid_o && w_ready_i;
-  assign lens_pop  = out_pop && w_last_o;
+  // The beats: the words as they are, or realigned to the rows' bytes (byte rows).
+  logic               beat_valid, beat_ready;
+  logic [BusBits-1:0] beat_data;
+  if (Align) begin : g_align
+    logic align_full, align_idle;
+    dg_wr_align #(.BusBits(BusBits), .LenW(LenW), .LgQueue(LgQueue)) u_align (
+      .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
+      .req_i(req_i), .req_off_i(req_off_i), .req_end_i(req_end_i), .req_beats_i(req_nb_i),
+      .req_words_i(LenW'(req_beats_i)), .queue_full_o(align_full),
+      .in_valid_i(!out_empty), .in_ready_o(out_pop), .in_data_i(out_head),
+      .out_valid_o(beat_valid), .out_ready_i(beat_ready), .out_data_o(beat_data), .out_strb_o(w_strb_o),
+      .idle_o(align_idle)
+    );
+    assign queue_full_o = row_full || align_full;
+    assign align_busy = !align_idle;
+  end else begin : g_whole
+    assign beat_valid   = !out_empty;
+    assign beat_data    = out_head;
+    assign w_strb_o     = '1;
+    assign out_pop      = beat_valid && beat_ready;
+    assign queue_full_o = row_full;
+    assign align_busy   = 1'b0;
+    logic unused_align;
+    assign unused_align = ^{req_off_i, req_end_i, req_nb_i};
+  end
+  assign w_valid_o  = beat_valid && !lens_empty;
+  assign w_data_o   = beat_data;
+  assign w_last_o   = wbeat_q == len_head - 9'd1;
+  assign beat_ready = w_ready_i && !lens_empty;
+  assign lens_pop   = w_valid_o && w_ready_i && w_last_o;
 
   logic unused_out;
   assign unused_out = out_full;
-  assign idle_o = q_empty && out_empty && lens_empty && !rd_q;
+  assign idle_o = q_empty && out_empty && lens_empty && !rd_q && !align_busy;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -142,7 +177,7 @@ module dg_cout #(
       rd_lane_q <= LaneW'(32'(beat_q) % BeatsPerRow);
       if (re_o) beat_q <= last_beat ? '0 : beat_q + BeatsW'(1);
       if (acc_release_o) buf_q <= !buf_q;
-      if (out_pop) wbeat_q <= w_last_o ? 9'd0 : wbeat_q + 9'd1;
+      if (w_valid_o && w_ready_i) wbeat_q <= w_last_o ? 9'd0 : wbeat_q + 9'd1;
     end
   end
 endmodule

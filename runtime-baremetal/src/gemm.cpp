@@ -139,6 +139,10 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     if (r.integer(r.root, "K_min", 1, K, &k_min)) r.integer(r.root, "K_max", K, K, &k_max);
     r.integer(r.root, "k_align", 1, 1 << 16, &k_align, true);
   }
+  // An NPU design that realigns rows (the layout's byte_rows) takes rows and leading dimensions of
+  // any whole number of bytes.
+  json::Span layout;
+  if (r.get(r.root, "npu_layout", &layout, true)) r.boolean(layout, "byte_rows", &p.byte_rows);
   if (r.status != PlanStatus::Ok) return r.status;
   Elem e[kOperands], acc;
   if (!r.dtype("a_type", &e[kA]) || !r.dtype("b_type", &e[kB]) || !r.dtype("acc_type", &acc) ||

@@ -42,6 +42,8 @@ struct GemmPlan {
   uint32_t batch = 1;  // packed matrices: matrix b of an operand starts b × batch_stride bytes after it
   uint32_t K_min, K_max;
   uint32_t k_align = 1;             // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
+  bool byte_rows = false;           // NPU: rows and leading dimensions of whole bytes, not whole bus beats
+                                    // (the plan's npu_layout "byte_rows"; absent: false)
   uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max
   DType acc;
   uint8_t acc_bits = 32;  // the accumulator's width: 32, 48 (in an int64) or 64; a narrower C saturates

@@ -300,8 +300,9 @@ dgmm_status npu_check_ld(const dgmm_kernel* h, uint32_t i) {
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   // A packed operand's rows are whole beats where its row is (the plan's k_align, and the START
-  // check ROW_BEATS, govern that); a padded one's leading dimension must be whole beats itself.
-  const uint64_t beat_bits = uint64_t{h->beat_bytes} * 8;
+  // check ROW_BEATS, govern that); a padded one's leading dimension must be whole beats itself,
+  // or whole bytes in a design that realigns rows (byte rows).
+  const uint64_t beat_bits = h->plan.byte_rows ? 8 : uint64_t{h->beat_bytes} * 8;
   if (o.ld != inner && ld_bits % beat_bits != 0) {
     uint64_t a = beat_bits, b = bits;  // elements per beat multiple: beat_bits / gcd(beat_bits, bits)
     while (b != 0) {
@@ -309,7 +310,10 @@ dgmm_status npu_check_ld(const dgmm_kernel* h, uint32_t i) {
       a = b;
       b = t;
     }
-    d.str(" is not a whole number of the NPU's ").num(h->beat_bytes).str("-byte bus beats: make it a multiple of ");
+    if (h->plan.byte_rows)
+      d.str(" does not end its rows on a byte boundary: make it a multiple of ");
+    else
+      d.str(" is not a whole number of the NPU's ").num(h->beat_bytes).str("-byte bus beats: make it a multiple of ");
     d.num(beat_bits / a);
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }

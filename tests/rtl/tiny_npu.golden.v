@@ -216,6 +216,7 @@ module npu_gemm_tiny_npu (
     .w_valid_i (c_w_valid),
     .w_ready_o (c_w_ready),
     .w_data_i  (c_w_data),
+    .w_strb_i  ('1),
     .w_last_i  (c_w_last),
     .awvalid_o (m_axi_c_awvalid_o),
     .awready_i (m_axi_c_awready_i),
@@ -833,6 +834,7 @@ module npu_gemm_tiny_npu_core (
   logic [3:0] c_req_beats;
   logic [3:0] c_req_row;
   logic        c_last;
+  logic [15:0] c_unused_strb;
   npu_gemm_tiny_npu_agu_c u_agu_c (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -877,6 +879,9 @@ module npu_gemm_tiny_npu_core (
     .req_i        (c_req_valid && c_req_ready),
     .req_row_i    (c_req_row),
     .req_beats_i  (c_req_beats),
+    .req_off_i    ('0),
+    .req_end_i    ('0),
+    .req_nb_i     ('0),
     .req_last_i   (c_req_last),
     .queue_full_o (c_qfull),
     .acc_full_i   (acc_full_q),
@@ -891,6 +896,7 @@ module npu_gemm_tiny_npu_core (
     .w_valid_o    (c_w_valid_o),
     .w_ready_i    (c_w_ready_i),
     .w_data_o     (c_w_data_o),
+    .w_strb_o     (c_unused_strb),
     .w_last_o     (c_w_last_o),
     .idle_o       (cout_idle)
   );
@@ -2083,7 +2089,7 @@ endmodule
 // core's write bursts (byte address, length in beats 1..256) on the write address channel
 // (AWLEN = beats - 1, AWSIZE the full bus width, INCR, the stream's ID), passes the core's write
 // data (its beats in address order, the last of each burst marked; a burst's data never before its
-// address) with every byte strobe set, and takes the write responses. At most 2^LgOut writes are
+// address) with the core's byte strobes, and takes the write responses. At most 2^LgOut writes are
 // outstanding (address taken, response not yet). Part of the fixed DeepGEMM RTL library.
 //
 // The first problem of the run is reported once: an error response (BRESP SLVERR or DECERR:
@@ -2107,6 +2113,7 @@ module dg_axi_wr #(
   input  logic                   w_valid_i,
   output logic                   w_ready_o,
   input  logic [BeatBytes*8-1:0] w_data_i,
+  input  logic [BeatBytes-1:0]   w_strb_i,     // the beat's byte strobes (all set but in byte rows)
   input  logic                   w_last_i,
   // AXI4 write address
   output logic                   awvalid_o,
@@ -2155,7 +2162,7 @@ module dg_axi_wr #(
   assign wvalid_o  = w_valid_i;
   assign w_ready_o = wready_i;
   assign wdata_o   = w_data_i;
-  assign wstrb_o   = '1;
+  assign wstrb_o   = w_strb_i;
   assign wlast_o   = w_last_i;
 
   assign bready_o = 1'b1;
@@ -2235,7 +2242,7 @@ module dg_axi_wr_proof #(
   dg_axi_wr #(.AddrW(AddrW), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
     .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
     .aw_valid_i(aw_valid), .aw_ready_o(aw_ready), .aw_addr_i(aw_addr), .aw_len_i(aw_len),
-    .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_last_i(1'b0),
+    .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_strb_i('1), .w_last_i(1'b0),
     .awvalid_o(awvalid), .awready_i(awready_i), .awid_o(awid), .awaddr_o(awaddr), .awlen_o(awlen),
     .awsize_o(awsize), .awburst_o(awburst), .awcache_o(awcache), .awprot_o(awprot),
     .wvalid_o(wvalid), .wready_i(wready_i), .wdata_o(wdata), .wstrb_o(wstrb), .wlast_o(wlast),
@@ -2551,7 +2558,9 @@ endmodule
 // has filled it, and sends the beats on the write data channel, marking each burst's last beat.
 // The buffer is handed back to the engine when the tile's last beat has been read. Two buffers
 // alternate per C tile. Each AccW-bit accumulator becomes a CW-bit element of C: sign-extended when
-// CW is wider, saturated to CW's range when it is narrower. Part of the fixed DeepGEMM RTL library.
+// CW is wider, saturated to CW's range when it is narrower. With byte rows (Align) a request's
+// words are realigned to the beats that cover its row, with byte strobes (dg_wr_align); else every
+// beat is whole. Part of the fixed DeepGEMM RTL library.
 module dg_cout #(
   parameter int Cols        = 16,
   parameter int AccW        = 32,   // accumulator bits: 32, 48 or 64
@@ -2564,7 +2573,9 @@ module dg_cout #(
   parameter int BeatsW      = 5,
   parameter int LgQueue     = 4,
   parameter int LgOut       = 2,    // beats read ahead of the write data channel: 2^LgOut
-  parameter int LgLens      = 3     // write bursts issued ahead of their data: 2^LgLens
+  parameter int LgLens      = 3,    // write bursts issued ahead of their data: 2^LgLens
+  parameter bit Align       = 1'b0, // byte rows: realign words to strobed beats
+  parameter int LenW        = 5     // byte rows: bits of a request's words and beats
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -2573,6 +2584,10 @@ module dg_cout #(
   input  logic [RowW-1:0]     req_row_i,
   input  logic [BeatsW-1:0]   req_beats_i,
   input  logic                req_last_i,
+  // byte rows: the row's first byte in its beat, its end in its last beat, the beats covering it
+  input  logic [$clog2(BusBits/8)-1:0] req_off_i,
+  input  logic [$clog2(BusBits/8)-1:0] req_end_i,
+  input  logic [LenW-1:0]     req_nb_i,
   output logic                queue_full_o,
   // accumulator buffers
   input  logic [1:0]          acc_full_i,
@@ -2589,6 +2604,7 @@ module dg_cout #(
   output logic                w_valid_o,
   input  logic                w_ready_i,
   output logic [BusBits-1:0]  w_data_o,
+  output logic [BusBits/8-1:0] w_strb_o,
   output logic                w_last_o,
   output logic                idle_o
 );
@@ -2596,6 +2612,7 @@ module dg_cout #(
   localparam int LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
 
   // Row requests.
+  logic              row_full;
   logic [DescW-1:0]  head;
   logic              q_empty, q_pop;
   logic [RowW-1:0]   head_row;
@@ -2604,7 +2621,7 @@ module dg_cout #(
   logic [LgQueue:0]  unused_q_count;
   dg_fifo #(.Width(DescW), .LgDepth(LgQueue)) u_queue (
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
-    .push_i(req_i), .data_i({req_row_i, req_beats_i, req_last_i}), .full_o(queue_full_o),
+    .push_i(req_i), .data_i({req_row_i, req_beats_i, req_last_i}), .full_o(row_full),
     .pop_i(q_pop), .data_o(head), .empty_o(q_empty), .count_o(unused_q_count)
   );
   assign {head_row, head_beats, head_last} = head;
@@ -2630,7 +2647,7 @@ module dg_cout #(
     .pop_i(lens_pop), .data_o(len_head), .empty_o(lens_empty), .count_o(unused_lens_count)
   );
 
-  logic              buf_q, rd_q;
+  logic              buf_q, rd_q, align_busy;
   logic [LaneW-1:0]  rd_lane_q;
   logic [BeatsW-1:0] beat_q;
   logic [8:0]        wbeat_q;
@@ -2661,15 +2678,40 @@ module dg_cout #(
   assign lane_data = c_row[32'(rd_lane_q) * BusBits +: BusBits];
   assign out_push  = rd_q;
 
-  assign w_valid_o = !out_empty && !lens_empty;
-  assign w_data_o  = out_head;
-  assign w_last_o  = wbeat_q == len_head - 9'd1;
-  assign out_pop   = w_valid_o && w_ready_i;
-  assign lens_pop  = out_pop && w_last_o;
+  // The beats: the words as they are, or realigned to the rows' bytes (byte rows).
+  logic               beat_valid, beat_ready;
+  logic [BusBits-1:0] beat_data;
+  if (Align) begin : g_align
+    logic align_full, align_idle;
+    dg_wr_align #(.BusBits(BusBits), .LenW(LenW), .LgQueue(LgQueue)) u_align (
+      .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
+      .req_i(req_i), .req_off_i(req_off_i), .req_end_i(req_end_i), .req_beats_i(req_nb_i),
+      .req_words_i(LenW'(req_beats_i)), .queue_full_o(align_full),
+      .in_valid_i(!out_empty), .in_ready_o(out_pop), .in_data_i(out_head),
+      .out_valid_o(beat_valid), .out_ready_i(beat_ready), .out_data_o(beat_data), .out_strb_o(w_strb_o),
+      .idle_o(align_idle)
+    );
+    assign queue_full_o = row_full || align_full;
+    assign align_busy = !align_idle;
+  end else begin : g_whole
+    assign beat_valid   = !out_empty;
+    assign beat_data    = out_head;
+    assign w_strb_o     = '1;
+    assign out_pop      = beat_valid && beat_ready;
+    assign queue_full_o = row_full;
+    assign align_busy   = 1'b0;
+    logic unused_align;
+    assign unused_align = ^{req_off_i, req_end_i, req_nb_i};
+  end
+  assign w_valid_o  = beat_valid && !lens_empty;
+  assign w_data_o   = beat_data;
+  assign w_last_o   = wbeat_q == len_head - 9'd1;
+  assign beat_ready = w_ready_i && !lens_empty;
+  assign lens_pop   = w_valid_o && w_ready_i && w_last_o;
 
   logic unused_out;
   assign unused_out = out_full;
-  assign idle_o = q_empty && out_empty && lens_empty && !rd_q;
+  assign idle_o = q_empty && out_empty && lens_empty && !rd_q && !align_busy;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -2688,7 +2730,7 @@ module dg_cout #(
       rd_lane_q <= LaneW'(32'(beat_q) % BeatsPerRow);
       if (re_o) beat_q <= last_beat ? '0 : beat_q + BeatsW'(1);
       if (acc_release_o) buf_q <= !buf_q;
-      if (out_pop) wbeat_q <= w_last_o ? 9'd0 : wbeat_q + 9'd1;
+      if (w_valid_o && w_ready_i) wbeat_q <= w_last_o ? 9'd0 : wbeat_q + 9'd1;
     end
   end
 endmodule

@@ -119,27 +119,55 @@ constraints { tile_m == 16; tile_n == 32; tile_k == 64; }
   CHECK(free.plan->npu_layout->cycles == std::min(os.plan->npu_layout->cycles, s.plan->npu_layout->cycles));
 }
 
-TEST_CASE("hdlgen: plans the hardware cannot run are refused with the reason") {
-  // B rows of 20 bytes are not whole 16-byte bus beats.
-  std::string why = refusal(R"(target npu16;
+TEST_CASE("hdlgen: rows that are not whole bus beats get the byte-row realigners") {
+  auto has = [](const hdlgen::Design& d, const std::string& name) {
+    for (const auto& f : d.files)
+      if (f.name == name) return true;
+    return false;
+  };
+  // B and C rows of 20 elements (20 and 80 bytes) are not whole 16-byte bus beats: the layout
+  // says byte rows, the AGUs request bytes, the read streams realign, C is strobed.
+  Solved s = solve_spec(R"(target npu16;
 precision { activation: int8; weight: int8; output: int32; }
 shape { M: 37; N: 20; K: 64; }
 )");
-  CHECK(why.find("rows of B (N = 20 elements, 20 bytes) are not whole 16-byte bus beats") != std::string::npos);
-  CHECK(why.find("make N a multiple of 16") != std::string::npos);
-  // Packed 4-bit rows: N = 16 int4 elements are 8 bytes, half a beat.
-  why = refusal(R"(target npu16;
+  REQUIRE(s.plan->npu_layout.has_value());
+  CHECK(s.plan->npu_layout->byte_rows);
+  hdlgen::Design d = hdlgen::generate(*s.plan, s.problem->hw, "br");
+  CHECK(has(d, "dg_rd_align.v"));
+  CHECK(has(d, "dg_wr_align.v"));
+  const std::string& core = d.files.at(1).text;
+  CHECK(core.find("dg_rd_align #(") != std::string::npos);
+  CHECK(core.find(".Align(1'b1)") != std::string::npos);
+  CHECK(core.find("output logic [15:0] c_w_strb_o") != std::string::npos);
+  // The burst splitter gets the beat-aligned address of the row's first beat.
+  CHECK(core.find(".req_addr_i   ({b_req_addr[31:4], 4'd0})") != std::string::npos);
+  for (const auto& f : d.files)
+    if (f.name == "npu_gemm_br_agu_b.v")
+      CHECK(f.text.find("output logic [5:0] req_bytes_o") != std::string::npos);  // 32 bytes
+  // Packed 4-bit rows: N = 16 int4 elements are 8 bytes, half a beat: byte rows too.
+  Solved h = solve_spec(R"(target npu16;
 precision { activation: int8; weight: int4; output: int32; }
 shape { M: 32; N: 16; K: 64; }
 )");
-  CHECK(why.find("rows of B (N = 16 elements, 8 bytes) are not whole 16-byte bus beats") != std::string::npos);
-  CHECK(why.find("make N a multiple of 32") != std::string::npos);
-  // An odd-width row: 4-bit elements, N = 33 (16.5 bytes).
-  why = refusal(R"(target npu16;
+  CHECK(h.plan->npu_layout->byte_rows);
+  // Whole beats everywhere: no realigners, the AGUs request beats.
+  Solved w = solve_spec(kTiny);
+  CHECK(!w.plan->npu_layout->byte_rows);
+  hdlgen::Design dw = hdlgen::generate(*w.plan, w.problem->hw, "tiny");
+  CHECK(!has(dw, "dg_rd_align.v"));
+  CHECK(!has(dw, "dg_wr_align.v"));
+  CHECK(dw.files.at(1).text.find("req_beats_o") != std::string::npos);
+}
+
+TEST_CASE("hdlgen: plans the hardware cannot run are refused with the reason") {
+  // An odd-width row: 4-bit elements, N = 33 (16.5 bytes) ends inside a byte.
+  std::string why = refusal(R"(target npu16;
 precision { activation: int4; weight: int4; output: int32; }
 shape { M: 32; N: 33; K: 64; }
 )");
-  CHECK(why.find("(N = 33 elements, 16.5 bytes)") != std::string::npos);
+  CHECK(why.find("rows of B (N = 33 elements of 4 bits) end inside a byte") != std::string::npos);
+  CHECK(why.find("make N a multiple of 2") != std::string::npos);
 }
 
 TEST_CASE("hdlgen: packed 4-bit inputs take nibble lanes") {
