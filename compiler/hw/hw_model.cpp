@@ -925,11 +925,13 @@ std::string npu_unbuildable(const NpuModel& n) {
         "128 bytes; the model has npu.bus_boundary_bytes {}, npu.bus_max_burst_beats {} and "
         "npu.bus_data_bits {}: set them to at most 4096, 256 and 1024",
         n.bus_boundary_bytes, n.bus_max_burst_beats, n.bus_data_bits);
-  if (n.spad_width_bits != n.bus_data_bits)
+  // A scratchpad word other than the bus beat: the DMA regroups each row's bytes, from an offset
+  // inside a beat of at least two bytes.
+  if (n.spad_width_bits != n.bus_data_bits && n.bus_data_bits < 16)
     return fmt::format(
-        "npu.spad_width_bits is {} and npu.bus_data_bits {}: the generated scratchpad word is one bus "
-        "beat; make them equal",
-        n.spad_width_bits, n.bus_data_bits);
+        "npu.bus_data_bits is {} and npu.spad_width_bits {}: the generated DMA regroups a bus of at least 16 bits "
+        "into scratchpad words; widen npu.bus_data_bits or make it the scratchpad word",
+        n.bus_data_bits, n.spad_width_bits);
   // The array's sides may be any size (tiles are whole multiples of them, stepped by additions and
   // multiplications by constants); the scratchpad's banks and rows and the bus are indexed by bits.
   auto pow2_below = [](std::int64_t v) {

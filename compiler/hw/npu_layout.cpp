@@ -121,11 +121,14 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     refuse(fmt::format("a row of C from the accumulators ({} bytes) is not whole {}-byte bus beats",
                        std::int64_t{n.pe_cols} * t.c_bits / 8, beat));
   l.beats_per_acc_row = std::max<std::int64_t>(1, std::int64_t{n.pe_cols} * t.c_bits / 8 / beat);
-  // Byte rows: some operand's rows are not whole beats, so a row may start inside a beat and the
-  // DMA fetches the beats that cover it (one more than its words when it straddles).
-  l.byte_rows =
-      (t.K * t.a_bits) % (8 * beat) != 0 || (t.N * t.b_bits) % (8 * beat) != 0 || (t.N * t.c_bits) % (8 * beat) != 0;
+  // Byte rows (npu_byte_rows): a row may start inside a beat and the DMA fetches the beats that
+  // cover it (one more than its bytes need when it straddles); where the scratchpad word is not
+  // the beat, the fill writes one word a cycle, so a row takes the larger of its beats and words.
+  l.byte_rows = npu_byte_rows(n, t.K, t.N, t.a_bits, t.b_bits, t.c_bits);
   const std::int64_t straddle = l.byte_rows ? 1 : 0;
+  auto fill_cycles = [&](std::int64_t elems, int bits) {
+    return std::max(ceil_div(elems * bits, 8 * beat) + straddle, ceil_div(elems * bits, word_bits));
+  };
 
   // The request queues cover the DRAM latency with requests of a tile row each.
   auto row_beats = [&](std::int64_t elems, int bits) { return std::max<std::int64_t>(1, elems * bits / (8 * beat)); };
@@ -159,11 +162,10 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
     return std::max({beats, kIssue * bursts, in_flight});
   };
   auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) {
-    return stream(rows_m, ceil_div(kk * t.a_bits, 8 * beat) + straddle, l.queue_a) + kFillA;
+    return stream(rows_m, fill_cycles(kk, t.a_bits), l.queue_a) + kFillA;
   };
   auto b_fetch = [&](std::int64_t kk) {
-    return stream(kk, ceil_div(t.tile_n * t.b_bits, 8 * beat) + straddle, l.queue_b) +
-           kExposedB * n.dram_latency_cycles;
+    return stream(kk, fill_cycles(t.tile_n, t.b_bits), l.queue_b) + kExposedB * n.dram_latency_cycles;
   };
   const std::int64_t sub_blocks =
       std::max<std::int64_t>(1, t.tile_m / n.pe_rows) * std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
@@ -196,8 +198,8 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   // The first step's fill, the last drain and the last C tile's write-out.
   const std::int64_t m0 = std::min(t.M, t.tile_m), k0 = std::min(t.K, t.tile_k);
   // (The epilogue's operands go first on B's channels.)
-  const double first = std::max(stream(m0, ceil_div(k0 * t.a_bits, 8 * beat), l.queue_a),
-                                stream(k0, ceil_div(t.tile_n * t.b_bits, 8 * beat), l.queue_b) +
+  const double first = std::max(stream(m0, fill_cycles(k0, t.a_bits), l.queue_a),
+                                stream(k0, fill_cycles(t.tile_n, t.b_bits), l.queue_b) +
                                     static_cast<double>(ceil_div(t.epi_bytes, beat))) +
                        n.dram_latency_cycles;
   const std::int64_t c_beats = t.tile_m * t.tile_n * (t.c_bits / 8) / beat;

@@ -30,6 +30,15 @@ inline std::int64_t npu_epilogue_bytes(std::int64_t N, const std::string& epilog
   return (bias ? N * 4 : 0) + (c_bits == 8 || c_bits == 16 ? N * 8 : 0);
 }
 
+/// Whether the generated design moves byte rows: some row of A (K elements of a_bits), B or C (N)
+/// is not a whole number of bus beats, or the scratchpad word is not the bus beat (the DMA then
+/// regroups the bytes of each row into words). Its DMA fetches the beats that cover each row.
+inline bool npu_byte_rows(const NpuModel& n, std::int64_t K, std::int64_t N, int a_bits, int b_bits, int c_bits) {
+  const std::int64_t beat_bits = n.bus_data_bits;
+  return (K * a_bits) % beat_bits != 0 || (N * b_bits) % beat_bits != 0 || (N * c_bits) % beat_bits != 0 ||
+         n.spad_width_bits != n.bus_data_bits;
+}
+
 struct NpuLayout {
   // The compute engine: K elements of a tile row the array consumes per scratchpad read (a group),
   // and scratchpad words per PE-array-wide segment of a B row.
@@ -45,8 +54,8 @@ struct NpuLayout {
   bool b_first = false;
   // The accumulators: rows per C tile (one row holds pe_cols accumulators), bus beats per row of C.
   std::int64_t acc_rows = 0, beats_per_acc_row = 0;
-  // Rows of A (K elements), B or C (N) that are not whole bus beats: the DMA then moves byte rows,
-  // realigning each row's beats to scratchpad words (reads) and words to strobed beats (C).
+  // Byte rows (npu_byte_rows): the DMA realigns each row's beats to scratchpad words (reads) and
+  // C's words to strobed beats.
   bool byte_rows = false;
   // The DMA: request-queue entries of each stream (a request is a tile row), and the bursts each
   // AXI4 master may have outstanding (A and B share one read-master configuration).

@@ -57,6 +57,18 @@ void Checker::check_npu_rules() {
              fmt::format("output {} is not supported by {}: outputs are integers", p_.c.value.name, p_.hw.name));
     return;
   }
+  // The C write-out sends an accumulator row (pe_cols elements of C) as whole bus beats.
+  if (p_.c.value.bits <= 64) {
+    const std::int64_t row_bits = std::int64_t{n.pe_cols} * hw::npu_element_bits(p_.c.value.bits);
+    if (row_bits % n.bus_data_bits != 0) {
+      d_.error(p_.c.loc, fmt::format("output {}: a row of the array's {} columns of C is {} bits, which the {} C "
+                                     "write-out sends as whole {}-bit bus beats (npu.bus_data_bits); declare a "
+                                     "wider output, or use a model whose pe_cols × the output's bits is a multiple "
+                                     "of the bus",
+                                     p_.c.value.name, n.pe_cols, row_bits, p_.hw.name, n.bus_data_bits));
+      return;
+    }
+  }
   // The fused epilogue the generated C write-out applies: bias, relu, bias_relu (and, for int8 or
   // int16 outputs, requantization per column).
   if (p_.epilogue.user) {

@@ -244,11 +244,18 @@ class Encoder {
          fmt::format("the array's {} parallel row reads hit distinct banks ({} banks)", n.pe_rows, n.spad_banks),
          "hardware", z_.int_val(per_bank) <= 1);
     std::int64_t beat = n.bus_data_bits / 8;
-    rule("hw.burst_alignment", fmt::format("tile rows are whole {}-byte bus beats", beat), "hardware",
-         flag({"tile_n", "tile_k"}, [&](const Vals& v) {
-           return (v[1] * s_.a_bits / 8) % beat == 0 && (v[0] * s_.b_bits / 8) % beat == 0 &&
-                  (v[1] * s_.a_bits) % 8 == 0;
-         }));
+    // A design that moves byte rows (hw::npu_byte_rows) realigns any row; else tile rows are whole
+    // beats, so that every request is.
+    if (hw::npu_byte_rows(n, s_.K, s_.N, s_.a_bits, s_.b_bits, s_.c_bits))
+      rule("hw.burst_alignment", "tile rows are whole bytes (the DMA realigns rows to bus beats)", "hardware",
+           flag({"tile_n", "tile_k"},
+                [&](const Vals& v) { return (v[1] * s_.a_bits) % 8 == 0 && (v[0] * s_.b_bits) % 8 == 0; }));
+    else
+      rule("hw.burst_alignment", fmt::format("tile rows are whole {}-byte bus beats", beat), "hardware",
+           flag({"tile_n", "tile_k"}, [&](const Vals& v) {
+             return (v[1] * s_.a_bits / 8) % beat == 0 && (v[0] * s_.b_bits / 8) % beat == 0 &&
+                    (v[1] * s_.a_bits) % 8 == 0;
+           }));
     // What else the generated design needs of a tile shape (whole scratchpad words per tile row,
     // the double buffers inside each bank's rows, ...): the layout's own conditions.
     rule("hw.npu_layout", fmt::format("the generated {} design can lay the tiles out (hw::npu_layout)", hwn),

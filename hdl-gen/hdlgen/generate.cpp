@@ -653,11 +653,12 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     const std::int64_t seg = tile_of(p, s.seg_dim);
     // The AGU's request length: beats, or with byte rows bytes (and then a request covers at most
     // one beat more than its words).
-    const std::int64_t words = ceil_div(seg * s.ebits, 8 * tp.beat_bytes);
+    // (A and B: scratchpad words; C: bus beats, which the C stream writes from accumulator rows.)
+    const std::int64_t words = ceil_div(seg * s.ebits, s.id == "c" ? 8 * tp.beat_bytes : word * 8);
     TopStream ts;
     ts.id = s.id;
     ts.beats_bits = bits_for(lay.byte_rows ? ceil_div(seg * s.ebits, 8) : words);
-    ts.words_bits = bits_for(words + 1);
+    ts.words_bits = bits_for(std::max(words, ceil_div(seg * s.ebits, 8 * tp.beat_bytes) + 1));
     ts.row_bits = std::max(1, log2_exact(tile_of(p, s.row_dim)));
     if (s.id == "a") std::tie(ts.row_words, ts.base0, ts.base1) = std::tuple(e.a_words, e.a_base0, e.a_base1);
     if (s.id == "b") std::tie(ts.row_words, ts.base0, ts.base1) = std::tuple(e.b_words, e.b_base0, e.b_base1);
@@ -733,6 +734,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     }
     for (const char* m : {"dg_rd_align", "dg_wr_align"})
       d.formal_params[m] = {{"BusBits", n.bus_data_bits}, {"LenW", lenw}, {"LgQueue", lgq}};
+    d.formal_params["dg_rd_gear"] = {
+        {"BusBits", n.bus_data_bits}, {"WordBits", n.spad_width_bits}, {"LenW", lenw}, {"LgQueue", lgq}};
   }
   d.formal_params["dg_spad_arbiter"] = {{"Banks", e.banks},
                                         {"LgBanks", e.lg_banks},
@@ -748,7 +751,11 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     // The epilogue's modules: in designs with one only.
     if ((lib.module == "dg_epilogue" && !ep.any()) || (lib.module == "dg_epi_fetch" && !ep.fetch())) continue;
     // The byte-row realigners: in designs with byte rows only.
-    if ((lib.module == "dg_rd_align" || lib.module == "dg_wr_align") && !lay.byte_rows) continue;
+    // (A scratchpad word other than the bus beat: the read side regroups bytes, dg_rd_gear.)
+    const bool gear = word != beat;
+    if ((lib.module == "dg_rd_align" && (!lay.byte_rows || gear)) || (lib.module == "dg_rd_gear" && !gear) ||
+        (lib.module == "dg_wr_align" && !lay.byte_rows))
+      continue;
     d.files.push_back({lib.name, lib.text});
     if (lib.has_properties) d.formal_tops.push_back(lib.module);
   }

@@ -113,7 +113,7 @@ constexpr const char* kTop = R"(// @HEADER@
 //
 // Bus channels: A and B read bursts (address channel: byte address, length in beats 1..@MAXB@;
 // data channel: the beats in order), C write bursts (address channel, and data channel with the
-// burst's last beat marked). @WBITS@-bit data.
+// burst's last beat marked). @BBITS@-bit data.
 //
 // Bus addresses are @ADW@ bits: each operand's base is {X_BASE_HI, X_BASE} cut to that width; a START
 // whose bases have bits above it, or whose operands pass the end of the address space, is refused
@@ -140,7 +140,7 @@ constexpr const char* kTop = R"(// @HEADER@
   output logic [8:0]  a_ar_len_o,
   input  logic        a_r_valid_i,
   output logic        a_r_ready_o,
-  input  logic [@WBITS1@:0] a_r_data_i,
+  input  logic [@BBITS1@:0] a_r_data_i,
   // B reads
   output logic        b_ar_valid_o,
   input  logic        b_ar_ready_i,
@@ -148,7 +148,7 @@ constexpr const char* kTop = R"(// @HEADER@
   output logic [8:0]  b_ar_len_o,
   input  logic        b_r_valid_i,
   output logic        b_r_ready_o,
-  input  logic [@WBITS1@:0] b_r_data_i,
+  input  logic [@BBITS1@:0] b_r_data_i,
   // C writes
   output logic        c_aw_valid_o,
   input  logic        c_aw_ready_i,
@@ -156,7 +156,7 @@ constexpr const char* kTop = R"(// @HEADER@
   output logic [8:0]  c_aw_len_o,
   output logic        c_w_valid_o,
   input  logic        c_w_ready_i,
-  output logic [@WBITS1@:0] c_w_data_o,
+  output logic [@BBITS1@:0] c_w_data_o,
 @CSTRBPORT@  output logic        c_w_last_o
 );
   localparam logic [31:0] Id = 32'h@ID@;
@@ -428,7 +428,7 @@ constexpr const char* kEpiFetch =
   logic        bs_ar_valid, bs_ar_ready, bs_r_valid, bs_r_ready, epi_ready, epi_busy;
   logic [@ADW1@:0] bs_ar_addr;
   logic [8:0]  bs_ar_len;
-  logic [@WBITS1@:0] bs_r_data;
+  logic [@BBITS1@:0] bs_r_data;
   logic [@PC@*32-1:0] epi_bias;
   logic [@PC@*64-1:0] epi_rq;
   dg_epi_fetch #(
@@ -520,7 +520,7 @@ constexpr const char* kWriteStream =
   assign c_aw_valid_o = c_burst_valid && !c_lens_full;
   assign c_split_busy = c_burst_valid;
   dg_cout #(
-    .Cols(@PC@), .AccW(@ACCW@), .CW(@CW@), .BusBits(WordBits), .BeatsPerRow(@BPA@), .NNj(@NNJ@), .AccAW(AccAW), .RowW(@TRW@),
+    .Cols(@PC@), .AccW(@ACCW@), .CW(@CW@), .BusBits(@BBITS@), .BeatsPerRow(@BPA@), .NNj(@NNJ@), .AccAW(AccAW), .RowW(@TRW@),
     .BeatsW(@FILLW@), .LgQueue(@LGQ@), .LgOut(@LGOUT@), .LgLens(@LGLENS@)@COUTALIGN@
   ) u_cout (
     .clk_i        (clk_i),
@@ -556,7 +556,7 @@ constexpr const char* kShell = R"(// @HEADER@
 //
 // The NPU for this plan, on AXI4: registers on an AXI4-Lite slave (s_axil_*: the 4 KB register
 // page, 32-bit data), A and B read through read-only AXI4 masters (m_axi_a_*, m_axi_b_*) and C
-// written through a write-only AXI4 master (m_axi_c_*): INCR bursts of full @WBITS@-bit beats,
+// written through a write-only AXI4 master (m_axi_c_*): INCR bursts of full @BBITS@-bit beats,
 // at most @MAXB@ beats, never across @BOUNDARY@ bytes, @ADDRW@-bit addresses, @IDW@-bit IDs (A @ID_A@,
 // B @ID_B@, C @ID_C@), all byte strobes set. Each master keeps its reads or writes in order; A's and B's
 // responses may come back in any order with respect to each other. Outstanding at most: A @OUT_A@
@@ -733,7 +733,7 @@ constexpr const char* kReadPorts = R"(  // AXI4 master @S@: reads of @NAME@
   input  logic                 m_axi_@S@_rvalid_i,
   output logic                 m_axi_@S@_rready_o,
   input  logic [@IDW1@:0]         m_axi_@S@_rid_i,
-  input  logic [@WBITS1@:0]       m_axi_@S@_rdata_i,
+  input  logic [@BBITS1@:0]       m_axi_@S@_rdata_i,
   input  logic [1:0]           m_axi_@S@_rresp_i,
   input  logic                 m_axi_@S@_rlast_i@SEP@
 )";
@@ -750,7 +750,7 @@ constexpr const char* kWritePorts = R"(  // AXI4 master c: writes of C
   output logic [2:0]           m_axi_c_awprot_o,
   output logic                 m_axi_c_wvalid_o,
   input  logic                 m_axi_c_wready_i,
-  output logic [@WBITS1@:0]       m_axi_c_wdata_o,
+  output logic [@BBITS1@:0]       m_axi_c_wdata_o,
   output logic [@STRB1@:0]        m_axi_c_wstrb_o,
   output logic                 m_axi_c_wlast_o,
   input  logic                 m_axi_c_bvalid_i,
@@ -764,7 +764,7 @@ constexpr const char* kReadMaster =
   logic                 @S@_ar_valid, @S@_ar_ready, @S@_r_valid, @S@_r_ready, @S@_idle;
   logic [AddrW-1:0]     @S@_ar_addr;
   logic [8:0]           @S@_ar_len;
-  logic [@WBITS1@:0]       @S@_r_data;
+  logic [@BBITS1@:0]       @S@_r_data;
   logic [1:0]           @S@_error;
   logic [@LGOUT@:0]           @S@_outstanding;
   dg_axi_rd #(.AddrW(AddrW), .IdW(IdW), .Id(2'd@ID@), .BeatBytes(BeatBytes), .LgOut(@LGOUT@)) u_axi_@S@ (
@@ -806,7 +806,7 @@ constexpr const char* kWriteMaster =
   logic                 c_aw_valid, c_aw_ready, c_w_valid, c_w_ready, c_w_last, c_idle;
   logic [AddrW-1:0]     c_aw_addr;
   logic [8:0]           c_aw_len;
-  logic [@WBITS1@:0]       c_w_data;
+  logic [@BBITS1@:0]       c_w_data;
 @CSTRBDECL@  logic [1:0]           c_error;
   logic [@LGOUT@:0]           c_outstanding;
   dg_axi_wr #(.AddrW(AddrW), .IdW(IdW), .Id(2'd@ID@), .BeatBytes(BeatBytes), .LgOut(@LGOUT@)) u_axi_c (
@@ -1003,6 +1003,9 @@ std::string top_module(const TopParams& tp) {
     // realigner (dg_rd_align; C: dg_wr_align in dg_cout) moves the bytes between beats and words.
     const bool br = tp.byte_rows;
     const int lgb = std::max(1, log2_exact(tp.beat_bytes));
+    // A and B fill scratchpad words; C's words are the accumulator rows' bus-wide lanes.
+    const std::int64_t wbytes = s.id == "c" ? tp.beat_bytes : tp.engine.word_bits / 8;
+    const int lgw = log2_exact(wbytes);
     const std::string ww = std::to_string(s.words_bits), ww1 = std::to_string(s.words_bits - 1);
     const std::string req = fmt::format(
         "  // Byte rows: the request's first byte in its beat, its words and the beats that cover it.\n"
@@ -1010,9 +1013,9 @@ std::string top_module(const TopParams& tp) {
         "  logic [{0}:0] @S@_req_words, @S@_req_nb;\n"
         "  assign @S@_req_off   = @S@_req_addr[{2}:0];\n"
         "  assign @S@_req_end   = {3}'(32'(@S@_req_off) + 32'(@S@_req_bytes));\n"
-        "  assign @S@_req_words = {1}'((32'(@S@_req_bytes) + 32'd{4}) >> {3});\n"
+        "  assign @S@_req_words = {1}'((32'(@S@_req_bytes) + 32'd{5}) >> {6});\n"
         "  assign @S@_req_nb    = {1}'((32'(@S@_req_off) + 32'(@S@_req_bytes) + 32'd{4}) >> {3});\n",
-        ww1, ww, lgb - 1, lgb, tp.beat_bytes - 1);
+        ww1, ww, lgb - 1, lgb, tp.beat_bytes - 1, wbytes - 1, lgw);
     v["LEN"] = br ? "bytes" : "beats";
     v["FILLW"] = br ? ww : "@LW@";
     v["FILLBEATS"] = br ? "@S@_req_words" : "@S@_req_beats";
@@ -1027,7 +1030,7 @@ std::string top_module(const TopParams& tp) {
                        : fmt::format(
                              "  logic        @S@_w_valid, @S@_w_ready, @S@_align_full, @S@_align_idle;\n"
                              "  logic [WordBits-1:0] @S@_w_data;\n"
-                             "  dg_rd_align #(.BusBits(WordBits), .LenW({}), .LgQueue(@LGQ@)) u_align_@S@ (\n"
+                             "  {} u_align_@S@ (\n"
                              "    .clk_i       (clk_i),\n"
                              "    .rst_ni      (rst_ni),\n"
                              "    .start_i     (start),\n"
@@ -1047,7 +1050,12 @@ std::string top_module(const TopParams& tp) {
                              "  // (Its queue pops no later than the fill's, which is as deep: never full first.)\n"
                              "  logic unused_@S@_align;\n"
                              "  assign unused_@S@_align = ^{{@S@_align_full, @S@_align_idle, @S@_req_end}};\n",
-                             ww);
+                             // A scratchpad word other than the beat: the bytes regrouped (dg_rd_gear).
+                             tp.engine.word_bits == 8 * tp.beat_bytes
+                                 ? fmt::format("dg_rd_align #(.BusBits(WordBits), .LenW({}), .LgQueue(@LGQ@))", ww)
+                                 : fmt::format("dg_rd_gear #(.BusBits({}), .WordBits(WordBits), .LenW({}), "
+                                               ".LgQueue(@LGQ@))",
+                                               8 * tp.beat_bytes, ww));
     v["COUTALIGN"] = br ? fmt::format(", .Align(1'b1), .LenW({})", ww) : "";
     v["COUTALIGNREQ"] =
         br ? "    .req_off_i    (c_req_off),\n    .req_end_i    (c_req_end),\n    .req_nb_i     (c_req_nb),\n"
@@ -1196,6 +1204,8 @@ std::string top_module(const TopParams& tp) {
        {"SPAW", std::to_string(e.spad_aw)},
        {"WBITS", std::to_string(e.word_bits)},
        {"WBITS1", std::to_string(e.word_bits - 1)},
+       {"BBITS", std::to_string(8 * tp.beat_bytes)},
+       {"BBITS1", std::to_string(8 * tp.beat_bytes - 1)},
        {"PR", std::to_string(e.rows)},
        {"PC", std::to_string(e.cols)},
        {"ACCAW", std::to_string(e.acc_aw)},
@@ -1270,6 +1280,8 @@ std::string axi_top_module(const TopParams& tp) {
                                           {"STRB1", std::to_string(tp.beat_bytes - 1)},
                                           {"WBITS", std::to_string(tp.engine.word_bits)},
                                           {"WBITS1", std::to_string(tp.engine.word_bits - 1)},
+                                          {"BBITS", std::to_string(8 * tp.beat_bytes)},
+                                          {"BBITS1", std::to_string(8 * tp.beat_bytes - 1)},
                                           {"MAXB", std::to_string(tp.max_burst)},
                                           {"BOUNDARY", std::to_string(tp.boundary)}};
   for (std::size_t i = 0; i < tp.streams.size(); ++i)

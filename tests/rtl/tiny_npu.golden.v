@@ -870,7 +870,7 @@ module npu_gemm_tiny_npu_core (
   assign c_aw_valid_o = c_burst_valid && !c_lens_full;
   assign c_split_busy = c_burst_valid;
   dg_cout #(
-    .Cols(16), .AccW(32), .CW(32), .BusBits(WordBits), .BeatsPerRow(4), .NNj(2), .AccAW(AccAW), .RowW(4),
+    .Cols(16), .AccW(32), .CW(32), .BusBits(128), .BeatsPerRow(4), .NNj(2), .AccAW(AccAW), .RowW(4),
     .BeatsW(4), .LgQueue(4), .LgOut(2), .LgLens(3)
   ) u_cout (
     .clk_i        (clk_i),
