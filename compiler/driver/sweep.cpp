@@ -137,7 +137,11 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   const std::int64_t kmax =
       pl.at("k_dynamic").get<bool>() ? pl.at("K_max").get<std::int64_t>() : pl.at("K").get<std::int64_t>();
   row["K"] = set.k > 0 ? set.k : kmax;
-  row["predicted_cycles"] = pl.at("npu_layout").at("cycles");
+  // A batch runs the design once per matrix: the simulated figure sums the runs, and so does the
+  // prediction (the plan's estimate is one run's).
+  const std::int64_t batch = pl.value("batch", std::int64_t{1});
+  row["batch"] = batch;
+  row["predicted_cycles"] = pl.at("npu_layout").at("cycles").get<std::int64_t>() * batch;
 
   const fs::path ko = pt.dir / fmt::format("module_{}.ko", rank);
   const fs::path clog = pt.dir / fmt::format("compile_{}.log", rank);
@@ -177,7 +181,7 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
   if (set.latency >= 0) cmd += fmt::format(" --latency {}", set.latency);
   rc = run_cmd(cmd + " > " + shell_quote(sim_out.string()) + " 2>&1");
   const std::string sim = slurp(sim_out);
-  static const std::regex cycles(R"(cycles +(\d+) \(CYCLES register)");
+  static const std::regex cycles(R"(cycles +(\d+) \((CYCLES register|the runs' CYCLES registers summed))");
   static const std::regex util(R"(: ([0-9.]+)% utilization)");
   if (std::regex_search(sim, m, cycles)) row["simulated_cycles"] = std::stoll(m[1]);
   if (std::regex_search(sim, m, util)) row["mac_utilization_pct"] = std::stod(m[1]);
@@ -544,6 +548,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
                                    "M",
                                    "N",
                                    "K",
+                                   "batch",
                                    "a_type",
                                    "b_type",
                                    "c_type",

@@ -123,11 +123,13 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   l.beats_per_acc_row = std::max<std::int64_t>(1, std::int64_t{n.pe_cols} * t.c_bits / 8 / beat);
   // Byte rows (npu_byte_rows): a row may start inside a beat and the DMA fetches the beats that
   // cover it (one more than its bytes need when it straddles); where the scratchpad word is not
-  // the beat, the fill writes one word a cycle, so a row takes the larger of its beats and words.
+  // the beat, the regrouping (dg_rd_gear) gives one word a cycle after the cycle that takes the
+  // row's first beat, so a row takes the larger of its beats and its words plus one.
   l.byte_rows = npu_byte_rows(n, t.K, t.N, t.a_bits, t.b_bits, t.c_bits);
   const std::int64_t straddle = l.byte_rows ? 1 : 0;
+  const std::int64_t gear = word_bits != 8 * beat ? 1 : 0;
   auto fill_cycles = [&](std::int64_t elems, int bits) {
-    return std::max(ceil_div(elems * bits, 8 * beat) + straddle, ceil_div(elems * bits, word_bits));
+    return std::max(ceil_div(elems * bits, 8 * beat) + straddle, ceil_div(elems * bits, word_bits) + gear);
   };
 
   // The request queues cover the DRAM latency with requests of a tile row each.

@@ -1260,7 +1260,7 @@ std::string axi_top_module(const TopParams& tp) {
                                             {"SEP", i + 1 < tp.streams.size() ? "," : ""},
                                             // Byte rows: C's strobes from the core; else every byte.
                                             {"CSTRBDECL", tp.byte_rows ? "  logic [BeatBytes-1:0] c_w_strb;\n" : ""},
-                                            {"CSTRBIN", tp.byte_rows ? "c_w_strb" : "'1"}};
+                                            {"CSTRBIN", tp.byte_rows ? "c_w_strb" : "{BeatBytes{1'b1}}"}};
     ports += subst(write ? kWritePorts : kReadPorts, v, false);
     masters += subst(write ? kWriteMaster : kReadMaster, v, false);
     v["OUT"] = std::to_string(1 << s.lg_out);

@@ -47,7 +47,7 @@ module dg_axi_wr_proof #(
   dg_axi_wr #(.AddrW(AddrW), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
     .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
     .aw_valid_i(aw_valid), .aw_ready_o(aw_ready), .aw_addr_i(aw_addr), .aw_len_i(aw_len),
-    .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_strb_i('1), .w_last_i(1'b0),
+    .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_strb_i({BeatBytes{1'b1}}), .w_last_i(1'b0),
     .awvalid_o(awvalid), .awready_i(awready_i), .awid_o(awid), .awaddr_o(awaddr), .awlen_o(awlen),
     .awsize_o(awsize), .awburst_o(awburst), .awcache_o(awcache), .awprot_o(awprot),
     .wvalid_o(wvalid), .wready_i(wready_i), .wdata_o(wdata), .wstrb_o(wstrb), .wlast_o(wlast),

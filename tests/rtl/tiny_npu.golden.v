@@ -216,7 +216,7 @@ module npu_gemm_tiny_npu (
     .w_valid_i (c_w_valid),
     .w_ready_o (c_w_ready),
     .w_data_i  (c_w_data),
-    .w_strb_i  ('1),
+    .w_strb_i  ({BeatBytes{1'b1}}),
     .w_last_i  (c_w_last),
     .awvalid_o (m_axi_c_awvalid_o),
     .awready_i (m_axi_c_awready_i),
@@ -2242,7 +2242,7 @@ module dg_axi_wr_proof #(
   dg_axi_wr #(.AddrW(AddrW), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
     .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
     .aw_valid_i(aw_valid), .aw_ready_o(aw_ready), .aw_addr_i(aw_addr), .aw_len_i(aw_len),
-    .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_strb_i('1), .w_last_i(1'b0),
+    .w_valid_i(1'b0), .w_ready_o(w_ready), .w_data_i('0), .w_strb_i({BeatBytes{1'b1}}), .w_last_i(1'b0),
     .awvalid_o(awvalid), .awready_i(awready_i), .awid_o(awid), .awaddr_o(awaddr), .awlen_o(awlen),
     .awsize_o(awsize), .awburst_o(awburst), .awcache_o(awcache), .awprot_o(awprot),
     .wvalid_o(wvalid), .wready_i(wready_i), .wdata_o(wdata), .wstrb_o(wstrb), .wlast_o(wlast),
