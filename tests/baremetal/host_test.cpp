@@ -1592,16 +1592,17 @@ void test_npu_errors() {
     uint32_t code;
     const char* meaning;
   };
-  const Case cases[] = {{1, "M is not the plan's"},
-                        {2, "N is not the plan's"},
-                        {3, "K is outside the plan's range"},
-                        {4, "an operand base address is not aligned to a bus beat"},
-                        {5, "an operand row is not a whole number of bus beats"},
-                        {9, "an operand's base or extent does not fit the bus's address width"},
-                        {10,
-                         "a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its "
-                         "row's bytes, or makes its operand span more than 4 GiB"},
-                        {11, "unknown error code"}};
+  const Case cases[] = {
+      {1, "M is not the plan's"},
+      {2, "N is not the plan's"},
+      {3, "K is outside the plan's range"},
+      {4, "an operand base address is not aligned to a bus beat"},
+      {5, "an operand row is not a whole number of bus beats (of bytes where the design moves byte rows)"},
+      {9, "an operand's base or extent does not fit the bus's address width"},
+      {10,
+       "a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its "
+       "row's bytes, or makes its operand span more than 4 GiB"},
+      {11, "unknown error code"}};
   for (const Case& c : cases) {
     const auto module = npu_module(npu_plan(), table);
     MockNpu npu(kNpuBase, kDesignId, standard_regs());
@@ -1817,7 +1818,9 @@ void test_npu_k_range() {
   CHECK(dgmm_set_k(h, 40) == DGMM_OK);
   CHECK(dgmm_launch(h) == DGMM_OK && npu.value["K"] == 40);
   CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_ERROR_LAUNCH);
-  CHECK(contains(dgmm_last_error(), "ERROR 5 (an operand row is not a whole number of bus beats)"));
+  CHECK(contains(
+      dgmm_last_error(),
+      "ERROR 5 (an operand row is not a whole number of bus beats (of bytes where the design moves byte rows))"));
   // Not while a run is outstanding.
   CHECK(dgmm_set_k(h, 64) == DGMM_OK);
   npu.run_polls = 100;

@@ -100,17 +100,17 @@
 #define NPU_GEMM_TINY_NPU_C_BASE_HI_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_C_BASE_HI_OFFSET)
 #define NPU_GEMM_TINY_NPU_C_BASE_HI_RESET 0x00000000u
 
-/* LDA: A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
+/* LDA: A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes at the run's K); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else START fails with LD (read-write) */
 #define NPU_GEMM_TINY_NPU_LDA_OFFSET 0x04Cu
 #define NPU_GEMM_TINY_NPU_LDA_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDA_OFFSET)
 #define NPU_GEMM_TINY_NPU_LDA_RESET 0x00000000u
 
-/* LDB: B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD (read-write) */
+/* LDB: B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's bytes); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else START fails with LD (read-write) */
 #define NPU_GEMM_TINY_NPU_LDB_OFFSET 0x050u
 #define NPU_GEMM_TINY_NPU_LDB_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDB_OFFSET)
 #define NPU_GEMM_TINY_NPU_LDB_RESET 0x00000000u
 
-/* LDC: C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows are not written (read-write) */
+/* LDC: C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's bytes); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else START fails with LD; the bytes between rows are not written (read-write) */
 #define NPU_GEMM_TINY_NPU_LDC_OFFSET 0x054u
 #define NPU_GEMM_TINY_NPU_LDC_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_LDC_OFFSET)
 #define NPU_GEMM_TINY_NPU_LDC_RESET 0x00000000u
@@ -121,7 +121,7 @@
 #define NPU_GEMM_TINY_NPU_ERROR_N 2u /* N is not the plan's */
 #define NPU_GEMM_TINY_NPU_ERROR_K 3u /* K is outside the plan's range */
 #define NPU_GEMM_TINY_NPU_ERROR_BASE_ALIGN 4u /* an operand base address is not aligned to a bus beat */
-#define NPU_GEMM_TINY_NPU_ERROR_ROW_BEATS 5u /* an operand row is not a whole number of bus beats */
+#define NPU_GEMM_TINY_NPU_ERROR_ROW_BEATS 5u /* an operand row is not a whole number of bus beats (of bytes where the design moves byte rows) */
 #define NPU_GEMM_TINY_NPU_ERROR_BUS_READ 6u /* a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid */
 #define NPU_GEMM_TINY_NPU_ERROR_BUS_WRITE 7u /* a write of C had an error response (BRESP SLVERR or DECERR); C is not valid */
 #define NPU_GEMM_TINY_NPU_ERROR_BUS_PROTOCOL 8u /* the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid */

@@ -394,9 +394,9 @@ endmodule
 //   0x030 A_BASE_HI rw  byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
 //   0x034 B_BASE_HI rw  byte address of B: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
 //   0x038 C_BASE_HI rw  byte address of C: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE)
-//   0x04c LDA       rw  A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD
-//   0x050 LDB       rw  B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD
-//   0x054 LDC       rw  C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows are not written
+//   0x04c LDA       rw  A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's bytes at the run's K); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else START fails with LD
+//   0x050 LDB       rw  B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's bytes); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else START fails with LD
+//   0x054 LDC       rw  C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's bytes); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else START fails with LD; the bytes between rows are not written
 module npu_gemm_tiny_npu_core (
   input  logic        clk_i,
   input  logic        rst_ni,

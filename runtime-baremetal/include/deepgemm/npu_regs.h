@@ -106,15 +106,18 @@ inline constexpr Register kRegisters[] = {
      nullptr, 0, kFeatureRq},
     {"LDA", 0x04c, kRW, 0,
      "A's leading dimension in bytes: from the start of a row of A to the next (0, the reset value: packed, K's "
-     "bytes at the run's K); a whole number of bus beats, at least a row's bytes, else START fails with LD",
+     "bytes at the run's K); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's "
+     "bytes, else START fails with LD",
      nullptr, 0, kFeatureLd},
     {"LDB", 0x050, kRW, 0,
      "B's leading dimension in bytes: from the start of a row of B to the next (0, the reset value: packed, N's "
-     "bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD",
+     "bytes); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else "
+     "START fails with LD",
      nullptr, 0, kFeatureLd},
     {"LDC", 0x054, kRW, 0,
      "C's leading dimension in bytes: from the start of a row of C to the next (0, the reset value: packed, N's "
-     "bytes); a whole number of bus beats, at least a row's bytes, else START fails with LD; the bytes between rows "
+     "bytes); a whole number of bus beats (of bytes where the design moves byte rows), at least a row's bytes, else "
+     "START fails with LD; the bytes between rows "
      "are not written",
      nullptr, 0, kFeatureLd},
 };
@@ -129,7 +132,7 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {2, "N", "N is not the plan's"},
     {3, "K", "K is outside the plan's range"},
     {4, "BASE_ALIGN", "an operand base address is not aligned to a bus beat"},
-    {5, "ROW_BEATS", "an operand row is not a whole number of bus beats"},
+    {5, "ROW_BEATS", "an operand row is not a whole number of bus beats (of bytes where the design moves byte rows)"},
     {6, "BUS_READ", "a read of A or B had an error response (RRESP SLVERR or DECERR); the run went on, C is not valid"},
     {7, "BUS_WRITE", "a write of C had an error response (BRESP SLVERR or DECERR); C is not valid"},
     {8, "BUS_PROTOCOL",
