@@ -676,21 +676,18 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   ep.relu = epilogue == "relu" || epilogue == "bias_relu";
   ep.out_bits = static_cast<int>(ec);
   ep.n_tiles = ceil_div(p.N, p.tile_n);
-  ep.bias_beats = (ep.features & npu_regs::kFeatureBias) ? p.N * 4 / beat : 0;
-  ep.rq_beats = (ep.features & npu_regs::kFeatureRq) ? p.N * 8 / beat : 0;
+  // Each vector is read in the beats that cover it (the bytes past its end in the last beat are
+  // columns past N, which are never written out).
+  ep.bias_beats = (ep.features & npu_regs::kFeatureBias) ? ceil_div(p.N * 4, beat) : 0;
+  ep.rq_beats = (ep.features & npu_regs::kFeatureRq) ? ceil_div(p.N * 8, beat) : 0;
   ep.lg_route = log2_exact(lay.outstanding_rd) + 1;  // the B master's reads outstanding, twice
   if (ep.fetch()) {
-    // A row of Cols parameters is whole bus beats, and so is each vector (N int32 at least).
+    // A row of Cols parameters is whole bus beats.
     if ((std::int64_t{n.pe_cols} * 32) % n.bus_data_bits != 0)
       refuse(
           fmt::format("a row of {} int32 epilogue parameters (npu.pe_cols) is not whole {}-bit bus beats "
                       "(npu.bus_data_bits), which the epilogue's fetch reads",
                       n.pe_cols, n.bus_data_bits));
-    if ((p.N * 4) % beat != 0)
-      refuse(
-          fmt::format("the bias and rq vectors (N = {} columns) are not whole {}-byte bus beats; make N a multiple "
-                      "of {}",
-                      p.N, beat, beat / std::gcd<std::int64_t>(beat, 4)));
     if (ep.bias_beats > 65535 || ep.rq_beats > 65535)
       refuse(
           fmt::format("the epilogue's rq records (N = {}) are more than 65535 bus beats, which the epilogue's "
