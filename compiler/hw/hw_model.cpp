@@ -941,6 +941,7 @@ std::string npu_unbuildable(const NpuModel& n) {
   };
   for (const auto& [field, v] : {std::pair<const char*, std::int64_t>{"spad_banks", n.spad_banks},
                                  {"spad_rows", n.spad_rows},
+                                 {"spad_width_bits", n.spad_width_bits},
                                  {"bus_data_bits", n.bus_data_bits}})
     if (v <= 0 || (v & (v - 1)) != 0)
       return fmt::format(

@@ -740,6 +740,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                                         {"SpadAW", e.spad_aw},
                                         {"BFirst", e.b_first ? 1 : 0}};
   for (auto& f : agus) d.files.push_back(std::move(f));
+  // A scratchpad word other than the bus beat: the read side regroups bytes (dg_rd_gear).
+  const bool gear = word != beat;
   for (const auto& lib : rtl_library()) {
     // One compute engine: the plan's dataflow's.
     const bool os_only = lib.module == "dg_engine" || lib.module == "dg_mac_array";
@@ -748,8 +750,6 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     // The epilogue's modules: in designs with one only.
     if ((lib.module == "dg_epilogue" && !ep.any()) || (lib.module == "dg_epi_fetch" && !ep.fetch())) continue;
     // The byte-row realigners: in designs with byte rows only.
-    // (A scratchpad word other than the bus beat: the read side regroups bytes, dg_rd_gear.)
-    const bool gear = word != beat;
     if ((lib.module == "dg_rd_align" && (!lay.byte_rows || gear)) || (lib.module == "dg_rd_gear" && !gear) ||
         (lib.module == "dg_wr_align" && !lay.byte_rows))
       continue;

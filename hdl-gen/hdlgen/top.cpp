@@ -1009,10 +1009,10 @@ std::string top_module(const TopParams& tp) {
     const std::string ww = std::to_string(s.words_bits), ww1 = std::to_string(s.words_bits - 1);
     const std::string req = fmt::format(
         "  // Byte rows: the request's first byte in its beat, its words and the beats that cover it.\n"
-        "  logic [{2}:0] @S@_req_off, @S@_req_end;\n"
+        "  logic [{2}:0] @S@_req_off;\n"
         "  logic [{0}:0] @S@_req_words, @S@_req_nb;\n"
         "  assign @S@_req_off   = @S@_req_addr[{2}:0];\n"
-        "  assign @S@_req_end   = {3}'(32'(@S@_req_off) + 32'(@S@_req_bytes));\n"
+
         "  assign @S@_req_words = {1}'((32'(@S@_req_bytes) + 32'd{5}) >> {6});\n"
         "  assign @S@_req_nb    = {1}'((32'(@S@_req_off) + 32'(@S@_req_bytes) + 32'd{4}) >> {3});\n",
         ww1, ww, lgb - 1, lgb, tp.beat_bytes - 1, wbytes - 1, lgw);
@@ -1022,7 +1022,12 @@ std::string top_module(const TopParams& tp) {
     v["SPLITADDR"] = br ? fmt::format("{{@S@_req_addr[@ADW1@:{0}], {0}'d0}}", lgb) : "@S@_req_addr";
     v["SPLITBEATS"] = br ? "@S@_req_nb" : "@S@_req_beats";
     v["RDALIGNREQ"] = br && s.id != "c" ? req : "";
-    v["WRALIGNREQ"] = br && s.id == "c" ? req : "";
+    // C's strobes also need where the row ends in its last beat.
+    v["WRALIGNREQ"] = br && s.id == "c" ? req + fmt::format(
+                                                    "  logic [{0}:0] c_req_end;\n"
+                                                    "  assign c_req_end = {1}'(32'(c_req_off) + 32'(c_req_bytes));\n",
+                                                    lgb - 1, lgb)
+                                        : "";
     v["FILLRV"] = br ? "@S@_w_valid" : "@S@_r_valid_i";
     v["FILLRR"] = br ? "@S@_w_ready" : "@S@_r_ready_o";
     v["FILLRD"] = br ? "@S@_w_data" : "@S@_r_data_i";
@@ -1049,7 +1054,7 @@ std::string top_module(const TopParams& tp) {
                              "  );\n"
                              "  // (Its queue pops no later than the fill's, which is as deep: never full first.)\n"
                              "  logic unused_@S@_align;\n"
-                             "  assign unused_@S@_align = ^{{@S@_align_full, @S@_align_idle, @S@_req_end}};\n",
+                             "  assign unused_@S@_align = ^{{@S@_align_full, @S@_align_idle}};\n",
                              // A scratchpad word other than the beat: the bytes regrouped (dg_rd_gear).
                              tp.engine.word_bits == 8 * tp.beat_bytes
                                  ? fmt::format("dg_rd_align #(.BusBits(WordBits), .LenW({}), .LgQueue(@LGQ@))", ww)

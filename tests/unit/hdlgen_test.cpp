@@ -3,6 +3,7 @@
 // generated hardware cannot run.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "dgml/parser.h"
@@ -142,9 +143,10 @@ shape { M: 37; N: 20; K: 64; }
   CHECK(core.find("output logic [15:0] c_w_strb_o") != std::string::npos);
   // The burst splitter gets the beat-aligned address of the row's first beat.
   CHECK(core.find(".req_addr_i   ({b_req_addr[31:4], 4'd0})") != std::string::npos);
-  for (const auto& f : d.files)
-    if (f.name == "npu_gemm_br_agu_b.v")
-      CHECK(f.text.find("output logic [5:0] req_bytes_o") != std::string::npos);  // 32 bytes
+  auto agu_b =
+      std::find_if(d.files.begin(), d.files.end(), [](const auto& f) { return f.name == "npu_gemm_br_agu_b.v"; });
+  REQUIRE(agu_b != d.files.end());
+  CHECK(agu_b->text.find("output logic [5:0] req_bytes_o") != std::string::npos);  // 32 bytes
   // Packed 4-bit rows: N = 16 int4 elements are 8 bytes, half a beat: byte rows too.
   Solved h = solve_spec(R"(target npu16;
 precision { activation: int8; weight: int4; output: int32; }
