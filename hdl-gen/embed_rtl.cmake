@@ -5,10 +5,16 @@ foreach(f ${FILES})
   get_filename_component(name ${f} NAME)
   get_filename_component(stem ${f} NAME_WE)
   file(READ ${f} text)
-  # A module with properties is proved on its own, but for protocol checkers (*_check): those
-  # hold no design, and are bound by the proofs (*_proof) and by co-simulation instead.
+  # A module with properties (assertions under FORMAL) is proved on its own, but for protocol
+  # checkers (*_check): those hold no design, and are bound by the proofs (*_proof) and by
+  # co-simulation instead. (A module may show its state to proofs under FORMAL without asserting.)
   string(FIND "${text}" "`ifdef FORMAL" at)
-  if(at EQUAL -1 OR stem MATCHES "_check$")
+  set(asserts -1)
+  if(NOT at EQUAL -1)
+    string(SUBSTRING "${text}" ${at} -1 formal_part)
+    string(FIND "${formal_part}" "assert (" asserts)
+  endif()
+  if(at EQUAL -1 OR asserts EQUAL -1 OR stem MATCHES "_check$")
     set(props false)
   else()
     set(props true)

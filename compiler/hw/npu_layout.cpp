@@ -204,7 +204,10 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
                                 stream(k0, fill_cycles(t.tile_n, t.b_bits), l.queue_b) +
                                     static_cast<double>(ceil_div(t.epi_bytes, beat))) +
                        n.dram_latency_cycles;
-  const std::int64_t c_beats = t.tile_m * t.tile_n * (t.c_bits / 8) / beat;
+  // The last C tile is the last M and N extents: its rows' beats (with byte rows, one more where
+  // a row straddles).
+  const std::int64_t m_last = extents(t.M, t.tile_m).back().size, n_last = extents(t.N, t.tile_n).back().size;
+  const std::int64_t c_beats = m_last * (ceil_div(n_last * t.c_bits, 8 * beat) + straddle);
   // (The last drain: the OS engine's shadow rows, the WS engine's two-cycle accumulate.)
   total += n.dram_latency_cycles + first + (ws ? 2 : n.pe_rows + 2) + static_cast<double>(c_beats) + 8;
   l.cycles = static_cast<std::int64_t>(std::ceil(total));

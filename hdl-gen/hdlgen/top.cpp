@@ -983,21 +983,19 @@ int log2_exact(std::int64_t v) {
 std::string top_module(const TopParams& tp) {
   std::string streams;
   for (const auto& s : tp.streams) {
-    std::map<std::string, std::string> v = {
-        {"S", s.id},
-        {"LW", std::to_string(s.beats_bits)},
-        {"LW1", std::to_string(s.beats_bits - 1)},
-        {"TRW", std::to_string(s.row_bits)},
-        {"TRW1", std::to_string(s.row_bits - 1)},
-        {"TOP", tp.top},
-        {"ROWWORDS", std::to_string(s.row_words)},
-        {"LGQ", std::to_string(s.lg_queue)},
-        {"BANKXOR", tp.engine.bank_xor ? ", .BankXor(1'b1)" : ""},
-        // C's read-ahead and burst-length queues: small where the queues are (low latency).
-        {"LGOUT", s.lg_queue <= 2 ? "1" : "2"},
-        {"LGLENS", s.lg_queue <= 2 ? "1" : "3"},
-        {"BASE0", std::to_string(s.base0)},
-        {"BASE1", std::to_string(s.base1)}};
+    std::map<std::string, std::string> v = {{"S", s.id},
+                                            {"LW", std::to_string(s.beats_bits)},
+                                            {"LW1", std::to_string(s.beats_bits - 1)},
+                                            {"TRW", std::to_string(s.row_bits)},
+                                            {"TRW1", std::to_string(s.row_bits - 1)},
+                                            {"TOP", tp.top},
+                                            {"ROWWORDS", std::to_string(s.row_words)},
+                                            {"LGQ", std::to_string(s.lg_queue)},
+                                            {"BANKXOR", tp.engine.bank_xor ? ", .BankXor(1'b1)" : ""},
+                                            {"LGOUT", std::to_string(s.lg_read_ahead)},
+                                            {"LGLENS", std::to_string(s.lg_lens)},
+                                            {"BASE0", std::to_string(s.base0)},
+                                            {"BASE1", std::to_string(s.base1)}};
     // Byte rows: the request's offset in its first beat, the words it fills (or C: reads) and the
     // beats that cover it; the burst splitter fetches those beats from the aligned address, and a
     // realigner (dg_rd_align; C: dg_wr_align in dg_cout) moves the bytes between beats and words.

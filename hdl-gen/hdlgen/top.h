@@ -17,6 +17,9 @@ struct TopStream {
   std::int64_t row_words = 0, base0 = 0, base1 = 0;  // A, B: scratchpad words per tile row, buffer bases
   int lg_queue = 4;  // log2 of the DMA's request queue: the requests in flight it can track
   int lg_out = 3;    // log2 of the bursts its AXI4 master may have outstanding
+  // C: log2 of dg_cout's beats read ahead of the write data channel, and of its write bursts
+  // issued ahead of their data (fewer where the queues are small: low latency).
+  int lg_read_ahead = 2, lg_lens = 3;
 };
 
 /// The compute side: MAC array, scratchpad and accumulator geometry, element formats, tiles.

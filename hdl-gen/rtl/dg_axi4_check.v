@@ -23,7 +23,8 @@
 //               been taken, with the ID of the oldest such burst of that ID, no EXOKAY (ERRS_B_ORDER,
 //               ERRS_B_ID, ERRS_BRESP);
 //   counts      at most MaxReads reads and MaxWrites writes outstanding (ERRM_AR_OUTSTANDING,
-//               ERRM_AW_OUTSTANDING: the bounds the master declares), nothing outstanding while
+//               ERRM_AW_OUTSTANDING: the bounds the master declares), at most MaxWAhead write
+//               addresses waiting for their data (ERRM_AW_AHEAD), nothing outstanding while
 //               the master says it is idle (idle_i: ERRM_IDLE).
 //
 // Without FORMAL a broken rule prints "AXI4 protocol: ..." with $error and counts in errors_q. Under
@@ -35,7 +36,8 @@ module dg_axi4_check #(
   parameter int DataW       = 128,
   parameter int IdW         = 2,
   parameter int MaxReads    = 8,   // outstanding reads the master may have (a power of two)
-  parameter int MaxWrites   = 8,   // outstanding writes, and write bursts whose data leads
+  parameter int MaxWrites   = 8,   // outstanding writes
+  parameter int MaxWAhead   = MaxWrites,  // write addresses waiting for their data, and bursts whose data leads
   parameter bit HasRead     = 1'b1,
   parameter bit HasWrite    = 1'b1,
   parameter bit DataLeads   = 1'b1,  // the master may send a burst's write data before its address
@@ -87,10 +89,21 @@ module dg_axi4_check #(
   // what it counts, for the proofs that bind it (a master's own counts must agree)
   output logic [$clog2(MaxReads):0]  reads_o,    // reads outstanding, all IDs
   output logic [$clog2(MaxWrites):0] writes_o    // writes whose address was taken, response not yet
+`ifdef FORMAL
+  ,
+  // its view of the write channels, for proofs that relate a master's own state to it
+  output logic [8:0]             f_wa_count_o,  // addresses taken whose data is not all taken
+  output logic [MaxWAhead*8-1:0] f_wa_lens_o,   // their AWLENs, by slot (the oldest in slot f_wa_head_o)
+  output logic [7:0]             f_wa_head_o,
+  output logic [7:0]             f_w_beat_o,    // beats taken of the burst being written
+  output logic [8:0]             f_wd_count_o,  // bursts whose data came before their address
+  output logic [8:0]             f_b_due_o      // bursts with address and last beat taken, no response yet (all IDs)
+`endif
 );
   localparam int NumIds = 1 << IdW;
   localparam int LgR    = MaxReads > 1 ? $clog2(MaxReads) : 1;
   localparam int LgW    = MaxWrites > 1 ? $clog2(MaxWrites) : 1;
+  localparam int LgA    = MaxWAhead > 1 ? $clog2(MaxWAhead) : 1;
   localparam int LgData = $clog2(DataW / 8);
   localparam logic [1:0] Fixed = 2'b00, Incr = 2'b01, Wrap = 2'b10;
 
@@ -203,10 +216,10 @@ module dg_axi4_check #(
 
   // ---- writes: bursts whose address came first (their lengths, in order) or whose data came
   // first (their beats), the beats of the burst being written, and bursts awaiting a response ---
-  logic [LgW:0]           wa_count_q, wd_count_q;   // addresses waiting for data; data bursts waiting for an address
-  logic [LgW-1:0]         wa_head_q, wd_head_q;
-  logic [MaxWrites*8-1:0] wa_len_q, wd_len_q;
-  logic [MaxWrites*IdW-1:0] wa_id_q;
+  logic [LgA:0]           wa_count_q, wd_count_q;   // addresses waiting for data; data bursts waiting for an address
+  logic [LgA-1:0]         wa_head_q, wd_head_q;
+  logic [MaxWAhead*8-1:0] wa_len_q, wd_len_q;
+  logic [MaxWAhead*IdW-1:0] wa_id_q;
   logic [7:0]             w_beat_q;
   logic [LgW:0]           aw_out_q;                 // addresses taken, response not yet
   logic [NumIds*(LgW+1)-1:0] b_due_q;               // per ID: bursts with address and last beat taken, no response yet
@@ -236,7 +249,7 @@ module dg_axi4_check #(
       aw_out_q <= '0;
       b_due_q <= '0;
     end else begin : b_update
-      logic [LgW:0] wa_count, wd_count;
+      logic [LgA:0] wa_count, wd_count;
       logic [NumIds*(LgW+1)-1:0] b_due;
       wa_count = wa_count_q;
       wd_count = wd_count_q;
@@ -244,25 +257,25 @@ module dg_axi4_check #(
       // The address first: it pairs with the oldest burst of data that came before it, or waits.
       if (aw_hs) begin
         if (aw_pairs) begin
-          wd_head_q <= wd_head_q + LgW'(1);
-          wd_count = wd_count - (LgW+1)'(1);
+          wd_head_q <= wd_head_q + LgA'(1);
+          wd_count = wd_count - (LgA+1)'(1);
           b_due[32'(awid_i) * (LgW+1) +: LgW+1] = b_due[32'(awid_i) * (LgW+1) +: LgW+1] + (LgW+1)'(1);
-        end else if (wa_count != (LgW+1)'(MaxWrites)) begin
-          wa_len_q[32'(LgW'(wa_head_q + LgW'(wa_count))) * 8 +: 8] <= awlen_i;
-          wa_id_q[32'(LgW'(wa_head_q + LgW'(wa_count))) * IdW +: IdW] <= awid_i;
-          wa_count = wa_count + (LgW+1)'(1);
+        end else if (wa_count != (LgA+1)'(MaxWAhead)) begin
+          wa_len_q[32'(LgA'(wa_head_q + LgA'(wa_count))) * 8 +: 8] <= awlen_i;
+          wa_id_q[32'(LgA'(wa_head_q + LgA'(wa_count))) * IdW +: IdW] <= awid_i;
+          wa_count = wa_count + (LgA+1)'(1);
         end
       end
       if (w_hs) begin
         if (wlast_i) begin
           w_beat_q <= '0;
           if (wa_count != '0) begin  // (w_pairs, with this cycle's address counted)
-            wa_head_q <= wa_head_q + LgW'(1);
-            wa_count = wa_count - (LgW+1)'(1);
+            wa_head_q <= wa_head_q + LgA'(1);
+            wa_count = wa_count - (LgA+1)'(1);
             b_due[32'(w_id) * (LgW+1) +: LgW+1] = b_due[32'(w_id) * (LgW+1) +: LgW+1] + (LgW+1)'(1);
-          end else if (wd_count != (LgW+1)'(MaxWrites)) begin
-            wd_len_q[32'(LgW'(wd_head_q + LgW'(wd_count))) * 8 +: 8] <= w_beat_q;
-            wd_count = wd_count + (LgW+1)'(1);
+          end else if (wd_count != (LgA+1)'(MaxWAhead)) begin
+            wd_len_q[32'(LgA'(wd_head_q + LgA'(wd_count))) * 8 +: 8] <= w_beat_q;
+            wd_count = wd_count + (LgA+1)'(1);
           end
         end else begin
           w_beat_q <= w_beat_q + 8'd1;
@@ -282,7 +295,7 @@ module dg_axi4_check #(
   logic ERRM_ARVALID_RESET, ERRM_ARVALID_STABLE, ERRM_AR_STABLE, ERRM_AR_BURST, ERRM_AR_SIZE, ERRM_AR_BOUNDARY,
         ERRM_AR_WRAP, ERRM_AR_FIXED, ERRM_AR_OUTSTANDING;
   logic ERRM_AWVALID_RESET, ERRM_AWVALID_STABLE, ERRM_AW_STABLE, ERRM_AW_BURST, ERRM_AW_SIZE, ERRM_AW_BOUNDARY,
-        ERRM_AW_WRAP, ERRM_AW_FIXED, ERRM_AW_OUTSTANDING;
+        ERRM_AW_WRAP, ERRM_AW_FIXED, ERRM_AW_OUTSTANDING, ERRM_AW_AHEAD;
   logic ERRM_WVALID_RESET, ERRM_WVALID_STABLE, ERRM_W_STABLE, ERRM_WLAST, ERRM_WLAST_EARLY, ERRM_W_LEAD, ERRM_IDLE;
   // The slave's.
   logic ERRS_RVALID_RESET, ERRS_RVALID_STABLE, ERRS_R_STABLE, ERRS_R_ID, ERRS_RLAST, ERRS_RRESP;
@@ -307,20 +320,29 @@ module dg_axi4_check #(
   assign ERRM_AW_WRAP        = !HasWrite || !awvalid_i || awburst_i != Wrap || wrap_ok(awaddr_i, awlen_i, awsize_i);
   assign ERRM_AW_FIXED       = !HasWrite || !awvalid_i || awburst_i != Fixed || awlen_i < 8'd16;
   assign ERRM_AW_OUTSTANDING = !HasWrite || !aw_hs || aw_out_q < (LgW+1)'(MaxWrites);
+  // An address that finds no data waiting for it waits for its data: at most MaxWAhead do.
+  assign ERRM_AW_AHEAD       = !HasWrite || !aw_hs || aw_pairs || wa_count_q < (LgA+1)'(MaxWAhead);
 
   assign ERRM_WVALID_RESET  = !HasWrite || past_q || !wvalid_i;
   assign ERRM_WVALID_STABLE = !HasWrite || !past_q || !w_wait_q || wvalid_i;
   assign ERRM_W_STABLE      = !HasWrite || !past_q || !w_wait_q || w_now == w_q;
   // WLAST on the beat AWLEN + 1 of a burst whose address came first; a burst whose data comes
-  // first is checked when its address comes (and no more such bursts than MaxWrites).
+  // first is checked when its address comes (and no more such bursts than MaxWAhead).
   assign ERRM_WLAST       = !HasWrite || !wvalid_i || !w_pairs || wlast_i == (w_beat_q == w_len);
   assign ERRM_WLAST_EARLY = !HasWrite || !(aw_hs && aw_pairs) || awlen_i == wd_head_len;
   // A master that declares its data never leads (DataLeads = 0) sends none before its address.
   assign ERRM_W_LEAD      = DataLeads || !HasWrite || !wvalid_i || w_pairs;
   assign ERRM_IDLE        = !idle_i || (rd_total == '0 && aw_out_q == '0 && wd_count_q == '0);
-  // The checker's own counts: what the rules above keep (no more outstanding than declared).
+  // The checker's own counts: what the rules above keep (no more outstanding than declared; each
+  // write outstanding waits for its data or for its response).
+  logic [31:0] b_due_total;
+  always_comb begin
+    b_due_total = '0;
+    for (int i = 0; i < NumIds; i++) b_due_total = b_due_total + 32'(b_due_q[i*(LgW+1) +: LgW+1]);
+  end
   logic CHECK_COUNTS;
   assign CHECK_COUNTS = rd_total <= (LgR+IdW+1)'(MaxReads) && aw_out_q <= (LgW+1)'(MaxWrites) &&
+                        wa_count_q <= (LgA+1)'(MaxWAhead) && 32'(aw_out_q) == 32'(wa_count_q) + b_due_total &&
                         (DataLeads || wd_count_q == '0);
 
   assign ERRS_RVALID_RESET  = !HasRead || past_q || !rvalid_i;
@@ -343,6 +365,12 @@ module dg_axi4_check #(
   assign unused = ^{arcache_i, arprot_i, awcache_i, awprot_i, rdata_i, CHECK_COUNTS};
 
 `ifdef FORMAL
+  assign f_wa_count_o = 9'(wa_count_q);
+  assign f_w_beat_o   = w_beat_q;
+  assign f_wd_count_o = 9'(wd_count_q);
+  assign f_wa_lens_o  = wa_len_q;
+  assign f_wa_head_o  = 8'(wa_head_q);
+  assign f_b_due_o    = 9'(b_due_total);
   // Checks only: a protocol checker holds no design (see the file's head).
   always @(*) begin
     if (rst_ni) begin
@@ -364,6 +392,7 @@ module dg_axi4_check #(
       assert (ERRM_AW_WRAP);
       assert (ERRM_AW_FIXED);
       assert (ERRM_AW_OUTSTANDING);
+      assert (ERRM_AW_AHEAD);
       assert (ERRM_WVALID_RESET);
       assert (ERRM_WVALID_STABLE);
       assert (ERRM_W_STABLE);
@@ -438,6 +467,7 @@ module dg_axi4_check #(
       rule(ERRM_AW_WRAP, "ERRM_AW_WRAP");
       rule(ERRM_AW_FIXED, "ERRM_AW_FIXED");
       rule(ERRM_AW_OUTSTANDING, "ERRM_AW_OUTSTANDING (more writes outstanding than declared)");
+      rule(ERRM_AW_AHEAD, "ERRM_AW_AHEAD (more write addresses waiting for their data than declared)");
       rule(ERRM_WVALID_RESET, "ERRM_WVALID_RESET");
       rule(ERRM_WVALID_STABLE, "ERRM_WVALID_STABLE (WVALID dropped before WREADY)");
       rule(ERRM_W_STABLE, "ERRM_W_STABLE (write data changed while waiting for WREADY)");

@@ -54,6 +54,15 @@ module dg_cout #(
   output logic [BusBits/8-1:0] w_strb_o,
   output logic                w_last_o,
   output logic                idle_o
+`ifdef FORMAL
+  ,
+  // the write data channel's framing, for the proof that relates it to the AXI4 checker's
+  output logic [(1<<LgLens)*9-1:0] f_lens_o,       // burst lengths issued, data not all sent: oldest first
+  output logic [LgLens:0]     f_lens_count_o,
+  output logic [8:0]          f_wbeat_o,          // beats of the oldest burst sent
+  output logic [LgOut:0]      f_out_count_o,      // beats read ahead of the write data channel
+  output logic [LgQueue:0]    f_queue_count_o     // row requests queued
+`endif
 );
   localparam int DescW = RowW + BeatsW + 1;
   localparam int LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
@@ -92,6 +101,9 @@ module dg_cout #(
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
     .push_i(aw_i), .data_i(aw_len_i), .full_o(lens_full_o),
     .pop_i(lens_pop), .data_o(len_head), .empty_o(lens_empty), .count_o(unused_lens_count)
+`ifdef FORMAL
+    , .f_entries_o(f_lens_o)
+`endif
   );
 
   logic              buf_q, rd_q, align_busy;
@@ -159,6 +171,12 @@ module dg_cout #(
   logic unused_out;
   assign unused_out = out_full;
   assign idle_o = q_empty && out_empty && lens_empty && !rd_q && !align_busy;
+`ifdef FORMAL
+  assign f_lens_count_o = unused_lens_count;
+  assign f_wbeat_o      = wbeat_q;
+  assign f_out_count_o  = out_count;
+  assign f_queue_count_o = unused_q_count;
+`endif
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -1,6 +1,8 @@
 // dg_fifo: a synchronous first-word-fall-through FIFO of 2^LgDepth entries (the DMA's request
 // queues and the C write-data buffer). data_o is the oldest entry while empty_o is low; a push
-// when full and a pop when empty are ignored. Part of the fixed DeepGEMM RTL library.
+// when full and a pop when empty are ignored. Under `FORMAL` it also shows its entries, oldest
+// first (f_entries_o), for proofs that relate them to another model's. Part of the fixed DeepGEMM
+// RTL library.
 module dg_fifo #(
   parameter int Width   = 8,
   parameter int LgDepth = 4
@@ -15,6 +17,10 @@ module dg_fifo #(
   output logic [Width-1:0]   data_o,
   output logic               empty_o,
   output logic [LgDepth:0]   count_o
+`ifdef FORMAL
+  ,
+  output logic [(1<<LgDepth)*Width-1:0] f_entries_o  // entry i: the i-th oldest (valid below count_o)
+`endif
 );
   localparam int Depth = 1 << LgDepth;
 
@@ -42,4 +48,8 @@ module dg_fifo #(
   always_ff @(posedge clk_i) begin
     if (push_i && !full_o) mem_q[wr_q[LgDepth-1:0]] <= data_i;
   end
+`ifdef FORMAL
+  always @(*)
+    for (int i = 0; i < Depth; i++) f_entries_o[i*Width +: Width] = mem_q[LgDepth'(rd_q[LgDepth-1:0] + LgDepth'(i))];
+`endif
 endmodule

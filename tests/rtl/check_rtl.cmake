@@ -13,8 +13,8 @@ if(NOT rc EQUAL 0)
 endif()
 file(GLOB files ${WORK}/v/*.v)
 list(LENGTH files n)
-if(NOT n EQUAL 20)
-  message(FATAL_ERROR "expected 20 Verilog files, got ${n}: ${files}")
+if(NOT n EQUAL 21)
+  message(FATAL_ERROR "expected 21 Verilog files, got ${n}: ${files}")
 endif()
 # 2. Deterministic: the bundle equals the golden.
 if(DEFINED ENV{DEEPGEMM_UPDATE_GOLDEN})
@@ -32,7 +32,7 @@ endif()
 # AXI4 protocol checkers bound (DG_AXI4_CHECK, as co-simulation builds it), and the proofs' tops.
 include(${CMAKE_CURRENT_LIST_DIR}/verilator_lint.cmake)
 dg_verilator_lint(FILES ${files} LINTS "--top-module,npu_gemm_tiny_npu" "--top-module,npu_gemm_tiny_npu,-DDG_AXI4_CHECK"
-                  "--top-module,dg_axi_rd_proof" "--top-module,dg_axi_wr_proof")
+                  "--top-module,dg_axi_rd_proof" "--top-module,dg_axi_wr_proof" "--top-module,dg_axi_wdata_proof")
 # 4. The module holds the Verilog, the register map and the proof report (synthesis: compile --synth).
 execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/tiny.ko --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT err MATCHES "properties of 7 modules proved")

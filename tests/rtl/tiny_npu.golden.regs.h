@@ -83,7 +83,7 @@
 /* BOUND: the plan's estimate of a run's cycles at the largest K (not a proved bound) (read-only) */
 #define NPU_GEMM_TINY_NPU_BOUND_OFFSET 0x02Cu
 #define NPU_GEMM_TINY_NPU_BOUND_ADDR (NPU_GEMM_TINY_NPU_BASE + NPU_GEMM_TINY_NPU_BOUND_OFFSET)
-#define NPU_GEMM_TINY_NPU_BOUND_RESET 0x00000A76u
+#define NPU_GEMM_TINY_NPU_BOUND_RESET 0x00000A06u
 
 /* A_BASE_HI: byte address of A: its high 32 bits (bits above the bus's address width read as 0; a 1 written there fails START with BASE_RANGE) (read-write) */
 #define NPU_GEMM_TINY_NPU_A_BASE_HI_OFFSET 0x030u

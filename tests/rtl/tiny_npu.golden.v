@@ -437,7 +437,7 @@ module npu_gemm_tiny_npu_core (
   output logic        c_w_last_o
 );
   localparam logic [31:0] Id = 32'h9b575bdb;
-  localparam logic [31:0] CycleBound = 32'd2678;
+  localparam logic [31:0] CycleBound = 32'd2566;
   localparam int Banks = 16, LgBanks = 4, WordBits = 128, SpadAW = 10;
   localparam int AccBits = 16 * 32, AccAW = 5;
 
@@ -1449,7 +1449,8 @@ endmodule
 //               been taken, with the ID of the oldest such burst of that ID, no EXOKAY (ERRS_B_ORDER,
 //               ERRS_B_ID, ERRS_BRESP);
 //   counts      at most MaxReads reads and MaxWrites writes outstanding (ERRM_AR_OUTSTANDING,
-//               ERRM_AW_OUTSTANDING: the bounds the master declares), nothing outstanding while
+//               ERRM_AW_OUTSTANDING: the bounds the master declares), at most MaxWAhead write
+//               addresses waiting for their data (ERRM_AW_AHEAD), nothing outstanding while
 //               the master says it is idle (idle_i: ERRM_IDLE).
 //
 // Without FORMAL a broken rule prints "AXI4 protocol: ..." with $error and counts in errors_q. Under
@@ -1461,7 +1462,8 @@ module dg_axi4_check #(
   parameter int DataW       = 128,
   parameter int IdW         = 2,
   parameter int MaxReads    = 8,   // outstanding reads the master may have (a power of two)
-  parameter int MaxWrites   = 8,   // outstanding writes, and write bursts whose data leads
+  parameter int MaxWrites   = 8,   // outstanding writes
+  parameter int MaxWAhead   = MaxWrites,  // write addresses waiting for their data, and bursts whose data leads
   parameter bit HasRead     = 1'b1,
   parameter bit HasWrite    = 1'b1,
   parameter bit DataLeads   = 1'b1,  // the master may send a burst's write data before its address
@@ -1513,10 +1515,21 @@ module dg_axi4_check #(
   // what it counts, for the proofs that bind it (a master's own counts must agree)
   output logic [$clog2(MaxReads):0]  reads_o,    // reads outstanding, all IDs
   output logic [$clog2(MaxWrites):0] writes_o    // writes whose address was taken, response not yet
+`ifdef FORMAL
+  ,
+  // its view of the write channels, for proofs that relate a master's own state to it
+  output logic [8:0]             f_wa_count_o,  // addresses taken whose data is not all taken
+  output logic [MaxWAhead*8-1:0] f_wa_lens_o,   // their AWLENs, by slot (the oldest in slot f_wa_head_o)
+  output logic [7:0]             f_wa_head_o,
+  output logic [7:0]             f_w_beat_o,    // beats taken of the burst being written
+  output logic [8:0]             f_wd_count_o,  // bursts whose data came before their address
+  output logic [8:0]             f_b_due_o      // bursts with address and last beat taken, no response yet (all IDs)
+`endif
 );
   localparam int NumIds = 1 << IdW;
   localparam int LgR    = MaxReads > 1 ? $clog2(MaxReads) : 1;
   localparam int LgW    = MaxWrites > 1 ? $clog2(MaxWrites) : 1;
+  localparam int LgA    = MaxWAhead > 1 ? $clog2(MaxWAhead) : 1;
   localparam int LgData = $clog2(DataW / 8);
   localparam logic [1:0] Fixed = 2'b00, Incr = 2'b01, Wrap = 2'b10;
 
@@ -1629,10 +1642,10 @@ module dg_axi4_check #(
 
   // ---- writes: bursts whose address came first (their lengths, in order) or whose data came
   // first (their beats), the beats of the burst being written, and bursts awaiting a response ---
-  logic [LgW:0]           wa_count_q, wd_count_q;   // addresses waiting for data; data bursts waiting for an address
-  logic [LgW-1:0]         wa_head_q, wd_head_q;
-  logic [MaxWrites*8-1:0] wa_len_q, wd_len_q;
-  logic [MaxWrites*IdW-1:0] wa_id_q;
+  logic [LgA:0]           wa_count_q, wd_count_q;   // addresses waiting for data; data bursts waiting for an address
+  logic [LgA-1:0]         wa_head_q, wd_head_q;
+  logic [MaxWAhead*8-1:0] wa_len_q, wd_len_q;
+  logic [MaxWAhead*IdW-1:0] wa_id_q;
   logic [7:0]             w_beat_q;
   logic [LgW:0]           aw_out_q;                 // addresses taken, response not yet
   logic [NumIds*(LgW+1)-1:0] b_due_q;               // per ID: bursts with address and last beat taken, no response yet
@@ -1662,7 +1675,7 @@ module dg_axi4_check #(
       aw_out_q <= '0;
       b_due_q <= '0;
     end else begin : b_update
-      logic [LgW:0] wa_count, wd_count;
+      logic [LgA:0] wa_count, wd_count;
       logic [NumIds*(LgW+1)-1:0] b_due;
       wa_count = wa_count_q;
       wd_count = wd_count_q;
@@ -1670,25 +1683,25 @@ module dg_axi4_check #(
       // The address first: it pairs with the oldest burst of data that came before it, or waits.
       if (aw_hs) begin
         if (aw_pairs) begin
-          wd_head_q <= wd_head_q + LgW'(1);
-          wd_count = wd_count - (LgW+1)'(1);
+          wd_head_q <= wd_head_q + LgA'(1);
+          wd_count = wd_count - (LgA+1)'(1);
           b_due[32'(awid_i) * (LgW+1) +: LgW+1] = b_due[32'(awid_i) * (LgW+1) +: LgW+1] + (LgW+1)'(1);
-        end else if (wa_count != (LgW+1)'(MaxWrites)) begin
-          wa_len_q[32'(LgW'(wa_head_q + LgW'(wa_count))) * 8 +: 8] <= awlen_i;
-          wa_id_q[32'(LgW'(wa_head_q + LgW'(wa_count))) * IdW +: IdW] <= awid_i;
-          wa_count = wa_count + (LgW+1)'(1);
+        end else if (wa_count != (LgA+1)'(MaxWAhead)) begin
+          wa_len_q[32'(LgA'(wa_head_q + LgA'(wa_count))) * 8 +: 8] <= awlen_i;
+          wa_id_q[32'(LgA'(wa_head_q + LgA'(wa_count))) * IdW +: IdW] <= awid_i;
+          wa_count = wa_count + (LgA+1)'(1);
         end
       end
       if (w_hs) begin
         if (wlast_i) begin
           w_beat_q <= '0;
           if (wa_count != '0) begin  // (w_pairs, with this cycle's address counted)
-            wa_head_q <= wa_head_q + LgW'(1);
-            wa_count = wa_count - (LgW+1)'(1);
+            wa_head_q <= wa_head_q + LgA'(1);
+            wa_count = wa_count - (LgA+1)'(1);
             b_due[32'(w_id) * (LgW+1) +: LgW+1] = b_due[32'(w_id) * (LgW+1) +: LgW+1] + (LgW+1)'(1);
-          end else if (wd_count != (LgW+1)'(MaxWrites)) begin
-            wd_len_q[32'(LgW'(wd_head_q + LgW'(wd_count))) * 8 +: 8] <= w_beat_q;
-            wd_count = wd_count + (LgW+1)'(1);
+          end else if (wd_count != (LgA+1)'(MaxWAhead)) begin
+            wd_len_q[32'(LgA'(wd_head_q + LgA'(wd_count))) * 8 +: 8] <= w_beat_q;
+            wd_count = wd_count + (LgA+1)'(1);
           end
         end else begin
           w_beat_q <= w_beat_q + 8'd1;
@@ -1708,7 +1721,7 @@ module dg_axi4_check #(
   logic ERRM_ARVALID_RESET, ERRM_ARVALID_STABLE, ERRM_AR_STABLE, ERRM_AR_BURST, ERRM_AR_SIZE, ERRM_AR_BOUNDARY,
         ERRM_AR_WRAP, ERRM_AR_FIXED, ERRM_AR_OUTSTANDING;
   logic ERRM_AWVALID_RESET, ERRM_AWVALID_STABLE, ERRM_AW_STABLE, ERRM_AW_BURST, ERRM_AW_SIZE, ERRM_AW_BOUNDARY,
-        ERRM_AW_WRAP, ERRM_AW_FIXED, ERRM_AW_OUTSTANDING;
+        ERRM_AW_WRAP, ERRM_AW_FIXED, ERRM_AW_OUTSTANDING, ERRM_AW_AHEAD;
   logic ERRM_WVALID_RESET, ERRM_WVALID_STABLE, ERRM_W_STABLE, ERRM_WLAST, ERRM_WLAST_EARLY, ERRM_W_LEAD, ERRM_IDLE;
   // The slave's.
   logic ERRS_RVALID_RESET, ERRS_RVALID_STABLE, ERRS_R_STABLE, ERRS_R_ID, ERRS_RLAST, ERRS_RRESP;
@@ -1733,20 +1746,29 @@ module dg_axi4_check #(
   assign ERRM_AW_WRAP        = !HasWrite || !awvalid_i || awburst_i != Wrap || wrap_ok(awaddr_i, awlen_i, awsize_i);
   assign ERRM_AW_FIXED       = !HasWrite || !awvalid_i || awburst_i != Fixed || awlen_i < 8'd16;
   assign ERRM_AW_OUTSTANDING = !HasWrite || !aw_hs || aw_out_q < (LgW+1)'(MaxWrites);
+  // An address that finds no data waiting for it waits for its data: at most MaxWAhead do.
+  assign ERRM_AW_AHEAD       = !HasWrite || !aw_hs || aw_pairs || wa_count_q < (LgA+1)'(MaxWAhead);
 
   assign ERRM_WVALID_RESET  = !HasWrite || past_q || !wvalid_i;
   assign ERRM_WVALID_STABLE = !HasWrite || !past_q || !w_wait_q || wvalid_i;
   assign ERRM_W_STABLE      = !HasWrite || !past_q || !w_wait_q || w_now == w_q;
   // WLAST on the beat AWLEN + 1 of a burst whose address came first; a burst whose data comes
-  // first is checked when its address comes (and no more such bursts than MaxWrites).
+  // first is checked when its address comes (and no more such bursts than MaxWAhead).
   assign ERRM_WLAST       = !HasWrite || !wvalid_i || !w_pairs || wlast_i == (w_beat_q == w_len);
   assign ERRM_WLAST_EARLY = !HasWrite || !(aw_hs && aw_pairs) || awlen_i == wd_head_len;
   // A master that declares its data never leads (DataLeads = 0) sends none before its address.
   assign ERRM_W_LEAD      = DataLeads || !HasWrite || !wvalid_i || w_pairs;
   assign ERRM_IDLE        = !idle_i || (rd_total == '0 && aw_out_q == '0 && wd_count_q == '0);
-  // The checker's own counts: what the rules above keep (no more outstanding than declared).
+  // The checker's own counts: what the rules above keep (no more outstanding than declared; each
+  // write outstanding waits for its data or for its response).
+  logic [31:0] b_due_total;
+  always_comb begin
+    b_due_total = '0;
+    for (int i = 0; i < NumIds; i++) b_due_total = b_due_total + 32'(b_due_q[i*(LgW+1) +: LgW+1]);
+  end
   logic CHECK_COUNTS;
   assign CHECK_COUNTS = rd_total <= (LgR+IdW+1)'(MaxReads) && aw_out_q <= (LgW+1)'(MaxWrites) &&
+                        wa_count_q <= (LgA+1)'(MaxWAhead) && 32'(aw_out_q) == 32'(wa_count_q) + b_due_total &&
                         (DataLeads || wd_count_q == '0);
 
   assign ERRS_RVALID_RESET  = !HasRead || past_q || !rvalid_i;
@@ -1769,6 +1791,12 @@ module dg_axi4_check #(
   assign unused = ^{arcache_i, arprot_i, awcache_i, awprot_i, rdata_i, CHECK_COUNTS};
 
 `ifdef FORMAL
+  assign f_wa_count_o = 9'(wa_count_q);
+  assign f_w_beat_o   = w_beat_q;
+  assign f_wd_count_o = 9'(wd_count_q);
+  assign f_wa_lens_o  = wa_len_q;
+  assign f_wa_head_o  = 8'(wa_head_q);
+  assign f_b_due_o    = 9'(b_due_total);
   // Checks only: a protocol checker holds no design (see the file's head).
   always @(*) begin
     if (rst_ni) begin
@@ -1790,6 +1818,7 @@ module dg_axi4_check #(
       assert (ERRM_AW_WRAP);
       assert (ERRM_AW_FIXED);
       assert (ERRM_AW_OUTSTANDING);
+      assert (ERRM_AW_AHEAD);
       assert (ERRM_WVALID_RESET);
       assert (ERRM_WVALID_STABLE);
       assert (ERRM_W_STABLE);
@@ -1864,6 +1893,7 @@ module dg_axi4_check #(
       rule(ERRM_AW_WRAP, "ERRM_AW_WRAP");
       rule(ERRM_AW_FIXED, "ERRM_AW_FIXED");
       rule(ERRM_AW_OUTSTANDING, "ERRM_AW_OUTSTANDING (more writes outstanding than declared)");
+      rule(ERRM_AW_AHEAD, "ERRM_AW_AHEAD (more write addresses waiting for their data than declared)");
       rule(ERRM_WVALID_RESET, "ERRM_WVALID_RESET");
       rule(ERRM_WVALID_STABLE, "ERRM_WVALID_STABLE (WVALID dropped before WREADY)");
       rule(ERRM_W_STABLE, "ERRM_W_STABLE (write data changed while waiting for WREADY)");
@@ -2083,6 +2113,177 @@ module dg_axi_rd_proof #(
 
   logic unused;
   assign unused = ^{req_ready, split_last, r_valid, r_data, error, idle, outstanding, f_reads};  // (used under FORMAL)
+endmodule
+// ---- file: dg_axi_wdata_proof.v
+// dg_axi_wdata_proof: a generated NPU's whole C master as the top connects it (the C stream's
+// burst splitter, dg_cout's write framing, and the AXI4 write master) against the AXI4 protocol
+// checker, for proof by k-induction: the checker's master rules are assertions, its slave rules
+// assumptions. Both channels are proved: the write address (bursts, 4 KB, outstanding writes) and
+// the write data (WVALID and WDATA/WSTRB/WLAST held until WREADY, WLAST exactly on each burst's
+// last beat, no data before its address, at most dg_cout's burst-length queue of addresses ahead
+// of their data). The row requests, the accumulator data and the buffers' fill are free inputs:
+// the framing of the data depends only on the bursts issued. With byte rows (Align) the data
+// passes dg_wr_align, whose strobes are part of the held payload. dg_axi_wr_proof proves the
+// address side alone at every compile; this proof costs minutes at deep queues, and is run by the
+// formal tests. Part of the fixed DeepGEMM RTL library; not synthesized.
+module dg_axi_wdata_proof #(
+  parameter int AddrW     = 32,
+  parameter int BeatBytes = 16,
+  parameter int MaxBurst  = 256,
+  parameter int Boundary  = 4096,
+  parameter int LgOut     = 3,    // writes outstanding: 2^LgOut
+  parameter int LgLens    = 1,    // dg_cout's bursts issued ahead of their data: 2^LgLens
+  parameter bit Align     = 1'b0, // byte rows
+  parameter int LenW      = 5,    // byte rows: bits of a request's words and beats
+  parameter int LgQueue   = 1     // dg_cout's row requests queued: 2^LgQueue
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        start_i,
+  // the C AGU's requests to the splitter (address, beats)
+  input  logic        req_valid_i,
+  input  logic [AddrW-1:0] req_addr_i,
+  input  logic [15:0] req_beats_i,
+  // the C AGU's row requests to dg_cout, and the accumulator side
+  input  logic        row_req_i,
+  input  logic [LenW-1:0] row_words_i,
+  input  logic        row_last_i,
+  input  logic [$clog2(BeatBytes)-1:0] row_off_i,
+  input  logic [$clog2(BeatBytes)-1:0] row_end_i,
+  input  logic [LenW-1:0] row_nb_i,
+  input  logic [1:0]  acc_full_i,
+  input  logic [(BeatBytes*8/32 > 0 ? BeatBytes*8/32 : 1)*32-1:0] acc_rdata_i,
+  // the slave
+  input  logic        awready_i,
+  input  logic        wready_i,
+  input  logic        bvalid_i,
+  input  logic [1:0]  bid_i,
+  input  logic [1:0]  bresp_i
+);
+  localparam int BusBits = BeatBytes * 8;
+  localparam int Cols    = BusBits / 32 > 0 ? BusBits / 32 : 1;  // one 32-bit accumulator row per beat
+  localparam int BeatsW  = Align ? LenW : 9;
+  logic                   req_ready, burst_valid, aw_valid, aw_ready, split_last, idle, lens_full;
+  logic [AddrW-1:0]       aw_addr;
+  logic [8:0]             aw_len;
+  logic [1:0]             error;
+  logic [LgOut:0]         outstanding;
+  logic                   c_w_valid, c_w_ready, c_w_last, cout_qfull, cout_idle;
+  logic [BusBits-1:0]     c_w_data;
+  logic [BeatBytes-1:0]   c_w_strb;
+  logic                   acc_release, acc_buf, acc_re;
+  logic [0:0]             acc_raddr;
+  logic                   awvalid, wvalid, wlast, bready;
+  logic [1:0]             awid, awburst;
+  logic [AddrW-1:0]       awaddr;
+  logic [7:0]             awlen;
+  logic [2:0]             awsize, awprot;
+  logic [3:0]             awcache;
+  logic [BusBits-1:0]     wdata;
+  logic [BeatBytes-1:0]   wstrb;
+  logic [LgOut:0]         f_writes;
+  logic [0:0]             unused_reads;
+
+  dg_burst_split #(.AddrW(AddrW), .BeatBytes(BeatBytes), .MaxBurst(MaxBurst), .Boundary(Boundary)) u_split (
+    .clk_i(clk_i), .rst_ni(rst_ni), .req_valid_i(req_valid_i), .req_ready_o(req_ready), .req_addr_i(req_addr_i),
+    .req_beats_i(req_beats_i), .burst_valid_o(burst_valid), .burst_ready_i(aw_ready && !lens_full),
+    .burst_addr_o(aw_addr), .burst_len_o(aw_len), .burst_last_o(split_last)
+  );
+  assign aw_valid = burst_valid && !lens_full;
+`ifdef FORMAL
+  logic [(1<<LgLens)*9-1:0] f_lens;
+  logic [LgLens:0]          f_lens_count;
+  logic [8:0]               f_wbeat;
+  logic [1:0]               f_out_count;
+  logic [LgQueue:0]         f_queue_count;
+`endif
+  dg_cout #(.Cols(Cols), .AccW(32), .CW(32), .BusBits(BusBits), .BeatsPerRow(1), .NNj(1), .AccAW(1), .RowW(1),
+            .BeatsW(BeatsW), .LgQueue(LgQueue), .LgOut(1), .LgLens(LgLens), .Align(Align), .LenW(LenW)) u_cout (
+    .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
+    .req_i(row_req_i), .req_row_i(1'b0), .req_beats_i(BeatsW'(row_words_i)), .req_last_i(row_last_i),
+    .req_off_i(row_off_i), .req_end_i(row_end_i), .req_nb_i(row_nb_i), .queue_full_o(cout_qfull),
+    .acc_full_i(acc_full_i), .acc_release_o(acc_release), .acc_buf_o(acc_buf), .re_o(acc_re), .raddr_o(acc_raddr),
+    .rdata_i(acc_rdata_i),
+    .aw_i(aw_valid && aw_ready), .aw_len_i(aw_len), .lens_full_o(lens_full),
+    .w_valid_o(c_w_valid), .w_ready_i(c_w_ready), .w_data_o(c_w_data), .w_strb_o(c_w_strb), .w_last_o(c_w_last),
+    .idle_o(cout_idle)
+`ifdef FORMAL
+    , .f_lens_o(f_lens), .f_lens_count_o(f_lens_count), .f_wbeat_o(f_wbeat), .f_out_count_o(f_out_count),
+      .f_queue_count_o(f_queue_count)
+`endif
+  );
+  dg_axi_wr #(.AddrW(AddrW), .IdW(2), .Id(2'd2), .BeatBytes(BeatBytes), .LgOut(LgOut)) u_master (
+    .clk_i(clk_i), .rst_ni(rst_ni), .start_i(start_i),
+    .aw_valid_i(aw_valid), .aw_ready_o(aw_ready), .aw_addr_i(aw_addr), .aw_len_i(aw_len),
+    .w_valid_i(c_w_valid), .w_ready_o(c_w_ready), .w_data_i(c_w_data), .w_strb_i(c_w_strb), .w_last_i(c_w_last),
+    .awvalid_o(awvalid), .awready_i(awready_i), .awid_o(awid), .awaddr_o(awaddr), .awlen_o(awlen),
+    .awsize_o(awsize), .awburst_o(awburst), .awcache_o(awcache), .awprot_o(awprot),
+    .wvalid_o(wvalid), .wready_i(wready_i), .wdata_o(wdata), .wstrb_o(wstrb), .wlast_o(wlast),
+    .bvalid_i(bvalid_i), .bready_o(bready), .bid_i(bid_i), .bresp_i(bresp_i),
+    .error_o(error), .idle_o(idle), .outstanding_o(outstanding)
+  );
+`ifdef FORMAL
+  logic [8:0]               f_wa_count, f_wd_count, f_b_due;
+  logic [(1<<LgLens)*8-1:0] f_wa_lens;
+  logic [7:0]               f_w_beat, f_wa_head;
+`endif
+  dg_axi4_check #(.AddrW(AddrW), .DataW(BusBits), .IdW(2), .MaxReads(1), .MaxWrites(1 << LgOut), .MaxWAhead(1 << LgLens),
+                  .HasRead(1'b0),
+                  .HasWrite(1'b1), .DataLeads(1'b0), .SlaveAssumed(1'b1)) u_check (
+    .clk_i(clk_i), .rst_ni(rst_ni), .idle_i(1'b0),
+    .arvalid_i(1'b0), .arready_i(1'b0), .arid_i(2'd0), .araddr_i('0), .arlen_i(8'd0), .arsize_i(3'd0),
+    .arburst_i(2'd0), .arcache_i(4'd0), .arprot_i(3'd0),
+    .rvalid_i(1'b0), .rready_i(1'b0), .rid_i(2'd0), .rdata_i('0), .rresp_i(2'd0), .rlast_i(1'b0),
+    .awvalid_i(awvalid), .awready_i(awready_i), .awid_i(awid), .awaddr_i(awaddr), .awlen_i(awlen),
+    .awsize_i(awsize), .awburst_i(awburst), .awcache_i(awcache), .awprot_i(awprot),
+    .wvalid_i(wvalid), .wready_i(wready_i), .wdata_i(wdata), .wstrb_i(wstrb), .wlast_i(wlast),
+    .bvalid_i(bvalid_i), .bready_i(bready), .bid_i(bid_i), .bresp_i(bresp_i),
+    .reads_o(unused_reads), .writes_o(f_writes)
+`ifdef FORMAL
+    , .f_wa_count_o(f_wa_count), .f_wa_lens_o(f_wa_lens), .f_wa_head_o(f_wa_head), .f_w_beat_o(f_w_beat), .f_wd_count_o(f_wd_count),
+    .f_b_due_o(f_b_due)
+`endif
+  );
+
+`ifdef FORMAL
+  // A run starts only when the C path is idle (the top starts one when its DONE is set, which
+  // waits for every write's response and for dg_cout's buffers to drain).
+  // (The adapter clears its counts at a start, so no address may go out in that cycle either.)
+  always @(*) if (start_i) assume (idle && !awvalid && cout_idle);
+  // The C AGU pushes a row request only while dg_cout has room for it (the top's c_req_ready).
+  always @(*) if (row_req_i) assume (!cout_qfull);
+  // The master's count of writes outstanding is the checker's.
+  always @(*) if (rst_ni) assert (outstanding == f_writes);
+  // The framing of the write data is the checker's view of it: dg_cout's queue of burst lengths
+  // holds, in order, the AWLEN + 1 of the addresses whose data is not all sent, and its beat count
+  // is the checker's; every write outstanding is waiting for its data or for its response.
+  always @(*) begin
+    if (rst_ni) begin
+      assert (f_wd_count == 9'd0);
+      assert (9'(f_lens_count) == f_wa_count);
+      // dg_cout's queues never hold more than their depth (a push into a full one is ignored).
+      assert (f_lens_count <= (LgLens+1)'(1 << LgLens));
+      assert (f_out_count <= 2'd2);
+      assert (f_queue_count <= (LgQueue+1)'(1 << LgQueue));
+      assert (f_wa_count + f_b_due == 9'(f_writes));
+      assert (f_wbeat == {1'b0, f_w_beat});
+      if (f_lens_count == '0) assert (f_wbeat == 9'd0);
+      else assert (f_wbeat < f_lens[0 +: 9]);
+      for (int i = 0; i < (1 << LgLens); i++)
+        if (32'(i) < 32'(f_lens_count)) assert (f_lens[i*9 +: 9] != 9'd0);
+      // (By the checker's slot: the slot `age` places after its oldest holds the age-th oldest.)
+      for (int j = 0; j < (1 << LgLens); j++) begin : b_slot
+        logic [LgLens-1:0] age;
+        age = LgLens'(32'(j) - 32'(f_wa_head));
+        if (9'(age) < f_wa_count) assert (f_lens[32'(age)*9 +: 9] == {1'b0, f_wa_lens[j*8 +: 8]} + 9'd1);
+      end
+    end
+  end
+`endif
+
+  logic unused;
+  assign unused = ^{req_ready, split_last, error, idle, outstanding, f_writes, acc_release, acc_buf, acc_re,
+                    acc_raddr, cout_idle, cout_qfull};  // (used under FORMAL)
 endmodule
 // ---- file: dg_axi_wr.v
 // dg_axi_wr: the AXI4 write master of the C stream, over the core's write channels. It puts the
@@ -2607,6 +2808,15 @@ module dg_cout #(
   output logic [BusBits/8-1:0] w_strb_o,
   output logic                w_last_o,
   output logic                idle_o
+`ifdef FORMAL
+  ,
+  // the write data channel's framing, for the proof that relates it to the AXI4 checker's
+  output logic [(1<<LgLens)*9-1:0] f_lens_o,       // burst lengths issued, data not all sent: oldest first
+  output logic [LgLens:0]     f_lens_count_o,
+  output logic [8:0]          f_wbeat_o,          // beats of the oldest burst sent
+  output logic [LgOut:0]      f_out_count_o,      // beats read ahead of the write data channel
+  output logic [LgQueue:0]    f_queue_count_o     // row requests queued
+`endif
 );
   localparam int DescW = RowW + BeatsW + 1;
   localparam int LaneW = BeatsPerRow > 1 ? $clog2(BeatsPerRow) : 1;
@@ -2645,6 +2855,9 @@ module dg_cout #(
     .clk_i(clk_i), .rst_ni(rst_ni), .clear_i(start_i),
     .push_i(aw_i), .data_i(aw_len_i), .full_o(lens_full_o),
     .pop_i(lens_pop), .data_o(len_head), .empty_o(lens_empty), .count_o(unused_lens_count)
+`ifdef FORMAL
+    , .f_entries_o(f_lens_o)
+`endif
   );
 
   logic              buf_q, rd_q, align_busy;
@@ -2712,6 +2925,12 @@ module dg_cout #(
   logic unused_out;
   assign unused_out = out_full;
   assign idle_o = q_empty && out_empty && lens_empty && !rd_q && !align_busy;
+`ifdef FORMAL
+  assign f_lens_count_o = unused_lens_count;
+  assign f_wbeat_o      = wbeat_q;
+  assign f_out_count_o  = out_count;
+  assign f_queue_count_o = unused_q_count;
+`endif
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -3193,7 +3412,9 @@ endmodule
 // ---- file: dg_fifo.v
 // dg_fifo: a synchronous first-word-fall-through FIFO of 2^LgDepth entries (the DMA's request
 // queues and the C write-data buffer). data_o is the oldest entry while empty_o is low; a push
-// when full and a pop when empty are ignored. Part of the fixed DeepGEMM RTL library.
+// when full and a pop when empty are ignored. Under `FORMAL` it also shows its entries, oldest
+// first (f_entries_o), for proofs that relate them to another model's. Part of the fixed DeepGEMM
+// RTL library.
 module dg_fifo #(
   parameter int Width   = 8,
   parameter int LgDepth = 4
@@ -3208,6 +3429,10 @@ module dg_fifo #(
   output logic [Width-1:0]   data_o,
   output logic               empty_o,
   output logic [LgDepth:0]   count_o
+`ifdef FORMAL
+  ,
+  output logic [(1<<LgDepth)*Width-1:0] f_entries_o  // entry i: the i-th oldest (valid below count_o)
+`endif
 );
   localparam int Depth = 1 << LgDepth;
 
@@ -3235,6 +3460,10 @@ module dg_fifo #(
   always_ff @(posedge clk_i) begin
     if (push_i && !full_o) mem_q[wr_q[LgDepth-1:0]] <= data_i;
   end
+`ifdef FORMAL
+  always @(*)
+    for (int i = 0; i < Depth; i++) f_entries_o[i*Width +: Width] = mem_q[LgDepth'(rd_q[LgDepth-1:0] + LgDepth'(i))];
+`endif
 endmodule
 // ---- file: dg_mac_array.v
 // dg_mac_array: Rows x Cols processing elements, output stationary: in a step PE (i, j) adds
