@@ -2122,7 +2122,9 @@ endmodule
 // the write data (WVALID and WDATA/WSTRB/WLAST held until WREADY, WLAST exactly on each burst's
 // last beat, no data before its address, at most dg_cout's burst-length queue of addresses ahead
 // of their data). The row requests, the accumulator data and the buffers' fill are free inputs:
-// the framing of the data depends only on the bursts issued. With byte rows (Align) the data
+// the framing of the data depends only on the bursts issued. (dg_cout's read-ahead of the
+// accumulator buffer is two beats here whatever the design's: it paces the data, not its framing.)
+// With byte rows (Align) the data
 // passes dg_wr_align, whose strobes are part of the held payload. dg_axi_wr_proof proves the
 // address side alone at every compile; this proof costs minutes at deep queues, and is run by the
 // formal tests. Part of the fixed DeepGEMM RTL library; not synthesized.
