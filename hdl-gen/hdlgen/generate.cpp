@@ -666,10 +666,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     // B share one read-master configuration, and so one proof of it): the layout's sizes.
     ts.lg_queue = log2_exact(s.id == "a" ? lay.queue_a : s.id == "b" ? lay.queue_b : lay.queue_c);
     ts.lg_out = log2_exact(s.id == "c" ? lay.outstanding_wr : lay.outstanding_rd);
-    // C's read-ahead: a beat read from the accumulator buffer reaches the write channel two
-    // cycles after its read, so two entries (small queues, low latency) give two beats in three
-    // cycles and four give one a cycle. (Four everywhere does not fit the iCEBreaker board design:
-    // counting the pop of the same cycle would give one a cycle from two.)
+    // C's read-ahead: dg_cout counts the beat leaving in the same cycle as room, so two entries
+    // give one beat a cycle; four where the queues are large cover a write channel that stalls.
     ts.lg_read_ahead = ts.lg_queue <= 2 ? 1 : 2;
     ts.lg_lens = ts.lg_queue <= 2 ? 1 : 3;
     tp.streams.push_back(ts);
