@@ -125,19 +125,26 @@ const char* result_name(Result r) {
   return "unknown";
 }
 
-Result check_text(const std::string& name, const std::string& smtlib, unsigned timeout_ms) {
+TextAnswer check_text(const std::string& name, const std::string& smtlib, std::uint64_t work_limit) {
   try {
     z3::context ctx;
     z3::solver solver(ctx);
     z3::params p(ctx);
-    p.set("timeout", std::min(timeout_ms, 60000u));
+    p.set("timeout", 600000u);
+    if (work_limit > 0) p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(work_limit, 0xFFFFFFFFu)));
     solver.set(p);
     solver.from_string(smtlib.c_str());
+    TextAnswer a;
     switch (solver.check()) {
-      case z3::sat: return Result::Sat;
-      case z3::unsat: return Result::Unsat;
-      default: return Result::Unknown;
+      case z3::sat: a.result = Result::Sat; break;
+      case z3::unsat: a.result = Result::Unsat; break;
+      default: a.result = Result::Unknown; break;
     }
+    const z3::stats st = solver.statistics();
+    for (unsigned i = 0; i < st.size(); ++i)
+      if (st.key(i) == "rlimit count")
+        a.work = st.is_uint(i) ? st.uint_value(i) : static_cast<std::uint64_t>(st.double_value(i));
+    return a;
   } catch (const z3::exception& e) {
     throw TextError{name + ": " + e.msg()};
   }

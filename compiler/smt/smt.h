@@ -91,11 +91,20 @@ struct TextError {
   std::string message;
 };
 
+/// The answer to check_text, and the work Z3 spent on it (its resource count: internal steps,
+/// the same on a loaded machine as on an idle one).
+struct TextAnswer {
+  Result result = Result::Unknown;
+  std::uint64_t work = 0;
+};
+
 /// One named query given as SMT-LIB2 text (declarations, definitions and assertions, no
-/// `check-sat`): is the conjunction of its assertions satisfiable? Unknown when `timeout_ms`
-/// (at most 60 s) runs out. Throws TextError when Z3 does not accept the text. For checks of
-/// designs that other tools write as SMT-LIB (the RTL prover, hdl-gen/formal/).
-Result check_text(const std::string& name, const std::string& smtlib, unsigned timeout_ms);
+/// `check-sat`): is the conjunction of its assertions satisfiable? Unknown when `work_limit`
+/// (Z3's resource limit, at most 2^32 - 1; 0 for none) is reached, so that the answer does not
+/// depend on the machine's load; a wall-clock cap of 10 minutes only guards against a hang.
+/// Throws TextError when Z3 does not accept the text. For checks of designs that other tools
+/// write as SMT-LIB (the RTL prover, hdl-gen/formal/).
+TextAnswer check_text(const std::string& name, const std::string& smtlib, std::uint64_t work_limit);
 
 /// One named query context: a Z3 context with a solver, and an optimizer when `optimizing`
 /// (minimize/maximize are allowed only then).

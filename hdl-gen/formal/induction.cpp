@@ -68,7 +68,8 @@ std::vector<Assertion> assertions(const std::string& smt2) {
 /// states s0, s1, ...
 class Checker {
  public:
-  Checker(const std::string& smt2, std::string top, unsigned check_ms) : top_(std::move(top)), check_ms_(check_ms) {
+  Checker(const std::string& smt2, std::string top, std::uint64_t check_work, std::uint64_t budget_work)
+      : top_(std::move(top)), check_work_(check_work), budget_work_(budget_work) {
     unrolled_ = UnrolledSystem::parse(smt2, top_, nullptr);
     if (!unrolled_) design_ = prepared(smt2, top_);
   }
@@ -107,20 +108,30 @@ class Checker {
         for (const auto& a : all) q += fmt::format("(assert {})\n", ref(fmt::format("{}_a {}", top_, a.id), {s}));
     }
     q += goal;
-    return smt::check_text(fmt::format("induction.{}.step{}", top_, step), q, check_ms_);
+    const std::uint64_t limit = std::min(check_work_, budget_work_ - std::min(spent_, budget_work_));
+    smt::TextAnswer a = smt::check_text(fmt::format("induction.{}.step{}", top_, step), q, limit);
+    spent_ += a.work;
+    last_work_ = a.work;
+    return a.result;
   }
 
+ public:
+  /// Has the module's budget been spent (no check may start)?
+  bool spent() const { return spent_ >= budget_work_; }
+  std::uint64_t last_work() const { return last_work_; }
+  std::uint64_t total_work() const { return spent_; }
+
+ private:
   std::string top_;
-  unsigned check_ms_;
+  std::uint64_t check_work_, budget_work_, spent_ = 0, last_work_ = 0;
   std::optional<UnrolledSystem> unrolled_;
   std::string design_;  // the recursive definitions, when not unrolled
 };
 
 }  // namespace
 
-InductionResult prove_by_induction(const std::string& smt2, const std::string& top, int max_k, unsigned check_ms,
-                                   unsigned budget_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(budget_ms);
+InductionResult prove_by_induction(const std::string& smt2, const std::string& top, int max_k, std::uint64_t check_work,
+                                   std::uint64_t budget_work) {
   InductionResult r;
   std::vector<Assertion> all = assertions(smt2);
   if (smt2.find("; yosys-smt2-module " + top) == std::string::npos) {
@@ -131,7 +142,7 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
     r.error = "module '" + top + "' has no assertions";
     return r;
   }
-  Checker c(smt2, top, check_ms);
+  Checker c(smt2, top, check_work, budget_work);
   // k-induction of the conjunction: for k = 1, 2, ..., every assertion holds in steps 0 .. k
   // after reset (a failure there is a real counterexample), and every assertion holds at step k
   // of any path on which all of them held in the k steps before. The same k serves all, since
@@ -154,12 +165,13 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
             p.proved = true;
             p.depth = jk;
             p.ms = ms;
+            p.work = c.total_work();
             p.detail = fmt::format("k-induction, k = {} (all {} assertions of the module in one query per step)", jk,
                                    all.size());
           }
           return r;
         }
-        if (std::chrono::steady_clock::now() > deadline) break;
+        if (c.spent()) break;
       }
     }
     std::vector<bool> failed(all.size(), false), inductive(all.size(), false), undecided(all.size(), false);
@@ -169,20 +181,22 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
         for (size_t i = 0; i < all.size(); ++i) {
           if (failed[i]) continue;
           auto t0 = std::chrono::steady_clock::now();
-          if (t0 > deadline) {
+          if (c.spent()) {
             failed[i] = true;
-            r.properties[i].detail = fmt::format("not checked: the proof budget of {} ms was spent", budget_ms);
+            r.properties[i].detail = fmt::format("not checked: the proof's work budget ({}) was spent", budget_work);
             continue;
           }
           smt::Result b = c.fails_at(all[i].id, step, true, all);
           r.properties[i].ms +=
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          r.properties[i].work += c.last_work();
           if (b != smt::Result::Unsat) {
             failed[i] = true;
             r.properties[i].depth = step;
-            r.properties[i].detail = b == smt::Result::Sat
-                                         ? "fails " + after_reset(step)
-                                         : fmt::format("no answer within {} ms at step {}", check_ms, step);
+            r.properties[i].detail =
+                b == smt::Result::Sat
+                    ? "fails " + after_reset(step)
+                    : fmt::format("no answer within the work limit ({}) at step {}", check_work, step);
           }
         }
       base_done = k;
@@ -190,10 +204,12 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
       bool all_inductive = true;
       for (size_t i = 0; i < all.size(); ++i) {
         auto t0 = std::chrono::steady_clock::now();
-        smt::Result ind = t0 <= deadline ? c.fails_at(all[i].id, k, false, all) : smt::Result::Unknown;
+        const bool ran = !c.spent();
+        smt::Result ind = ran ? c.fails_at(all[i].id, k, false, all) : smt::Result::Unknown;
         inductive[i] = ind == smt::Result::Unsat;
         undecided[i] = ind == smt::Result::Unknown;
         r.properties[i].ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (ran) r.properties[i].work += c.last_work();
         all_inductive = all_inductive && inductive[i];
       }
       if (all_inductive) break;
@@ -209,9 +225,10 @@ InductionResult prove_by_induction(const std::string& smt2, const std::string& t
       else if (std::find(failed.begin(), failed.end(), true) != failed.end())
         p.detail = "not proved: another assertion fails";
       else
-        p.detail = inductive[i]   ? fmt::format("inductive only together with an unproved assertion (k = {})", max_k)
-                   : undecided[i] ? "holds " + after_reset(max_k) + "; the induction step got no answer in time"
-                                  : fmt::format("holds {}, but is not {}-inductive", after_reset(max_k), max_k);
+        p.detail = inductive[i] ? fmt::format("inductive only together with an unproved assertion (k = {})", max_k)
+                   : undecided[i]
+                       ? "holds " + after_reset(max_k) + "; the induction step got no answer within the work limit"
+                       : fmt::format("holds {}, but is not {}-inductive", after_reset(max_k), max_k);
     }
   } catch (const smt::TextError& e) {
     r.error = "Z3 rejected the SMT-LIB text: " + e.message;

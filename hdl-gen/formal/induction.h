@@ -8,6 +8,7 @@
 // this folder never includes z3++.h.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct PropertyResult {
   int depth = 0;       // k of the proof, or the failing step
   std::string detail;  // "k-induction, k = 2" or why it failed
   double ms = 0;
+  std::uint64_t work = 0;  // solver work spent on it (a joint query's, for each it covered)
 };
 
 struct InductionResult {
@@ -28,11 +30,20 @@ struct InductionResult {
   bool all_proved() const;
 };
 
-/// Prove every assertion of module `top` in `smt2`, trying k = 1 .. max_k. Each solver check is
-/// given at most `check_ms` milliseconds; a check that runs out leaves its assertion unproved
-/// (the result says so), and no check starts after `budget_ms` in all, so that a proof never
-/// hangs a compile.
+/// Solver work (Z3's resource count, smt::TextAnswer::work): the proof's bounds are counted in
+/// it, not in time, so that a design proves or not alike on an idle and on a loaded machine. The
+/// RTL proofs spend about 1.5 to 2 million a second on one core of the build hosts (the AXI4 write
+/// master's proof for examples/npu_int8.dgml, 10.0 million in 4.6 s: bench/RESULTS.md, "solver
+/// work"), so a check may take about a minute and a module about two.
+inline constexpr std::uint64_t kWorkPerCheck = 100'000'000;   // one solver check
+inline constexpr std::uint64_t kWorkPerModule = 200'000'000;  // all checks of one module
+
+/// Prove every assertion of module `top` in `smt2`, trying k = 1 .. max_k. Each solver check may
+/// spend at most `check_work`; a check that runs out leaves its assertion unproved (the result
+/// says so), and no check starts once `budget_work` is spent in all, so that a proof never hangs
+/// a compile.
 InductionResult prove_by_induction(const std::string& smt2, const std::string& top, int max_k = 2,
-                                   unsigned check_ms = 30000, unsigned budget_ms = 60000);
+                                   std::uint64_t check_work = kWorkPerCheck,
+                                   std::uint64_t budget_work = kWorkPerModule);
 
 }  // namespace dg::formal

@@ -80,7 +80,7 @@ bool FormalReport::all_proved() const {
   return true;
 }
 
-FormalReport prove(const Design& d, int max_k, unsigned budget_ms) {
+FormalReport prove(const Design& d, int max_k, std::uint64_t budget_work) {
   FormalReport r;
   if (find_yosys().empty()) {
     r.error = "yosys not found on PATH (toolchain/bootstrap.sh installs it)";
@@ -123,7 +123,7 @@ FormalReport prove(const Design& d, int max_k, unsigned budget_ms) {
         mp.result.error = "yosys could not prepare the module for proof";
         mp.log = log;
       } else {
-        mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_ms / 2, budget_ms);
+        mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_work / 2, budget_work);
         for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(lines, p.location));
       }
       mp.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -140,8 +140,13 @@ std::string report_text(const FormalReport& r) {
   if (!r.error.empty()) return "formal: " + r.error + "\n";
   std::string out;
   for (const auto& m : r.modules) {
-    out += fmt::format("{}{}: {} ({:.0f} ms)\n", m.module, m.params.empty() ? "" : " (" + m.params + ")",
-                       m.result.all_proved() ? "all properties proved" : "NOT PROVED", m.ms);
+    // Solver work: a joint query's figure is each property's; else the properties' sum.
+    std::uint64_t work = 0;
+    for (const auto& p : m.result.properties)
+      work = p.detail.find("in one query per step") != std::string::npos ? p.work : work + p.work;
+    out += fmt::format("{}{}: {} ({:.0f} ms, solver work {:.1f} M)\n", m.module,
+                       m.params.empty() ? "" : " (" + m.params + ")",
+                       m.result.all_proved() ? "all properties proved" : "NOT PROVED", m.ms, work / 1e6);
     if (!m.note.empty()) out += "  note: " + m.note + "\n";
     if (!m.result.error.empty()) out += "  " + m.result.error + "\n" + m.log;
     // Assertions proved together share one detail and one time: say it once for the module.

@@ -27,9 +27,9 @@ struct FormalReport {
   bool all_proved() const;
 };
 
-/// Prove every formal top of `d` (`max_k`: deepest induction tried).
-/// `budget_ms` bounds each module's solver time (each check half of it): see formal::prove_by_induction.
-FormalReport prove(const Design& d, int max_k = 2, unsigned budget_ms = 60000);
+/// Prove every formal top of `d` (`max_k`: deepest induction tried). `budget_work` bounds each
+/// module's solver work (each check half of it): see formal::prove_by_induction.
+FormalReport prove(const Design& d, int max_k = 2, std::uint64_t budget_work = formal::kWorkPerModule);
 
 /// Text report: one line per property (result, time, file and line, the assert statement,
 /// and why when it is not proved), under one line per module.

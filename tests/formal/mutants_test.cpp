@@ -192,7 +192,7 @@ hdlgen::ModuleProof prove_one(hdlgen::Design d, const std::string& module) {
   d.formal_tops = {module};
   // A mutant must be caught by a counterexample, not by a proof that ran out of time: five times
   // the compiler's budget, for a 2-core machine running other tests beside this one.
-  hdlgen::FormalReport r = hdlgen::prove(d, 2, 300000);
+  hdlgen::FormalReport r = hdlgen::prove(d, 2, 5 * formal::kWorkPerModule);
   REQUIRE(r.error.empty());
   REQUIRE(r.modules.size() == 1);
   return r.modules[0];
@@ -567,7 +567,7 @@ TEST_CASE("formal: with byte rows every property is proved, the realigners' incl
   REQUIRE(f.plan.npu_layout.has_value());
   REQUIRE(f.plan.npu_layout->byte_rows);
   hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, "br");
-  hdlgen::FormalReport r = hdlgen::prove(d, 2, 300000);
+  hdlgen::FormalReport r = hdlgen::prove(d, 2, 5 * formal::kWorkPerModule);
   INFO(hdlgen::report_text(r));
   REQUIRE(r.error.empty());
   std::vector<std::string> names;
@@ -610,7 +610,7 @@ const Fixture& bus64() {
 
 TEST_CASE("formal: byte rows on a bus narrower than the scratchpad word: every property is proved") {
   hdlgen::Design d = hdlgen::generate(bus64().plan, bus64().problem.hw, "b64");
-  hdlgen::FormalReport r = hdlgen::prove(d, 2, 300000);
+  hdlgen::FormalReport r = hdlgen::prove(d, 2, 5 * formal::kWorkPerModule);
   INFO(hdlgen::report_text(r));
   REQUIRE(r.error.empty());
   std::vector<std::string> names;
