@@ -22,7 +22,7 @@
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
 #   epilogue: only the fused epilogues' checks and benchmark; simt: only the fp16-accumulation
-#   (fp16_fma) SIMT checks and benchmark)
+#   (fp16_fma) and split-K SIMT checks and benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -126,8 +126,21 @@ fp16fma_modules() {
   # Beside them, the same fp16 inputs accumulated in fp32 on CUDA cores (use_hmma: false).
   spec_simt fp16 fp16 16 4096 4096 "simt_fp16acc32_16x4096x4096.ko" "use_hmma: false; cast_output: fp16;"
 }
+# Split K on the SIMT kernel: the solver's split at 1 x 128 x 4096 (checked, and benchmarked
+# beside split_k 1 forced), a forced split of 5 with M, N and K tails and B column-major, and fp16
+# accumulation split 4 with bias + GELU (K 512: small-integer sums stay exact in fp16).
+simt_split_modules() {
+  spec_simt fp32 fp32 1 128 4096 "check_simt_fp32_1x128x4096.ko"
+  spec_simt fp32 fp32 333 520 1000 "check_simt_fp32_split5_bcol_333x520x1000.ko" "split_k: 5;" "B: col_major;"
+  ACC=fp16 spec_simt fp16 fp16 129 264 512 "check_simt_fp16fma_split4_gelu_129x264x512.ko" "fp16_fma: true; split_k: 4; op_type: bias_gelu;"
+  spec_simt fp32 fp32 1 128 4096 "simt_fp32_nosplit_1x128x4096.ko" "split_k: 1;"
+  ACC=fp16 spec_simt fp16 fp16 1 128 4096 "simt_fp16fma_nosplit_1x128x4096.ko" "fp16_fma: true; split_k: 1;"
+  spec_simt fp32 fp32 1 4096 4096 "simt_fp32_1x4096x4096.ko"
+}
 if [ "$what" = simt ]; then
   fp16fma_modules
+  simt_split_modules
+  spec_simt fp32 fp32 1 128 4096 "simt_fp32_1x128x4096.ko"
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
   exit 0
@@ -317,6 +330,7 @@ spec_simt fp32 fp32 333 520 72 "check_simt_fp32_bcol_333x520x72.ko" "" "B: col_m
 spec_simt fp32 fp32 129 264 100 "check_simt_fp32_batch3_129x264x100.ko" "" "" "batch: 3;"
 spec_simt fp16 fp16 1000 776 1008 "check_simt_fp16_bias_1000x776x1008.ko" "use_hmma: false; cast_output: fp16; op_type: bias_relu;" "B: col_major;"
 fp16fma_modules
+simt_split_modules
 spec_simt fp32 fp32 1 128 4096 "simt_fp32_1x128x4096.ko"
 spec_simt fp32 fp32 16 4096 4096 "simt_fp32_16x4096x4096.ko"
 spec_simt fp32 fp32 4096 4096 4096 "simt_fp32_4096x4096x4096.ko"

@@ -89,8 +89,8 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!p.index.a_row_major || !p.index.c_row_major)
     return fmt::format("the {} generator handles row-major A and C only (B may be either)", p.family);
   if (p.split_k < 1) return "split_k is at least 1";
-  if (p.split_k != 1 && !(p.family == hw::Family::Wgmma && p.loader == "tma"))
-    return "the split-K reduction is generated for the wgmma kernel with the TMA loader only";
+  if (p.split_k != 1 && !(p.family == hw::Family::Wgmma && p.loader == "tma") && p.family != hw::Family::Simt)
+    return "the split-K reduction is generated for the wgmma kernel with the TMA loader and the SIMT kernel only";
   if (p.batch > 65535) return "a batch of more than 65535 matrices (the grid's y extent)";
   if (p.k_dynamic && is_m8n8k4(p)) return "a run-time K range is generated for mma.sync and wgmma (not Volta's m8n8k4)";
   if (p.k_dynamic && p.batch > 1) return "a run-time K with batches is not generated yet";

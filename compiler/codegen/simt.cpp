@@ -9,11 +9,23 @@
 // (fp16_fma: fp16 inputs, the plan's acc_type fp16) each lane keeps its two adjacent columns as one
 // fp16 pair and issues packed fma.rn.f16x2: the A value in both halves times the pair of B values
 // plus the pair of sums; the sums are widened to fp32 only for the epilogue.
+//
+// Split K (split_k = S > 1; for few output tiles over a long K, such as a 1 × 128 × 4096 GEMV):
+// one block per (tile, split), block b taking tile b / S and split b mod S, whose K tiles are
+// [s·per, min((s+1)·per, tiles)) per the plan's split coefficient (verify proved that the splits
+// partition K and that none is empty). As in the TMA kernel (wgmma_tma.cpp), every block stores
+// its partial tile in fp32 (fp16 sums widened) to its own workspace slot, 16 bytes per thread per
+// step, fences and counts its arrival on the tile's counter; the tile's last block resets the
+// counter, sums the S slots in split order, 0 first, and runs the epilogue once on the sum, so the
+// result has the same bits whichever block arrives last. Workspace: one 32-bit counter per tile
+// (padded to 256 bytes), then tiles × S slots of tile_m · tile_n · 4 bytes, zeroed once by the
+// runtime and left with its counters 0.
 #include <fmt/format.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/families.h"
+#include "codegen/inline_ptx.h"
 #include "codegen/kernel_builder.h"
 #include "support/error.h"
 
@@ -44,9 +56,19 @@ class SimtKernel : KernelBuilder {
     a_stage_ = d.a_smem_rows * a_pitch_;
     b_stage_ = d.b_smem_rows * b_pitch_;
     elem_bytes_ = element_bytes(p_.a_type);
-    begin_kernel(name, 32 * warps_m_ * warps_n_, p_.blocks_per_sm, 128);
+    split_ = extent(d.k_vars, "split");
+    per_split_ = split_ > 1 ? coeff(d.k_index, "split") / bk_ : 0;
+    DG_INTERNAL_ASSERT(split_ == 1 || (per_split_ > 0 && !p_.k_dynamic && p_.batch == 1),
+                       "a split K reached the SIMT kernel with a run-time K or a batch");
+    begin_kernel(name, 32 * warps_m_ * warps_n_, p_.blocks_per_sm, 128, 0, split_ > 1);
+    tiles_ = grid_m_ * grid_n_;
     body();
-    return launch_info(name, stages_ * (a_stage_ + b_stage_));
+    LaunchInfo li = launch_info(name, stages_ * (a_stage_ + b_stage_));
+    if (split_ > 1) {
+      li.grid[0] = static_cast<std::uint32_t>(tiles_ * split_);
+      li.workspace_bytes = counter_bytes() + static_cast<std::uint64_t>(tiles_ * split_) * slot_bytes();
+    }
+    return li;
   }
 
  private:
@@ -152,12 +174,82 @@ class SimtKernel : KernelBuilder {
     }
   }
 
+  /// Accumulator e (fragment order: four per m16n8 fragment) as fp32.
+  Value* acc_f32(std::int64_t e) {
+    if (!half_acc()) return b_.CreateLoad(b_.getFloatTy(), acc_at(e));
+    // Element e = pair e / 2, half e % 2 (the fragment's accumulator order: rows, then columns).
+    Value* pair = b_.CreateLoad(half2(), acc_at(e / 2));
+    return b_.CreateFPExt(b_.CreateExtractElement(pair, static_cast<uint64_t>(e % 2)), b_.getFloatTy());
+  }
+
   void epilogue() {
-    store_m16n8_fragments(warp_row_, warp_col_, fm_, fn_, [&](std::int64_t e) -> Value* {
-      if (!half_acc()) return b_.CreateLoad(b_.getFloatTy(), acc_at(e));
-      // Element e = pair e / 2, half e % 2 (the fragment's accumulator order: rows, then columns).
-      Value* pair = b_.CreateLoad(half2(), acc_at(e / 2));
-      return b_.CreateFPExt(b_.CreateExtractElement(pair, static_cast<uint64_t>(e % 2)), b_.getFloatTy());
+    store_m16n8_fragments(warp_row_, warp_col_, fm_, fn_, [&](std::int64_t e) { return acc_f32(e); });
+  }
+
+  // ---- split K (see the header comment) ----
+
+  /// Workspace bytes of the tiles' counters (32 bits each, padded to 256 bytes), then of one
+  /// partial tile.
+  std::uint64_t counter_bytes() const { return static_cast<std::uint64_t>((tiles_ * 4 + 255) / 256 * 256); }
+  std::uint64_t slot_bytes() const { return static_cast<std::uint64_t>(bm_ * bn_ * 4); }
+
+  /// This block's partial tile to its slot; the tile's last block sums every slot in split order
+  /// and runs the epilogue, the others end.
+  void reduce_splits() {
+    auto* f32 = b_.getFloatTy();
+    const std::int64_t threads = 32 * warps_m_ * warps_n_, steps = fm_ * fn_;
+    llvm::Type* v4 = llvm::FixedVectorType::get(f32, 4);
+    Value* ws = arg_workspace();
+    auto i64 = [&](Value* v) { return b_.CreateZExt(v, b_.getInt64Ty()); };
+    // Slot (tile, s) starts at counters + (tile·S + s)·slot; thread t's step c at (c·threads + t)·16.
+    Value* tile_slots =
+        b_.CreateAdd(b_.getInt64(counter_bytes()), b_.CreateMul(i64(tile_id_), b_.getInt64(split_ * slot_bytes())));
+    Value* thread_off = i64(b_.CreateShl(tid_, 4));
+    auto at = [&](Value* slot, std::int64_t c) {
+      Value* off = b_.CreateAdd(b_.CreateAdd(tile_slots, b_.CreateMul(slot, b_.getInt64(slot_bytes()))),
+                                b_.CreateAdd(thread_off, b_.getInt64(static_cast<std::uint64_t>(c * threads * 16))));
+      return b_.CreateGEP(b_.getInt8Ty(), ws, off);
+    };
+    for (std::int64_t c = 0; c < steps; ++c) {
+      Value* v = llvm::PoisonValue::get(v4);
+      for (unsigned j = 0; j < 4; ++j) v = b_.CreateInsertElement(v, acc_f32(4 * c + j), j);
+      b_.CreateAlignedStore(v, at(i64(split_id_), c), llvm::Align(16));
+    }
+    // Every thread's stores before the count (fence, then the block's barrier); one thread counts
+    // the arrival, and the last arrival resets the counter; bar.red gives every thread its answer.
+    emit_ptx_statement(b_, "fence.acq_rel.gpu;");
+    b_.CreateCall(intr(llvm::Intrinsic::nvvm_barrier0));
+    Value* counter =
+        b_.CreatePtrToInt(b_.CreateGEP(b_.getInt8Ty(), ws, i64(b_.CreateShl(tile_id_, 2))), b_.getInt64Ty());
+    InlinePtx count;
+    int last = count.out('r');
+    int first = count.in(b_.CreateZExt(b_.CreateICmpEQ(tid_, c32(0)), b_.getInt32Ty()), 'r');
+    int addr = count.in(counter, 'l');
+    Value* arrivals =
+        count.emit(b_, fmt::format("{{\n.reg .pred p, q;\n.reg .u32 old;\nsetp.ne.u32 p, ${}, 0;\nmov.u32 old, 0;\n"
+                                   "@p atom.acq_rel.gpu.global.add.u32 old, [${}], 1;\n"
+                                   "setp.eq.and.u32 q, old, {}, p;\n@q st.relaxed.gpu.global.u32 [${}], 0;\n"
+                                   "bar.red.popc.u32 ${}, 0, {}, q;\n}}",
+                                   first, addr, split_ - 1, addr, last, threads));
+    emit_guarded(b_.CreateICmpNE(arrivals, c32(0)), true, [&] {
+      emit_ptx_statement(b_, "fence.acq_rel.gpu;");
+      auto sum_at = [&](std::int64_t e) {
+        return b_.CreateConstInBoundsGEP2_32(sum_ty_, sum_, 0, static_cast<unsigned>(e));
+      };
+      auto add = [&](Value* slot, bool first_slot) {
+        for (std::int64_t c = 0; c < steps; ++c) {
+          Value* v = b_.CreateAlignedLoad(v4, at(slot, c), llvm::Align(16));
+          for (unsigned j = 0; j < 4; ++j) {
+            Value* x = b_.CreateExtractElement(v, j);
+            if (!first_slot) x = b_.CreateFAdd(b_.CreateLoad(f32, sum_at(4 * c + j)), x);
+            b_.CreateStore(x, sum_at(4 * c + j));
+          }
+        }
+      };
+      add(b_.getInt64(0), true);
+      loop(c32(split_ - 1), [&](Value* j) { add(i64(b_.CreateAdd(j, c32(1))), false); });
+      store_m16n8_fragments(warp_row_, warp_col_, fm_, fn_,
+                            [&](std::int64_t e) { return b_.CreateLoad(f32, sum_at(e)); });
     });
   }
 
@@ -173,6 +265,10 @@ class SimtKernel : KernelBuilder {
       acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
       for (std::int64_t e = 0; e < fm_ * fn_ * 4; ++e) b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), acc_at(e));
     }
+    if (split_ > 1) {  // the split-K sum (fp32), in the entry block so that it lives in registers
+      sum_ty_ = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(fm_ * fn_ * 4));
+      sum_ = b_.CreateAlloca(sum_ty_, nullptr, "sum");
+    }
     tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     lane_ = b_.CreateAnd(tid_, c32(31));
     Value* warp = b_.CreateLShr(tid_, 5);
@@ -184,12 +280,29 @@ class SimtKernel : KernelBuilder {
     warp_col_ = b_.CreateMul(warp_n, c32(coeff(d.c_col, "warp_n")));
     row0_ = b_.CreateAdd(warp_row_, b_.CreateLShr(lane_, 2));
     col0_ = b_.CreateAdd(warp_col_, b_.CreateShl(b_.CreateAnd(lane_, c32(3)), 1));
-    block_origin();
+    Value* tiles = k_tile_count(bk_, k_tiles_);
+    Value* k_first = c32(0);
+    if (split_ > 1) {
+      // Block b: tile b / S, split s = b mod S, K tiles [s·per, min((s+1)·per, K tiles)).
+      Value* bid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+      tile_id_ = b_.CreateUDiv(bid, c32(split_));
+      split_id_ = b_.CreateURem(bid, c32(split_));
+      block_origin(tile_id_);
+      const std::int64_t k_total = (p_.K + bk_ - 1) / bk_;
+      k_first = b_.CreateMul(split_id_, c32(per_split_));
+      Value* left = b_.CreateSub(c32(k_total), k_first);
+      tiles = b_.CreateSelect(b_.CreateICmpULT(left, c32(per_split_)), left, c32(per_split_));
+    } else {
+      block_origin();
+    }
 
     cp_async_main_loop(
-        stages_, k_tile_count(bk_, k_tiles_), [&](Value* st, Value* kt, Value* ok) { load_tile(st, kt, ok); },
+        stages_, tiles, [&](Value* st, Value* kt, Value* ok) { load_tile(st, b_.CreateAdd(kt, k_first), ok); },
         [&](Value* st) { compute_stage(st); });
-    epilogue();
+    if (split_ > 1)
+      reduce_splits();
+    else
+      epilogue();
     b_.CreateRetVoid();
   }
 
@@ -198,6 +311,10 @@ class SimtKernel : KernelBuilder {
   std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, warps_m_ = 1, warps_n_ = 1, fm_ = 1, fn_ = 1, k_tiles_ = 1, stages_ = 1;
   std::int64_t a_pitch_ = 0, b_pitch_ = 0, a_stage_ = 0, b_stage_ = 0, elem_bytes_ = 4;
   int swz_ = 0;
+  std::int64_t split_ = 1, per_split_ = 0, tiles_ = 1;  // K splits, K tiles per split, output tiles
+  Value *tile_id_ = nullptr, *split_id_ = nullptr;      // this block's tile and split (split K)
+  llvm::ArrayType* sum_ty_ = nullptr;                   // the split-K sum of the partial tiles
+  Value* sum_ = nullptr;
 };
 
 }  // namespace
@@ -214,6 +331,11 @@ std::string simt_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.a_type != p.b_type) return "the SIMT family takes A and B of one type";
   if (p.instr_m != 16 || p.instr_n != 8) return "the SIMT family lays lanes out as m16n8 fragments";
   if (p.tile_k > 128) return "tile_k above 128 unrolls too far";
+  if (p.split_k > 1 && (p.k_dynamic || p.batch != 1))
+    return "a split K runs one block per tile and split, at a K fixed at compile time, batch 1";
+  if (p.split_k > 1 &&
+      static_cast<std::uint64_t>(p.grid_m * p.grid_n) * static_cast<std::uint64_t>(p.split_k) > 0x7fffffffu)
+    return "a split K launches one block per tile and split: at most 2^31 - 1 blocks";
   return "";
 }
 

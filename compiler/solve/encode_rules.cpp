@@ -159,12 +159,17 @@ class Encoder {
            const std::int64_t tiles = ceil_div(s_.K, v[0]);
            return (v[1] - 1) * ceil_div(tiles, v[1]) < tiles;
          }));
-    // Which kernels reduce K splits: the wgmma kernel with the TMA loader (its last block per tile
-    // sums the workspace's partials), one block per (tile, split), at a K fixed at compile time.
-    if (s_.family != hw::Family::Wgmma || !loaders)
+    // Which kernels reduce K splits: the wgmma kernel with the TMA loader and the SIMT kernel
+    // (the last block per tile sums the workspace's partials), one block per (tile, split), at a K
+    // fixed at compile time.
+    if (s_.family == hw::Family::Simt) {
+      if (s_.batch > 1)
+        rule("family.split_k_batch", "split_k is 1 in a batched SIMT GEMM (a split K takes one matrix)", "generator",
+             q_.is_value("split_k", 1));
+    } else if (s_.family != hw::Family::Wgmma || !loaders)
       rule("family.split_k",
            fmt::format("split_k is 1: the split-K reduction is generated for the wgmma kernel with the TMA loader "
-                       "only (this is {})",
+                       "and for the SIMT kernel only (this is {})",
                        s_.family),
            "generator", q_.is_value("split_k", 1));
     else

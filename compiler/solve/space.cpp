@@ -273,8 +273,13 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
   std::vector<std::int64_t> wm = {1, 2, 4, 8}, wn = {1, 2, 4, 8};
   std::vector<std::int64_t> stages;
   for (std::int64_t v = 1; v <= (g.has_cp_async ? 6 : 2); ++v) stages.push_back(v);
-  // split_k stays 1 (family.split_k says why); a forced split joins the domain for that rule to refuse.
-  std::vector<std::int64_t> split = with_user_split(p, {1}), raster = {1, 2, 4, 8, 16};
+  // split_k stays 1 on mma.sync (family.split_k says why; a forced split joins the domain for that
+  // rule to refuse); the SIMT kernel splits K for few tiles over a long K, at a K fixed at compile
+  // time.
+  std::vector<std::int64_t> split =
+      with_user_split(p, s.family == hw::Family::Simt && !p.k_dynamic ? std::vector<std::int64_t>{1, 2, 4, 8, 16, 32}
+                                                                      : std::vector<std::int64_t>{1});
+  std::vector<std::int64_t> raster = {1, 2, 4, 8, 16};
   std::vector<std::int64_t> layouts = {kNone, kPadded, kSwizzle32, kSwizzle64, kSwizzle128};
   std::vector<std::int64_t> occ;
   for (std::int64_t v : {1, 2, 3, 4, 6, 8})
@@ -288,7 +293,10 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
       {"warp_m", wm, "warps along M"},
       {"warp_n", wn, "warps along N"},
       {"stages", stages, g.has_cp_async ? "cp.async pipeline depth" : "register double buffering (no cp.async)"},
-      {"split_k", split, "K split across blocks (the reduction is generated for the wgmma TMA kernel only)"},
+      {"split_k", split,
+       s.family == hw::Family::Simt ? "K split across blocks, reduced by each tile's last block"
+                                    : "K split across blocks (the reduction is generated for the wgmma TMA kernel "
+                                      "and the SIMT kernel only)"},
       {"raster_group", raster, "tile rows per rasterization group"},
       {"smem", layouts, "shared-memory layout"},
       {"blocks_per_sm", occ, "resident blocks per SM the launch is sized for"},
