@@ -32,9 +32,9 @@ struct InductionResult {
 
 /// Solver work (Z3's resource count, smt::TextAnswer::work): the proof's bounds are counted in
 /// it, not in time, so that a design proves or not alike on an idle and on a loaded machine. The
-/// RTL proofs spend about 1.5 to 2 million a second on one core of the build hosts (the AXI4 write
-/// master's proof for examples/npu_int8.dgml, 10.0 million in 4.6 s: bench/RESULTS.md, "solver
-/// work"), so a check may take about a minute and a module about two.
+/// RTL proofs spend about 2 million a second on one core of the build host (the AXI4 write
+/// master's proof for examples/npu_int8.dgml, 10.0 million in 4.6 s: bench/RESULTS.md, "RTL
+/// proofs bounded by solver work"), so a check may take about a minute and a module two.
 inline constexpr std::uint64_t kWorkPerCheck = 100'000'000;   // one solver check
 inline constexpr std::uint64_t kWorkPerModule = 200'000'000;  // all checks of one module
 
