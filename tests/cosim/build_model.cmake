@@ -3,7 +3,8 @@
 # and Verilates it with the co-simulation harness and the freestanding runtime (RTLIB, built with
 # its freestanding flags) into
 # WORK/obj/cosim (what `deepgemm sim` builds, here in the test's own directory). With
-# -DMUTATE="file.v%%from%%to" the Verilog is altered first (a seeded bug; the text must be there).
+# -DMUTATE="file.v%%assign%%LHS%%RHS" or "file.v%%code%%FROM%%TO" and -DMUTATOR=rtl_mutate the
+# Verilog is altered first (a seeded bug placed by structure: tests/support/rtl_mutate.h).
 # With -DMODEL=x.json the spec's target is that hardware model (beside the project's own).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -18,17 +19,21 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "deepgemm compile --emit=verilog failed (${rc}):\n${err}")
 endif()
 if(DEFINED MUTATE)
-  string(REPLACE "%%" ";" m "${MUTATE}")
-  list(GET m 0 mfile)
-  list(GET m 1 mfrom)
-  list(GET m 2 mto)
-  file(READ ${WORK}/v/${mfile} mtext)
-  string(FIND "${mtext}" "${mfrom}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "the mutation's text is not in ${mfile}: ${mfrom}")
+  # MUTATE is FILE%%KIND%%A%%B, split here without CMake lists (the code may hold semicolons).
+  set(rest "${MUTATE}")
+  foreach(i 0 1 2)
+    string(FIND "${rest}" "%%" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "MUTATE is not FILE%%assign%%LHS%%RHS or FILE%%code%%FROM%%TO: ${MUTATE}")
+    endif()
+    string(SUBSTRING "${rest}" 0 ${at} m${i})
+    math(EXPR at "${at} + 2")
+    string(SUBSTRING "${rest}" ${at} -1 rest)
+  endforeach()
+  execute_process(COMMAND ${MUTATOR} ${WORK}/v/${m0} --${m1} "${m2}" "${rest}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the mutation does not apply: ${err}")
   endif()
-  string(REPLACE "${mfrom}" "${mto}" mtext "${mtext}")
-  file(WRITE ${WORK}/v/${mfile} "${mtext}")
 endif()
 file(GLOB tops RELATIVE ${WORK}/v ${WORK}/v/npu_gemm_*.v)
 list(FILTER tops EXCLUDE REGEX "_agu_|_core")

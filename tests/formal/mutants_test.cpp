@@ -22,6 +22,7 @@
 #include "dgml/parser.h"
 #include "hdlgen/formal.h"
 #include "hdlgen/generate.h"
+#include "rtl_mutate.h"
 #include "sema/check.h"
 #include "solve/solve.h"
 
@@ -98,10 +99,9 @@ const Fixture& krange40() {
   return f;
 }
 
-// Mutants are placed by structure, not by the exact text of the design: a continuous assignment
-// by the signal it drives (its new right-hand side computed from the old one), anything else by
-// its tokens, white space aside. Each must match exactly one place, so a mutant never lands on a
-// look-alike and re-indenting or re-aligning the generated Verilog does not move or lose it.
+// Mutants are placed by structure, not by the exact text of the design (tests/support/
+// rtl_mutate.h): a continuous assignment by the signal it drives, anything else by its tokens,
+// white space aside; each must match exactly one place.
 
 /// The text of file `file` of `d`.
 std::string& file_text(hdlgen::Design& d, const std::string& file) {
@@ -110,54 +110,19 @@ std::string& file_text(hdlgen::Design& d, const std::string& file) {
   return it->text;
 }
 
-/// A regular expression matching `code` token by token, any white space between tokens (at least
-/// some between two words).
-std::string token_pattern(const std::string& code) {
-  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
-  std::string re;
-  bool prev_word = false;
-  for (std::size_t i = 0; i < code.size();) {
-    if (std::isspace(static_cast<unsigned char>(code[i]))) {
-      ++i;
-      continue;
-    }
-    const bool word = is_word(code[i]);
-    std::size_t j = i + 1;
-    while (word && j < code.size() && is_word(code[j])) ++j;
-    if (!re.empty()) re += word && prev_word ? "\\s+" : "\\s*";
-    for (char c : code.substr(i, j - i)) {
-      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) re += '\\';
-      re += c;
-    }
-    prev_word = word;
-    i = j;
-  }
-  return re;
-}
-
-/// Replaces the one match of `re` in file `file` of `d` by `to(match)`.
-void replace_one(hdlgen::Design& d, const std::string& file, const std::string& re,
-                 const std::function<std::string(const std::smatch&)>& to) {
-  std::string& text = file_text(d, file);
-  const std::regex pattern(re);
-  std::vector<std::smatch> found(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator());
-  INFO(file << ": /" << re << "/");
-  REQUIRE(found.size() == 1);
-  const std::string replacement = to(found[0]);
-  text.replace(static_cast<std::size_t>(found[0].position(0)), static_cast<std::size_t>(found[0].length(0)),
-               replacement);
-}
-
 /// `d` with the one statement or expression `from` (white space aside) in file `file` replaced by `to`.
 void replace_code(hdlgen::Design& d, const std::string& file, const std::string& from, const std::string& to) {
-  replace_one(d, file, token_pattern(from), [&](const std::smatch&) { return to; });
+  const std::string why = testing::replace_code(file_text(d, file), from, to);
+  INFO(file << ": " << why);
+  REQUIRE(why.empty());
 }
 
 /// `d` with the continuous assignment to `lhs` in file `file` given the right-hand side `rhs(old)`.
 void reassign(hdlgen::Design& d, const std::string& file, const std::string& lhs,
               const std::function<std::string(const std::string&)>& rhs) {
-  replace_one(d, file, "\\bassign\\s+" + lhs + "\\s*=\\s*([^;]*?)\\s*;",
-              [&](const std::smatch& m) { return "assign " + lhs + " = " + rhs(m[1].str()) + ";"; });
+  const std::string why = testing::reassign(file_text(d, file), lhs, rhs);
+  INFO(file << ": " << why);
+  REQUIRE(why.empty());
 }
 
 hdlgen::Design design(const Fixture& f = tiny(), const std::string& name = "tiny") {
