@@ -217,6 +217,11 @@ int main(int argc, char** argv) {
         std::exit(1);
       }
       dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)C[s]);
+      // beta ≠ 0: C_in is C itself (C = alpha · A·B + beta · C, as cuBLAS computes it beside us).
+      if (mi.has_c_in() && dgmm_bind_device(h, "C_in", (unsigned long long)(uintptr_t)C[s]) != DGMM_OK) {
+        std::fprintf(stderr, "bind: %s\n", dgmm_last_error());
+        std::exit(1);
+      }
       if (dgmm_launch_kernel_only(h) != DGMM_OK) {
         std::fprintf(stderr, "launch: %s\n", dgmm_last_error());
         std::exit(1);
@@ -246,7 +251,8 @@ int main(int argc, char** argv) {
         dg::gpu::cublas_gemm(cb, bf16, A[s], B[s], C[s], ct, M, N, K, mi.b_row_major, batch,
                              f32    ? CUDA_R_32F
                              : bf16 ? CUDA_R_16BF
-                                    : CUDA_R_16F);
+                                    : CUDA_R_16F,
+                             float(mi.alpha), float(mi.beta));
     };
     auto time = [&](cudaStream_t st, auto&& fn) {
       for (int w = 0; w < kWarmup; ++w) fn(w % sets);

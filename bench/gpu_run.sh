@@ -12,7 +12,7 @@ cmake --preset runtime-only -DDEEPGEMM_GPU_MODULES="$mods" -DDEEPGEMM_BENCH_CUDA
 cmake --build --preset runtime-only -j "$(nproc)" > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
 (cd build/runtime-only && ctest -V -j 4 > "$logs/ctest.log" 2>&1)
 grep -E "tests passed|Failed|\*\*\*" "$logs/ctest.log" | tail -20
-grep -E "^[0-9]+: .*(\.ko: M=|relative Frobenius|exact int64|exact small-integer|split-K workspace)" "$logs/ctest.log" | sed 's/^[0-9]*: //' > "$logs/checks.txt"
+grep -E "^[0-9]+: .*(\.ko: M=|relative Frobenius|exact int64|exact small-integer|split-K workspace|C_in in place)" "$logs/ctest.log" | sed 's/^[0-9]*: //' > "$logs/checks.txt"
 echo "$(grep -c "relative Frobenius\|exact int64\|exact small-integer" "$logs/checks.txt") GEMM checks; worst relative error: \
 $(grep -o "relative Frobenius error [0-9.e+-]*" "$logs/checks.txt" | awk '{print $4}' | sort -g | tail -1)"
 if ls "$mods"/bench_*.ko > /dev/null 2>&1; then

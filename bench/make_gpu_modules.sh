@@ -17,12 +17,12 @@
 #                             and with split_k 1 forced (off), same loader
 #   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
 #                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk|epilogue|simt]
+# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk|epilogue|simt|residual]
 #   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
 #   epilogue: only the fused epilogues' checks and benchmark; simt: only the fp16-accumulation
-#   (fp16_fma) and split-K SIMT checks and benchmark)
+#   (fp16_fma) and split-K SIMT checks and benchmark; residual: alpha and beta with a C input)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${DEEPGEMM:-build/ci/compiler/driver/deepgemm}
@@ -141,6 +141,30 @@ if [ "$what" = simt ]; then
   fp16fma_modules
   simt_split_modules
   spec_simt fp32 fp32 1 128 4096 "simt_fp32_1x128x4096.ko"
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
+# alpha and beta with a C input (C_in): checks on each family (mma.sync batched with bias + ReLU,
+# wgmma with the TMA loader and bias + GELU, its split K, SIMT fp32 split K and fp16 sums), exact
+# where alpha and beta are powers of two and there is no bias; and 4096^3 with C += A·B (beta 1,
+# C_in bound to C itself) beside cuBLAS computing the same with beta 1, and the plain GEMM.
+residual_modules() {
+  spec fp16 333 520 72 "check_res_mma_batch_bias_relu_333x520x72.ko" "family: mma_sync; pad_k: true; op_type: bias_relu; beta: 0.5;" "" 3
+  spec bf16 333 520 72 "check_res_mma_333x520x72.ko" "family: mma_sync; pad_k: true; alpha: 2; beta: -1;"
+  spec fp16 200 264 512 "check_res_tma_bias_gelu_200x264x512.ko" "family: wgmma; loader: tma; op_type: bias_gelu; alpha: 0.5; beta: 2;"
+  spec fp16 200 264 512 "check_res_tma_200x264x512.ko" "family: wgmma; loader: tma; alpha: 0.5; beta: 2;"
+  spec bf16 128 256 4096 "check_res_tma_split4_128x256x4096.ko" "family: wgmma; loader: tma; split_k: 4; beta: 1;"
+  spec fp16 1000 776 1008 "check_res_fp16_1000x776x1008.ko" "beta: 1;"
+  spec_simt fp32 fp32 1 128 4096 "check_res_simt_fp32_1x128x4096.ko" "alpha: 2; beta: -1;"
+  ACC=fp16 spec_simt fp16 fp16 129 264 512 "check_res_simt_fp16fma_129x264x512.ko" "fp16_fma: true; beta: 1;"
+  for t in fp16 bf16; do
+    spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_residual.ko" "beta: 1;"
+    spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_none.ko"
+  done
+}
+if [ "$what" = residual ]; then
+  residual_modules
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
   exit 0

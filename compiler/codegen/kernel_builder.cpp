@@ -40,6 +40,7 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   if (has_bias()) names.push_back("bias");
   if (p_.scale_a == "per_tensor") names.push_back("sc_a");
   if (p_.scale_b != "none") names.push_back("sc_b");  // per-tensor, or 4-bit weights' group scales
+  if (p_.reads_c_in()) names.push_back("C_in");       // beta · C_in in the epilogue
   if (workspace) names.push_back("ws");               // not an operand: launch_format.h's workspace
   pointers_ = static_cast<unsigned>(names.size());
   std::vector<llvm::Type*> params(pointers_, gptr);
@@ -58,6 +59,9 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
     kernel_->addParamAttr(first_map + i, llvm::Attribute::getWithByValType(ctx_, map_ty));
     kernel_->addParamAttr(first_map + i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
   }
+  // Every pointer is noalias, C_in too, which may be C's own buffer: each element of C_in is read
+  // by the one thread that then writes that element of C, from the value read (a data dependence
+  // no reordering breaks), and no thread reads an element another writes.
   for (unsigned i = 0; i < pointers_; ++i) kernel_->addParamAttr(i, llvm::Attribute::NoAlias);
   auto* md = m_.getOrInsertNamedMetadata("nvvm.annotations");
   auto add = [&](const char* key, std::int64_t v) {
@@ -94,6 +98,18 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
       const std::int64_t bytes = batch_stride(p_, i) * element_bytes(*types[i]);
       batched_[i] = b_.CreateGEP(b_.getInt8Ty(), kernel_->getArg(static_cast<unsigned>(i)),
                                  b_.CreateMul(batch, b_.getInt64(static_cast<std::uint64_t>(bytes))));
+    }
+  }
+  // C_in (beta ≠ 0), advanced by C's batch stride like C.
+  c_in_ = nullptr;
+  if (p_.reads_c_in()) {
+    for (unsigned i = 0; i < pointers_; ++i)
+      if (kernel_->getArg(i)->getName() == "C_in") c_in_ = kernel_->getArg(i);
+    DG_INTERNAL_ASSERT(c_in_ != nullptr, "the kernel has no C_in parameter");
+    if (p_.batch > 1) {
+      Value* batch = b_.CreateZExt(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y), b_.getInt64Ty());
+      const std::int64_t bytes = batch_stride(p_, 2) * element_bytes(p_.c_type);
+      c_in_ = b_.CreateGEP(b_.getInt8Ty(), c_in_, b_.CreateMul(batch, b_.getInt64(static_cast<std::uint64_t>(bytes))));
     }
   }
   // The per-tensor scales' product, read once in the entry block (which dominates every store).
@@ -334,11 +350,32 @@ std::pair<llvm::Value*, llvm::Value*> KernelBuilder::load_bias_pair(Value* gn) {
           b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32)};
 }
 
-void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias) {
+std::pair<llvm::Value*, llvm::Value*> KernelBuilder::load_c_in_pair(Value* gm, Value* gn) {
+  auto* f32 = b_.getFloatTy();
+  // Clamped into the matrix (row M - 1, columns N - 2 and N - 1 for the tails) so that the load
+  // needs no guard; the store of an element outside is what is guarded.
+  Value* row = b_.CreateSelect(b_.CreateICmpULT(gm, arg_m()), gm, b_.CreateSub(arg_m(), c32(1)));
+  Value* col = b_.CreateSelect(b_.CreateICmpULT(gn, arg_n()), gn, b_.CreateSub(arg_n(), c32(2)));
+  Value* idx = b_.CreateZExt(b_.CreateAdd(b_.CreateMul(row, c32(p_.index.ldc)), col), b_.getInt64Ty());
+  if (p_.c_type == "fp32") {
+    auto* v2 = llvm::FixedVectorType::get(f32, 2);
+    Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(f32, c_in_, idx), llvm::Align(8));
+    return {b_.CreateExtractElement(pair, uint64_t(0)), b_.CreateExtractElement(pair, uint64_t(1))};
+  }
+  auto* h = p_.c_type == "bf16" ? b_.getBFloatTy() : b_.getHalfTy();
+  auto* v2 = llvm::FixedVectorType::get(h, 2);
+  Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(h, c_in_, idx), llvm::Align(4));
+  return {b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(0)), f32),
+          b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32)};
+}
+
+void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias,
+                               const std::pair<Value*, Value*>* c_in) {
   auto* f32 = b_.getFloatTy();
   // The fused epilogue, in fp32 before the cast (float accumulators only): the per-tensor scales,
-  // the bias of the two columns (C's type; N is even, so both lie inside when the first does;
-  // loaded here unless the caller loaded it ahead), then the activation. It is computed outside
+  // alpha, the bias of the two columns (C's type; N is even, so both lie inside when the first
+  // does; loaded here unless the caller loaded it ahead), beta · C_in (likewise), then the
+  // activation. It is computed outside
   // the guard, on a column clamped into [0, N - 2] for the tail, so only the store is guarded and
   // ptxas can predicate it.
   auto epilogue = [&] {
@@ -346,10 +383,21 @@ void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const
       v0 = b_.CreateFMul(v0, scale_);
       v1 = b_.CreateFMul(v1, scale_);
     }
+    if (p_.alpha != 1) {
+      Value* alpha = llvm::ConstantFP::get(f32, p_.alpha);
+      v0 = b_.CreateFMul(v0, alpha);
+      v1 = b_.CreateFMul(v1, alpha);
+    }
     if (has_bias()) {
       const auto [b0, b1] = bias != nullptr ? *bias : load_bias_pair(gn);
       v0 = b_.CreateFAdd(v0, b0);
       v1 = b_.CreateFAdd(v1, b1);
+    }
+    if (c_in_ != nullptr) {
+      const auto [c0, c1] = c_in != nullptr ? *c_in : load_c_in_pair(gm, gn);
+      Value* beta = llvm::ConstantFP::get(f32, p_.beta);
+      v0 = b_.CreateFAdd(v0, p_.beta == 1 ? c0 : b_.CreateFMul(c0, beta));
+      v1 = b_.CreateFAdd(v1, p_.beta == 1 ? c1 : b_.CreateFMul(c1, beta));
     }
     v0 = activate(v0);
     v1 = activate(v1);

@@ -136,12 +136,17 @@ class KernelBuilder {
 
   /// Store C(gm, gn) = v0 and C(gm, gn + 1) = v1, cast to the output type, when gm < M and gn < N
   /// (N is a multiple of 8, so the pair is in bounds together). Values are f32, or i32 for an
-  /// int32 output.
-  void store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias = nullptr);
+  /// int32 output. `bias` and `c_in`: their pairs where the caller loaded them ahead.
+  void store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias = nullptr,
+                  const std::pair<Value*, Value*>* c_in = nullptr);
+  /// True when the epilogue adds beta · C_in.
+  bool reads_c_in() const { return p_.reads_c_in(); }
   /// The bias of columns gn and gn + 1 (gn even; clamped into [0, N - 2] for the tail), in fp32:
   /// one aligned load of the pair. A caller that stores several rows of the same columns loads
   /// them once, ahead of the stores, and passes them to store_pair.
   std::pair<Value*, Value*> load_bias_pair(Value* gn);
+  /// The pair of C_in (beta ≠ 0) at row gm, columns gn and gn + 1, widened to fp32.
+  std::pair<Value*, Value*> load_c_in_pair(Value* gm, Value* gn);
   /// Store a warp's fm × fn m16n8 accumulator fragments (mma.sync's layout, which the SIMT family
   /// keeps): this lane holds rows lane/4 and lane/4 + 8 and columns 2·(lane%4) and the next of each
   /// 16×8 fragment, the warp's fragments starting at (warp_row, warp_col) of the block tile;
@@ -153,6 +158,7 @@ class KernelBuilder {
   unsigned pointers_ = 3;   // operand pointer parameters: A, B, C (and bias, sc_a, sc_b)
   Value* scale_ = nullptr;  // scale_a · scale_b (fp32) with per-tensor scales, else null
   Value* batched_[3] = {};  // A, B, C advanced to this block's batch (batch > 1), else null
+  Value* c_in_ = nullptr;   // beta ≠ 0: C_in, advanced to this block's batch
 
   const Plan& p_;
   llvm::LLVMContext& ctx_;

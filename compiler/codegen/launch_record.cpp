@@ -101,6 +101,11 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
           op("sc_b", ko::launch::Role::Input, static_cast<std::uint64_t>(rows), l.N, p.a_type, true, p.N);
     }
   }
+  // beta ≠ 0: C_in, an input of C's type, shape, layout and batch stride, read by the epilogue
+  // before C is written (it may be C's own buffer), after every other operand.
+  if (p.reads_c_in())
+    l.operands[l.operand_count++] = op("C_in", ko::launch::Role::Input, l.M, l.N, p.c_type, p.index.c_row_major,
+                                       p.index.ldc, l.batch, batch_stride(p, 2));
   std::vector<std::uint8_t> bytes(ko::launch::size_for(l.operand_count));
   ko::launch::write(l, bytes.data());
   return bytes;

@@ -117,6 +117,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
                        p.index.b_row_major ? std::max<std::int64_t>(per_chunk, 8) : 8, p.N);
   if ((p.scale_a != "none" || p.scale_b != "none") && (int8 || p.acc_type != "fp32"))
     return "per-tensor scales multiply an fp32 accumulation only";
+  if ((p.alpha != 1 || p.beta != 0) && int8) return "alpha and beta scale a float accumulation only (not int8's int32)";
   if (p.epilogue != "none" && int8)
     return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)",
                        p.epilogue);

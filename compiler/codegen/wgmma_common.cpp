@@ -152,15 +152,31 @@ void WgmmaBase::epilogue() {
   std::vector<std::pair<Value*, Value*>> bias;
   if (has_bias() && f32->isFloatTy())
     for (std::int64_t j = 0; j < bn_ / 8; ++j) bias.push_back(load_bias_pair(b_.CreateAdd(cols, c32(j * 8))));
+  // C_in (beta ≠ 0): the pairs of eight column groups (16 per thread) loaded together ahead of
+  // their stores, so that a batch's loads are in flight at once.
+  constexpr std::int64_t kCinBatch = 8;
   for (std::int64_t f = 0; f < fm_; ++f)
-    for (std::int64_t j = 0; j < bn_ / 8; ++j)
-      for (unsigned half = 0; half < 2; ++half) {
-        Value* gm = b_.CreateAdd(rows, c32(f * 64 + half * 8));
-        Value* gn = b_.CreateAdd(cols, c32(j * 8));
-        std::int64_t e = f * acc_per_frag_ + j * 4 + half * 2;
-        store_pair(gm, gn, b_.CreateLoad(f32, acc_at(e)), b_.CreateLoad(f32, acc_at(e + 1)),
-                   bias.empty() ? nullptr : &bias[static_cast<size_t>(j)]);
-      }
+    for (std::int64_t j0 = 0; j0 < bn_ / 8; j0 += kCinBatch) {
+      const std::int64_t j1 = std::min<std::int64_t>(bn_ / 8, j0 + kCinBatch);
+      auto at = [&](std::int64_t j, unsigned half) {
+        return std::pair{b_.CreateAdd(rows, c32(f * 64 + half * 8)), b_.CreateAdd(cols, c32(j * 8))};
+      };
+      std::vector<std::pair<Value*, Value*>> c_in;
+      if (reads_c_in() && f32->isFloatTy())
+        for (std::int64_t j = j0; j < j1; ++j)
+          for (unsigned half = 0; half < 2; ++half) {
+            const auto [gm, gn] = at(j, half);
+            c_in.push_back(load_c_in_pair(gm, gn));
+          }
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (unsigned half = 0; half < 2; ++half) {
+          const auto [gm, gn] = at(j, half);
+          std::int64_t e = f * acc_per_frag_ + j * 4 + half * 2;
+          store_pair(gm, gn, b_.CreateLoad(f32, acc_at(e)), b_.CreateLoad(f32, acc_at(e + 1)),
+                     bias.empty() ? nullptr : &bias[static_cast<size_t>(j)],
+                     c_in.empty() ? nullptr : &c_in[static_cast<size_t>((j - j0) * 2 + half)]);
+        }
+    }
 }
 
 }  // namespace dg::codegen

@@ -59,6 +59,8 @@ nlohmann::json to_json(const Plan& p) {
   to_json(j, p);
   if (p.npu_layout) j["npu_layout"] = *p.npu_layout;
   if (p.k_warps != 1) j["k_warps"] = p.k_warps;  // written only where a kernel splits K over warps
+  if (p.alpha != 1) j["alpha"] = p.alpha;        // ... and alpha and beta where they act
+  if (p.beta != 0) j["beta"] = p.beta;
   j["format"] = "deepgemm-plan-1";
   return j;
 }
@@ -82,6 +84,10 @@ Plan plan_from_json(const nlohmann::json& j) {
     if (j.contains("npu_layout")) p.npu_layout = j.at("npu_layout").get<hw::NpuLayout>();
     p.k_warps = j.value("k_warps", std::int64_t{1});
     if (p.k_warps < 1) throw UserError(fmt::format("plan: k_warps is {}; it must be at least 1", p.k_warps));
+    p.alpha = j.value("alpha", 1.0);
+    p.beta = j.value("beta", 0.0);
+    for (double f : {p.alpha, p.beta})
+      if (!(f >= -1e9 && f <= 1e9)) throw UserError("plan: alpha and beta must be numbers between -1e9 and 1e9");
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("plan: {}", e.what()));

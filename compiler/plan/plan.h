@@ -76,6 +76,10 @@ struct Plan {
   bool pad_k = false;
   std::string epilogue = "none";
   std::string scale_a = "none", scale_b = "none";  // "per_tensor": one fp32 operand multiplies the accumulation
+  // C = epilogue(alpha · (A·B) + bias + beta · C_in), in fp32; beta ≠ 0 reads the C_in operand (an
+  // M×N input of C's type and layout). Written in the JSON only where not 1 and 0.
+  double alpha = 1, beta = 0;
+  bool reads_c_in() const { return beta != 0; }
 
   // The schedule (GPU: block/warp tiling; NPU: array tiling)
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;

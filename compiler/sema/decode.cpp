@@ -29,7 +29,8 @@ const std::map<std::string, std::vector<std::string>>& block_keys() {
       {"scales", {"A", "B"}},
       {"constraints",
        {"use_hmma", "fp16_fma", "sm_mem_limit", "l2_hit_rate_min", "pad_k", "cast_output", "warp_level_sync", "family",
-        "loader", "persistent", "split_k", "dataflow", "op_type", "sparse_pattern", "custom_bitwidth"}},
+        "loader", "persistent", "split_k", "dataflow", "op_type", "alpha", "beta", "sparse_pattern",
+        "custom_bitwidth"}},
   };
   return keys;
 }
@@ -591,6 +592,9 @@ void Checker::check_constraints() {
     std::string v;
     if (want_ident(*e, epilogue_ops(), v)) p_.epilogue = {{v}, e->loc, true};
   }
+  // C = epilogue(alpha · (A·B) + bias + beta · C_in): finite factors, applied in fp32.
+  if (const auto* e = get("constraints", "alpha")) want_number(*e, -1e9, 1e9, p_.alpha);
+  if (const auto* e = get("constraints", "beta")) want_number(*e, -1e9, 1e9, p_.beta);
   if (const auto* e = get("constraints", "sparse_pattern")) {
     std::string v;
     if (want_ident(*e, {"csr"}, v))

@@ -160,6 +160,17 @@ void Checker::check_gpu_rules() {
                                         a.name, b.name, p_.acc.value.name, fmt::join(p_.compute_paths, ", ")));
     return;
   }
+  // alpha and beta act on a float accumulation (in fp32, before the cast); an int32 one is stored
+  // as it is.
+  if (!p_.acc.value.is_float())
+    for (const Declared<double>* f : {&p_.alpha, &p_.beta})
+      if (f->user && f->value != (f == &p_.alpha ? 1.0 : 0.0)) {
+        d_.error(f->loc, fmt::format("'{}' scales a float accumulation; activation {} × weight {} accumulates in {}, "
+                                     "which is stored as it is: remove '{}'",
+                                     f == &p_.alpha ? "alpha" : "beta", a.name, b.name, p_.acc.value.name,
+                                     f == &p_.alpha ? "alpha" : "beta"));
+        return;
+      }
   resolve_output(tensor);
 }
 

@@ -80,6 +80,16 @@ void Checker::check_npu_rules() {
       return;
     }
   }
+  // alpha and beta (a C input) are GPU epilogues: the NPU's drain has no multiplier for the sum
+  // nor a read of C.
+  for (const Declared<double>* f : {&p_.alpha, &p_.beta})
+    if (f->user && f->value != (f == &p_.alpha ? 1.0 : 0.0)) {
+      d_.error(f->loc, fmt::format("'{}' is not generated for NPUs: {}'s accumulator drain adds a bias, applies "
+                                   "relu and requantizes, but neither scales the sum nor reads a C input; remove "
+                                   "'{}' (or scale through the requantization's multiplier)",
+                                   f == &p_.alpha ? "alpha" : "beta", p_.hw.name, f == &p_.alpha ? "alpha" : "beta"));
+      return;
+    }
   p_.compute_paths = {hw::Family::Npu};
 }
 

@@ -50,6 +50,8 @@ nlohmann::json to_json(const GemmProblem& p) {
   if (p.l2_hit_rate_min.user) c["l2_hit_rate_min"] = p.l2_hit_rate_min.value;
   if (p.cast_output.user && p.cast_output.value) c["cast_output"] = p.cast_output.value->name;
   if (p.epilogue.user) c["op_type"] = p.epilogue.value;
+  if (p.alpha.user) c["alpha"] = p.alpha.value;
+  if (p.beta.user) c["beta"] = p.beta.value;
   if (p.dataflow.user) c["dataflow"] = p.dataflow.value;
   nlohmann::json exprs = nlohmann::json::array();
   for (const auto& u : p.user_constraints) exprs.push_back({{"expr", u.text}, {"at", u.loc.str()}});
@@ -97,6 +99,8 @@ std::ostream& operator<<(std::ostream& os, const GemmProblem& p) {
   if (p.cast_output.user && p.cast_output.value)
     os << "  cast_output " << p.cast_output.value->name << src(p.cast_output) << "\n";
   if (p.epilogue.user) os << "  epilogue    " << p.epilogue.value.front() << src(p.epilogue) << "\n";
+  if (p.alpha.user) os << "  alpha       " << p.alpha.value << src(p.alpha) << "\n";
+  if (p.beta.user) os << "  beta        " << p.beta.value << src(p.beta) << "\n";
   if (p.dataflow.user) os << "  dataflow    " << p.dataflow.value << src(p.dataflow) << "\n";
   if (p.scale_a.user) os << "  scale A     " << p.scale_a.value << src(p.scale_a) << "\n";
   if (p.scale_b.user) os << "  scale B     " << p.scale_b.value << src(p.scale_b) << "\n";

@@ -79,6 +79,10 @@ struct GemmProblem {
   Declared<std::string> loader;    // "cp.async" | "tma": how wgmma tiles reach shared memory ("" = solver's choice)
   Declared<std::string> dataflow;  // NPU: "weight_stationary" | "output_stationary" ("" = solver's choice)
   Declared<std::vector<std::string>> epilogue;  // op_type: gelu, relu, bias, silu
+  // alpha, beta: C = epilogue(alpha · (A·B) + bias + beta · C_in) (GPUs); beta ≠ 0 reads C_in, an
+  // M×N input of C's type laid out as C (it may be C itself).
+  Declared<double> alpha = {1.0, {}, false};
+  Declared<double> beta = {0.0, {}, false};
   std::vector<UserConstraint> user_constraints;
 
   /// Tensor-core K step for the chosen precisions on this target (0 when not on tensor cores).

@@ -104,6 +104,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   pl.k_dynamic = p.k_dynamic;
   pl.pad_k = p.pad_k.value;
   if (p.epilogue.user) pl.epilogue = p.epilogue.value.front();
+  pl.alpha = p.alpha.value;
+  pl.beta = p.beta.value;
   pl.scale_a = p.scale_a.value.empty() ? "none" : p.scale_a.value;
   pl.scale_b = p.scale_b.value.empty() ? "none" : p.scale_b.value;
   pl.tile_m = v("tile_m");
@@ -278,6 +280,8 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   if (pl.pad_k != p.pad_k.value) return differs("pad_k", pl.pad_k, p.pad_k.value);
   const std::string epi = p.epilogue.user ? p.epilogue.value.front() : "none";
   if (pl.epilogue != epi) return differs("epilogue", pl.epilogue, epi);
+  if (pl.alpha != p.alpha.value) return differs("alpha", pl.alpha, p.alpha.value);
+  if (pl.beta != p.beta.value) return differs("beta", pl.beta, p.beta.value);
   const std::string sa = p.scale_a.value.empty() ? "none" : p.scale_a.value;
   const std::string sb = p.scale_b.value.empty() ? "none" : p.scale_b.value;
   if (pl.scale_a != sa) return differs("scale_a", pl.scale_a, sa);

@@ -83,6 +83,35 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     // The kernel multiplies the two scales in fp32 first, then the accumulation by their product.
     scale_product = double(float(mi.scale_a ? sa : 1.f) * float(mi.scale_b ? sb : 1.f));
   };
+  // beta ≠ 0: C_in, C's shape and type (MB × N, packed), read by the epilogue. set_c_in fills it
+  // with random values in [-2, 2) or small integers in [-2, 2]; c_in holds them as the kernel reads
+  // them (rounded to C's type).
+  void* dCin = nullptr;
+  std::vector<double> c_in;
+  auto set_c_in = [&](bool small_int) {
+    if (!mi.has_c_in()) return;
+    const bool c16 = mi.c_type != "fp32", c_bf16 = mi.c_type == "bf16";
+    const size_t n = size_t(MB) * N;
+    std::mt19937 rng(seed + (small_int ? 9 : 8));
+    std::uniform_real_distribution<float> d(-2.f, 2.f);
+    std::uniform_int_distribution<int> di(-2, 2);
+    std::vector<float> wide(n);
+    std::vector<uint16_t> raw(n);
+    c_in.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      wide[i] = small_int ? float(di(rng)) : d(rng);
+      if (c16) {
+        raw[i] = dg::gpu::to_half_bits(wide[i], c_bf16);
+        wide[i] = dg::gpu::from_half_bits(raw[i], c_bf16);
+      }
+      c_in[i] = wide[i];
+    }
+    if (dCin == nullptr) DG_CUDA(cudaMalloc(&dCin, n * (c16 ? 2 : 4)));
+    DG_CUDA(cudaMemcpy(dCin, c16 ? static_cast<const void*>(raw.data()) : wide.data(), n * (c16 ? 2 : 4),
+                       cudaMemcpyHostToDevice));
+  };
+  auto c_in_at = [&](size_t i) { return c_in.empty() ? 0.0 : c_in[i]; };
+  bool c_in_is_c = false;  // C_in bound to C's own buffer (in place): run() does not relaunch
   auto run = [&](void* dA, void* dB, void* dC) {
     h = dgmm_load_kernel(path);
     if (!h) {
@@ -96,6 +125,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     if ((dScaleA != nullptr && dgmm_bind_device(h, "sc_a", (unsigned long long)(uintptr_t)dScaleA) != DGMM_OK) ||
         (dScaleB != nullptr && dgmm_bind_device(h, "sc_b", (unsigned long long)(uintptr_t)dScaleB) != DGMM_OK) ||
         (dBias != nullptr && dgmm_bind_device(h, "bias", (unsigned long long)(uintptr_t)dBias) != DGMM_OK) ||
+        (dCin != nullptr && dgmm_bind_device(h, "C_in", (unsigned long long)(uintptr_t)dCin) != DGMM_OK) ||
         dgmm_bind_device(h, "A", (unsigned long long)(uintptr_t)dA) != DGMM_OK ||
         dgmm_bind_device(h, "B", (unsigned long long)(uintptr_t)dB) != DGMM_OK ||
         dgmm_bind_device(h, "C", (unsigned long long)(uintptr_t)dC) != DGMM_OK ||
@@ -107,7 +137,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       std::fprintf(stderr, "wait: %s\n", dgmm_last_error());
       std::exit(1);
     }
-    if (L.workspace_bytes != 0) {
+    if (L.workspace_bytes != 0 && !c_in_is_c) {
       // Split K: three more launches on the same workspace (the counters each launch leaves at
       // zero serve the next) must store the same bits (the partials are summed in a fixed order,
       // whichever block of a tile arrives last).
@@ -132,6 +162,14 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       if (differ) std::exit(1);
     }
   };
+  if (mi.has_c_in() && mi.a_type != "fp16" && mi.a_type != "bf16" && mi.a_type != "fp32") {
+    std::printf("C_in (beta %g) is checked on fp16, bf16 and fp32 inputs only  FAILED\n", mi.beta);
+    return 1;
+  }
+  if (mi.has_c_in() && (mi.b_type == "int4" || mi.b_type == "u4" || mi.b_type == "int4_e2m1")) {
+    std::printf("C_in (beta %g) is not checked with 4-bit weights  FAILED\n", mi.beta);
+    return 1;
+  }
   if (mi.a_type == "int8") {
     // A row-major M×K; B as the module stores it (row-major K×N, or column-major: N rows of K).
     auto a = dg::gpu::random_int8(size_t(MB) * K, seed);
@@ -520,6 +558,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       for (float& x : a) x = d(rng);
       for (float& x : b) x = d(rng);
       set_scales(0.75f, 1.25f);
+      set_c_in(false);
       auto got = run_on(a, b);
       double num = 0, den = 0;
       size_t bad = 0;
@@ -528,7 +567,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         const int m = row_of(r);
         reference_row(a, b, m, row);
         for (int n = 0; n < N; ++n) {
-          const double ref = dg::gpu::epilogue_ref(mi.activation(), row[n] * scale_product);
+          const double ref = mi.finish(row[n] * scale_product, 0, c_in_at(size_t(m) * N + n));
           const double g = got[size_t(m) * N + n];
           if (!std::isfinite(g)) {
             ++bad;
@@ -544,13 +583,14 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       std::printf("relative Frobenius error %.3e, non-finite %zu (float64 reference on %d of %d rows)%s\n", rel, bad,
                   rows, MB, ok ? "" : "  FAILED");
     }
-    if (!mi.has_bias() && (mi.epilogue.empty() || mi.epilogue == "none")) {
+    if (!mi.has_bias() && (mi.epilogue.empty() || mi.epilogue == "none") && mi.exact_factors()) {
       std::mt19937 rng(seed + 3);
       std::uniform_int_distribution<int> d(-2, 2);
       std::vector<float> a(size_t(MB) * K), b(size_t(K) * N * batch);
       for (float& x : a) x = float(d(rng));
       for (float& x : b) x = float(d(rng));
       set_scales(0.5f, 4.f);
+      set_c_in(true);
       auto got = run_on(a, b);
       size_t wrong = 0;
       std::vector<double> row(N);
@@ -558,7 +598,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         const int m = row_of(r);
         reference_row(a, b, m, row);
         for (int n = 0; n < N; ++n) {
-          const float exact = float(row[n] * scale_product);
+          const float exact = float(mi.finish(row[n] * scale_product, 0, c_in_at(size_t(m) * N + n)));
           const float want = c_bytes == 4 ? exact
                                           : dg::gpu::from_half_bits(dg::gpu::to_half_bits(exact, mi.c_type == "bf16"),
                                                                     mi.c_type == "bf16");
@@ -604,7 +644,15 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
   }
 
   set_scales(0.75f, 1.25f);
+  set_c_in(false);
   run(dA, dB, dC);
+  if (std::getenv("DG_CHECK_KERNEL_ONLY") != nullptr) {
+    // Our kernel alone (for compute-sanitizer's racecheck, which cuBLAS's kernels upset): no
+    // reference, no check.
+    dgmm_unload_kernel(h);
+    std::printf("kernel only (DG_CHECK_KERNEL_ONLY): launched, not checked\n");
+    return 0;
+  }
   cublasHandle_t cb;
   DG_CUBLAS(cublasCreate(&cb));
   for (int i = 0; i < batch; ++i)  // one cuBLAS GEMM per batch, on the same packed matrices
@@ -618,13 +666,11 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
   // The scales and the fused epilogue, applied to cuBLAS's fp32 result in double.
   if (mi.scale_a || mi.scale_b)
     for (float& r : ref) r = static_cast<float>(double(r) * scale_product);
-  if (!mi.epilogue.empty() && mi.epilogue != "none") {
-    for (size_t i = 0; i < ref.size(); ++i) {
-      double r = ref[i];
-      if (mi.has_bias()) r += bias[i % N];
-      ref[i] = static_cast<float>(dg::gpu::epilogue_ref(mi.activation(), r));
-    }
-    std::printf("epilogue %s applied to the reference\n", mi.epilogue.c_str());
+  if ((!mi.epilogue.empty() && mi.epilogue != "none") || mi.alpha != 1 || mi.has_c_in()) {
+    for (size_t i = 0; i < ref.size(); ++i)
+      ref[i] = static_cast<float>(mi.finish(ref[i], mi.has_bias() ? bias[i % N] : 0.0, c_in_at(i)));
+    std::printf("epilogue %s, alpha %g, beta %g (C_in) applied to the reference\n",
+                mi.epilogue.empty() ? "none" : mi.epilogue.c_str(), mi.alpha, mi.beta);
   }
   if (c_elem == 4) {
     DG_CUDA(cudaMemcpy(got.data(), dC, got.size() * 4, cudaMemcpyDeviceToHost));
@@ -653,10 +699,32 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
   std::printf("relative Frobenius error %.3e (bound %.1e), max abs error %.3e, non-finite %zu%s\n", rel, bound, max_abs,
               bad, ok ? "" : "  FAILED");
   if (bad) std::printf("first non-finite at row %zu col %zu\n", first_bad / N, first_bad % N);
+  if (mi.has_c_in()) {
+    // In place (C = alpha · A·B + beta · C): C_in bound to C's own buffer, holding the same values,
+    // must give the same bits as a separate C_in (each element is read before it is written).
+    const size_t c_bytes_all = size_t(MB) * N * c_elem;
+    std::vector<uint8_t> separate(c_bytes_all), in_place(c_bytes_all);
+    DG_CUDA(cudaMemcpy(separate.data(), dC, c_bytes_all, cudaMemcpyDeviceToHost));
+    dgmm_unload_kernel(h);
+    DG_CUDA(cudaMemcpy(dC, dCin, c_bytes_all, cudaMemcpyDeviceToDevice));
+    void* own = dCin;
+    dCin = dC;
+    c_in_is_c = true;
+    run(dA, dB, dC);
+    dCin = own;
+    c_in_is_c = false;
+    DG_CUDA(cudaMemcpy(in_place.data(), dC, c_bytes_all, cudaMemcpyDeviceToHost));
+    size_t differ = 0;
+    for (size_t i = 0; i < c_bytes_all; ++i) differ += separate[i] != in_place[i];
+    std::printf("C_in in place (bound to C's buffer): %zu bytes differ from a separate C_in%s\n", differ,
+                differ ? "  FAILED" : "");
+    ok = ok && differ == 0;
+  }
   dgmm_unload_kernel(h);
   cublasDestroy(cb);
   // With fp16 accumulation the small-integer sums are exact while they stay within 2048 (4·K at most).
-  if (!mi.has_bias() && (mi.epilogue.empty() || mi.epilogue == "none") && (mi.acc_type != "fp16" || 4 * K <= 2048)) {
+  if (!mi.has_bias() && (mi.epilogue.empty() || mi.epilogue == "none") && (mi.acc_type != "fp16" || 4 * K <= 2048) &&
+      mi.exact_factors()) {
     // Small integers in [-2, 2]: every product and fp32 partial sum is exact, so C must be the
     // exact sum (times a power-of-two scale product) rounded once to C's type, bit for bit. Every
     // row when the host reference is cheap, else 256 spread over M.
@@ -671,6 +739,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     DG_CUDA(cudaMemcpy(dB, b.data(), b.size() * 2, cudaMemcpyHostToDevice));
     DG_CUDA(cudaMemset(dC, 0xFF, size_t(MB) * N * c_elem));
     set_scales(0.5f, 4.f);
+    set_c_in(true);
     run(dA, dB, dC);
     dgmm_unload_kernel(h);
     const std::vector<uint32_t> bits = read_c_bits(dC, size_t(MB) * N, c_elem);
@@ -686,8 +755,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
           sums[n] += x * (b_row_major ? bi[b_off(m) + size_t(k) * N + n] : bi[b_off(m) + size_t(n) * K + k]);
       }
       for (int n = 0; n < N; ++n) {
-        const float exact = float(double(sums[n]) * scale_product);
         const size_t at = size_t(m) * N + n;
+        const float exact = float(mi.finish(double(sums[n]) * scale_product, 0, c_in_at(at)));
         uint32_t want = 0;
         if (c_elem == 4)
           std::memcpy(&want, &exact, 4);

@@ -50,7 +50,20 @@ struct ModuleInfo {
   bool b_row_major = true;                // B as K x N rows (else N x K: column-major, K-major)
   bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as sc_a, sc_b
   std::string scale_b_kind;               // the plan's scale_b: "none", "per_tensor", "group_G", "per_column"
+  double alpha = 1, beta = 0;             // C = epilogue(alpha · (A·B) + bias + beta · C_in)
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
+  bool has_c_in() const { return beta != 0; }
+  /// alpha and beta scale exactly (zero or powers of two): small-integer checks stay exact.
+  bool exact_factors() const {
+    auto pow2 = [](double v) {
+      int e;
+      return v == 0 || std::fabs(std::frexp(v, &e)) == 0.5;
+    };
+    return pow2(alpha) && pow2(beta);
+  }
+  /// The epilogue on the scaled accumulation x, in double: alpha, the bias, beta · C_in, the
+  /// activation (the kernel's order).
+  double finish(double x, double bias, double c_in) const;
   /// The group size of 4-bit weights' scales at K: G for group_G, K for per_column, 0 without.
   int group_size(int K) const {
     if (scale_b_kind == "per_column") return K;
@@ -70,6 +83,11 @@ inline double epilogue_ref(const std::string& op, double x) {
   if (op == "gelu_tanh") return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
   if (op == "silu") return x / (1 + std::exp(-x));
   return x;
+}
+
+inline double ModuleInfo::finish(double x, double bias, double c_in) const {
+  x = alpha * x + bias + beta * c_in;
+  return epilogue_ref(activation(), x);
 }
 
 inline std::string type_of_bits(uint32_t bits, bool bf16) { return bits == 32 ? "fp32" : bf16 ? "bf16" : "fp16"; }
@@ -114,6 +132,13 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
     return k == std::string::npos ? 0L : std::strtol(plan.c_str() + k + std::strlen(key) + 4, nullptr, 10);
   };
   m.b_row_major = plan.find("\"b_row_major\": false") == std::string::npos;
+  // alpha and beta are written only where they act (1 and 0 otherwise).
+  auto real = [&](const char* key, double dflt) {
+    auto k = plan.find(std::string("\"") + key + "\": ");
+    return k == std::string::npos ? dflt : std::strtod(plan.c_str() + k + std::strlen(key) + 4, nullptr);
+  };
+  m.alpha = real("alpha", 1.0);
+  m.beta = real("beta", 0.0);
   m.scale_a = field("scale_a") == "per_tensor";
   m.scale_b = field("scale_b") == "per_tensor";
   m.scale_b_kind = field("scale_b");
@@ -121,7 +146,12 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
              (m.scale_a || m.scale_b ? " +scales" : "") +
              (number("split_k") > 1 ? " split_k " + std::to_string(number("split_k")) : "") +
-             (m.acc_type == "fp16" ? " +fp16 acc" : "");
+             (m.acc_type == "fp16" ? " +fp16 acc" : "") + "";
+  if (m.alpha != 1 || m.beta != 0) {
+    char ab[64];
+    std::snprintf(ab, sizeof ab, " alpha %g beta %g", m.alpha, m.beta);
+    m.kernel += ab;
+  }
   // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
   if (m.b_type == "int4" || m.b_type == "u4" || m.b_type == "int4_e2m1")
     m.kernel = field("family") + " " + m.b_type + " " + m.scale_b_kind +
@@ -168,8 +198,9 @@ inline std::vector<uint16_t> random_matrix(size_t n, bool bf16, uint32_t seed) {
 /// B is row-major (ld N) or, with b_row_major false, column-major (ld K). `batch` packed matrices
 /// of each (strided batched GEMM) when above 1.
 inline void cublas_gemm(cublasHandle_t h, bool bf16, const void* A, const void* B, void* C, cudaDataType c_type, int M,
-                        int N, int K, bool b_row_major = true, int batch = 1, cudaDataType in_type = CUDA_R_16F) {
-  float one = 1.f, zero = 0.f;
+                        int N, int K, bool b_row_major = true, int batch = 1, cudaDataType in_type = CUDA_R_16F,
+                        float alpha = 1.f, float beta = 0.f) {
+  float one = alpha, zero = beta;  // C = alpha · A·B + beta · C
   cudaDataType t = in_type == CUDA_R_32F ? CUDA_R_32F : bf16 ? CUDA_R_16BF : CUDA_R_16F;
   if (batch > 1) {
     DG_CUBLAS(cublasGemmStridedBatchedEx(h, b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, B, t,

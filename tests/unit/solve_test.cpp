@@ -383,3 +383,27 @@ TEST_CASE("plan: JSON round-trips byte-identically") {
         "plan: family: unknown value \"wgmmma\" (expected \"mma.sync\", \"wgmma\", \"simt\" or \"npu\")");
   CHECK(error_with("target_kind", "tpu") == "plan: target_kind: unknown value \"tpu\" (expected \"gpu\" or \"npu\")");
 }
+
+TEST_CASE("plan: alpha and beta reach the plan, are written only where they act, and round-trip") {
+  auto plain = dg::solve::solve(
+      problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 256; N: 256; K: 256; }\n"));
+  REQUIRE(plain.plan);
+  CHECK(!to_json(*plain.plan).contains("alpha"));
+  CHECK(!to_json(*plain.plan).contains("beta"));
+  CHECK(!plain.plan->reads_c_in());
+  auto r = dg::solve::solve(
+      problem("target hopper;\nprecision { activation: fp16; weight: fp16; }\nshape { M: 256; N: 256; K: 256; }\n"
+              "constraints { alpha: 0.25; beta: -1.5; }\n"));
+  REQUIRE(r.plan);
+  CHECK(r.plan->alpha == 0.25);
+  CHECK(r.plan->beta == -1.5);
+  CHECK(r.plan->reads_c_in());
+  const std::string once = dump_plan(*r.plan);
+  const Plan back = plan_from_json(nlohmann::json::parse(once));
+  CHECK(back.alpha == 0.25);
+  CHECK(back.beta == -1.5);
+  CHECK(dump_plan(back) == once);
+  nlohmann::json bad = nlohmann::json::parse(once);
+  bad["beta"] = 1e300;
+  CHECK_THROWS_AS(plan_from_json(bad), dg::UserError);
+}

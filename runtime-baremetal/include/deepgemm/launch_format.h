@@ -193,11 +193,13 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
         return "launch record: bad tensor-map box";
       if (out->batch != 1) return "launch record: a tensor map of a batched operand";
     }
-    // A, B and C must hold their whole matrix at their leading dimension, `batch` times, each
+    // A, B and C (and C_in) must hold their whole matrix at their leading dimension, `batch` times, each
     // matrix outer × ld elements after the previous: a kernel reads and writes exactly that span,
     // so a smaller buffer would be overrun.
     const bool a = o.name[0] == 'A' && o.name[1] == 0, b = o.name[0] == 'B' && o.name[1] == 0,
                c = o.name[0] == 'C' && o.name[1] == 0;
+    // C_in (an epilogue's beta · C input): C's matrix, read.
+    const bool c_in = o.name[0] == 'C' && o.name[1] == '_' && o.name[2] == 'i' && o.name[3] == 'n' && o.name[4] == 0;
     // Only A (row-major) and B (column-major) run along K in their rows: only they may follow it.
     if (o.ld_is_k && !((a && o.row_major) || (b && !o.row_major)))
       return "launch record: only a row-major A or a column-major B has K as its leading dimension";
@@ -209,9 +211,9 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
         return "launch record: a packed layout on an operand other than 4-bit B, or one this runtime does not know";
       if (o.bytes < w4::packed_bytes(out->K, out->N)) return "launch record: packed weights smaller than their layout";
     }
-    if (a || b || c) {
+    if (a || b || c || c_in) {
       if ((c ? Role::Output : Role::Input) != o.role) return "launch record: operand with the wrong role";
-      const uint64_t rows = a || c ? out->M : out->K, cols = b || c ? out->N : out->K;
+      const uint64_t rows = a || c || c_in ? out->M : out->K, cols = b || c || c_in ? out->N : out->K;
       const uint64_t inner = o.row_major ? cols : rows, outer = o.row_major ? rows : cols;
       if (o.ld < inner || o.ld > 0x7fffffff) return "launch record: leading dimension smaller than the matrix";
       // Elements spanned: (batch - 1) * outer * ld + (outer - 1) * ld + inner. outer, ld and inner
