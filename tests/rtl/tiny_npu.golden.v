@@ -2868,8 +2868,11 @@ module dg_cout #(
   logic [8:0]        wbeat_q;
   logic              last_beat;
 
-  // A read is issued when the tile's buffer is full and the output FIFO has room for it.
-  assign re_o      = !q_empty && acc_full_i[buf_q] && 32'(out_count) + 32'(rd_q) < 32'(1 << LgOut);
+  // A read is issued when the tile's buffer is full and the output FIFO will have room for its
+  // beat next cycle: the beats held and the one read last cycle, less the one leaving now (so two
+  // entries carry one beat per cycle).
+  assign re_o      = !q_empty && acc_full_i[buf_q] &&
+                     32'(out_count) + 32'(rd_q) < 32'(1 << LgOut) + 32'(out_pop);
   assign raddr_o   = AccAW'(32'(head_row) * NNj + (32'(beat_q) / BeatsPerRow));
   assign acc_buf_o = buf_q;
   assign last_beat = beat_q == head_beats - BeatsW'(1);
