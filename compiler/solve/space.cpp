@@ -183,6 +183,7 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
   s.a_bits = p.a.value.bits;
   s.b_bits = p.b.value.bits;
   s.c_bits = p.c.value.bits;
+  s.reads_c_in = p.beta.value != 0;
   s.acc_bits = p.acc.value.bits;
   s.compute_bits = std::max(s.a_bits, p.weight_conversion.empty() ? s.b_bits : 16);
   if (p.hw.is_npu()) {
@@ -514,12 +515,14 @@ std::int64_t log_iters(const Space& s, std::int64_t tk, std::int64_t split, std:
 }
 
 std::int64_t log_epilogue(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t split) {
-  // The epilogue writes the C tile (and, with split_k, reads and writes fp32/int32 partials);
+  // The epilogue writes the C tile (reads C_in's with beta, and, with split_k, reads and writes
+  // fp32/int32 partials);
   // measured in main-loop iterations' worth of operand traffic.
   // Split K: each block writes its partial tile, and the tile's last block (the one on the
   // critical path) reads the other split_k - 1 back before the one epilogue: split_k partial
   // tiles of traffic on that block.
-  double c_bytes = tm * tn * s.c_bits / 8.0;
+  // beta ≠ 0: the C_in tile is read as well.
+  double c_bytes = (s.reads_c_in ? 2.0 : 1.0) * tm * tn * s.c_bits / 8.0;
   if (split > 1) c_bytes += static_cast<double>(split) * tm * tn * s.acc_bits / 8.0;
   double per_iter = static_cast<double>(stage_bytes(s, tm, tn, tk));
   double k_iters = static_cast<double>(ceil_div(s.K, tk * split));
