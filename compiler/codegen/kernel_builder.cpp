@@ -1,8 +1,11 @@
 #include "codegen/kernel_builder.h"
 
+#include "codegen/inline_ptx.h"
 #include "codegen/launch_record.h"
 #include "sema/dtype.h"
 #include "support/error.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -348,6 +351,21 @@ std::pair<llvm::Value*, llvm::Value*> KernelBuilder::load_bias_pair(Value* gn) {
   Value* pair = b_.CreateAlignedLoad(v2, b_.CreateGEP(h, arg(3), col), llvm::Align(4));
   return {b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(0)), f32),
           b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32)};
+}
+
+llvm::Value* KernelBuilder::count_split_arrival(Value* ws, Value* tile_id, Value* tid, std::int64_t split, int barrier,
+                                                std::int64_t threads) {
+  Value* offset = b_.CreateZExt(b_.CreateShl(tile_id, 2), b_.getInt64Ty());
+  Value* counter = b_.CreatePtrToInt(b_.CreateGEP(b_.getInt8Ty(), ws, offset), b_.getInt64Ty());
+  InlinePtx count;
+  int last = count.out('r');
+  int first = count.in(b_.CreateZExt(b_.CreateICmpEQ(tid, c32(0)), b_.getInt32Ty()), 'r');
+  int addr = count.in(counter, 'l');
+  return count.emit(b_, fmt::format("{{\n.reg .pred p, q;\n.reg .u32 old;\nsetp.ne.u32 p, ${}, 0;\nmov.u32 old, 0;\n"
+                                    "@p atom.acq_rel.gpu.global.add.u32 old, [${}], 1;\n"
+                                    "setp.eq.and.u32 q, old, {}, p;\n@q st.relaxed.gpu.global.u32 [${}], 0;\n"
+                                    "bar.red.popc.u32 ${}, {}, {}, q;\n}}",
+                                    first, addr, split - 1, addr, last, barrier, threads));
 }
 
 std::pair<llvm::Value*, llvm::Value*> KernelBuilder::load_c_in_pair(Value* gm, Value* gn) {

@@ -139,6 +139,12 @@ class KernelBuilder {
   /// int32 output. `bias` and `c_in`: their pairs where the caller loaded them ahead.
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias = nullptr,
                   const std::pair<Value*, Value*>* c_in = nullptr);
+  /// Split K: thread 0 of the block counts its arrival on tile `tile_id`'s counter (32-bit word
+  /// tile_id of the workspace `ws`, acq_rel at the GPU scope); the last of `split` arrivals resets
+  /// it to 0 for the next launch. Barrier `barrier` over `threads` threads gives every thread the
+  /// answer: nonzero in the tile's last block. The caller fences its partial-tile stores first.
+  Value* count_split_arrival(Value* ws, Value* tile_id, Value* tid, std::int64_t split, int barrier,
+                             std::int64_t threads);
   /// True when the epilogue adds beta · C_in.
   bool reads_c_in() const { return p_.reads_c_in(); }
   /// The bias of columns gn and gn + 1 (gn even; clamped into [0, N - 2] for the tail), in fp32:

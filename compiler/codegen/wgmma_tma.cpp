@@ -238,18 +238,7 @@ class WgmmaTmaKernel : WgmmaBase {
     // consumer thread its answer.
     emit_ptx_statement(b_, "fence.acq_rel.gpu;");
     emit_ptx_statement(b_, fmt::format("bar.sync 1, {};", consumers));
-    Value* counter =
-        b_.CreatePtrToInt(b_.CreateGEP(b_.getInt8Ty(), ws, i64(b_.CreateShl(tile_id_, 2))), b_.getInt64Ty());
-    InlinePtx count;
-    int last = count.out('r');
-    int first = count.in(b_.CreateZExt(b_.CreateICmpEQ(tid_, c32(0)), b_.getInt32Ty()), 'r');
-    int addr = count.in(counter, 'l');
-    Value* arrivals =
-        count.emit(b_, fmt::format("{{\n.reg .pred p, q;\n.reg .u32 old;\nsetp.ne.u32 p, ${}, 0;\nmov.u32 old, 0;\n"
-                                   "@p atom.acq_rel.gpu.global.add.u32 old, [${}], 1;\n"
-                                   "setp.eq.and.u32 q, old, {}, p;\n@q st.relaxed.gpu.global.u32 [${}], 0;\n"
-                                   "bar.red.popc.u32 ${}, 1, {}, q;\n}}",
-                                   first, addr, split_ - 1, addr, last, consumers));
+    Value* arrivals = count_split_arrival(ws, tile_id_, tid_, split_, 1, consumers);
     emit_guarded(b_.CreateICmpNE(arrivals, c32(0)), true, [&] {
       emit_ptx_statement(b_, "fence.acq_rel.gpu;");
       auto add = [&](Value* slot, bool first_slot) {
