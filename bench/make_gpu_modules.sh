@@ -145,8 +145,19 @@ if [ "$what" = simt ]; then
   ls "$dir" | wc -l
   exit 0
 fi
+spec_w4() {  # A-type C-type M N K scales out [constraints] [target] [weight]
+  cat > "$dir/.spec.dgml" <<SPEC
+target ${9:-hopper};
+precision { activation: $1; weight: ${10:-int4}; output: $2; }
+shape { M: $3; N: $4; K: $5; }
+scales { $6 }
+constraints { ${8:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
+}
 # alpha and beta with a C input (C_in): checks on each family (mma.sync batched with bias + ReLU,
-# wgmma with the TMA loader and bias + GELU, its split K, SIMT fp32 split K and fp16 sums), exact
+# wgmma with the TMA loader and bias + GELU, its split K, SIMT fp32 split K and fp16 sums, 4-bit
+# weights, fp8), exact
 # where alpha and beta are powers of two and there is no bias; and 4096^3 with C += A·B (beta 1,
 # C_in bound to C itself) beside cuBLAS computing the same with beta 1, and the plain GEMM.
 residual_modules() {
@@ -158,6 +169,10 @@ residual_modules() {
   spec fp16 1000 776 1008 "check_res_fp16_1000x776x1008.ko" "beta: 1;"
   spec_simt fp32 fp32 1 128 4096 "check_res_simt_fp32_1x128x4096.ko" "alpha: 2; beta: -1;"
   ACC=fp16 spec_simt fp16 fp16 129 264 512 "check_res_simt_fp16fma_129x264x512.ko" "fp16_fma: true; beta: 1;"
+  spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_res_w4_fp16_g32_13x1000x4128.ko" "cast_output: fp16; beta: 0.5;"
+  spec_w4 bf16 bf16 77 1048 2112 "B: group_64;" "check_res_w4_bf16_g64_77x1048x2112.ko" "cast_output: bf16; alpha: 2; beta: 1;"
+  spec_fp8 fp8_e4m3 fp8_e4m3 fp16 1000 776 1024 "check_res_fp8_e4m3_fp16_1000x776x1024.ko" "alpha: 0.5; beta: 1;"
+  spec_fp8 fp8_e4m3 fp8_e4m3 bf16 333 520 4112 "check_res_fp8_bias_relu_bf16_333x520x4112.ko" "pad_k: true; op_type: bias_relu; beta: -2;"
   for t in fp16 bf16; do
     spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_residual.ko" "beta: 1;"
     spec $t 4096 4096 4096 "epilogue_${t}_4096x4096x4096_none.ko"
@@ -218,16 +233,6 @@ fi
 # scales, an fp32 output, u4, E2M1, the sm_80 kernel (no cache hints, run through the PTX JIT);
 # and w4_*.ko, the benchmark's decode-to-small-batch shapes with groups of 128 (and E2M1 with
 # groups of 32).
-spec_w4() {  # A-type C-type M N K scales out [constraints] [target] [weight]
-  cat > "$dir/.spec.dgml" <<SPEC
-target ${9:-hopper};
-precision { activation: $1; weight: ${10:-int4}; output: $2; }
-shape { M: $3; N: $4; K: $5; }
-scales { $6 }
-constraints { ${8:-} }
-SPEC
-  "$bin" compile "$dir/.spec.dgml" -o "$dir/$7" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$7: |" || true
-}
 if [ "$what" = all ] || [ "$what" = w4 ]; then
   spec_w4 fp16 fp16 16 4096 4096 "B: group_128;" "check_w4_fp16_g128_16x4096x4096.ko" "cast_output: fp16;"
   spec_w4 fp16 fp16 13 1000 4128 "B: group_32;" "check_w4_fp16_g32_13x1000x4128.ko" "cast_output: fp16;"

@@ -162,14 +162,6 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       if (differ) std::exit(1);
     }
   };
-  if (mi.has_c_in() && mi.a_type != "fp16" && mi.a_type != "bf16" && mi.a_type != "fp32") {
-    std::printf("C_in (beta %g) is checked on fp16, bf16 and fp32 inputs only  FAILED\n", mi.beta);
-    return 1;
-  }
-  if (mi.has_c_in() && (mi.b_type == "int4" || mi.b_type == "u4" || mi.b_type == "int4_e2m1")) {
-    std::printf("C_in (beta %g) is not checked with 4-bit weights  FAILED\n", mi.beta);
-    return 1;
-  }
   if (mi.a_type == "int8") {
     // A row-major M×K; B as the module stores it (row-major K×N, or column-major: N rows of K).
     auto a = dg::gpu::random_int8(size_t(MB) * K, seed);
@@ -316,6 +308,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       for (auto& x : w) x = uint8_t(wd(rng));
       std::vector<uint16_t> s(size_t(groups) * N);
       for (auto& x : s) x = dg::gpu::to_half_bits(sd(rng), bf16);
+      set_c_in(false);
       auto got = run_w4(a, w, s, DGMM_WEIGHTS_K_BY_N);
       double num = 0, den = 0, max_abs = 0;
       size_t bad = 0;
@@ -324,9 +317,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         const int m = row_of(r);
         reference_row(a, w, s, m, row);
         for (int n = 0; n < N; ++n) {
-          double ref = row[n];
-          if (mi.has_bias()) ref += bias[n];
-          ref = dg::gpu::epilogue_ref(mi.activation(), ref);
+          const double ref = mi.finish(row[n], mi.has_bias() ? bias[n] : 0.0, c_in_at(size_t(m) * N + n));
           const double g = value(got[size_t(m) * N + n]);
           if (!std::isfinite(g)) {
             ++bad;
@@ -348,7 +339,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
           "of the dequantized weights on %d of %d rows)%s\n",
           rel, tol, max_abs, bad, rows, M, ok ? "" : "  FAILED");
     }
-    if (mi.epilogue.empty() || mi.epilogue == "none") {
+    if ((mi.epilogue.empty() || mi.epilogue == "none") && mi.exact_factors()) {
       // Small integers: activations in [-2, 2], every weight code (integers in [-8, 7], E2M1
       // multiples of 1/2 up to 6), power-of-two scales in [1/16, 1]: every product, per-group sum,
       // scaled sum and total is exact in fp32, so C must equal the exact result rounded once to
@@ -361,6 +352,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       for (auto& x : w) x = uint8_t(wd(rng));
       std::vector<uint16_t> s(size_t(groups) * N);
       for (auto& x : s) x = dg::gpu::to_half_bits(std::ldexp(1.f, -sd(rng)), bf16);
+      set_c_in(true);
       auto got = run_w4(a, w, s, DGMM_WEIGHTS_N_BY_K);
       size_t wrong = 0, first = SIZE_MAX;
       std::vector<double> row(N);
@@ -368,7 +360,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         const int m = row_of(r);
         reference_row(a, w, s, m, row);
         for (int n = 0; n < N; ++n) {
-          const float exact = float(row[n]);  // a multiple of 1/32 below 2^20: exact in fp32
+          // a multiple of 1/32 below 2^20 (and alpha, beta powers of two): exact in fp32
+          const float exact = float(mi.finish(row[n], 0, c_in_at(size_t(m) * N + n)));
           uint32_t want;
           if (c_bytes == 4)
             std::memcpy(&want, &exact, 4);
@@ -436,6 +429,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     int failed = 0;
     {  // random fp8 values against a float64 reference
       set_scales(0.75f, 1.25f);
+      set_c_in(false);
       auto a = dg::gpu::random_fp8(size_t(MB) * K, a_e5m2, seed);
       auto b = dg::gpu::random_fp8(size_t(K) * N * batch, b_e5m2, seed + 1);
       auto got = run_codes(a, b);
@@ -455,9 +449,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
           for (int n = 0; n < N; ++n) row[n] += x * bv[b_at(b, m, k, n)];
         }
         for (int n = 0; n < N; ++n) {
-          double ref = row[n] * scale_product;
-          if (mi.has_bias()) ref += bias8[n];
-          ref = dg::gpu::epilogue_ref(mi.activation(), ref);
+          const double ref =
+              mi.finish(row[n] * scale_product, mi.has_bias() ? bias8[n] : 0.0, c_in_at(size_t(m) * N + n));
           const double g = value(got[size_t(m) * N + n]);
           if (!std::isfinite(g)) {
             ++bad;
@@ -476,8 +469,9 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
           "rows)%s\n",
           rel, max_abs, bad, rows, MB, ok ? "" : "  FAILED");
     }
-    if (mi.epilogue.empty() || mi.epilogue == "none") {  // small integers: exact
-      set_scales(0.5f, 4.f);                             // a product of 2: scaling stays exact
+    if ((mi.epilogue.empty() || mi.epilogue == "none") && mi.exact_factors()) {  // small integers: exact
+      set_scales(0.5f, 4.f);                                                     // a product of 2: scaling stays exact
+      set_c_in(true);
       std::mt19937 rng(seed + 3);
       std::uniform_int_distribution<int> d(-2, 2);
       std::vector<int8_t> ai(size_t(MB) * K), bi(size_t(K) * N * batch);
@@ -496,7 +490,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
             row[n] += x * (b_row_major ? bi[b_off(m) + size_t(k) * N + n] : bi[b_off(m) + size_t(n) * K + k]);
         }
         for (int n = 0; n < N; ++n) {
-          const float exact = float(double(row[n]) * scale_product);  // |sum| <= 4K, a power-of-two scale: exact
+          // |sum| <= 4K, a power-of-two scale (and alpha, beta): exact
+          const float exact = float(mi.finish(double(row[n]) * scale_product, 0, c_in_at(size_t(m) * N + n)));
           uint32_t want;
           if (c_bytes == 4)
             std::memcpy(&want, &exact, 4);

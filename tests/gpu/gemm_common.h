@@ -146,16 +146,16 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
              (m.scale_a || m.scale_b ? " +scales" : "") +
              (number("split_k") > 1 ? " split_k " + std::to_string(number("split_k")) : "") +
-             (m.acc_type == "fp16" ? " +fp16 acc" : "") + "";
+             (m.acc_type == "fp16" ? " +fp16 acc" : "");
+  // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
+  if (m.b_type == "int4" || m.b_type == "u4" || m.b_type == "int4_e2m1")
+    m.kernel = field("family") + " " + m.b_type + " " + m.scale_b_kind +
+               (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue);
   if (m.alpha != 1 || m.beta != 0) {
     char ab[64];
     std::snprintf(ab, sizeof ab, " alpha %g beta %g", m.alpha, m.beta);
     m.kernel += ab;
   }
-  // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
-  if (m.b_type == "int4" || m.b_type == "u4" || m.b_type == "int4_e2m1")
-    m.kernel = field("family") + " " + m.b_type + " " + m.scale_b_kind +
-               (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue);
   return true;
 }
 
