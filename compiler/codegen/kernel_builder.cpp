@@ -353,6 +353,22 @@ std::pair<llvm::Value*, llvm::Value*> KernelBuilder::load_bias_pair(Value* gn) {
           b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32)};
 }
 
+std::function<llvm::Value*(llvm::Value*, std::int64_t)> KernelBuilder::split_slot_at(const SplitWorkspace& w, Value* ws,
+                                                                                     Value* tile_id, Value* tid,
+                                                                                     std::int64_t threads) {
+  auto i64 = [&](Value* v) { return b_.CreateZExt(v, b_.getInt64Ty()); };
+  // Slot (tile, s) starts at counters + (tile·S + s)·slot; thread t's step c at (c·threads + t)·16.
+  Value* tile_slots =
+      b_.CreateAdd(b_.getInt64(w.counter_bytes()),
+                   b_.CreateMul(i64(tile_id), b_.getInt64(static_cast<std::uint64_t>(w.split) * w.slot_bytes())));
+  Value* thread_off = i64(b_.CreateShl(tid, 4));
+  return [this, ws, tile_slots, thread_off, threads, slot_bytes = w.slot_bytes()](Value* slot, std::int64_t c) {
+    Value* off = b_.CreateAdd(b_.CreateAdd(tile_slots, b_.CreateMul(slot, b_.getInt64(slot_bytes))),
+                              b_.CreateAdd(thread_off, b_.getInt64(static_cast<std::uint64_t>(c * threads * 16))));
+    return b_.CreateGEP(b_.getInt8Ty(), ws, off);
+  };
+}
+
 llvm::Value* KernelBuilder::count_split_arrival(Value* ws, Value* tile_id, Value* tid, std::int64_t split, int barrier,
                                                 std::int64_t threads) {
   Value* offset = b_.CreateZExt(b_.CreateShl(tile_id, 2), b_.getInt64Ty());

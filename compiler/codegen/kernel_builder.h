@@ -139,6 +139,18 @@ class KernelBuilder {
   /// int32 output. `bias` and `c_in`: their pairs where the caller loaded them ahead.
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias = nullptr,
                   const std::pair<Value*, Value*>* c_in = nullptr);
+  /// Split K's workspace (launch_format.h's): the output tiles' 32-bit arrival counters, padded to
+  /// 256 bytes, then `split` fp32 partial tiles (slots) of tile_m × tile_n per output tile.
+  struct SplitWorkspace {
+    std::int64_t tiles = 0, split = 1, tile_m = 0, tile_n = 0;
+    std::uint64_t counter_bytes() const { return static_cast<std::uint64_t>((tiles * 4 + 255) / 256 * 256); }
+    std::uint64_t slot_bytes() const { return static_cast<std::uint64_t>(tile_m * tile_n * 4); }
+    std::uint64_t bytes() const { return counter_bytes() + static_cast<std::uint64_t>(tiles * split) * slot_bytes(); }
+  };
+  /// Split K: the address in workspace `ws` of thread `tid`'s 16 bytes of step c in slot `slot`
+  /// (i64) of tile `tile_id`; a step is `threads` × 16 bytes.
+  std::function<Value*(Value* slot, std::int64_t c)> split_slot_at(const SplitWorkspace& w, Value* ws, Value* tile_id,
+                                                                   Value* tid, std::int64_t threads);
   /// Split K: thread 0 of the block counts its arrival on tile `tile_id`'s counter (32-bit word
   /// tile_id of the workspace `ws`, acq_rel at the GPU scope); the last of `split` arrivals resets
   /// it to 0 for the next launch. Barrier `barrier` over `threads` threads gives every thread the

@@ -66,7 +66,7 @@ class SimtKernel : KernelBuilder {
     LaunchInfo li = launch_info(name, stages_ * (a_stage_ + b_stage_));
     if (split_ > 1) {
       li.grid[0] = static_cast<std::uint32_t>(tiles_ * split_);
-      li.workspace_bytes = counter_bytes() + static_cast<std::uint64_t>(tiles_ * split_) * slot_bytes();
+      li.workspace_bytes = split_workspace().bytes();
     }
     return li;
   }
@@ -188,10 +188,8 @@ class SimtKernel : KernelBuilder {
 
   // ---- split K (see the header comment) ----
 
-  /// Workspace bytes of the tiles' counters (32 bits each, padded to 256 bytes), then of one
-  /// partial tile.
-  std::uint64_t counter_bytes() const { return static_cast<std::uint64_t>((tiles_ * 4 + 255) / 256 * 256); }
-  std::uint64_t slot_bytes() const { return static_cast<std::uint64_t>(bm_ * bn_ * 4); }
+  /// The workspace: the tiles' counters, then their partial tiles.
+  SplitWorkspace split_workspace() const { return {tiles_, split_, bm_, bn_}; }
 
   /// This block's partial tile to its slot; the tile's last block sums every slot in split order
   /// and runs the epilogue, the others end.
@@ -201,15 +199,7 @@ class SimtKernel : KernelBuilder {
     llvm::Type* v4 = llvm::FixedVectorType::get(f32, 4);
     Value* ws = arg_workspace();
     auto i64 = [&](Value* v) { return b_.CreateZExt(v, b_.getInt64Ty()); };
-    // Slot (tile, s) starts at counters + (tile·S + s)·slot; thread t's step c at (c·threads + t)·16.
-    Value* tile_slots =
-        b_.CreateAdd(b_.getInt64(counter_bytes()), b_.CreateMul(i64(tile_id_), b_.getInt64(split_ * slot_bytes())));
-    Value* thread_off = i64(b_.CreateShl(tid_, 4));
-    auto at = [&](Value* slot, std::int64_t c) {
-      Value* off = b_.CreateAdd(b_.CreateAdd(tile_slots, b_.CreateMul(slot, b_.getInt64(slot_bytes()))),
-                                b_.CreateAdd(thread_off, b_.getInt64(static_cast<std::uint64_t>(c * threads * 16))));
-      return b_.CreateGEP(b_.getInt8Ty(), ws, off);
-    };
+    const auto at = split_slot_at(split_workspace(), ws, tile_id_, tid_, threads);
     for (std::int64_t c = 0; c < steps; ++c) {
       Value* v = llvm::PoisonValue::get(v4);
       for (unsigned j = 0; j < 4; ++j) v = b_.CreateInsertElement(v, acc_f32(4 * c + j), j);
