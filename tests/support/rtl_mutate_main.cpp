@@ -5,7 +5,9 @@
 //                                        aside) becomes TO
 // The file is rewritten in place. Exit 0 when the one place was found and changed; 1 (with the
 // reason) when none or several match, or on a usage error.
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -31,6 +33,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string path = argv[1], kind = argv[2], a = argv[3], b = argv[4];
+  // A regular file of generated Verilog, rewritten in place: never a link, device or FIFO, and read
+  // only up to kMaxBytes.
+  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(path, ec);
+  if (ec || !std::filesystem::is_regular_file(st) || std::filesystem::file_size(path, ec) > kMaxBytes || ec) {
+    std::fprintf(stderr, "rtl_mutate: %s: not a regular file of at most 64 MiB\n", path.c_str());
+    return 1;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "rtl_mutate: cannot read %s\n", path.c_str());
