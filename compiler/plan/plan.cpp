@@ -61,6 +61,10 @@ nlohmann::json to_json(const Plan& p) {
   if (p.k_warps != 1) j["k_warps"] = p.k_warps;  // written only where a kernel splits K over warps
   if (p.alpha != 1) j["alpha"] = p.alpha;        // ... and alpha and beta where they act
   if (p.beta != 0) j["beta"] = p.beta;
+  if (p.m_dynamic) {  // ... and a run-time M range where M has one
+    j["m_dynamic"] = true;
+    j["M_min"] = p.M_min;
+  }
   j["format"] = "deepgemm-plan-1";
   return j;
 }
@@ -86,6 +90,10 @@ Plan plan_from_json(const nlohmann::json& j) {
     if (p.k_warps < 1) throw UserError(fmt::format("plan: k_warps is {}; it must be at least 1", p.k_warps));
     p.alpha = j.value("alpha", 1.0);
     p.beta = j.value("beta", 0.0);
+    p.m_dynamic = j.value("m_dynamic", false);
+    p.M_min = p.m_dynamic ? j.at("M_min").get<std::int64_t>() : p.M;
+    if (p.M_min < 1 || p.M_min > p.M)
+      throw UserError(fmt::format("plan: M_min is {}; it must be in [1, M = {}]", p.M_min, p.M));
     for (double f : {p.alpha, p.beta})
       if (!(f >= -1e9 && f <= 1e9)) throw UserError("plan: alpha and beta must be numbers between -1e9 and 1e9");
     return p;
@@ -112,7 +120,7 @@ std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, s
 
 std::ostream& operator<<(std::ostream& os, const Plan& p) {
   os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, hw::target_kind_name(p.target_kind),
-                    hw::family_name(p.family), p.M, p.N,
+                    hw::family_name(p.family), p.m_dynamic ? fmt::format("[{}, {}]", p.M_min, p.M) : std::to_string(p.M), p.N,
                     p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),
                     p.batch > 1 ? fmt::format(", batch {}", p.batch) : "");
   os << fmt::format(

@@ -72,6 +72,10 @@ struct Plan {
   std::string weight_conversion;  // "" or the type weights are converted to in registers
   std::int64_t M = 0, N = 0, K = 0, K_min = 0, K_max = 0, batch = 1;
   bool k_dynamic = false;
+  // A run-time M in [M_min, M] (NPU targets; M holds the largest). Written in the JSON only where
+  // M is a range ("m_dynamic": true and "M_min").
+  bool m_dynamic = false;
+  std::int64_t M_min = 0;
   std::int64_t k_align = 1;  // a run-time K must be a multiple of this (NPU: A's rows whole bus beats)
   bool pad_k = false;
   std::string epilogue = "none";

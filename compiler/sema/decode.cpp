@@ -24,7 +24,7 @@ constexpr std::int64_t kMaxDim = 2147483647;  // 2^31 - 1: dimensions are 32-bit
 const std::map<std::string, std::vector<std::string>>& block_keys() {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"precision", {"weight", "activation", "output", "accumulate"}},
-      {"shape", {"M", "N", "K", "K_min", "K_max", "batch"}},
+      {"shape", {"M", "M_min", "M_max", "N", "K", "K_min", "K_max", "batch"}},
       {"layout", {"A", "B", "C", "smem"}},
       {"scales", {"A", "B"}},
       {"constraints",
@@ -295,6 +295,8 @@ void Checker::check_shape() {
     if (const auto* e = get("shape", key)) ok &= want_int(*e, 1, kMaxDim, out);
   };
   dim("M", p_.M);
+  dim("M_min", p_.M_min);
+  dim("M_max", p_.M_max);
   dim("N", p_.N);
   dim("K", p_.K);
   dim("K_min", p_.K_min);
@@ -302,7 +304,34 @@ void Checker::check_shape() {
   p_.batch = {1, {}, false};
   if (const auto* e = get("shape", "batch")) ok &= want_int(*e, 1, 65535, p_.batch);
   Loc sloc = block_loc("shape");
-  if (!get("shape", "M")) d_.error(sloc, "the shape block must declare 'M'"), ok = false;
+  // M: fixed, or a run-time range (M_min, M_max) whose largest M sizes buffers and bounds.
+  const auto* m = get("shape", "M");
+  const auto* mmin = get("shape", "M_min");
+  const auto* mmax = get("shape", "M_max");
+  if (m && (mmin || mmax)) {
+    d_.error((mmin ? mmin : mmax)->loc, "declare either 'M' or an 'M_min'/'M_max' range, not both");
+    d_.note(m->loc, "'M' declared here");
+    ok = false;
+  } else if (!m && !mmin && !mmax) {
+    d_.error(sloc, "the shape block must declare 'M' (or an 'M_min'/'M_max' range)");
+    ok = false;
+  } else if (!m && (!mmin || !mmax)) {
+    d_.error((mmin ? mmin : mmax)->loc,
+             fmt::format("an M range needs both 'M_min' and 'M_max'; '{}' is missing", mmin ? "M_max" : "M_min"));
+    ok = false;
+  } else if (!m && ok && p_.M_min.value > p_.M_max.value) {
+    d_.error(mmin->loc,
+             fmt::format("empty M range: M_min {} is greater than M_max {}", p_.M_min.value, p_.M_max.value));
+    ok = false;
+  }
+  if (ok && m) {
+    p_.M_min = p_.M;
+    p_.M_max = p_.M;
+  } else if (ok) {
+    p_.m_dynamic = true;
+    p_.M = p_.M_max;  // the largest M sizes buffers and bounds
+    p_.M.loc = p_.M_max.loc;
+  }
   if (!get("shape", "N")) d_.error(sloc, "the shape block must declare 'N'"), ok = false;
   const auto* k = get("shape", "K");
   const auto* kmin = get("shape", "K_min");

@@ -20,6 +20,16 @@ std::string Checker::describe_mma(const hw::MmaShape& s) {
 
 void Checker::check_gpu_rules() {
   const hw::GpuModel& g = p_.hw.gpu;
+  // A run-time M is generated for NPUs (the M register); the GPU kernels' grid and edge tiles
+  // follow a compile-time M.
+  if (p_.m_dynamic) {
+    d_.error(p_.M_min.loc, fmt::format("a run-time M range is generated for NPU targets only; {} kernels take a "
+                                       "fixed M",
+                                       p_.hw.name));
+    d_.note(p_.M_min.loc, fmt::format("declare a fixed 'M' (say 'M: {}') and compile one module per M",
+                                      p_.M_max.value));
+    return;
+  }
   if (p_.use_hmma.user && p_.use_hmma.value && p_.fp16_fma.user && p_.fp16_fma.value) {
     const Loc& later = p_.fp16_fma.loc.line > p_.use_hmma.loc.line ? p_.fp16_fma.loc : p_.use_hmma.loc;
     const Loc& earlier = &later == &p_.fp16_fma.loc ? p_.use_hmma.loc : p_.fp16_fma.loc;

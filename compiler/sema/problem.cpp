@@ -28,7 +28,13 @@ nlohmann::json to_json(const GemmProblem& p) {
                     {"weight", p.b.value.name},
                     {"output", p.c.value.name},
                     {"accumulate", p.acc.value.name}};
-  nlohmann::json shape = {{"M", p.M.value}, {"N", p.N.value}, {"batch", p.batch.value}};
+  nlohmann::json shape = {{"N", p.N.value}, {"batch", p.batch.value}};
+  if (p.m_dynamic) {
+    shape["M_min"] = p.M_min.value;
+    shape["M_max"] = p.M_max.value;
+  } else {
+    shape["M"] = p.M.value;
+  }
   if (p.k_dynamic) {
     shape["K_min"] = p.K_min.value;
     shape["K_max"] = p.K_max.value;
@@ -73,7 +79,10 @@ std::ostream& operator<<(std::ostream& os, const GemmProblem& p) {
   os << "  weight      " << p.b.value.name << src(p.b) << "\n";
   os << "  output      " << p.c.value.name << src(p.c) << "\n";
   os << "  accumulate  " << p.acc.value.name << src(p.acc) << "\n";
-  os << "  M           " << p.M.value << src(p.M) << "\n";
+  if (p.m_dynamic)
+    os << "  M           run time, in [" << p.M_min.value << ", " << p.M_max.value << "]" << src(p.M_min) << "\n";
+  else
+    os << "  M           " << p.M.value << src(p.M) << "\n";
   os << "  N           " << p.N.value << src(p.N) << "\n";
   if (p.k_dynamic)
     os << "  K           run time, in [" << p.K_min.value << ", " << p.K_max.value << "]" << src(p.K_min) << "\n";

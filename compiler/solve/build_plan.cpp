@@ -102,6 +102,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   pl.K_max = p.K_max.value;
   pl.batch = s.batch;
   pl.k_dynamic = p.k_dynamic;
+  pl.m_dynamic = p.m_dynamic;
+  pl.M_min = p.M_min.value;
   pl.pad_k = p.pad_k.value;
   if (p.epilogue.user) pl.epilogue = p.epilogue.value.front();
   pl.alpha = p.alpha.value;
@@ -276,6 +278,8 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   if (pl.k_dynamic != p.k_dynamic) return differs("k_dynamic", pl.k_dynamic, p.k_dynamic);
   if (pl.K_min != p.K_min.value) return differs("K_min", pl.K_min, p.K_min.value);
   if (pl.K_max != p.K_max.value) return differs("K_max", pl.K_max, p.K_max.value);
+  if (pl.m_dynamic != p.m_dynamic) return differs("m_dynamic", pl.m_dynamic, p.m_dynamic);
+  if (pl.M_min != p.M_min.value) return differs("M_min", pl.M_min, p.M_min.value);
   if (pl.batch != p.batch.value) return differs("batch", pl.batch, p.batch.value);
   if (pl.pad_k != p.pad_k.value) return differs("pad_k", pl.pad_k, p.pad_k.value);
   const std::string epi = p.epilogue.user ? p.epilogue.value.front() : "none";

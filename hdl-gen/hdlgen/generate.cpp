@@ -161,7 +161,7 @@ module @MOD@ (
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
-      assume (m_i == @DW@'(@MMAX@));  // M and N are the plan's; K may range
+      assume (@MRANGE_I@);  // N is the plan's; M and K may range
       assume (n_i == @DW@'(@NMAX@));
       assume (@KRANGE_I@);
       assume (base_i[@LGBEAT1@:0] == '0);
@@ -175,7 +175,7 @@ module @MOD@ (
   always @(*) begin
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
-      assert (m_q == @DW@'(@MMAX@) && n_q == @DW@'(@NMAX@) && @KRANGE@);
+      assert (@MRANGE@ && n_q == @DW@'(@NMAX@) && @KRANGE@);
       assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgBits) & 32'(@ROWB1@)) == 32'd0);
 @LDASSERT@    end
     if (rst_ni && f_past_valid && busy_q) begin
@@ -237,6 +237,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const std::int64_t beat = n.bus_data_bits / 8;
   const std::int64_t rows = tile_of(p, s.row_dim), seg = tile_of(p, s.seg_dim);
   const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
+  const std::int64_t mmin = p.m_dynamic ? p.M_min : p.M;
   // Tiles of the loop nest along M, N and K (the exactly-once count below).
   const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
   // A request's length: bus beats, or with byte rows bytes.
@@ -287,7 +288,70 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   };
   const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
   std::string once;
-  if (kmin != kmax && s.has_k_loop) {
+  if (mmin != p.M) {
+    // A run-time M: the reference is a nest of counters, one per loop (block_m, block_n, k_tile
+    // and row), each wrapping at its run-time extent (the rows of this tile, the K tiles at the
+    // run's K, the N tiles), advanced by each accepted request. The AGU's position must be the
+    // counters' (tile origins = counter × tile), and the run ends when block_m has passed the
+    // run's M: so every (tile, row) of the nest is requested once, in order. Each relation is
+    // linear (a constant tile times a counter), which keeps the induction closed however M, N and
+    // K combine.
+    auto ceil_tiles = [&](const std::string& x, std::int64_t tile) {
+      return fmt::format("({})", per_tile(fmt::format("({} + 32'd{})", x, tile - 1), tile));
+    };
+    const char row_tile = s.row_dim;  // the rows of a tile run along M (A, C) or K (B)
+    const std::int64_t trows = row_tile == 'm' ? p.tile_m : p.tile_k;
+    const std::string row_end = row_tile == 'm' ? "32'(m_q)" : "32'(k_q)";
+    const std::string row_org = row_tile == 'm' ? times_tile("f_mb", p.tile_m) : times_tile("f_kt", p.tile_k);
+    // Rows of the current tile: the tile's, or what is left of the matrix.
+    const std::string rows_in =
+        fmt::format("({0} - ({1}) < 32'd{2} ? {0} - ({1}) : 32'd{2})", row_end, row_org, trows);
+    const std::string kts = s.has_k_loop ? ceil_tiles("32'(k_q)", p.tile_k) : "32'd1";
+    once = fmt::format(
+        "\n  // ---- exactly once: a nest of counters, one per loop, is the AGU's position ------------------\n"
+        "  // (M is a run-time value: each counter wraps at its run-time extent.)\n"
+        "  reg [31:0] f_mb = 32'd0, f_nb = 32'd0, f_kt = 32'd0, f_r = 32'd0;\n"
+        "  logic [31:0] f_rows, f_kts, f_nbs, f_mbs;\n"
+        "  assign f_rows = {rows_in};\n"
+        "  assign f_kts = {kts};\n"
+        "  assign f_nbs = {nbs};\n"
+        "  assign f_mbs = {mbs};\n"
+        "  always @(posedge clk_i) begin\n"
+        "    if (!rst_ni || (!busy_q && start_i)) begin\n"
+        "      f_mb <= 32'd0;\n"
+        "      f_nb <= 32'd0;\n"
+        "      f_kt <= 32'd0;\n"
+        "      f_r <= 32'd0;\n"
+        "    end else if (busy_q && req_ready_i) begin\n"
+        "      if (f_r + 32'd1 != f_rows) f_r <= f_r + 32'd1;\n"
+        "      else begin\n"
+        "        f_r <= 32'd0;\n"
+        "        if (f_kt + 32'd1 != f_kts) f_kt <= f_kt + 32'd1;\n"
+        "        else begin\n"
+        "          f_kt <= 32'd0;\n"
+        "          if (f_nb + 32'd1 != f_nbs) f_nb <= f_nb + 32'd1;\n"
+        "          else begin\n"
+        "            f_nb <= 32'd0;\n"
+        "            f_mb <= f_mb + 32'd1;\n"
+        "          end\n"
+        "        end\n"
+        "      end\n"
+        "    end\n"
+        "  end\n"
+        "  always @(*) begin\n"
+        "    if (rst_ni && f_past_valid && busy_q) begin\n"
+        "      assert (f_mb < f_mbs && f_nb < f_nbs && f_kt < f_kts && f_r < f_rows);\n"
+        "      assert (f_r == 32'(r_q) && {mo} == 32'(m0_q) && {no} == 32'(n0_q) && {ko});\n"
+        "    end\n"
+        "    if (rst_ni && f_past_valid && done_q) assert (f_mb == f_mbs && f_nb == 32'd0 && f_kt == 32'd0 && f_r == "
+        "32'd0);  // every tile row, none more\n"
+        "  end\n",
+        fmt::arg("rows_in", rows_in), fmt::arg("kts", kts), fmt::arg("nbs", ceil_tiles("32'(n_q)", p.tile_n)),
+        fmt::arg("mbs", ceil_tiles("32'(m_q)", p.tile_m)), fmt::arg("mo", "(" + times_tile("f_mb", p.tile_m) + ")"),
+        fmt::arg("no", "(" + times_tile("f_nb", p.tile_n) + ")"),
+        fmt::arg("ko", s.has_k_loop ? fmt::format("({}) == 32'(k0_q)", times_tile("f_kt", p.tile_k))
+                                    : std::string("f_kt == 32'd0")));
+  } else if (kmin != kmax && s.has_k_loop) {
     const std::string block =
         fmt::format("({}) * 32'd{} + ({})", per_tile("32'(m0_q)", p.tile_m), gn, per_tile("32'(n0_q)", p.tile_n));
     std::string per_block, in_block;
@@ -402,6 +466,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
           {"MOD", mod},
           {"ADVANCE", advance_code(s)},
           {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
+          {"MRANGE", mmin == p.M ? "m_q == @DW@'(@MMAX@)" : "m_q >= @DW@'(@MMIN@) && m_q <= @DW@'(@MMAX@)"},
+          {"MRANGE_I", mmin == p.M ? "m_i == @DW@'(@MMAX@)" : "m_i >= @DW@'(@MMIN@) && m_i <= @DW@'(@MMAX@)"},
           {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
           {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
           {"UNUSED", s.has_k_loop ? ""
@@ -439,6 +505,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
                          {"SL", std::string(1, s.seg_dim)},
                          {"LD", ld},
                          {"MMAX", std::to_string(p.M)},
+                         {"MMIN", std::to_string(mmin)},
                          {"NMAX", std::to_string(p.N)},
                          {"KMIN", std::to_string(kmin)},
                          {"KMAX", std::to_string(kmax)},
@@ -615,7 +682,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   const std::string header = fmt::format(
       "Generated by {} from the plan of '{}' for {}: C[{}×{}] = {}, K {}; tiles {}×{}×{}, {} "
       "dataflow. Do not edit.",
-      kGeneratorVersion, name, hw.name, p.M, p.N, epilogue_formula(epilogue, requant ? p.c_type : ""),
+      kGeneratorVersion, name, hw.name,
+      p.m_dynamic ? fmt::format("M in [{}, {}] (run time)", p.M_min, p.M) : std::to_string(p.M), p.N, epilogue_formula(epilogue, requant ? p.c_type : ""),
       p.k_dynamic ? fmt::format("in [{}, {}] (run time)", p.K_min, p.K_max) : std::to_string(p.K), p.tile_m, p.tile_n,
       p.tile_k, p.dataflow);
   const std::vector<Stream> streams = {
@@ -628,6 +696,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.top = d.top;
   tp.header = header;
   tp.dw = dw;
+  tp.m_min = p.m_dynamic ? p.M_min : p.M;
   tp.m_max = p.M;
   tp.n_max = p.N;
   tp.k_min = p.k_dynamic ? p.K_min : p.K;

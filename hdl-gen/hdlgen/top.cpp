@@ -178,7 +178,7 @@ constexpr const char* kTop = R"(// @HEADER@
   logic [@ERRW1@:0] check;
   always_comb begin
     check = @ERRW@'d@E_NONE@;
-    if (m_q != @DW@'(@MMAX@)) check = @ERRW@'d@E_M@;
+    if (@MCHECK@) check = @ERRW@'d@E_M@;
     else if (n_q != @DW@'(@NMAX@)) check = @ERRW@'d@E_N@;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
     else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
@@ -912,18 +912,22 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     // 4 GiB, which the LD check before this one ensures).
     for (const char* x : {"a", "b", "c"})
       range.push_back(fmt::format("{{1'b0, {}_base}} + {}'({}_extent) > {{1'b1, {}'d0}}", x, aw + 1, x, aw));
-  } else if (tp.k_fixed) {
-    // Packed rows at the plan's K: each extent is a constant, so each check is a comparison.
+  } else if (tp.k_fixed && tp.m_min == tp.m_max) {
+    // Packed rows at the plan's M and K: each extent is a constant, so each check is a comparison.
     last_byte("a", tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3));
     last_byte("b", tp.k_max * tp.row_bytes_b);
     last_byte("c", tp.extent_c);
   } else {
-    // Packed rows at the run's K.
-    range.push_back(fmt::format("{{1'b0, a_base}} + {}'({}) * (({}'(k_q) << {}) >> 3) > {{1'b1, {}'d0}}", aw + 1,
-                                tp.m_max, aw + 1, tp.lg_bits[0], aw));
-    range.push_back(
-        fmt::format("{{1'b0, b_base}} + {}'(k_q) * {}'d{} > {{1'b1, {}'d0}}", aw + 1, aw + 1, tp.row_bytes_b, aw));
-    last_byte("c", tp.extent_c);
+    // Packed rows at the run's M or K.
+    const std::string m = tp.m_min == tp.m_max ? fmt::format("{}'d{}", aw + 1, tp.m_max) : fmt::format("{}'(m_q)", aw + 1);
+    const std::string k = tp.k_fixed ? fmt::format("{}'d{}", aw + 1, tp.k_max) : fmt::format("{}'(k_q)", aw + 1);
+    range.push_back(fmt::format("{{1'b0, a_base}} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", m, k, tp.lg_bits[0], aw));
+    range.push_back(fmt::format("{{1'b0, b_base}} + {} * {}'d{} > {{1'b1, {}'d0}}", k, aw + 1, tp.row_bytes_b, aw));
+    if (tp.m_min == tp.m_max)
+      last_byte("c", tp.extent_c);
+    else
+      range.push_back(fmt::format("{{1'b0, c_base}} + {} * {}'d{} > {{1'b1, {}'d0}}", m, aw + 1,
+                                  tp.extent_c / tp.m_max, aw));
   }
   // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   std::string edecl, ereset, ealign;
@@ -1120,9 +1124,9 @@ std::string top_module(const TopParams& tp) {
              "  assign a_ld = lda_q != 32'd0 ? lda_q : a_row;\n"
              "  assign b_ld = ldb_q != 32'd0 ? ldb_q : b_row;\n"
              "  assign c_ld = ldc_q != 32'd0 ? ldc_q : c_row;\n"
-             "  assign a_extent = 64'd@MMAX1@ * 64'(a_ld) + 64'(a_row);\n"
+             "  assign a_extent = @MROWS1@ * 64'(a_ld) + 64'(a_row);\n"
              "  assign b_extent = @BROWS1@ * 64'(b_ld) + 64'(b_row);\n"
-             "  assign c_extent = 64'd@MMAX1@ * 64'(c_ld) + 64'(c_row);\n"
+             "  assign c_extent = @MROWS1@ * 64'(c_ld) + 64'(c_row);\n"
            : ""},
       {"LDCHECKDOC",
        ldr ? "  // START is refused (ERROR set) unless the configuration is inside the plan's ranges, every\n"
@@ -1171,6 +1175,7 @@ std::string top_module(const TopParams& tp) {
                                               {"EPI", epi},           {"ENGINE", engine}, {"REGWRITES", reg_writes},
                                               {"REGREADS", reg_reads}};
   first.insert(ld_text.begin(), ld_text.end());
+  first["MCHECK"] = tp.m_min == tp.m_max ? "m_q != @DW@'(@MMAX@)" : "m_q < @DW@'(@MMIN@) || m_q > @DW@'(@MMAX@)";
   return subst(
       subst(subst(kTop, first, false), regs, false),
       {{"TOP", tp.top},
@@ -1180,7 +1185,8 @@ std::string top_module(const TopParams& tp) {
        {"DW", std::to_string(tp.dw)},
        {"DW1", std::to_string(tp.dw - 1)},
        {"MMAX", std::to_string(tp.m_max)},
-       {"MMAX1", std::to_string(tp.m_max - 1)},
+       {"MROWS1", tp.m_min == tp.m_max ? fmt::format("64'd{}", tp.m_max - 1) : "(64'(m_q) - 64'd1)"},
+       {"MMIN", std::to_string(tp.m_min)},
        {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
        {"NMAX", std::to_string(tp.n_max)},
        {"KMIN", std::to_string(tp.k_min)},

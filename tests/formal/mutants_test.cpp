@@ -94,6 +94,11 @@ const Fixture& tiny64() {
   static Fixture f = with_addr_bits(tiny(), 64);
   return f;
 }
+/// M chosen at run time (1 .. 72, one to three M tiles) with a run-time K, a partial N tile.
+const Fixture& mrange() {
+  static Fixture f = load("tests/formal/mrange_partial.dgml");
+  return f;
+}
 const Fixture& krange40() {
   static Fixture f = with_addr_bits(krange(), 40);
   return f;
@@ -372,6 +377,41 @@ TEST_CASE("formal: with a run-time K, a B stream one row short of K is caught by
   hdlgen::Design d =
       mutate("npu_gemm_kr_agu_b.v", "k0_q + r_q + 9'(1) >= k_q", "k0_q + r_q + 9'(2) >= k_q", krange(), "kr");
   auto m = prove_one(d, "npu_gemm_kr_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_fails_only_on(m, d, "assert (f_");
+}
+
+TEST_CASE("formal: with a run-time M every property is proved, exactly-once included") {
+  const Fixture& f = mrange();
+  REQUIRE(f.plan.m_dynamic);
+  REQUIRE(f.plan.M_min == 1);
+  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, "mr");
+  hdlgen::FormalReport r = hdlgen::prove(d);
+  INFO(hdlgen::report_text(r));
+  REQUIRE(r.error.empty());
+  CHECK(r.all_proved());
+  // Every AGU has the nest of counters, and the start check takes the range.
+  for (const auto& v : d.files) {
+    if (v.name.find("_agu_") != std::string::npos) CHECK(v.text.find("assert (f_mb < f_mbs") != std::string::npos);
+    if (v.name == "npu_gemm_mr_core.v") CHECK(v.text.find("m_q < 9'(1) || m_q > 9'(72)") != std::string::npos);
+  }
+}
+
+TEST_CASE("formal: with a run-time M, an A stream that skips the last M tile is caught by the counters") {
+  // The loop over M ends one tile early where more than one is left: every request still lies
+  // inside A and on its index map, but the rows of the last block_m are never read.
+  hdlgen::Design d = mutate_assign("npu_gemm_mr_agu_a.v", "last_m", to("m0_q + 9'(2 * TileM) >= m_q"), mrange(), "mr");
+  auto m = prove_one(d, "npu_gemm_mr_agu_a");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_fails_only_on(m, d, "assert (f_");
+}
+
+TEST_CASE("formal: with a run-time M, a C stream that stops a row short of M is caught by the counters") {
+  // The last M tile of C ends a row early (a row of C is never written).
+  hdlgen::Design d =
+      mutate_assign("npu_gemm_mr_agu_c.v", "last_r",
+                    to("r_q == 9'(TileRows - 1) || m0_q + r_q + 9'(2) >= m_q"), mrange(), "mr");
+  auto m = prove_one(d, "npu_gemm_mr_agu_c");
   INFO(hdlgen::report_text({{m}, ""}));
   check_fails_only_on(m, d, "assert (f_");
 }
