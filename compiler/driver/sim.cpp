@@ -335,6 +335,7 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   std::string cmd = fmt::format("{} --module {} --latency {} --boundary {} --max-burst {} --stall {} --seed {}",
                                 shell_quote(exe.string()), shell_quote(copy.string()), latency,
                                 model.npu.bus_boundary_bytes, model.npu.bus_max_burst_beats, o.stall, o.seed);
+  if (o.m != 0) cmd += fmt::format(" --m {}", o.m);
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   for (int i = 0; i < 3; ++i)
     if (o.ld[i] != 0) cmd += fmt::format(" --ld{} {}", "abc"[i], o.ld[i]);

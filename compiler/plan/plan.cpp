@@ -120,7 +120,8 @@ std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, s
 
 std::ostream& operator<<(std::ostream& os, const Plan& p) {
   os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, hw::target_kind_name(p.target_kind),
-                    hw::family_name(p.family), p.m_dynamic ? fmt::format("[{}, {}]", p.M_min, p.M) : std::to_string(p.M), p.N,
+                    hw::family_name(p.family),
+                    p.m_dynamic ? fmt::format("[{}, {}]", p.M_min, p.M) : std::to_string(p.M), p.N,
                     p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),
                     p.batch > 1 ? fmt::format(", batch {}", p.batch) : "");
   os << fmt::format(

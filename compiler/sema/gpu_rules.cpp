@@ -26,8 +26,8 @@ void Checker::check_gpu_rules() {
     d_.error(p_.M_min.loc, fmt::format("a run-time M range is generated for NPU targets only; {} kernels take a "
                                        "fixed M",
                                        p_.hw.name));
-    d_.note(p_.M_min.loc, fmt::format("declare a fixed 'M' (say 'M: {}') and compile one module per M",
-                                      p_.M_max.value));
+    d_.note(p_.M_min.loc,
+            fmt::format("declare a fixed 'M' (say 'M: {}') and compile one module per M", p_.M_max.value));
     return;
   }
   if (p_.use_hmma.user && p_.use_hmma.value && p_.fp16_fma.user && p_.fp16_fma.value) {

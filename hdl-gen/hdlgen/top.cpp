@@ -919,15 +919,17 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     last_byte("c", tp.extent_c);
   } else {
     // Packed rows at the run's M or K.
-    const std::string m = tp.m_min == tp.m_max ? fmt::format("{}'d{}", aw + 1, tp.m_max) : fmt::format("{}'(m_q)", aw + 1);
+    const std::string m =
+        tp.m_min == tp.m_max ? fmt::format("{}'d{}", aw + 1, tp.m_max) : fmt::format("{}'(m_q)", aw + 1);
     const std::string k = tp.k_fixed ? fmt::format("{}'d{}", aw + 1, tp.k_max) : fmt::format("{}'(k_q)", aw + 1);
-    range.push_back(fmt::format("{{1'b0, a_base}} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", m, k, tp.lg_bits[0], aw));
+    range.push_back(
+        fmt::format("{{1'b0, a_base}} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", m, k, tp.lg_bits[0], aw));
     range.push_back(fmt::format("{{1'b0, b_base}} + {} * {}'d{} > {{1'b1, {}'d0}}", k, aw + 1, tp.row_bytes_b, aw));
     if (tp.m_min == tp.m_max)
       last_byte("c", tp.extent_c);
     else
-      range.push_back(fmt::format("{{1'b0, c_base}} + {} * {}'d{} > {{1'b1, {}'d0}}", m, aw + 1,
-                                  tp.extent_c / tp.m_max, aw));
+      range.push_back(
+          fmt::format("{{1'b0, c_base}} + {} * {}'d{} > {{1'b1, {}'d0}}", m, aw + 1, tp.extent_c / tp.m_max, aw));
   }
   // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   std::string edecl, ereset, ealign;

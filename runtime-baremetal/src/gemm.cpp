@@ -139,6 +139,11 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     if (r.integer(r.root, "K_min", 1, K, &k_min)) r.integer(r.root, "K_max", K, K, &k_max);
     r.integer(r.root, "k_align", 1, 1 << 16, &k_align, true);
   }
+  // An M range: "M" holds M_max, M_min is at most that.
+  bool m_dynamic = false;
+  int64_t m_min = M;
+  r.boolean(r.root, "m_dynamic", &m_dynamic);
+  if (m_dynamic) r.integer(r.root, "M_min", 1, M, &m_min);
   // An NPU design that realigns rows (the layout's byte_rows) takes rows and leading dimensions of
   // any whole number of bytes.
   json::Span layout;
@@ -189,6 +194,8 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   }
   if (r.status != PlanStatus::Ok) return r.status;
   p.M = static_cast<uint32_t>(M);
+  p.M_min = static_cast<uint32_t>(m_min);
+  p.M_max = p.M;
   p.N = static_cast<uint32_t>(N);
   p.batch = static_cast<uint32_t>(batch);
   p.K_min = static_cast<uint32_t>(k_min);
@@ -260,6 +267,11 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   p.acc_tile_bytes = static_cast<size_t>(acc_bytes);
   *out = p;
   return PlanStatus::Ok;
+}
+
+uint32_t set_m(GemmPlan* p, uint32_t m) {
+  p->M = m;
+  return set_k(p, p->K);
 }
 
 uint32_t set_k(GemmPlan* p, uint32_t k) {

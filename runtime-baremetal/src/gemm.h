@@ -41,9 +41,11 @@ struct GemmPlan {
   uint32_t M, N, K;
   uint32_t batch = 1;  // packed matrices: matrix b of an operand starts b × batch_stride bytes after it
   uint32_t K_min, K_max;
-  uint32_t k_align = 1;             // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
-  bool byte_rows = false;           // NPU: rows and leading dimensions of whole bytes, not whole bus beats
-                                    // (the plan's npu_layout "byte_rows"; absent: false)
+  uint32_t M_min, M_max;   // a run-time M (the plan's "m_dynamic", "M_min"; "M" holds M_max); M_min == M_max == M
+                           // when M is fixed. A handle starts at M_max; set_m changes M.
+  uint32_t k_align = 1;    // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
+  bool byte_rows = false;  // NPU: rows and leading dimensions of whole bytes, not whole bus beats
+                           // (the plan's npu_layout "byte_rows"; absent: false)
   uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max
   DType acc;
   uint8_t acc_bits = 32;  // the accumulator's width: 32, 48 (in an int64) or 64; a narrower C saturates
@@ -69,6 +71,11 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
 /// the caller) and the operand layouts that follow from it. Returns the first operand whose extent
 /// does not fit size_t (only possible for the largest K, which read_plan checks), or kOperands.
 uint32_t set_k(GemmPlan* plan, uint32_t k);
+
+/// Sets the current M (in [M_min, M_max]: checked by the caller) and the operand layouts that
+/// follow from it (the leading dimensions stay: M runs along none that the plan packs at run time).
+/// Returns as set_k does.
+uint32_t set_m(GemmPlan* plan, uint32_t m);
 
 /// Runs the GEMM C = A * B with the plan's tile loop nest. `acc` holds plan.acc_tile_bytes bytes,
 /// aligned to 8. The operand addresses are checked by the caller (non-null, aligned). Returns

@@ -650,6 +650,35 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
   return DGMM_OK;
 }
 
+dgmm_status dgmm_set_m(dgmm_handle h, uint32_t m) {
+  if (!valid(h)) return bad_handle();
+  if (const dgmm_status s = idle(h, "M change"); s != DGMM_OK) return s;
+  const uint32_t lo = h->plan.M_min, hi = h->plan.M_max;
+  if (m < lo || m > hi) {
+    ErrorDetail d;
+    d.str("M ").num(m);
+    if (lo == hi)
+      d.str(" is not the plan's M ").num(hi).str(" (the plan has no M range)");
+    else
+      d.str(" is outside the plan's M range [").num(lo).str(", ").num(hi).chr(']');
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  const uint32_t old_m = h->plan.M;
+  dg::bm::set_m(&h->plan, m);
+  for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
+    dgmm_status s = DGMM_OK;
+    if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes))
+      s = wrap_error(i);
+    else if (h->engine == DGMM_ENGINE_NPU)
+      s = npu_check_ld(h, static_cast<uint32_t>(i));
+    if (s != DGMM_OK) {
+      dg::bm::set_m(&h->plan, old_m);
+      return s;
+    }
+  }
+  return DGMM_OK;
+}
+
 dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
   if (!valid(h)) return bad_handle();
   ErrorDetail d;
@@ -877,6 +906,13 @@ dgmm_status dgmm_problem(dgmm_handle h, uint32_t* m, uint32_t* n, uint32_t* k, u
   if (tile_m != nullptr) *tile_m = h->plan.tile_m;
   if (tile_n != nullptr) *tile_n = h->plan.tile_n;
   if (tile_k != nullptr) *tile_k = h->plan.tile_k;
+  return DGMM_OK;
+}
+
+dgmm_status dgmm_m_range(dgmm_handle h, uint32_t* m_min, uint32_t* m_max) {
+  if (!valid(h)) return bad_handle();
+  if (m_min != nullptr) *m_min = h->plan.M_min;
+  if (m_max != nullptr) *m_max = h->plan.M_max;
   return DGMM_OK;
 }
 

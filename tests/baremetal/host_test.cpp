@@ -46,6 +46,7 @@ struct PlanArgs {
   bool k_dynamic = false;  // K is chosen at run time, in [k_min, K]
   int k_align = 0;         // the plan's "k_align" when > 0 (absent otherwise, as older modules)
   int k_min = 0;
+  int m_min = 0;         // > 0: M is chosen at run time, in [m_min, M] ("m_dynamic", "M_min")
   int k_max = -1;        // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
   std::string epilogue;  // the plan's "epilogue" when not empty (absent otherwise, as older modules)
 };
@@ -54,7 +55,8 @@ struct PlanArgs {
 std::string plan_json(const PlanArgs& p) {
   std::ostringstream s;
   s << "{\n  \"K\": " << p.K << ",\n  \"K_max\": " << (p.k_max >= 0 ? p.k_max : p.K)
-    << ",\n  \"K_min\": " << (p.k_dynamic ? p.k_min : p.K) << ",\n  \"M\": " << p.M << ",\n  \"N\": " << p.N
+    << ",\n  \"K_min\": " << (p.k_dynamic ? p.k_min : p.K) << ",\n  \"M\": " << p.M
+    << (p.m_min > 0 ? ",\n  \"M_min\": " + std::to_string(p.m_min) : std::string()) << ",\n  \"N\": " << p.N
     << (p.epilogue.empty() ? std::string() : ",\n  \"epilogue\": \"" + p.epilogue + "\"") << ",\n  \"a_type\": \""
     << p.a << "\",\n  \"acc_type\": \"" << p.acc << "\",\n  \"b_type\": \"" << p.b << "\",\n  \"batch\": " << p.batch
     << ",\n  \"c_type\": \"" << p.c
@@ -64,7 +66,7 @@ std::string plan_json(const PlanArgs& p) {
     << ", \"ldc\": " << p.ldc
     << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"k_dynamic\": " << (p.k_dynamic ? "true" : "false")
     << (p.k_align > 0 ? ",\n  \"k_align\": " + std::to_string(p.k_align) : std::string())
-    << ",\n  \"notes\": [\"tile_m: 1\"],\n"
+    << (p.m_min > 0 ? ",\n  \"m_dynamic\": true" : "") << ",\n  \"notes\": [\"tile_m: 1\"],\n"
     << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \"" << p.target_kind << "\",\n  \"tile_k\": " << p.tk
     << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn << "\n}\n";
   return s.str();
@@ -463,14 +465,15 @@ struct Buffer {
 // Runs one GEMM on the reference executor, at run-time K `k` (0: the plan's), with random bits
 // in every container byte (so that the bits above a custom width are garbage the executor must
 // ignore), and compares C with a naive host GEMM of the decoded values.
-bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0) {
+bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0, uint32_t m = 0) {
   const auto module = make_module(plan_json(p));
   dgmm_handle h = load(module);
   if (h == nullptr) return false;
   if (k != 0 && dgmm_set_k(h, k) != DGMM_OK) return false;
+  if (m != 0 && dgmm_set_m(h, m) != DGMM_OK) return false;
   uint32_t M = 0, N = 0, K = 0;
   dgmm_problem(h, &M, &N, &K, nullptr, nullptr, nullptr);
-  if (k != 0 && K != k) return false;
+  if ((k != 0 && K != k) || (m != 0 && M != m)) return false;
   const TypeInfo ta = type_info(p.a), tb = type_info(p.b), tc = type_info(p.c);
   dgmm_operand op[3];
   const char* names[3] = {"A", "B", "C"};
@@ -697,6 +700,52 @@ void test_k_range_gemm() {
   CHECK(dgmm_set_k(h, 1) == DGMM_OK);
   CHECK(dgmm_launch(h) == DGMM_OK && c[0] == 1 && c.back() == 1);
   CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+}
+
+void test_m_range() {
+  // M chosen at run time in [2, 9]: the range, refusals, extents, and the executor at each M.
+  PlanArgs p;
+  p.M = 9, p.N = 10, p.K = 12, p.m_min = 2, p.tm = 4, p.tn = 4, p.tk = 8;
+  const auto module = make_module(plan_json(p));
+  dgmm_handle h = load(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  uint32_t lo = 0, hi = 0, m = 0;
+  CHECK(dgmm_m_range(h, &lo, &hi) == DGMM_OK && lo == 2 && hi == 9);
+  CHECK(dgmm_problem(h, &m, nullptr, nullptr, nullptr, nullptr, nullptr) == DGMM_OK && m == 9);  // M_max at first
+  CHECK(dgmm_set_m(h, 1) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "M 1 is outside the plan's M range [2, 9]"));
+  CHECK(dgmm_set_m(h, 10) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_set_m(h, 0xFFFFFFFFu) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_set_m(h, 3) == DGMM_OK);
+  CHECK(dgmm_problem(h, &m, nullptr, nullptr, nullptr, nullptr, nullptr) == DGMM_OK && m == 3);
+  CHECK(operand(h, "A").rows == 3 && operand(h, "A").bytes == 36);
+  CHECK(operand(h, "C").rows == 3 && operand(h, "C").bytes == 120);
+  CHECK(operand(h, "B").bytes == 120);
+  CHECK(dgmm_set_m(nullptr, 3) == DGMM_ERROR_INVALID_STATE);
+  CHECK(dgmm_m_range(nullptr, &lo, &hi) == DGMM_ERROR_INVALID_STATE);
+  // A fixed-M plan takes its own M only.
+  PlanArgs f;
+  dgmm_handle g = load(make_module(plan_json(f)));
+  CHECK(g != nullptr);
+  if (g == nullptr) return;
+  CHECK(dgmm_m_range(g, &lo, &hi) == DGMM_OK && lo == 5 && hi == 5);
+  CHECK(dgmm_set_m(g, 5) == DGMM_OK);
+  CHECK(dgmm_set_m(g, 4) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "M 4 is not the plan's M 5 (the plan has no M range)"));
+  // The plan's fields: M_min inside [1, M].
+  PlanArgs bad = p;
+  bad.m_min = 10;
+  CHECK(load_status(make_module(plan_json(bad))) == DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "plan field 'M_min': out of range"));
+  // The executor at the range's ends, on a tile edge, past it, with K and the layouts varying.
+  bool all = true;
+  for (uint32_t mm : {2u, 4u, 5u, 9u}) all &= run_raw(p, 200 + mm, 0, mm);
+  CHECK(all);
+  PlanArgs q = p;
+  q.k_dynamic = true, q.k_min = 1, q.a_row = false, q.lda = 11, q.c_row = false, q.ldc = 9;
+  CHECK(run_raw(q, 7, 5, 6));
+  CHECK(run_raw(q, 8, 12, 2));
 }
 
 void test_custom_widths() {
@@ -1593,7 +1642,7 @@ void test_npu_errors() {
     const char* meaning;
   };
   const Case cases[] = {
-      {1, "M is not the plan's"},
+      {1, "M is outside the plan's range"},
       {2, "N is not the plan's"},
       {3, "K is outside the plan's range"},
       {4, "an operand base address is not aligned to a bus beat"},
@@ -2053,6 +2102,7 @@ int main() {
   test_overflow();
   test_compiler_plan();
   test_k_range();
+  test_m_range();
   test_k_range_gemm();
   test_custom_widths();
   test_int4();

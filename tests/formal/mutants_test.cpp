@@ -408,9 +408,8 @@ TEST_CASE("formal: with a run-time M, an A stream that skips the last M tile is 
 
 TEST_CASE("formal: with a run-time M, a C stream that stops a row short of M is caught by the counters") {
   // The last M tile of C ends a row early (a row of C is never written).
-  hdlgen::Design d =
-      mutate_assign("npu_gemm_mr_agu_c.v", "last_r",
-                    to("r_q == 9'(TileRows - 1) || m0_q + r_q + 9'(2) >= m_q"), mrange(), "mr");
+  hdlgen::Design d = mutate_assign("npu_gemm_mr_agu_c.v", "last_r",
+                                   to("r_q == 9'(TileRows - 1) || m0_q + r_q + 9'(2) >= m_q"), mrange(), "mr");
   auto m = prove_one(d, "npu_gemm_mr_agu_c");
   INFO(hdlgen::report_text({{m}, ""}));
   check_fails_only_on(m, d, "assert (f_");

@@ -1026,7 +1026,7 @@ module npu_gemm_tiny_npu_agu_a (
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
-      assume (m_i == 8'(20));  // M and N are the plan's; K may range
+      assume (m_i == 8'(20));  // what the start check admits
       assume (n_i == 8'(48));
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
@@ -1200,7 +1200,7 @@ module npu_gemm_tiny_npu_agu_b (
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
-      assume (m_i == 8'(20));  // M and N are the plan's; K may range
+      assume (m_i == 8'(20));  // what the start check admits
       assume (n_i == 8'(48));
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);
@@ -1372,7 +1372,7 @@ module npu_gemm_tiny_npu_agu_c (
   always @(*) begin
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
-      assume (m_i == 8'(20));  // M and N are the plan's; K may range
+      assume (m_i == 8'(20));  // what the start check admits
       assume (n_i == 8'(48));
       assume (k_i == 8'(128));
       assume (base_i[3:0] == '0);

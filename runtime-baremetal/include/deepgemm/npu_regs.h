@@ -128,7 +128,7 @@ inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[
 // BASE_RANGE, whose operand extents follow the leading dimensions).
 inline constexpr ErrorCode kErrorCodes[] = {
     {0, "NONE", "no error"},
-    {1, "M", "M is not the plan's"},
+    {1, "M", "M is outside the plan's range"},
     {2, "N", "N is not the plan's"},
     {3, "K", "K is outside the plan's range"},
     {4, "BASE_ALIGN", "an operand base address is not aligned to a bus beat"},
