@@ -455,6 +455,11 @@ void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const
       Value* pair = b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2bf16x2_rn), {v1, v0});  // hi, lo
       b_.CreateAlignedStore(b_.CreateBitCast(pair, b_.getInt32Ty()), b_.CreateGEP(b_.getInt16Ty(), arg(2), idx),
                             llvm::Align(4));
+    } else if (pack_f16x2_) {
+      // One cvt.rn.f16x2.f32 packs the pair (sm_80 and later), as the bf16 pair above.
+      Value* pair = b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2f16x2_rn), {v1, v0});  // hi, lo
+      b_.CreateAlignedStore(b_.CreateBitCast(pair, b_.getInt32Ty()), b_.CreateGEP(b_.getInt16Ty(), arg(2), idx),
+                            llvm::Align(4));
     } else {
       auto* h2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
       Value* vec = b_.CreateInsertElement(

@@ -179,6 +179,9 @@ class KernelBuilder {
   Value* c_in_ = nullptr;   // beta ≠ 0: C_in, advanced to this block's batch
 
   const Plan& p_;
+  // store_pair packs an fp16 pair with one cvt.rn.f16x2.f32 (sm_80 and later; Volta's kernel
+  // clears it).
+  bool pack_f16x2_ = true;
   llvm::LLVMContext& ctx_;
   llvm::Module& m_;
   llvm::IRBuilder<> b_;

@@ -20,7 +20,10 @@ using llvm::Value;
 
 class M8n8k4Kernel : KernelBuilder {
  public:
-  M8n8k4Kernel(const Plan& p, llvm::LLVMContext& ctx, llvm::Module& m) : KernelBuilder(p, ctx, m) {}
+  // Volta's kernel: sm_70 has no cvt.rn.f16x2.f32, so fp16 pairs are converted one by one.
+  M8n8k4Kernel(const Plan& p, llvm::LLVMContext& ctx, llvm::Module& m) : KernelBuilder(p, ctx, m) {
+    pack_f16x2_ = false;
+  }
 
   LaunchInfo build(const std::string& name) {
     const IndexDesc& d = p_.index;
