@@ -24,7 +24,7 @@ constexpr std::int64_t kMaxDim = 2147483647;  // 2^31 - 1: dimensions are 32-bit
 const std::map<std::string, std::vector<std::string>>& block_keys() {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"precision", {"weight", "activation", "output", "accumulate"}},
-      {"shape", {"M", "M_min", "M_max", "N", "K", "K_min", "K_max", "batch"}},
+      {"shape", {"M", "M_min", "M_max", "N", "N_min", "N_max", "K", "K_min", "K_max", "batch"}},
       {"layout", {"A", "B", "C", "smem"}},
       {"scales", {"A", "B"}},
       {"constraints",
@@ -298,41 +298,53 @@ void Checker::check_shape() {
   dim("M_min", p_.M_min);
   dim("M_max", p_.M_max);
   dim("N", p_.N);
+  dim("N_min", p_.N_min);
+  dim("N_max", p_.N_max);
   dim("K", p_.K);
   dim("K_min", p_.K_min);
   dim("K_max", p_.K_max);
   p_.batch = {1, {}, false};
   if (const auto* e = get("shape", "batch")) ok &= want_int(*e, 1, 65535, p_.batch);
   Loc sloc = block_loc("shape");
-  // M: fixed, or a run-time range (M_min, M_max) whose largest M sizes buffers and bounds.
-  const auto* m = get("shape", "M");
-  const auto* mmin = get("shape", "M_min");
-  const auto* mmax = get("shape", "M_max");
-  if (m && (mmin || mmax)) {
-    d_.error((mmin ? mmin : mmax)->loc, "declare either 'M' or an 'M_min'/'M_max' range, not both");
-    d_.note(m->loc, "'M' declared here");
-    ok = false;
-  } else if (!m && !mmin && !mmax) {
-    d_.error(sloc, "the shape block must declare 'M' (or an 'M_min'/'M_max' range)");
-    ok = false;
-  } else if (!m && (!mmin || !mmax)) {
-    d_.error((mmin ? mmin : mmax)->loc,
-             fmt::format("an M range needs both 'M_min' and 'M_max'; '{}' is missing", mmin ? "M_max" : "M_min"));
-    ok = false;
-  } else if (!m && ok && p_.M_min.value > p_.M_max.value) {
-    d_.error(mmin->loc,
-             fmt::format("empty M range: M_min {} is greater than M_max {}", p_.M_min.value, p_.M_max.value));
-    ok = false;
-  }
-  if (ok && m) {
-    p_.M_min = p_.M;
-    p_.M_max = p_.M;
-  } else if (ok) {
-    p_.m_dynamic = true;
-    p_.M = p_.M_max;  // the largest M sizes buffers and bounds
-    p_.M.loc = p_.M_max.loc;
-  }
-  if (!get("shape", "N")) d_.error(sloc, "the shape block must declare 'N'"), ok = false;
+  // M and N: fixed, or a run-time range (X_min, X_max) whose largest value sizes buffers and
+  // bounds.
+  auto ranged = [&](const std::string& x, Declared<std::int64_t>& fixed, Declared<std::int64_t>& lo,
+                    Declared<std::int64_t>& hi, bool& dynamic) {
+    const std::string an = x == "M" ? "an" : "a";
+    const auto* v = get("shape", x);
+    const auto* vmin = get("shape", x + "_min");
+    const auto* vmax = get("shape", x + "_max");
+    bool good = true;
+    if (v && (vmin || vmax)) {
+      d_.error((vmin ? vmin : vmax)->loc,
+               fmt::format("declare either '{0}' or {1} '{0}_min'/'{0}_max' range, not both", x, an));
+      d_.note(v->loc, fmt::format("'{}' declared here", x));
+      good = false;
+    } else if (!v && !vmin && !vmax) {
+      d_.error(sloc, fmt::format("the shape block must declare '{0}' (or {1} '{0}_min'/'{0}_max' range)", x, an));
+      good = false;
+    } else if (!v && (!vmin || !vmax)) {
+      d_.error((vmin ? vmin : vmax)->loc,
+               fmt::format("{} {} range needs both '{}_min' and '{}_max'; '{}_{}' is missing", an, x, x, x, x,
+                           vmin ? "max" : "min"));
+      good = false;
+    } else if (!v && ok && lo.value > hi.value) {
+      d_.error(vmin->loc,
+               fmt::format("empty {0} range: {0}_min {1} is greater than {0}_max {2}", x, lo.value, hi.value));
+      good = false;
+    }
+    ok &= good;
+    if (!good) return;
+    if (v) {
+      lo = fixed;
+      hi = fixed;
+    } else {
+      dynamic = true;
+      fixed = hi;  // the largest sizes buffers and bounds
+    }
+  };
+  ranged("M", p_.M, p_.M_min, p_.M_max, p_.m_dynamic);
+  ranged("N", p_.N, p_.N_min, p_.N_max, p_.n_dynamic);
   const auto* k = get("shape", "K");
   const auto* kmin = get("shape", "K_min");
   const auto* kmax = get("shape", "K_max");

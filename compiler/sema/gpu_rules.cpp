@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <tuple>
 #include <map>
 #include <numeric>
 #include <set>
@@ -22,12 +23,14 @@ void Checker::check_gpu_rules() {
   const hw::GpuModel& g = p_.hw.gpu;
   // A run-time M is generated for NPUs (the M register); the GPU kernels' grid and edge tiles
   // follow a compile-time M.
-  if (p_.m_dynamic) {
-    d_.error(p_.M_min.loc, fmt::format("a run-time M range is generated for NPU targets only; {} kernels take a "
-                                       "fixed M",
-                                       p_.hw.name));
-    d_.note(p_.M_min.loc,
-            fmt::format("declare a fixed 'M' (say 'M: {}') and compile one module per M", p_.M_max.value));
+  for (const auto& [x, dynamic, lo, hi] :
+       {std::tuple{"M", p_.m_dynamic, &p_.M_min, &p_.M_max}, std::tuple{"N", p_.n_dynamic, &p_.N_min, &p_.N_max}}) {
+    if (!dynamic) continue;
+    d_.error(lo->loc, fmt::format("a run-time {0} range is generated for NPU targets only; {1} kernels take a "
+                                  "fixed {0}",
+                                  x, p_.hw.name));
+    d_.note(lo->loc,
+            fmt::format("declare a fixed '{0}' (say '{0}: {1}') and compile one module per {0}", x, hi->value));
     return;
   }
   if (p_.use_hmma.user && p_.use_hmma.value && p_.fp16_fma.user && p_.fp16_fma.value) {

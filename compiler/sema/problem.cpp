@@ -28,7 +28,13 @@ nlohmann::json to_json(const GemmProblem& p) {
                     {"weight", p.b.value.name},
                     {"output", p.c.value.name},
                     {"accumulate", p.acc.value.name}};
-  nlohmann::json shape = {{"N", p.N.value}, {"batch", p.batch.value}};
+  nlohmann::json shape = {{"batch", p.batch.value}};
+  if (p.n_dynamic) {
+    shape["N_min"] = p.N_min.value;
+    shape["N_max"] = p.N_max.value;
+  } else {
+    shape["N"] = p.N.value;
+  }
   if (p.m_dynamic) {
     shape["M_min"] = p.M_min.value;
     shape["M_max"] = p.M_max.value;
@@ -83,7 +89,10 @@ std::ostream& operator<<(std::ostream& os, const GemmProblem& p) {
     os << "  M           run time, in [" << p.M_min.value << ", " << p.M_max.value << "]" << src(p.M_min) << "\n";
   else
     os << "  M           " << p.M.value << src(p.M) << "\n";
-  os << "  N           " << p.N.value << src(p.N) << "\n";
+  if (p.n_dynamic)
+    os << "  N           run time, in [" << p.N_min.value << ", " << p.N_max.value << "]" << src(p.N_min) << "\n";
+  else
+    os << "  N           " << p.N.value << src(p.N) << "\n";
   if (p.k_dynamic)
     os << "  K           run time, in [" << p.K_min.value << ", " << p.K_max.value << "]" << src(p.K_min) << "\n";
   else

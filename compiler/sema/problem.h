@@ -53,9 +53,11 @@ struct GemmProblem {
   Declared<DType> acc;  // accumulation
 
   // shape
-  Declared<std::int64_t> M, N, K;       // with a run-time range, M and K hold its largest value
+  Declared<std::int64_t> M, N, K;       // with a run-time range, M, N and K hold its largest value
   Declared<std::int64_t> M_min, M_max;  // M_min == M_max == M when M is fixed
   bool m_dynamic = false;
+  Declared<std::int64_t> N_min, N_max;  // N_min == N_max == N when N is fixed
+  bool n_dynamic = false;
   Declared<std::int64_t> K_min, K_max;  // K_min == K_max == K when K is fixed
   bool k_dynamic = false;
   Declared<std::int64_t> batch;
