@@ -4,7 +4,7 @@
 // arithmetic); this file: the runtime's port layer, the operands, the run, the reference and the
 // report.
 //
-//   cosim --module FILE.ko [--m M] [--k K] [options]
+//   cosim --module FILE.ko [--m M] [--n N] [--k K] [options]
 //                                                 the freestanding runtime (runtime-baremetal/)
 //                                                 loads the module and programs the RTL through
 //                                                 its port layer, which is this simulation
@@ -130,10 +130,10 @@ int main(int argc, char** argv) {
   dgmm_handle h = nullptr;
   std::string top_name = "the NPU";
   if (!module_path.empty()) {
-    if (n != 0 || have_a || have_b)
+    if (have_a || have_b)
       return usage(
-          "--module takes the problem from the module: no --n/--a-type/--b-type (--m and --k choose "
-          "M and K inside the plan's ranges)");
+          "--module takes the problem from the module: no --a-type/--b-type (--m, --n and --k choose "
+          "M, N and K inside the plan's ranges)");
     // Bounded: a module's file size is a 32-bit field; only a regular file is read.
     std::FILE* f = std::fopen(module_path.c_str(), "rb");
     if (f == nullptr) return usage("cannot read " + module_path);
@@ -187,10 +187,12 @@ int main(int argc, char** argv) {
     if (h == nullptr) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
     if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK)
       return usage(std::string("the runtime cannot drive the NPU: ") + dgmm_last_error());
-    // M and K, then the leading dimensions (a row of A follows K): the runtime refuses at the call
+    // M, N and K, then the leading dimensions (a row of A follows K): the runtime refuses at the call
     // what the NPU cannot run.
     if (m != 0 && (m < 0 || m > 0xffffffff || dgmm_set_m(h, static_cast<std::uint32_t>(m)) != DGMM_OK))
       return usage(std::string("--m: ") + (m < 0 || m > 0xffffffff ? "not an M" : dgmm_last_error()));
+    if (n != 0 && (n < 0 || n > 0xffffffff || dgmm_set_n(h, static_cast<std::uint32_t>(n)) != DGMM_OK))
+      return usage(std::string("--n: ") + (n < 0 || n > 0xffffffff ? "not an N" : dgmm_last_error()));
     if (k != 0 && dgmm_set_k(h, static_cast<std::uint32_t>(k)) != DGMM_OK)
       return usage(std::string("--k: ") + dgmm_last_error());
     for (int i = 0; i < 3; ++i)

@@ -43,7 +43,7 @@ struct Args {
 inline int usage(const std::string& why) {
   std::fprintf(stderr,
                "cosim: %s\n"
-               "usage: cosim --module FILE.ko [--m M] [--k K] [options]\n"
+               "usage: cosim --module FILE.ko [--m M] [--n N] [--k K] [options]\n"
                "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
                "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n"

@@ -112,6 +112,8 @@ int run(int argc, char** argv) {
   simc->add_option("FILE", sopts.module, "The .ko module of an NPU spec")->required();
   simc->add_option("--m", sopts.m, "M of the run, for a spec with M_min/M_max (default: the plan's M, the largest)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{0x7fffffff}));
+  simc->add_option("--n", sopts.n, "N of the run, for a spec with N_min/N_max (default: the plan's N, the largest)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{0x7fffffff}));
   simc->add_option("--k", sopts.k, "K of the run, for a spec with K_min/K_max (default: the plan's K)")
       ->check(CLI::Validator(
           [](std::string& v) {

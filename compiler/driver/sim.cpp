@@ -336,6 +336,7 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
                                 shell_quote(exe.string()), shell_quote(copy.string()), latency,
                                 model.npu.bus_boundary_bytes, model.npu.bus_max_burst_beats, o.stall, o.seed);
   if (o.m != 0) cmd += fmt::format(" --m {}", o.m);
+  if (o.n != 0) cmd += fmt::format(" --n {}", o.n);
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   for (int i = 0; i < 3; ++i)
     if (o.ld[i] != 0) cmd += fmt::format(" --ld{} {}", "abc"[i], o.ld[i]);

@@ -14,6 +14,7 @@ namespace dg::driver {
 struct SimOptions {
   std::string module;          // the .ko
   std::int64_t m = 0;          // run-time M (0: the plan's)
+  std::int64_t n = 0;          // run-time N (0: the plan's)
   std::int64_t k = 0;          // run-time K (0: the plan's)
   std::uint32_t ld[3] = {};    // A's, B's and C's leading dimensions in elements (0: the plan's, packed)
   unsigned latency = 100;      // DRAM read latency, cycles

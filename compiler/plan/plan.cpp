@@ -65,6 +65,11 @@ nlohmann::json to_json(const Plan& p) {
     j["m_dynamic"] = true;
     j["M_min"] = p.M_min;
   }
+  if (p.n_dynamic) {
+    j["n_dynamic"] = true;
+    j["N_min"] = p.N_min;
+    j["n_align"] = p.n_align;
+  }
   j["format"] = "deepgemm-plan-1";
   return j;
 }
@@ -94,6 +99,13 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.M_min = p.m_dynamic ? j.at("M_min").get<std::int64_t>() : p.M;
     if (p.M_min < 1 || p.M_min > p.M)
       throw UserError(fmt::format("plan: M_min is {}; it must be in [1, M = {}]", p.M_min, p.M));
+    p.n_dynamic = j.value("n_dynamic", false);
+    p.N_min = p.n_dynamic ? j.at("N_min").get<std::int64_t>() : p.N;
+    p.n_align = p.n_dynamic ? j.value("n_align", std::int64_t{1}) : 1;
+    if (p.n_align < 1 || p.n_align > 65536)
+      throw UserError(fmt::format("plan: n_align is {}; it must be in [1, 65536]", p.n_align));
+    if (p.N_min < 1 || p.N_min > p.N)
+      throw UserError(fmt::format("plan: N_min is {}; it must be in [1, N = {}]", p.N_min, p.N));
     for (double f : {p.alpha, p.beta})
       if (!(f >= -1e9 && f <= 1e9)) throw UserError("plan: alpha and beta must be numbers between -1e9 and 1e9");
     return p;
@@ -121,7 +133,8 @@ std::int64_t eval(const AffineMap& m, const std::vector<std::pair<std::string, s
 std::ostream& operator<<(std::ostream& os, const Plan& p) {
   os << fmt::format("Plan for {} ({}, {}): C[{}×{}] = A·B, K = {}{}\n", p.target, hw::target_kind_name(p.target_kind),
                     hw::family_name(p.family),
-                    p.m_dynamic ? fmt::format("[{}, {}]", p.M_min, p.M) : std::to_string(p.M), p.N,
+                    p.m_dynamic ? fmt::format("[{}, {}]", p.M_min, p.M) : std::to_string(p.M),
+                    p.n_dynamic ? fmt::format("[{}, {}]", p.N_min, p.N) : std::to_string(p.N),
                     p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),
                     p.batch > 1 ? fmt::format(", batch {}", p.batch) : "");
   os << fmt::format(

@@ -76,6 +76,10 @@ struct Plan {
   // M is a range ("m_dynamic": true and "M_min").
   bool m_dynamic = false;
   std::int64_t M_min = 0;
+  // ... and N in [N_min, N] ("n_dynamic", "N_min").
+  bool n_dynamic = false;
+  std::int64_t N_min = 0;
+  std::int64_t n_align = 1;  // a run-time N must be a multiple of this (B's and C's rows whole bus beats)
   std::int64_t k_align = 1;  // a run-time K must be a multiple of this (NPU: A's rows whole bus beats)
   bool pad_k = false;
   std::string epilogue = "none";

@@ -80,6 +80,18 @@ void Checker::check_npu_rules() {
       return;
     }
   }
+  // A run-time N: the epilogue's per-column vectors (bias, the requantization records) are
+  // fetched for the plan's N, so a design with them takes a fixed N.
+  const bool vectors = (p_.epilogue.user && p_.epilogue.value.front().rfind("bias", 0) == 0) || p_.c.value.bits == 8 ||
+                       p_.c.value.bits == 16;
+  if (p_.n_dynamic && vectors) {
+    d_.error(p_.N_min.loc, fmt::format("a run-time N range is not generated with {}: the design fetches its N "
+                                       "per-column {} once per run, for a fixed N",
+                                       p_.c.value.bits <= 16 ? "a requantized output" : "a bias",
+                                       p_.c.value.bits <= 16 ? "requantization records" : "biases"));
+    d_.note(p_.N_min.loc, fmt::format("declare a fixed 'N' (say 'N: {}')", p_.N_max.value));
+    return;
+  }
   // alpha and beta (a C input) are GPU epilogues: the NPU's drain has no multiplier for the sum
   // nor a read of C.
   for (const Declared<double>* f : {&p_.alpha, &p_.beta})

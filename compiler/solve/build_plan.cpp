@@ -1,6 +1,7 @@
 #include "solve/build_plan.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -104,6 +105,8 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   pl.k_dynamic = p.k_dynamic;
   pl.m_dynamic = p.m_dynamic;
   pl.M_min = p.M_min.value;
+  pl.n_dynamic = p.n_dynamic;
+  pl.N_min = p.N_min.value;
   pl.pad_k = p.pad_k.value;
   if (p.epilogue.user) pl.epilogue = p.epilogue.value.front();
   pl.alpha = p.alpha.value;
@@ -177,7 +180,12 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     // A run-time K keeps A's rows (K elements) whole bus beats, which the DMA moves; a design with
     // byte rows (K_max's rows are not whole beats) realigns rows of any whole number of bytes.
     const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
-    if (p.k_dynamic) pl.k_align = elements_per(p.a.value, pl.npu_layout->byte_rows ? 1 : beat_bits / 8);
+    // (Elements of t, as they lie in memory, per beat, or per byte with byte rows.)
+    const std::int64_t unit = pl.npu_layout->byte_rows ? 8 : beat_bits;
+    auto per = [&](const DType& t) { return unit / std::gcd(unit, std::int64_t{hw::npu_element_bits(t.bits)}); };
+    if (p.k_dynamic) pl.k_align = per(p.a.value);
+    // ... and a run-time N B's and C's rows (N elements).
+    if (p.n_dynamic) pl.n_align = std::lcm(per(p.b.value), per(p.c.value));
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;
     // NPU costs are cycles (the layout's estimate); the model's clock turns them into time.
@@ -280,6 +288,8 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   if (pl.K_max != p.K_max.value) return differs("K_max", pl.K_max, p.K_max.value);
   if (pl.m_dynamic != p.m_dynamic) return differs("m_dynamic", pl.m_dynamic, p.m_dynamic);
   if (pl.M_min != p.M_min.value) return differs("M_min", pl.M_min, p.M_min.value);
+  if (pl.n_dynamic != p.n_dynamic) return differs("n_dynamic", pl.n_dynamic, p.n_dynamic);
+  if (pl.N_min != p.N_min.value) return differs("N_min", pl.N_min, p.N_min.value);
   if (pl.batch != p.batch.value) return differs("batch", pl.batch, p.batch.value);
   if (pl.pad_k != p.pad_k.value) return differs("pad_k", pl.pad_k, p.pad_k.value);
   const std::string epi = p.epilogue.user ? p.epilogue.value.front() : "none";

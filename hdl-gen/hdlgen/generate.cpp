@@ -162,7 +162,7 @@ module @MOD@ (
     if (!f_past_valid) assume (!rst_ni);
     if (!busy_q && start_i) begin
       assume (@MRANGE_I@);  // what the start check admits
-      assume (n_i == @DW@'(@NMAX@));
+      assume (@NRANGE_I@);
       assume (@KRANGE_I@);
       assume (base_i[@LGBEAT1@:0] == '0);
       assume (((32'(@LD@_i) << LgBits) & 32'(@ROWB1@)) == 32'd0);
@@ -175,7 +175,7 @@ module @MOD@ (
   always @(*) begin
     if (rst_ni && f_past_valid && (busy_q || done_q)) begin
       // The latched configuration is the one the start checks admitted.
-      assert (@MRANGE@ && n_q == @DW@'(@NMAX@) && @KRANGE@);
+      assert (@MRANGE@ && @NRANGE@ && @KRANGE@);
       assert (base_q[@LGBEAT1@:0] == '0 && ((32'(@LD@_q) << LgBits) & 32'(@ROWB1@)) == 32'd0);
 @LDASSERT@    end
     if (rst_ni && f_past_valid && busy_q) begin
@@ -237,7 +237,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const std::int64_t beat = n.bus_data_bits / 8;
   const std::int64_t rows = tile_of(p, s.row_dim), seg = tile_of(p, s.seg_dim);
   const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
-  const std::int64_t mmin = p.m_dynamic ? p.M_min : p.M;
+  const std::int64_t mmin = p.m_dynamic ? p.M_min : p.M, nmin = p.n_dynamic ? p.N_min : p.N;
   // Tiles of the loop nest along M, N and K (the exactly-once count below).
   const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
   // A request's length: bus beats, or with byte rows bytes.
@@ -254,7 +254,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   // The row stride: the latched LDA/LDB/LDC register where the design has them; else packed rows,
   // a constant when the leading dimension is fixed (N, and K without a range), so that synthesis
   // multiplies by a constant, and the latched K's bytes otherwise.
-  const bool ld_fixed = s.seg_dim != 'k' || kmin == kmax;
+  const bool ld_fixed = s.seg_dim == 'k' ? kmin == kmax : nmin == p.N;
   const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.ebits / 8;
   const std::string ld_bytes =
       ld_reg     ? "  assign ld_bytes = ld_q;\n"
@@ -288,8 +288,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   };
   const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
   std::string once;
-  if (mmin != p.M) {
-    // A run-time M: the reference is a nest of counters, one per loop (block_m, block_n, k_tile
+  if (mmin != p.M || nmin != p.N) {
+    // A run-time M or N: the reference is a nest of counters, one per loop (block_m, block_n, k_tile
     // and row), each wrapping at its run-time extent (the rows of this tile, the K tiles at the
     // run's K, the N tiles), advanced by each accepted request. The AGU's position must be the
     // counters' (tile origins = counter × tile), and the run ends when block_m has passed the
@@ -308,7 +308,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     const std::string kts = s.has_k_loop ? ceil_tiles("32'(k_q)", p.tile_k) : "32'd1";
     once = fmt::format(
         "\n  // ---- exactly once: a nest of counters, one per loop, is the AGU's position ------------------\n"
-        "  // (M is a run-time value: each counter wraps at its run-time extent.)\n"
+        "  // (M or N is a run-time value: each counter wraps at its run-time extent.)\n"
         "  reg [31:0] f_mb = 32'd0, f_nb = 32'd0, f_kt = 32'd0, f_r = 32'd0;\n"
         "  logic [31:0] f_rows, f_kts, f_nbs, f_mbs;\n"
         "  assign f_rows = {rows_in};\n"
@@ -467,6 +467,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
           {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
           {"MRANGE", mmin == p.M ? "m_q == @DW@'(@MMAX@)" : "m_q >= @DW@'(@MMIN@) && m_q <= @DW@'(@MMAX@)"},
           {"MRANGE_I", mmin == p.M ? "m_i == @DW@'(@MMAX@)" : "m_i >= @DW@'(@MMIN@) && m_i <= @DW@'(@MMAX@)"},
+          {"NRANGE", nmin == p.N ? "n_q == @DW@'(@NMAX@)" : "n_q >= @DW@'(@NMIN@) && n_q <= @DW@'(@NMAX@)"},
+          {"NRANGE_I", nmin == p.N ? "n_i == @DW@'(@NMAX@)" : "n_i >= @DW@'(@NMIN@) && n_i <= @DW@'(@NMAX@)"},
           {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
           {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
           {"UNUSED", s.has_k_loop ? ""
@@ -505,6 +507,7 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
                          {"LD", ld},
                          {"MMAX", std::to_string(p.M)},
                          {"MMIN", std::to_string(mmin)},
+                         {"NMIN", std::to_string(nmin)},
                          {"NMAX", std::to_string(p.N)},
                          {"KMIN", std::to_string(kmin)},
                          {"KMAX", std::to_string(kmax)},
@@ -682,7 +685,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
       "Generated by {} from the plan of '{}' for {}: C[{}×{}] = {}, K {}; tiles {}×{}×{}, {} "
       "dataflow. Do not edit.",
       kGeneratorVersion, name, hw.name,
-      p.m_dynamic ? fmt::format("M in [{}, {}] (run time)", p.M_min, p.M) : std::to_string(p.M), p.N,
+      p.m_dynamic ? fmt::format("M in [{}, {}] (run time)", p.M_min, p.M) : std::to_string(p.M),
+      p.n_dynamic ? fmt::format("N in [{}, {}] (run time)", p.N_min, p.N) : std::to_string(p.N),
       epilogue_formula(epilogue, requant ? p.c_type : ""),
       p.k_dynamic ? fmt::format("in [{}, {}] (run time)", p.K_min, p.K_max) : std::to_string(p.K), p.tile_m, p.tile_n,
       p.tile_k, p.dataflow);
@@ -698,6 +702,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.dw = dw;
   tp.m_min = p.m_dynamic ? p.M_min : p.M;
   tp.m_max = p.M;
+  tp.n_min = p.n_dynamic ? p.N_min : p.N;
   tp.n_max = p.N;
   tp.k_min = p.k_dynamic ? p.K_min : p.K;
   tp.k_max = kmax;

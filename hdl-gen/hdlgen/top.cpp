@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string_view>
+#include <tuple>
 
 #include "hdlgen/generate.h"
 #include "hdlgen/template.h"
@@ -179,7 +180,7 @@ constexpr const char* kTop = R"(// @HEADER@
   always_comb begin
     check = @ERRW@'d@E_NONE@;
     if (@MCHECK@) check = @ERRW@'d@E_M@;
-    else if (n_q != @DW@'(@NMAX@)) check = @ERRW@'d@E_N@;
+    else if (@NCHECK@) check = @ERRW@'d@E_N@;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
     else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
     else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@ROWB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
@@ -912,24 +913,23 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     // 4 GiB, which the LD check before this one ensures).
     for (const char* x : {"a", "b", "c"})
       range.push_back(fmt::format("{{1'b0, {}_base}} + {}'({}_extent) > {{1'b1, {}'d0}}", x, aw + 1, x, aw));
-  } else if (tp.k_fixed && tp.m_min == tp.m_max) {
-    // Packed rows at the plan's M and K: each extent is a constant, so each check is a comparison.
+  } else if (tp.k_fixed && tp.m_min == tp.m_max && tp.n_min == tp.n_max) {
+    // Packed rows at the plan's M, N and K: each extent is a constant, so each check is a
+    // comparison.
     last_byte("a", tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3));
     last_byte("b", tp.k_max * tp.row_bytes_b);
     last_byte("c", tp.extent_c);
   } else {
-    // Packed rows at the run's M or K.
-    const std::string m =
-        tp.m_min == tp.m_max ? fmt::format("{}'d{}", aw + 1, tp.m_max) : fmt::format("{}'(m_q)", aw + 1);
-    const std::string k = tp.k_fixed ? fmt::format("{}'d{}", aw + 1, tp.k_max) : fmt::format("{}'(k_q)", aw + 1);
-    range.push_back(
-        fmt::format("{{1'b0, a_base}} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", m, k, tp.lg_bits[0], aw));
-    range.push_back(fmt::format("{{1'b0, b_base}} + {} * {}'d{} > {{1'b1, {}'d0}}", k, aw + 1, tp.row_bytes_b, aw));
-    if (tp.m_min == tp.m_max)
-      last_byte("c", tp.extent_c);
-    else
+    // Packed rows at the run's M, N or K: rows times a row's bytes.
+    auto dim = [&](bool fixed, std::int64_t v, const char* reg) {
+      return fixed ? fmt::format("{}'d{}", aw + 1, v) : fmt::format("{}'({})", aw + 1, reg);
+    };
+    const std::string m = dim(tp.m_min == tp.m_max, tp.m_max, "m_q"), n = dim(tp.n_min == tp.n_max, tp.n_max, "n_q"),
+                      k = dim(tp.k_fixed, tp.k_max, "k_q");
+    for (const auto& [x, rows, cols, lg] : {std::tuple{"a", m, k, tp.lg_bits[0]}, std::tuple{"b", k, n, tp.lg_bits[1]},
+                                            std::tuple{"c", m, n, tp.lg_bits[2]}})
       range.push_back(
-          fmt::format("{{1'b0, c_base}} + {} * {}'d{} > {{1'b1, {}'d0}}", m, aw + 1, tp.extent_c / tp.m_max, aw));
+          fmt::format("{{1'b0, {}_base}} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", x, rows, cols, lg, aw));
   }
   // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   std::string edecl, ereset, ealign;
@@ -1178,6 +1178,7 @@ std::string top_module(const TopParams& tp) {
                                               {"REGREADS", reg_reads}};
   first.insert(ld_text.begin(), ld_text.end());
   first["MCHECK"] = tp.m_min == tp.m_max ? "m_q != @DW@'(@MMAX@)" : "m_q < @DW@'(@MMIN@) || m_q > @DW@'(@MMAX@)";
+  first["NCHECK"] = tp.n_min == tp.n_max ? "n_q != @DW@'(@NMAX@)" : "n_q < @DW@'(@NMIN@) || n_q > @DW@'(@NMAX@)";
   return subst(
       subst(subst(kTop, first, false), regs, false),
       {{"TOP", tp.top},
@@ -1191,6 +1192,7 @@ std::string top_module(const TopParams& tp) {
        {"MMIN", std::to_string(tp.m_min)},
        {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
        {"NMAX", std::to_string(tp.n_max)},
+       {"NMIN", std::to_string(tp.n_min)},
        {"KMIN", std::to_string(tp.k_min)},
        {"KMAX", std::to_string(tp.k_max)},
        {"BEAT", std::to_string(tp.beat_bytes)},

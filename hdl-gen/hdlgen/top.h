@@ -59,7 +59,8 @@ struct TopParams {
   std::uint32_t id = 0;
   std::int64_t cycle_bound = 0;
   int dw = 16;
-  std::int64_t m_min = 0, m_max = 0, n_max = 0, k_min = 0, k_max = 0;  // m_min < m_max: a run-time M
+  // m_min < m_max: a run-time M; n_min < n_max: a run-time N.
+  std::int64_t m_min = 0, m_max = 0, n_min = 0, n_max = 0, k_min = 0, k_max = 0;
   std::int64_t beat_bytes = 16, max_burst = 256, boundary = 4096;
   EngineParams engine;
   int lg_bits[3] = {3, 3, 5};                  // log2 bits per element of A, B, C in memory

@@ -144,6 +144,13 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   int64_t m_min = M;
   r.boolean(r.root, "m_dynamic", &m_dynamic);
   if (m_dynamic) r.integer(r.root, "M_min", 1, M, &m_min);
+  bool n_dynamic = false;
+  int64_t n_min = N, n_align = 1;
+  r.boolean(r.root, "n_dynamic", &n_dynamic);
+  if (n_dynamic) {
+    r.integer(r.root, "N_min", 1, N, &n_min);
+    r.integer(r.root, "n_align", 1, 1 << 16, &n_align, true);
+  }
   // An NPU design that realigns rows (the layout's byte_rows) takes rows and leading dimensions of
   // any whole number of bytes.
   json::Span layout;
@@ -196,6 +203,9 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   p.M = static_cast<uint32_t>(M);
   p.M_min = static_cast<uint32_t>(m_min);
   p.M_max = p.M;
+  p.N_min = static_cast<uint32_t>(n_min);
+  p.N_max = static_cast<uint32_t>(N);
+  p.n_align = static_cast<uint32_t>(n_align);
   p.N = static_cast<uint32_t>(N);
   p.batch = static_cast<uint32_t>(batch);
   p.K_min = static_cast<uint32_t>(k_min);
@@ -230,6 +240,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
                            : i == kB ? (o.row_major ? p.N : p.K_max)
                                      : (o.row_major ? p.N : p.M);
     o.ld_is_k = k_dynamic && i != kC && o.row_major == (i == kA);
+    o.ld_is_n = n_dynamic && i != kA && o.row_major;
     if (ld == 0) ld = inner;
     if (ld < inner) {
       ld_field(err, ld_key[i], ld).str(" is smaller than the ").num(inner).str(" elements of a row or column");
@@ -238,6 +249,11 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     if (o.ld_is_k && ld != inner) {
       ld_field(err, ld_key[i], ld);
       err->str(" pads a K-range operand (its rows or columns are packed: the stride is the run-time K)");
+      return PlanStatus::Unsupported;
+    }
+    if (o.ld_is_n && ld != inner) {
+      ld_field(err, ld_key[i], ld);
+      err->str(" pads an N-range operand (its rows are packed: the stride is the run-time N)");
       return PlanStatus::Unsupported;
     }
     // Two 4-bit elements per byte: a row or column starts on a byte only after an even ld.
@@ -274,6 +290,11 @@ uint32_t set_m(GemmPlan* p, uint32_t m) {
   return set_k(p, p->K);
 }
 
+uint32_t set_n(GemmPlan* p, uint32_t n) {
+  p->N = n;
+  return set_k(p, p->K);
+}
+
 uint32_t set_k(GemmPlan* p, uint32_t k) {
   p->K = k;
   const uint32_t rows[kOperands] = {p->M, k, p->M};
@@ -284,6 +305,7 @@ uint32_t set_k(GemmPlan* p, uint32_t k) {
     o.rows = rows[i];
     o.cols = cols[i];
     if (o.ld_is_k && !o.ld_set) o.ld = k;
+    if (o.ld_is_n && !o.ld_set) o.ld = p->N;
     const uint32_t inner = o.row_major ? o.cols : o.rows;
     const uint32_t outer = o.row_major ? o.rows : o.cols;
     // One matrix: its last row (column) ends (outer - 1) × ld + inner elements in; the batch's

@@ -26,6 +26,7 @@ struct OperandLayout {
   uint32_t plan_ld;  // the plan's ld (at K_max), which dgmm_set_ld's 0 returns to
   bool row_major;
   bool ld_is_k;        // K-range plan, rows (A) or columns (B) along K: ld is the current K
+  bool ld_is_n;        // N-range plan, rows of a row-major B or C: ld is the current N
   bool ld_set;         // ld was chosen by dgmm_set_ld: it no longer follows K
   DType type;          // the container
   uint8_t value_bits;  // 2 .. bits(type): N of sN / uN; int4 = s4, int8 = s8, int16 = s16, int32 = s32
@@ -41,6 +42,8 @@ struct GemmPlan {
   uint32_t M, N, K;
   uint32_t batch = 1;  // packed matrices: matrix b of an operand starts b × batch_stride bytes after it
   uint32_t K_min, K_max;
+  uint32_t N_min, N_max;  // ... and N ("n_dynamic", "N_min"; "N" holds N_max), a multiple of n_align
+  uint32_t n_align;
   uint32_t M_min, M_max;   // a run-time M (the plan's "m_dynamic", "M_min"; "M" holds M_max); M_min == M_max == M
                            // when M is fixed. A handle starts at M_max; set_m changes M.
   uint32_t k_align = 1;    // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
@@ -76,6 +79,11 @@ uint32_t set_k(GemmPlan* plan, uint32_t k);
 /// follow from it (the leading dimensions stay: M runs along none that the plan packs at run time).
 /// Returns as set_k does.
 uint32_t set_m(GemmPlan* plan, uint32_t m);
+
+/// Sets the current N (in [N_min, N_max] and a multiple of n_align: checked by the caller) and the
+/// operand layouts that follow from it (packed rows of a row-major B or C: ld is N). Returns as
+/// set_k does.
+uint32_t set_n(GemmPlan* plan, uint32_t n);
 
 /// Runs the GEMM C = A * B with the plan's tile loop nest. `acc` holds plan.acc_tile_bytes bytes,
 /// aligned to 8. The operand addresses are checked by the caller (non-null, aligned). Returns

@@ -679,6 +679,53 @@ dgmm_status dgmm_set_m(dgmm_handle h, uint32_t m) {
   return DGMM_OK;
 }
 
+dgmm_status dgmm_set_n(dgmm_handle h, uint32_t n) {
+  if (!valid(h)) return bad_handle();
+  if (const dgmm_status s = idle(h, "N change"); s != DGMM_OK) return s;
+  const uint32_t lo = h->plan.N_min, hi = h->plan.N_max, align = h->plan.n_align;
+  ErrorDetail d;
+  d.str("N ").num(n);
+  if (n < lo || n > hi) {
+    if (lo == hi)
+      d.str(" is not the plan's N ").num(hi).str(" (the plan has no N range)");
+    else
+      d.str(" is outside the plan's N range [").num(lo).str(", ").num(hi).chr(']');
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (n % align != 0) {
+    d.str(" is not a multiple of ").num(align).str(": the plan's DMA moves B's and C's rows of N elements in whole ");
+    d.str(h->plan.byte_rows ? "bytes" : "bus beats");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  for (uint32_t i = dg::bm::kB; i < dg::bm::kOperands; ++i) {
+    const dg::bm::OperandLayout& o = h->plan.op[i];
+    if (o.ld_is_n && !o.ld_set && (n & 1) != 0 && o.type == dg::bm::DType::Int4) {
+      d.str(" is odd: operand '").chr(static_cast<char>('A' + i));
+      d.str("' has 4-bit elements packed two per byte along N, and each of its rows must start on a byte");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+    if (o.ld_set && o.row_major && n > o.ld) {
+      d.str(" is above operand '").chr(static_cast<char>('A' + i));
+      d.str("''s leading dimension ").num(o.ld).str(" (set by dgmm_set_ld): its rows would overlap");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+  }
+  const uint32_t old_n = h->plan.N;
+  dg::bm::set_n(&h->plan, n);
+  for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
+    dgmm_status s = DGMM_OK;
+    if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes))
+      s = wrap_error(i);
+    else if (h->engine == DGMM_ENGINE_NPU)
+      s = npu_check_ld(h, static_cast<uint32_t>(i));
+    if (s != DGMM_OK) {
+      dg::bm::set_n(&h->plan, old_n);
+      return s;
+    }
+  }
+  return DGMM_OK;
+}
+
 dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
   if (!valid(h)) return bad_handle();
   ErrorDetail d;
@@ -706,7 +753,7 @@ dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   o.ld_set = ld != 0;
-  o.ld = ld != 0 ? ld : o.ld_is_k ? h->plan.K : o.plan_ld;
+  o.ld = ld != 0 ? ld : o.ld_is_k ? h->plan.K : o.ld_is_n ? h->plan.N : o.plan_ld;
   dg::bm::set_k(&h->plan, h->plan.K);  // the extents at the new leading dimension
   dgmm_status s = DGMM_OK;
   if (h->bound[i] && wraps(h->addr[i], o.bytes))
@@ -913,6 +960,13 @@ dgmm_status dgmm_m_range(dgmm_handle h, uint32_t* m_min, uint32_t* m_max) {
   if (!valid(h)) return bad_handle();
   if (m_min != nullptr) *m_min = h->plan.M_min;
   if (m_max != nullptr) *m_max = h->plan.M_max;
+  return DGMM_OK;
+}
+
+dgmm_status dgmm_n_range(dgmm_handle h, uint32_t* n_min, uint32_t* n_max) {
+  if (!valid(h)) return bad_handle();
+  if (n_min != nullptr) *n_min = h->plan.N_min;
+  if (n_max != nullptr) *n_max = h->plan.N_max;
   return DGMM_OK;
 }
 

@@ -46,7 +46,9 @@ struct PlanArgs {
   bool k_dynamic = false;  // K is chosen at run time, in [k_min, K]
   int k_align = 0;         // the plan's "k_align" when > 0 (absent otherwise, as older modules)
   int k_min = 0;
-  int m_min = 0;         // > 0: M is chosen at run time, in [m_min, M] ("m_dynamic", "M_min")
+  int m_min = 0;  // > 0: M is chosen at run time, in [m_min, M] ("m_dynamic", "M_min")
+  int n_min = 0;  // > 0: N is chosen at run time, in [n_min, N] ("n_dynamic", "N_min", "n_align")
+  int n_align = 1;
   int k_max = -1;        // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
   std::string epilogue;  // the plan's "epilogue" when not empty (absent otherwise, as older modules)
 };
@@ -57,6 +59,7 @@ std::string plan_json(const PlanArgs& p) {
   s << "{\n  \"K\": " << p.K << ",\n  \"K_max\": " << (p.k_max >= 0 ? p.k_max : p.K)
     << ",\n  \"K_min\": " << (p.k_dynamic ? p.k_min : p.K) << ",\n  \"M\": " << p.M
     << (p.m_min > 0 ? ",\n  \"M_min\": " + std::to_string(p.m_min) : std::string()) << ",\n  \"N\": " << p.N
+    << (p.n_min > 0 ? ",\n  \"N_min\": " + std::to_string(p.n_min) : std::string())
     << (p.epilogue.empty() ? std::string() : ",\n  \"epilogue\": \"" + p.epilogue + "\"") << ",\n  \"a_type\": \""
     << p.a << "\",\n  \"acc_type\": \"" << p.acc << "\",\n  \"b_type\": \"" << p.b << "\",\n  \"batch\": " << p.batch
     << ",\n  \"c_type\": \"" << p.c
@@ -66,7 +69,9 @@ std::string plan_json(const PlanArgs& p) {
     << ", \"ldc\": " << p.ldc
     << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"k_dynamic\": " << (p.k_dynamic ? "true" : "false")
     << (p.k_align > 0 ? ",\n  \"k_align\": " + std::to_string(p.k_align) : std::string())
-    << (p.m_min > 0 ? ",\n  \"m_dynamic\": true" : "") << ",\n  \"notes\": [\"tile_m: 1\"],\n"
+    << (p.m_min > 0 ? ",\n  \"m_dynamic\": true" : "")
+    << (p.n_min > 0 ? ",\n  \"n_align\": " + std::to_string(p.n_align) + ",\n  \"n_dynamic\": true" : "")
+    << ",\n  \"notes\": [\"tile_m: 1\"],\n"
     << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \"" << p.target_kind << "\",\n  \"tile_k\": " << p.tk
     << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn << "\n}\n";
   return s.str();
@@ -465,15 +470,16 @@ struct Buffer {
 // Runs one GEMM on the reference executor, at run-time K `k` (0: the plan's), with random bits
 // in every container byte (so that the bits above a custom width are garbage the executor must
 // ignore), and compares C with a naive host GEMM of the decoded values.
-bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0, uint32_t m = 0) {
+bool run_raw(const PlanArgs& p, uint32_t seed, uint32_t k = 0, uint32_t m = 0, uint32_t n = 0) {
   const auto module = make_module(plan_json(p));
   dgmm_handle h = load(module);
   if (h == nullptr) return false;
   if (k != 0 && dgmm_set_k(h, k) != DGMM_OK) return false;
   if (m != 0 && dgmm_set_m(h, m) != DGMM_OK) return false;
+  if (n != 0 && dgmm_set_n(h, n) != DGMM_OK) return false;
   uint32_t M = 0, N = 0, K = 0;
   dgmm_problem(h, &M, &N, &K, nullptr, nullptr, nullptr);
-  if ((k != 0 && K != k) || (m != 0 && M != m)) return false;
+  if ((k != 0 && K != k) || (m != 0 && M != m) || (n != 0 && N != n)) return false;
   const TypeInfo ta = type_info(p.a), tb = type_info(p.b), tc = type_info(p.c);
   dgmm_operand op[3];
   const char* names[3] = {"A", "B", "C"};
@@ -746,6 +752,61 @@ void test_m_range() {
   q.k_dynamic = true, q.k_min = 1, q.a_row = false, q.lda = 11, q.c_row = false, q.ldc = 9;
   CHECK(run_raw(q, 7, 5, 6));
   CHECK(run_raw(q, 8, 12, 2));
+}
+
+void test_n_range() {
+  // N chosen at run time in [3, 10], a multiple of 1 (then of 2): the range, refusals, packed
+  // rows of B and C at the current N, and the executor at each N.
+  PlanArgs p;
+  p.M = 5, p.N = 10, p.K = 12, p.n_min = 3, p.tm = 4, p.tn = 4, p.tk = 8;
+  dgmm_handle h = load(make_module(plan_json(p)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  uint32_t lo = 0, hi = 0, n = 0;
+  CHECK(dgmm_n_range(h, &lo, &hi) == DGMM_OK && lo == 3 && hi == 10);
+  CHECK(dgmm_problem(h, nullptr, &n, nullptr, nullptr, nullptr, nullptr) == DGMM_OK && n == 10);
+  CHECK(dgmm_set_n(h, 2) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "N 2 is outside the plan's N range [3, 10]"));
+  CHECK(dgmm_set_n(h, 11) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_set_n(h, 7) == DGMM_OK);
+  CHECK(operand(h, "B").cols == 7 && operand(h, "B").ld == 7 && operand(h, "B").bytes == 84);  // packed
+  CHECK(operand(h, "C").cols == 7 && operand(h, "C").ld == 7 && operand(h, "C").bytes == 140);
+  CHECK(operand(h, "A").bytes == 60);
+  // A leading dimension set on B stays; N above it is refused; 0 returns to packed at N.
+  CHECK(dgmm_set_ld(h, "B", 8) == DGMM_OK && operand(h, "B").ld == 8);
+  CHECK(dgmm_set_n(h, 9) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "N 9 is above operand 'B''s leading dimension 8"));
+  CHECK(dgmm_set_n(h, 8) == DGMM_OK);
+  CHECK(dgmm_set_ld(h, "B", 0) == DGMM_OK && operand(h, "B").ld == 8);
+  CHECK(dgmm_set_n(h, 4) == DGMM_OK && operand(h, "B").ld == 4);
+  CHECK(dgmm_set_n(nullptr, 4) == DGMM_ERROR_INVALID_STATE);
+  CHECK(dgmm_n_range(nullptr, &lo, &hi) == DGMM_ERROR_INVALID_STATE);
+  // n_align: only its multiples.
+  PlanArgs a = p;
+  a.n_align = 2;
+  h = load(make_module(plan_json(a)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_n(h, 5) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "N 5 is not a multiple of 2"));
+  CHECK(dgmm_set_n(h, 6) == DGMM_OK);
+  // A padded plan ld on an N-range operand along N is refused; N_min past N too.
+  PlanArgs bad = p;
+  bad.ldc = 12;
+  CHECK(load_status(make_module(plan_json(bad))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'ldc': 12 pads an N-range operand"));
+  bad = p;
+  bad.n_min = 11;
+  CHECK(load_status(make_module(plan_json(bad))) == DGMM_ERROR_BAD_MODULE);
+  CHECK(contains(dgmm_last_error(), "plan field 'N_min': out of range"));
+  // The executor: ends of the range, tile edges, with M and K ranges beside it, column-major B.
+  bool all = true;
+  for (uint32_t nn : {3u, 4u, 5u, 10u}) all &= run_raw(p, 300 + nn, 0, 0, nn);
+  CHECK(all);
+  PlanArgs q = p;
+  q.m_min = 1, q.k_dynamic = true, q.k_min = 1, q.b_row = false;
+  CHECK(run_raw(q, 9, 7, 2, 9));
+  CHECK(run_raw(q, 10, 12, 5, 3));
 }
 
 void test_custom_widths() {
@@ -1643,7 +1704,7 @@ void test_npu_errors() {
   };
   const Case cases[] = {
       {1, "M is outside the plan's range"},
-      {2, "N is not the plan's"},
+      {2, "N is outside the plan's range"},
       {3, "K is outside the plan's range"},
       {4, "an operand base address is not aligned to a bus beat"},
       {5, "an operand row is not a whole number of bus beats (of bytes where the design moves byte rows)"},
@@ -2103,6 +2164,7 @@ int main() {
   test_compiler_plan();
   test_k_range();
   test_m_range();
+  test_n_range();
   test_k_range_gemm();
   test_custom_widths();
   test_int4();

@@ -99,6 +99,11 @@ const Fixture& mrange() {
   static Fixture f = load("tests/formal/mrange_partial.dgml");
   return f;
 }
+/// N chosen at run time (1 .. 72, byte rows), fixed M and K.
+const Fixture& nrange() {
+  static Fixture f = load("tests/formal/nrange_partial.dgml");
+  return f;
+}
 const Fixture& krange40() {
   static Fixture f = with_addr_bits(krange(), 40);
   return f;
@@ -411,6 +416,26 @@ TEST_CASE("formal: with a run-time M, a C stream that stops a row short of M is 
   hdlgen::Design d = mutate_assign("npu_gemm_mr_agu_c.v", "last_r",
                                    to("r_q == 9'(TileRows - 1) || m0_q + r_q + 9'(2) >= m_q"), mrange(), "mr");
   auto m = prove_one(d, "npu_gemm_mr_agu_c");
+  INFO(hdlgen::report_text({{m}, ""}));
+  check_fails_only_on(m, d, "assert (f_");
+}
+
+TEST_CASE("formal: with a run-time N every property is proved, exactly-once included") {
+  const Fixture& f = nrange();
+  REQUIRE(f.plan.n_dynamic);
+  REQUIRE(f.plan.npu_layout->byte_rows);
+  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, "nr");
+  hdlgen::FormalReport r = hdlgen::prove(d);
+  INFO(hdlgen::report_text(r));
+  REQUIRE(r.error.empty());
+  CHECK(r.all_proved());
+  for (const auto& v : d.files)
+    if (v.name.find("_agu_") != std::string::npos) CHECK(v.text.find("assert (f_mb < f_mbs") != std::string::npos);
+}
+
+TEST_CASE("formal: with a run-time N, a B stream that skips the last N tile is caught by the counters") {
+  hdlgen::Design d = mutate_assign("npu_gemm_nr_agu_b.v", "last_n", to("n0_q + 8'(2 * TileN) >= n_q"), nrange(), "nr");
+  auto m = prove_one(d, "npu_gemm_nr_agu_b");
   INFO(hdlgen::report_text({{m}, ""}));
   check_fails_only_on(m, d, "assert (f_");
 }

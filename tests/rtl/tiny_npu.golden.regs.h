@@ -118,7 +118,7 @@
 /* ERROR.CODE values */
 #define NPU_GEMM_TINY_NPU_ERROR_NONE 0u /* no error */
 #define NPU_GEMM_TINY_NPU_ERROR_M 1u /* M is outside the plan's range */
-#define NPU_GEMM_TINY_NPU_ERROR_N 2u /* N is not the plan's */
+#define NPU_GEMM_TINY_NPU_ERROR_N 2u /* N is outside the plan's range */
 #define NPU_GEMM_TINY_NPU_ERROR_K 3u /* K is outside the plan's range */
 #define NPU_GEMM_TINY_NPU_ERROR_BASE_ALIGN 4u /* an operand base address is not aligned to a bus beat */
 #define NPU_GEMM_TINY_NPU_ERROR_ROW_BEATS 5u /* an operand row is not a whole number of bus beats (of bytes where the design moves byte rows) */

@@ -49,13 +49,15 @@
  * the extents that follow from it; the buffer bound to an operand must hold the bytes reported for
  * the K of each launch. A fixed-K plan has K_min == K_max == K.
  *
- * M at run time. A plan may leave M to run time within [M_min, M_max] (plan fields "m_dynamic",
- * "M_min"; "M" holds M_max), as an NPU design's M register takes it. A handle starts at M = M_max;
- * dgmm_set_m chooses the M of the following launches: A is M x K and C is M x N, their first M
- * rows (the leading dimensions are the plan's or dgmm_set_ld's: the rows of a row-major A or C
- * stay where they are, the columns of a column-major one keep the plan's stride). dgmm_problem and
- * dgmm_operand_info report the current M and the extents that follow from it. A fixed-M plan has
- * M_min == M_max == M.
+ * M and N at run time. A plan may leave M to run time within [M_min, M_max] (plan fields
+ * "m_dynamic", "M_min"; "M" holds M_max), and N within [N_min, N_max] ("n_dynamic", "N_min",
+ * "n_align"; "N" holds N_max), as an NPU design's M and N registers take them. A handle starts at
+ * the largest; dgmm_set_m and dgmm_set_n choose the M and N of the following launches. A is M x K,
+ * B is K x N and C is M x N: the rows of a row-major B or C are packed, so that their leading
+ * dimension is the current N (the plan gives it as N_max); the other leading dimensions are the
+ * plan's (the columns of a column-major A or C keep the plan's stride) or dgmm_set_ld's.
+ * dgmm_problem and dgmm_operand_info report the current M and N and the extents that follow from
+ * them. A fixed plan has M_min == M_max == M and N_min == N_max == N.
  *
  * Leading dimensions at run time. dgmm_set_ld(handle, "A", lda) (and "B", "C") makes an operand a
  * sub-matrix of a larger array: its rows (row-major) start ld elements apart, as BLAS's lda; 0
@@ -91,11 +93,10 @@
  * dgmm_set_engine(h, DGMM_ENGINE_NPU) for an operand already bound, and by the launch (the extents
  * follow K). dgmm_wait polls STATUS
  * (port_wait_irq between polls) until DONE or ERROR; ERROR becomes DGMM_ERROR_LAUNCH with a
- * dgmm_last_error message naming the ERROR register's code (1 M outside its range, 2 N not the plan's, 3 K outside
- * its range, 4 base not beat-aligned, 5 row not whole beats, 6 to 8 bus errors, 9 base or extent
- * beyond the bus's address width). dgmm_npu_cycles gives the CYCLES
- * register of the last completed run. The data the NPU reads and writes is its own business: the
- * runtime touches no operand memory on this engine.
+ * dgmm_last_error message naming the ERROR register's code (1 M, 2 N, 3 K outside its range, 4 base not beat-aligned, 5
+ * row not whole beats, 6 to 8 bus errors, 9 base or extent beyond the bus's address width). dgmm_npu_cycles gives the
+ * CYCLES register of the last completed run. The data the NPU reads and writes is its own business: the runtime touches
+ * no operand memory on this engine.
  *
  * dgmm_wait polls completion through the port layer (port.h) on either engine.
  */
@@ -181,12 +182,21 @@ dgmm_status dgmm_trust_key(const uint8_t* public_key);
  *  failure K stays as it was. */
 dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k);
 
-/** Sets the M of the following launches (see "M at run time" above): DGMM_ERROR_INVALID_ARGUMENT,
- *  with a message naming the plan's range, when m is outside [M_min, M_max] (for a fixed-M plan
- *  only m == M is accepted), or when an operand already bound would wrap around the address space
- *  at that M; DGMM_ERROR_INVALID_STATE while a launch runs. Bindings stay; on failure M stays as it
- *  was. */
+/** Sets the M of the following launches (see "M and N at run time" above):
+ *  DGMM_ERROR_INVALID_ARGUMENT, with a message naming the plan's range, when m is outside
+ *  [M_min, M_max] (for a fixed-M plan only m == M is accepted), or when an operand already bound
+ *  would wrap around the address space at that M; DGMM_ERROR_INVALID_STATE while a launch runs.
+ *  Bindings stay; on failure M stays as it was. */
 dgmm_status dgmm_set_m(dgmm_handle handle, uint32_t m);
+
+/** Sets the N of the following launches (see "M and N at run time" above):
+ *  DGMM_ERROR_INVALID_ARGUMENT, with a message naming the plan's range, when n is outside
+ *  [N_min, N_max] (for a fixed-N plan only n == N is accepted), not a multiple of the plan's
+ *  n_align (the NPU's DMA moves B's and C's rows of N elements in whole bus beats, or bytes), odd
+ *  where a 4-bit B's rows are packed, above a leading dimension dgmm_set_ld set on a row-major B
+ *  or C, or when an operand already bound would wrap around the address space at that N;
+ *  DGMM_ERROR_INVALID_STATE while a launch runs. On failure N stays as it was. */
+dgmm_status dgmm_set_n(dgmm_handle handle, uint32_t n);
 
 /** Sets the leading dimension of operand `name` ("A", "B" or "C"), in elements, for the following
  *  launches (see "Leading dimensions at run time" above); 0 returns to the plan's.
@@ -201,6 +211,9 @@ dgmm_status dgmm_set_ld(dgmm_handle handle, const char* name, uint32_t ld);
 
 /** The plan's M range (M_min == M_max == M for a fixed-M plan); either pointer may be NULL. */
 dgmm_status dgmm_m_range(dgmm_handle handle, uint32_t* m_min, uint32_t* m_max);
+
+/** The plan's N range (N_min == N_max == N for a fixed-N plan); either pointer may be NULL. */
+dgmm_status dgmm_n_range(dgmm_handle handle, uint32_t* n_min, uint32_t* n_max);
 
 /** The plan's K range (K_min == K_max == K for a fixed-K plan); either pointer may be NULL. */
 dgmm_status dgmm_k_range(dgmm_handle handle, uint32_t* k_min, uint32_t* k_max);

@@ -129,7 +129,7 @@ inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[
 inline constexpr ErrorCode kErrorCodes[] = {
     {0, "NONE", "no error"},
     {1, "M", "M is outside the plan's range"},
-    {2, "N", "N is not the plan's"},
+    {2, "N", "N is outside the plan's range"},
     {3, "K", "K is outside the plan's range"},
     {4, "BASE_ALIGN", "an operand base address is not aligned to a bus beat"},
     {5, "ROW_BEATS", "an operand row is not a whole number of bus beats (of bytes where the design moves byte rows)"},
