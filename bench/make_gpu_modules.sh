@@ -17,7 +17,7 @@
 #                             and with split_k 1 forced (off), same loader
 #   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
 #                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
-# usage: bench/make_gpu_modules.sh [DIR] [all|fp8|tma|oddk|w4|splitk|epilogue|simt|residual]
+# usage: bench/make_gpu_modules.sh [DIR] [all|bench|fp8|tma|oddk|w4|splitk|epilogue|simt|residual]
 #   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
@@ -39,6 +39,24 @@ constraints { cast_output: $1; ${6:-} }
 SPEC
   "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$5: |" || true
 }
+# The benchmark table: fp16 and bf16, square and M x (N, K) pairs (subset "bench" builds it alone).
+bench_modules() {
+  for t in fp16 bf16; do
+    for s in 2048 4096 8192; do spec $t $s $s $s "bench_${t}_${s}x${s}x${s}.ko"; done
+    for m in 1 16 64 128 4096; do
+      for nk in "4096 4096" "14336 4096" "4096 14336" "7168 2048" "24576 1536"; do
+        set -- $nk
+        spec $t $m $1 $2 "bench_${t}_${m}x${1}x${2}.ko"
+      done
+    done
+  done
+}
+if [ "$what" = bench ]; then
+  bench_modules
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 spec_fp8() {  # A-type B-type C-type M N K out [extra constraints] [scales] [batch]: fp8 on wgmma, B column-major
   cat > "$dir/.spec.dgml" <<SPEC
 target hopper;
@@ -391,15 +409,7 @@ if [ "$what" = fp8 ]; then
   ls "$dir" | wc -l
   exit 0
 fi
-for t in fp16 bf16; do
-  for s in 2048 4096 8192; do spec $t $s $s $s "bench_${t}_${s}x${s}x${s}.ko"; done
-  for m in 1 16 64 128 4096; do
-    for nk in "4096 4096" "14336 4096" "4096 14336" "7168 2048" "24576 1536"; do
-      set -- $nk
-      spec $t $m $1 $2 "bench_${t}_${m}x${1}x${2}.ko"
-    done
-  done
-done
+bench_modules
 spec_volta() {  # M N K out output [layout] [constraints]: Volta's m8n8k4 kernels (PTX for sm_70, JIT-compiled)
   cat > "$dir/.spec.dgml" <<SPEC
 target volta;
