@@ -220,7 +220,9 @@ class Encoder {
         q_.table({"tile_m", "tile_n", "raster_group", "blocks_per_sm"},
                  [&](const Vals& v) { return log_mem_rate(s_, v[0], v[1], v[2], v[3]); });
     Expr lat = q_.table({"stages"}, [&](const Vals& v) { return log_latency(s_, v[0]); });
-    Expr load = loaders ? q_.table({"loader"}, [&](const Vals& v) { return log_loader(s_, v[0]); }) : z_.int_val(0);
+    // (mma.sync has no loader variable: its cp.async term is a constant, log_loader's.)
+    Expr load = loaders ? q_.table({"loader"}, [&](const Vals& v) { return log_loader(s_, v[0]); })
+                        : z_.int_val(s_.family == hw::Family::MmaSync ? log_loader(s_, kLoaderCpAsync) : 0);
     objective(waves + iters + epi + load, {math, mem, lat});
   }
 
