@@ -592,7 +592,7 @@ std::int64_t log_loader(const Space& s, std::int64_t loader) {
   // The mma.sync family (cp.async in the computing warps, a block barrier per K tile) where the
   // wgmma family's 64-row tiles can take the problem too: at M = 64 on fp16 it ran 1.44-1.54x
   // slower against the model than wgmma with the TMA loader (geometric mean 1.50 over 3 shapes,
-  // N = 7168-24576, K = 1536-4096; H200, bench/RESULTS.md, "M = 64 on wgmma"). Applied from
+  // N = 7168-24576, K = 1536-4096; H200, bench/RESULTS.md, "M = 64 on wgmma", run 29). Applied from
   // M = 64 on 16-bit inputs, the measured regime, to every mma.sync point alike, so that it moves
   // the choice between the families and not the one among mma.sync tiles.
   if (s.family == hw::Family::MmaSync && s.wgmma_alternative && s.M >= 64 && s.a_bits == 16) return scaled_log2(1.5);
