@@ -306,11 +306,11 @@ void Checker::check_shape() {
   p_.batch = {1, {}, false};
   if (const auto* e = get("shape", "batch")) ok &= want_int(*e, 1, 65535, p_.batch);
   Loc sloc = block_loc("shape");
-  // M and N: fixed, or a run-time range (X_min, X_max) whose largest value sizes buffers and
-  // bounds.
+  // M, N and K: each fixed, or a run-time range (X_min, X_max) whose largest value sizes buffers
+  // and bounds.
   auto ranged = [&](const std::string& x, Declared<std::int64_t>& fixed, Declared<std::int64_t>& lo,
                     Declared<std::int64_t>& hi, bool& dynamic) {
-    const std::string an = x == "M" ? "an" : "a";
+    const std::string an = x == "K" ? "a" : "an";  // "an M", "an N", "a K"
     const auto* v = get("shape", x);
     const auto* vmin = get("shape", x + "_min");
     const auto* vmax = get("shape", x + "_max");
@@ -345,34 +345,7 @@ void Checker::check_shape() {
   };
   ranged("M", p_.M, p_.M_min, p_.M_max, p_.m_dynamic);
   ranged("N", p_.N, p_.N_min, p_.N_max, p_.n_dynamic);
-  const auto* k = get("shape", "K");
-  const auto* kmin = get("shape", "K_min");
-  const auto* kmax = get("shape", "K_max");
-  if (k && (kmin || kmax)) {
-    d_.error((kmin ? kmin : kmax)->loc, "declare either 'K' or a 'K_min'/'K_max' range, not both");
-    d_.note(k->loc, "'K' declared here");
-    ok = false;
-  } else if (!k && !kmin && !kmax) {
-    d_.error(sloc, "the shape block must declare 'K' (or a 'K_min'/'K_max' range)");
-    ok = false;
-  } else if (!k && (!kmin || !kmax)) {
-    d_.error((kmin ? kmin : kmax)->loc,
-             fmt::format("a K range needs both 'K_min' and 'K_max'; '{}' is missing", kmin ? "K_max" : "K_min"));
-    ok = false;
-  } else if (!k && ok && p_.K_min.value > p_.K_max.value) {
-    d_.error(kmin->loc,
-             fmt::format("empty K range: K_min {} is greater than K_max {}", p_.K_min.value, p_.K_max.value));
-    ok = false;
-  }
-  if (ok) {
-    if (k) {
-      p_.K_min = p_.K;
-      p_.K_max = p_.K;
-    } else {
-      p_.k_dynamic = true;
-      p_.K = p_.K_max;  // the largest K sizes buffers and bounds
-    }
-  }
+  ranged("K", p_.K, p_.K_min, p_.K_max, p_.k_dynamic);
   shape_ok_ = ok;
 }
 

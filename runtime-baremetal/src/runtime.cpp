@@ -449,6 +449,36 @@ dgmm_status wrap_error(int i) {
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
+/// The refusal of a run-time dimension (name 'M', 'N' or 'K') outside the plan's [lo, hi].
+dgmm_status outside_range(char name, uint32_t v, uint32_t lo, uint32_t hi) {
+  ErrorDetail d;
+  d.chr(name).chr(' ').num(v);
+  if (lo == hi)
+    d.str(" is not the plan's ").chr(name).chr(' ').num(hi).str(" (the plan has no ").chr(name).str(" range)");
+  else
+    d.str(" is outside the plan's ").chr(name).str(" range [").num(lo).str(", ").num(hi).chr(']');
+  return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+}
+
+/// After M, N or K changed: no operand already bound may wrap around the address space, and on
+/// the NPU engine each leading dimension must still be one its design takes; the first refusal,
+/// after `undo` put the old value back, or DGMM_OK.
+template <class Undo>
+dgmm_status recheck_operands(const dgmm_kernel* h, Undo undo) {
+  for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
+    dgmm_status s = DGMM_OK;
+    if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes))
+      s = wrap_error(i);
+    else if (h->engine == DGMM_ENGINE_NPU)
+      s = npu_check_ld(h, static_cast<uint32_t>(i));
+    if (s != DGMM_OK) {
+      undo();
+      return s;
+    }
+  }
+  return DGMM_OK;
+}
+
 /// Refuses the fused epilogue's operand i where the plan lacks it, naming what has it.
 dgmm_status epi_missing(uint32_t i) {
   ErrorDetail d;
@@ -614,84 +644,43 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
       return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
     }
   }
-  if (outside || odd != dg::bm::kOperands || k % align != 0) {
+  if (outside) return outside_range('K', k, lo, hi);
+  if (odd != dg::bm::kOperands || k % align != 0) {
     ErrorDetail d;
     d.str("K ").num(k);
-    if (!outside && k % align != 0) {
+    if (k % align != 0) {
       d.str(" is not a multiple of ")
           .num(align)
           .str(": the plan's DMA moves A's rows of K elements in whole bus beats");
-    } else if (!outside) {
+    } else {
       d.str(" is odd: operand '").chr(static_cast<char>('A' + odd));
       d.str("' has 4-bit elements packed two per byte along K, and each of its ")
           .str(odd == dg::bm::kA ? "rows" : "columns")
           .str(" must start on a byte");
-    } else if (lo == hi) {
-      d.str(" is not the plan's K ").num(hi).str(" (the plan has no K range)");
-    } else {
-      d.str(" is outside the plan's K range [").num(lo).str(", ").num(hi).chr(']');
     }
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   const uint32_t old_k = h->plan.K;
   dg::bm::set_k(&h->plan, k);
-  for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
-    if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes)) {
-      dg::bm::set_k(&h->plan, old_k);
-      return wrap_error(i);
-    }
-    if (h->engine == DGMM_ENGINE_NPU) {
-      if (const dgmm_status s = npu_check_ld(h, static_cast<uint32_t>(i)); s != DGMM_OK) {
-        dg::bm::set_k(&h->plan, old_k);
-        return s;
-      }
-    }
-  }
-  return DGMM_OK;
+  return recheck_operands(h, [&] { dg::bm::set_k(&h->plan, old_k); });
 }
 
 dgmm_status dgmm_set_m(dgmm_handle h, uint32_t m) {
   if (!valid(h)) return bad_handle();
   if (const dgmm_status s = idle(h, "M change"); s != DGMM_OK) return s;
-  const uint32_t lo = h->plan.M_min, hi = h->plan.M_max;
-  if (m < lo || m > hi) {
-    ErrorDetail d;
-    d.str("M ").num(m);
-    if (lo == hi)
-      d.str(" is not the plan's M ").num(hi).str(" (the plan has no M range)");
-    else
-      d.str(" is outside the plan's M range [").num(lo).str(", ").num(hi).chr(']');
-    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-  }
+  if (m < h->plan.M_min || m > h->plan.M_max) return outside_range('M', m, h->plan.M_min, h->plan.M_max);
   const uint32_t old_m = h->plan.M;
   dg::bm::set_m(&h->plan, m);
-  for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
-    dgmm_status s = DGMM_OK;
-    if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes))
-      s = wrap_error(i);
-    else if (h->engine == DGMM_ENGINE_NPU)
-      s = npu_check_ld(h, static_cast<uint32_t>(i));
-    if (s != DGMM_OK) {
-      dg::bm::set_m(&h->plan, old_m);
-      return s;
-    }
-  }
-  return DGMM_OK;
+  return recheck_operands(h, [&] { dg::bm::set_m(&h->plan, old_m); });
 }
 
 dgmm_status dgmm_set_n(dgmm_handle h, uint32_t n) {
   if (!valid(h)) return bad_handle();
   if (const dgmm_status s = idle(h, "N change"); s != DGMM_OK) return s;
-  const uint32_t lo = h->plan.N_min, hi = h->plan.N_max, align = h->plan.n_align;
+  if (n < h->plan.N_min || n > h->plan.N_max) return outside_range('N', n, h->plan.N_min, h->plan.N_max);
+  const uint32_t align = h->plan.n_align;
   ErrorDetail d;
   d.str("N ").num(n);
-  if (n < lo || n > hi) {
-    if (lo == hi)
-      d.str(" is not the plan's N ").num(hi).str(" (the plan has no N range)");
-    else
-      d.str(" is outside the plan's N range [").num(lo).str(", ").num(hi).chr(']');
-    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-  }
   if (n % align != 0) {
     d.str(" is not a multiple of ").num(align).str(": the plan's DMA moves B's and C's rows of N elements in whole ");
     d.str(h->plan.byte_rows ? "bytes" : "bus beats");
@@ -712,18 +701,7 @@ dgmm_status dgmm_set_n(dgmm_handle h, uint32_t n) {
   }
   const uint32_t old_n = h->plan.N;
   dg::bm::set_n(&h->plan, n);
-  for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
-    dgmm_status s = DGMM_OK;
-    if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes))
-      s = wrap_error(i);
-    else if (h->engine == DGMM_ENGINE_NPU)
-      s = npu_check_ld(h, static_cast<uint32_t>(i));
-    if (s != DGMM_OK) {
-      dg::bm::set_n(&h->plan, old_n);
-      return s;
-    }
-  }
-  return DGMM_OK;
+  return recheck_operands(h, [&] { dg::bm::set_n(&h->plan, old_n); });
 }
 
 dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
