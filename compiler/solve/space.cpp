@@ -186,7 +186,8 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
   s.reads_c_in = p.beta.value != 0;
   {
     const std::vector<hw::Family> fams = families(p);
-    s.wgmma_alternative = std::find(fams.begin(), fams.end(), hw::Family::Wgmma) != fams.end();
+    s.wgmma_alternative = std::find(fams.begin(), fams.end(), hw::Family::Wgmma) != fams.end() && p.hw.is_gpu() &&
+                          p.hw.gpu.has_tma && p.batch.value == 1;
   }
   s.acc_bits = p.acc.value.bits;
   s.compute_bits = std::max(s.a_bits, p.weight_conversion.empty() ? s.b_bits : 16);
@@ -590,12 +591,14 @@ std::int64_t log_loader(const Space& s, std::int64_t loader) {
   // geometric mean 1.077 over 12 shapes (bf16 M = 128 to 8192, fp8 4096^3 and 8192^3; H200,
   // bench/RESULTS.md, "Hopper: a TMA loader"). Both loaders' other terms are the same model.
   // The mma.sync family (cp.async in the computing warps, a block barrier per K tile) where the
-  // wgmma family's 64-row tiles can take the problem too: at M = 64 on fp16 it ran 1.44-1.54x
-  // slower against the model than wgmma with the TMA loader (geometric mean 1.50 over 3 shapes,
-  // N = 7168-24576, K = 1536-4096; H200, bench/RESULTS.md, "M = 64 on wgmma", run 29). Applied from
-  // M = 64 on 16-bit inputs, the measured regime, to every mma.sync point alike, so that it moves
-  // the choice between the families and not the one among mma.sync tiles.
-  if (s.family == hw::Family::MmaSync && s.wgmma_alternative && s.M >= 64 && s.a_bits == 16) return scaled_log2(1.5);
+  // wgmma family's 64-row tiles with the TMA loader can take the problem too (unbatched, strides
+  // TMA maps): at M = 64 on fp16 it ran 1.44-1.54x slower against the model than wgmma with the
+  // TMA loader (geometric mean 1.50 over 3 shapes, N = 7168-24576, K = 1536-4096; H200,
+  // bench/RESULTS.md, "M = 64 on wgmma", run 29). Applied from M = 64 on 16-bit inputs, the
+  // measured regime, to every mma.sync point alike, so that it moves the choice between the
+  // families and not the one among mma.sync tiles.
+  if (s.family == hw::Family::MmaSync && s.wgmma_alternative && s.M >= 64 && s.a_bits == 16 && tma_strides_aligned(s))
+    return scaled_log2(1.5);
   if (s.family != hw::Family::Wgmma || loader == kLoaderTma) return 0;
   return scaled_log2(1.077);
 }

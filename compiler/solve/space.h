@@ -44,7 +44,7 @@ struct Space {
   std::int64_t instr_m = 0, instr_n = 0;  // the instruction's own M and N where they differ (m8n8k4)
   int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
   bool reads_c_in = false;                      // beta ≠ 0: the epilogue reads C_in, a tile of C's type, too
-  bool wgmma_alternative = false;               // the problem may run on the wgmma family too (families())
+  bool wgmma_alternative = false;               // the problem may run on wgmma too (families()), with TMA (unbatched)
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
   double peak_flops_per_ns_sm = 0;              // GPU: per SM
   double dram_bytes_per_ns_sm = 0, l2_bytes_per_ns_sm = 0;
