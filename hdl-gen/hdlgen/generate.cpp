@@ -238,6 +238,11 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   const std::int64_t rows = tile_of(p, s.row_dim), seg = tile_of(p, s.seg_dim);
   const std::int64_t kmin = p.k_dynamic ? p.K_min : p.K, kmax = p.k_dynamic ? p.K_max : p.K;
   const std::int64_t mmin = p.m_dynamic ? p.M_min : p.M, nmin = p.n_dynamic ? p.N_min : p.N;
+  // "x is the plan's value of dimension d", or inside its run-time range (@DMIN@ .. @DMAX@).
+  auto in_range = [](const char* x, char d, bool fixed) {
+    return fixed ? fmt::format("{0} == @DW@'(@{1}MIN@)", x, d)
+                 : fmt::format("{0} >= @DW@'(@{1}MIN@) && {0} <= @DW@'(@{1}MAX@)", x, d);
+  };
   // Tiles of the loop nest along M, N and K (the exactly-once count below).
   const std::int64_t gm = ceil_div(p.M, p.tile_m), gn = ceil_div(p.N, p.tile_n), gk = ceil_div(kmax, p.tile_k);
   // A request's length: bus beats, or with byte rows bytes.
@@ -465,12 +470,12 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
           {"MOD", mod},
           {"ADVANCE", advance_code(s)},
           {"LASTK", s.has_k_loop ? "k0_q + @DW@'(TileK) >= k_q" : "1'b1"},
-          {"MRANGE", mmin == p.M ? "m_q == @DW@'(@MMAX@)" : "m_q >= @DW@'(@MMIN@) && m_q <= @DW@'(@MMAX@)"},
-          {"MRANGE_I", mmin == p.M ? "m_i == @DW@'(@MMAX@)" : "m_i >= @DW@'(@MMIN@) && m_i <= @DW@'(@MMAX@)"},
-          {"NRANGE", nmin == p.N ? "n_q == @DW@'(@NMAX@)" : "n_q >= @DW@'(@NMIN@) && n_q <= @DW@'(@NMAX@)"},
-          {"NRANGE_I", nmin == p.N ? "n_i == @DW@'(@NMAX@)" : "n_i >= @DW@'(@NMIN@) && n_i <= @DW@'(@NMAX@)"},
-          {"KRANGE", kmin == kmax ? "k_q == @DW@'(@KMIN@)" : "k_q >= @DW@'(@KMIN@) && k_q <= @DW@'(@KMAX@)"},
-          {"KRANGE_I", kmin == kmax ? "k_i == @DW@'(@KMIN@)" : "k_i >= @DW@'(@KMIN@) && k_i <= @DW@'(@KMAX@)"},
+          {"MRANGE", in_range("m_q", 'M', mmin == p.M)},
+          {"MRANGE_I", in_range("m_i", 'M', mmin == p.M)},
+          {"NRANGE", in_range("n_q", 'N', nmin == p.N)},
+          {"NRANGE_I", in_range("n_i", 'N', nmin == p.N)},
+          {"KRANGE", in_range("k_q", 'K', kmin == kmax)},
+          {"KRANGE_I", in_range("k_i", 'K', kmin == kmax)},
           {"UNUSED", s.has_k_loop ? ""
                                   : "  // C has no K loop: K and the K tile only shape the other streams.\n  "
                                     "logic unused_k;\n  assign unused_k = ^{k_q, k0_q, last_k, 32'(TileK)};\n"},

@@ -1177,8 +1177,13 @@ std::string top_module(const TopParams& tp) {
                                               {"EPI", epi},           {"ENGINE", engine}, {"REGWRITES", reg_writes},
                                               {"REGREADS", reg_reads}};
   first.insert(ld_text.begin(), ld_text.end());
-  first["MCHECK"] = tp.m_min == tp.m_max ? "m_q != @DW@'(@MMAX@)" : "m_q < @DW@'(@MMIN@) || m_q > @DW@'(@MMAX@)";
-  first["NCHECK"] = tp.n_min == tp.n_max ? "n_q != @DW@'(@NMAX@)" : "n_q < @DW@'(@NMIN@) || n_q > @DW@'(@NMAX@)";
+  // START's refusal of an M or N outside the plan's value or run-time range.
+  auto outside = [](const char* x, char d, bool fixed) {
+    return fixed ? fmt::format("{0} != @DW@'(@{1}MAX@)", x, d)
+                 : fmt::format("{0} < @DW@'(@{1}MIN@) || {0} > @DW@'(@{1}MAX@)", x, d);
+  };
+  first["MCHECK"] = outside("m_q", 'M', tp.m_min == tp.m_max);
+  first["NCHECK"] = outside("n_q", 'N', tp.n_min == tp.n_max);
   return subst(
       subst(subst(kTop, first, false), regs, false),
       {{"TOP", tp.top},
