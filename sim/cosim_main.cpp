@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   const std::string& module_path = args.module_path;
   std::int64_t &m = args.m, &n = args.n, &k = args.k;
   std::int64_t k_max = 0;  // the plan's largest K (0: not known)
-  std::int64_t batch = 1;  // the plan's batch: matrices one after the other, one NPU run each
+  std::int64_t batch = 1;  // the plan's batch (or --batch's): matrices one after the other
   std::int64_t* ld = args.ld;
   int &acc_bits = args.acc_bits, &c_bits = args.c_bits;
   dg::sim::Epilogue epi;  // the plan's fused epilogue
@@ -201,7 +201,8 @@ int main(int argc, char** argv) {
     std::uint32_t um = 0, un = 0, uk = 0, kmin = 0, kmax = 0;
     dgmm_problem(h, &um, &un, &uk, nullptr, nullptr, nullptr);
     // A batch: matrix b of each operand follows matrix b - 1 (rows × ld elements on), so the
-    // operands are matrices of batch × rows rows, which the runtime walks one NPU run each.
+    // operands are matrices of batch × rows rows (the design's loop walks them, or the runtime
+    // starts one run a matrix on a design without it).
     if (const auto at = plan_text.find("\"batch\": "); at != std::string::npos)
       batch = std::max<std::int64_t>(1, std::strtoll(plan_text.c_str() + at + 9, nullptr, 10));
     if (dgmm_k_range(h, &kmin, &kmax) == DGMM_OK) k_max = kmax;
@@ -210,6 +211,13 @@ int main(int argc, char** argv) {
     k = uk;
   } else if (m <= 0 || n <= 0 || k <= 0 || !have_a || !have_b) {
     return usage("give --module, or --m, --n, --k, --a-type and --b-type");
+  }
+  // --batch: the BATCH register the harness writes (a design of a batched plan; 0 and values past
+  // the plan's batch are for --expect-error BATCH), with the strides of matrices one after another.
+  if (args.batch != -1) {
+    if (h != nullptr) return usage("--batch is for runs the harness programs (--m ...); the runtime writes BATCH");
+    if (args.batch < 0 || args.batch > 65535) return usage("--batch must be 0 to 65535");
+    batch = std::max<std::int64_t>(1, args.batch);
   }
   if (k_max == 0) k_max = k;
   // Packed where not given; a given one holds its row (the runtime checked it for --module; the
@@ -355,6 +363,20 @@ int main(int argc, char** argv) {
                      ": the design has no leading-dimension registers (its model's npu.ld_registers is false); it "
                      "reads and writes packed rows");
     }
+    if (args.batch != -1) {
+      // BATCH and the strides: the matrices one after another (a design without them is refused).
+      const std::uint32_t stride[3] = {static_cast<std::uint32_t>(fa.size(m * ld[0])),
+                                       static_cast<std::uint32_t>(fb.size(k * ld[1])),
+                                       static_cast<std::uint32_t>(m * ld[2] * c_bytes)};
+      constexpr std::uint32_t stride_reg[3] = {dg::npu_regs::reg("A_STRIDE").offset,
+                                               dg::npu_regs::reg("B_STRIDE").offset,
+                                               dg::npu_regs::reg("C_STRIDE").offset};
+      const std::uint32_t at = dg::npu_regs::reg("BATCH").offset;
+      sim.reg_write(at, static_cast<std::uint32_t>(args.batch));
+      if (sim.reg_read(at) != static_cast<std::uint32_t>(args.batch))
+        return usage("--batch: the design has no BATCH register (its plan's batch is 1)");
+      for (int i = 0; i < 3; ++i) sim.reg_write(stride_reg[i], stride[i]);
+    }
     sim.reg_write(dg::npu_regs::reg("CTRL").offset, dg::npu_regs::mask("CTRL", "START"));
     sim.run(error_want != 0 ? 1000 : limit);  // a refused START: a while, to see that nothing moves
     finished = sim.irq();
@@ -494,9 +516,11 @@ int main(int argc, char** argv) {
   std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64
               "] %s x B %s, int%d (%d-bit accumulators)%s\n",
               m, n, m, k, fa.name().c_str(), fb.name().c_str(), c_bits, acc_bits,
-              batch > 1
-                  ? (", a batch of " + std::to_string(batch) + ": one NPU run each, started by the runtime").c_str()
-                  : "");
+              batch > 1 ? (", a batch of " + std::to_string(batch) + ": " +
+                           (sim.starts() == 1 ? std::string("one START, the design's batch loop")
+                                              : std::to_string(sim.starts()) + " STARTs, one a matrix"))
+                              .c_str()
+                        : "");
   std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n",
               A.base, B.base, C.base, o.addr_bits);
   if (A.ld != 0 || B.ld != 0 || C.ld != 0)
@@ -527,8 +551,8 @@ int main(int argc, char** argv) {
                 (status & 4u) != 0 ? " (the NPU refused it: see the ERROR register above)" : "");
   } else {
     if (batch > 1)
-      std::printf("  cycles       %u (the runs' CYCLES registers summed; the plan's estimate, %u, is for one run)\n",
-                  hw_cycles, bound);
+      std::printf("  cycles       %u (CYCLES over the batch; the plan's estimate, %u, is for one matrix)\n", hw_cycles,
+                  bound);
     else if (k_max == k)
       std::printf("  cycles       %u (CYCLES register; plan estimate %u, %+.1f%%)\n", hw_cycles, bound,
                   bound ? 100.0 * (static_cast<double>(hw_cycles) - bound) / bound : 0.0);

@@ -34,6 +34,7 @@ struct Args {
   std::string module_path;
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t ld[3] = {0, 0, 0};  // A's, B's, C's leading dimensions in elements (0: packed)
+  std::int64_t batch = -1;         // --batch: the BATCH register the harness writes (-1: not given)
   int acc_bits = 32, c_bits = 32;  // the accumulator's and C's widths (--module: the plan's)
   Format fa, fb;
   bool have_a = false, have_b = false;
@@ -47,7 +48,7 @@ inline int usage(const std::string& why) {
                "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
                "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n"
-               "         --base ADDR --addr-bits N --expect-error NAME --lda LD --ldb LD --ldc LD\n",
+               "         --base ADDR --addr-bits N --expect-error NAME --lda LD --ldb LD --ldc LD --batch B\n",
                why.c_str());
   return 2;
 }
@@ -106,6 +107,8 @@ inline int parse_args(int argc, char** argv, Args& args) {
       o.addr_bits = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
     else if (key == "--expect-error")
       o.expect_error = v;
+    else if (key == "--batch")
+      args.batch = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--acc-bits")
       acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));
     else if (key == "--c-bits")

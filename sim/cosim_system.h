@@ -140,6 +140,8 @@ class Sim {
   std::uint64_t write_beats() const { return write_beats_; }
   std::uint64_t bursts(int p) const { return bursts_[p]; }
   std::uint64_t last_start() const { return start_cycle_; }
+  /// START writes so far.
+  unsigned starts() const { return starts_; }
 
   /// The fused epilogue's operands, read on B's channels as well.
   void set_epi_buffers(const Buffer& bias, const Buffer& rq) {
@@ -187,7 +189,10 @@ class Sim {
   void reg_write(unsigned offset, std::uint32_t v) {
     const bool start = offset == kCtrl && (v & dg::npu_regs::mask("CTRL", "START")) != 0;
     reg_access(true, offset, v);
-    if (start) start_cycle_ = cycle_ - 1;  // the write took effect at the last edge
+    if (start) {
+      start_cycle_ = cycle_ - 1;  // the write took effect at the last edge
+      ++starts_;
+    }
   }
   std::uint32_t reg_read(unsigned offset) { return reg_access(false, offset, 0); }
   /// Runs until the interrupt or for `cycles` cycles.
@@ -407,6 +412,7 @@ class Sim {
 #endif
   unsigned beat_ = 16;
   std::uint64_t cycle_ = 0, start_cycle_ = 0, estimate_ = 0;
+  unsigned starts_ = 0;
   std::map<std::uint64_t, std::vector<std::uint8_t>> pages_;
   std::vector<std::uint8_t> written_;  // per byte of C
   std::vector<std::uint8_t> rbeat_;    // one read beat, reused every cycle

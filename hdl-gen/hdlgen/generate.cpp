@@ -572,7 +572,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                     p.c_type));
   if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
     throw UserError("the AGUs walk row-major A, B and C only");
-  // A batch runs the design once per matrix (the runtime starts each run): nothing in the design.
+  // A batch (batch > 1) is the core's loop: one START runs BATCH matrices (top.cpp, batch_text).
   const std::string epilogue = p.epilogue.empty() ? "none" : p.epilogue;
   if (epilogue != "none" && epilogue != "relu" && epilogue != "bias" && epilogue != "bias_relu")
     throw UserError(
@@ -711,6 +711,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.n_max = p.N;
   tp.k_min = p.k_dynamic ? p.K_min : p.K;
   tp.k_max = kmax;
+  tp.batch = p.batch;
   tp.beat_bytes = beat;
   tp.max_burst = n.bus_max_burst_beats;
   tp.boundary = n.bus_boundary_bytes;
@@ -779,7 +780,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   }
   d.cycle_bound = lay.cycles;
   tp.cycle_bound = d.cycle_bound;
-  d.registers = top_registers(ep.features | (n.ld_registers ? npu_regs::kFeatureLd : 0u));
+  d.registers = top_registers(ep.features | (n.ld_registers ? npu_regs::kFeatureLd : 0u) |
+                              (p.batch > 1 ? npu_regs::kFeatureBatch : 0u));
   tp.registers = d.registers;
   // ID: FNV-1a of the plan's header line, so that software can tell designs apart.
   std::uint32_t h = 2166136261u;

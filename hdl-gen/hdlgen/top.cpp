@@ -56,6 +56,11 @@ const std::map<std::string, RtlReg>& rtl_regs() {
       {"LDA", {"lda_q", "lda_q <= reg_wdata_i"}},
       {"LDB", {"ldb_q", "ldb_q <= reg_wdata_i"}},
       {"LDC", {"ldc_q", "ldc_q <= reg_wdata_i"}},
+      // The batch loop (designs of batch > 1 only).
+      {"BATCH", {"batch_q", "batch_q <= reg_wdata_i"}},
+      {"A_STRIDE", {"a_stride_q", "a_stride_q <= reg_wdata_i"}},
+      {"B_STRIDE", {"b_stride_q", "b_stride_q <= reg_wdata_i"}},
+      {"C_STRIDE", {"c_stride_q", "c_stride_q <= reg_wdata_i"}},
   };
   return m;
 }
@@ -120,7 +125,7 @@ constexpr const char* kTop = R"(// @HEADER@
 // whose bases have bits above it, or whose operands pass the end of the address space, is refused
 // (BASE_RANGE).
 //
-@LDDOC@// Registers (byte offsets from the model's MMIO base; 32 bits each):
+@LDDOC@@BATCHDOC@// Registers (byte offsets from the model's MMIO base; 32 bits each):
 @REGDOC@module @TOP@_core (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -167,12 +172,12 @@ constexpr const char* kTop = R"(// @HEADER@
 
   logic [31:0] a_base_q, b_base_q, c_base_q, cycles_q;
 @HI_DECL@  logic [@ADW1@:0] a_base, b_base, c_base;   // the operands' bus addresses
-@EPI_DECL@  assign a_base = @A_BASE@;
-  assign b_base = @B_BASE@;
-  assign c_base = @C_BASE@;
+@EPI_DECL@@BATCH_DECL@  assign a_base = @A_RUN@;
+  assign b_base = @B_RUN@;
+  assign c_base = @C_RUN@;
   logic [@DW1@:0] m_q, n_q, k_q;
 @LDDECL@  logic [@ERRW1@:0]  error_q;
-  logic        running_q, done_q, start;
+  logic        running_q, done_q, launch, start;
   logic [31:0] rdata_d;
 
 @LDCHECKDOC@
@@ -182,7 +187,7 @@ constexpr const char* kTop = R"(// @HEADER@
     if (@MCHECK@) check = @ERRW@'d@E_M@;
     else if (@NCHECK@) check = @ERRW@'d@E_N@;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
-    else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
+@BATCH_CHECK@    else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
     else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@ROWB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
 @LDCHECK@    else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
@@ -190,8 +195,8 @@ constexpr const char* kTop = R"(// @HEADER@
   logic reg_write, start_write;
   assign reg_write   = reg_req_i && reg_we_i;
   assign start_write = reg_write && reg_addr_i == 12'h@CTRL@ && reg_wdata_i[@START@];
-  assign start       = start_write && !running_q && check == @ERRW@'d@E_NONE@;
-
+  assign launch      = start_write && !running_q && check == @ERRW@'d@E_NONE@;
+@BATCH_START@
   logic a_busy, b_busy, c_busy, a_done, b_done, c_done;
   logic a_split_busy, b_split_busy, c_split_busy;
   logic engine_idle, cout_idle;
@@ -201,7 +206,7 @@ constexpr const char* kTop = R"(// @HEADER@
       a_base_q <= '0;
       b_base_q <= '0;
       c_base_q <= '0;
-@HI_RESET@@EPI_RESET@@LDRESET@      m_q <= '0;
+@HI_RESET@@EPI_RESET@@LDRESET@@BATCH_RESET@      m_q <= '0;
       n_q <= '0;
       k_q <= '0;
       error_q <= '0;
@@ -217,16 +222,14 @@ constexpr const char* kTop = R"(// @HEADER@
       end
       if (start_write && !running_q) error_q <= check;
       else if (running_q && error_q == @ERRW@'d@E_NONE@) error_q <= bus_error_i;
-      if (start) begin
+@BATCH_PULSE@      if (launch) begin
         running_q <= 1'b1;
         done_q <= 1'b0;
         cycles_q <= '0;
-      end else if (running_q) begin
+@BATCH_LAUNCH@      end else if (running_q) begin
         cycles_q <= cycles_q + 32'd1;
-        if (a_done && b_done && c_done && !a_split_busy && !b_split_busy && !c_split_busy && engine_idle && cout_idle && bus_idle_i) begin
-          running_q <= 1'b0;
-          done_q <= 1'b1;
-        end
+        if (@BATCH_NOT_NEXT@a_done && b_done && c_done && !a_split_busy && !b_split_busy && !c_split_busy && engine_idle && cout_idle && bus_idle_i) begin
+@BATCH_END@        end
       end
       if (reg_req_i && !reg_we_i) reg_rdata_o <= rdata_d;
     end
@@ -238,7 +241,7 @@ constexpr const char* kTop = R"(// @HEADER@
     endcase
   end
   assign irq_o = done_q;
-  assign run_start_o = start;
+  assign run_start_o = launch;
 
   // ---- scratchpad ------------------------------------------------------------------------------
   logic                      a_wreq, a_grant, b_wreq, b_grant;
@@ -862,6 +865,75 @@ std::map<std::string, std::string> error_code_values() {
   return v;
 }
 
+// The batch loop's text in the core (BATCHDOC, BATCH_*, A_RUN, B_RUN, C_RUN): for a plan of
+// batch > 1, BATCH matrices a START, each run by the same AGUs, DMA and engine from its own bases
+// (the AGUs take the running matrix's addresses, a stride on from the last); a plan of batch 1
+// runs one matrix a START, as before.
+std::map<std::string, std::string> batch_text(std::int64_t batch) {
+  if (batch <= 1)
+    return {{"BATCHDOC", ""},
+            {"BATCH_DECL", ""},
+            {"BATCH_CHECK", ""},
+            {"BATCH_START", "  assign start       = launch;\n"},
+            {"BATCH_RESET", ""},
+            {"BATCH_PULSE", ""},
+            {"BATCH_LAUNCH", ""},
+            {"BATCH_NOT_NEXT", ""},
+            {"BATCH_END", "          running_q <= 1'b0;\n          done_q <= 1'b1;\n"},
+            {"A_RUN", "@A_BASE@"},
+            {"B_RUN", "@B_BASE@"},
+            {"C_RUN", "@C_BASE@"}};
+  std::map<std::string, std::string> v = {
+      {"BATCHDOC",
+       fmt::format("// Batches: one START computes BATCH matrices (1 to {}): matrix b of A, B and C starts b times\n"
+                   "// A_STRIDE, B_STRIDE or C_STRIDE bytes after the operand's base (strides are whole bus beats,\n"
+                   "// else BASE_ALIGN; the last matrix must fit the address width, else BASE_RANGE). The matrices\n"
+                   "// run one after the other, each from an empty pipeline; CYCLES counts them all, DONE rises\n"
+                   "// after the last, and a bus error ends the batch after the matrix it hit.\n"
+                   "//\n",
+                   batch)},
+      {"BATCH_DECL",
+       "  // The batch loop: BATCH and the strides as written, the running matrix, its offsets from the\n"
+       "  // bases, the bases as written and the last matrix's (one bit wider: past the address space).\n"
+       "  logic [31:0] batch_q, a_stride_q, b_stride_q, c_stride_q, bidx_q;\n"
+       "  logic        next_q;  // the next matrix of the batch starts\n"
+       "  logic [@ADW1@:0] a_off_q, b_off_q, c_off_q, a_base0, b_base0, c_base0;\n"
+       "  logic [@ADW@:0] a_base_last, b_base_last, c_base_last;\n"
+       "  assign a_base0 = @A_BASE@;\n"
+       "  assign b_base0 = @B_BASE@;\n"
+       "  assign c_base0 = @C_BASE@;\n"
+       "  assign a_base_last = {1'b0, a_base0} + @ADWP@'(48'(batch_q[15:0] - 16'd1) * 48'(a_stride_q));\n"
+       "  assign b_base_last = {1'b0, b_base0} + @ADWP@'(48'(batch_q[15:0] - 16'd1) * 48'(b_stride_q));\n"
+       "  assign c_base_last = {1'b0, c_base0} + @ADWP@'(48'(batch_q[15:0] - 16'd1) * 48'(c_stride_q));\n"},
+      {"BATCH_CHECK",
+       fmt::format("    else if (batch_q == 32'd0 || batch_q > 32'd{}) check = @ERRW@'d@E_BATCH@;\n", batch)},
+      {"BATCH_START", "  assign start       = launch || next_q;  // a matrix starts: the batch's first, or the next\n"},
+      {"BATCH_RESET",
+       "      batch_q <= 32'd1;\n      a_stride_q <= '0;\n      b_stride_q <= '0;\n      c_stride_q <= '0;\n"
+       "      bidx_q <= '0;\n      next_q <= 1'b0;\n      a_off_q <= '0;\n      b_off_q <= '0;\n      c_off_q <= "
+       "'0;\n"},
+      {"BATCH_PULSE", "      next_q <= 1'b0;\n"},
+      {"BATCH_LAUNCH",
+       "        bidx_q <= '0;\n        a_off_q <= '0;\n        b_off_q <= '0;\n        c_off_q <= '0;\n"},
+      {"BATCH_NOT_NEXT", "!next_q && "},
+      {"BATCH_END",
+       "          if (bidx_q + 32'd1 < batch_q && error_q == @ERRW@'d@E_NONE@ && bus_error_i == @ERRW@'d@E_NONE@) "
+       "begin\n"
+       "            bidx_q <= bidx_q + 32'd1;\n"
+       "            a_off_q <= a_off_q + @ADW@'(a_stride_q);\n"
+       "            b_off_q <= b_off_q + @ADW@'(b_stride_q);\n"
+       "            c_off_q <= c_off_q + @ADW@'(c_stride_q);\n"
+       "            next_q <= 1'b1;\n"
+       "          end else begin\n"
+       "            running_q <= 1'b0;\n"
+       "            done_q <= 1'b1;\n"
+       "          end\n"},
+      {"A_RUN", "a_base0 + a_off_q"},
+      {"B_RUN", "b_base0 + b_off_q"},
+      {"C_RUN", "c_base0 + c_off_q"}};
+  return v;
+}
+
 // The bus addresses in the core: what each *_BASE_HI register keeps (its read and write), the
 // operands' addresses ({HI, LO} cut to the width) and the START check BASE_RANGE: no bit written
 // above the width, and each operand's last byte below 2^width. HI_DECL, HI_RESET, <X>_BASE,
@@ -902,23 +974,30 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     }
     if (aw < 64) range.push_back(fmt::format("{}_hi_over_q", x));
   }
-  // An epilogue operand's last byte below 2^width: a comparison with a constant.
-  auto last_byte = [&](const char* x, std::int64_t extent) {
+  // A, B and C of a batch: the last matrix's base ({x}_base_last, a bit wider), else the base.
+  const bool batch = tp.batch > 1;
+  auto wide = [&](const char* x) {
+    return batch ? fmt::format("{}_base_last", x) : fmt::format("{{1'b0, {}_base}}", x);
+  };
+  // An operand's last byte below 2^width: a comparison with a constant (the epilogue's operands
+  // are one for the whole batch).
+  auto last_byte = [&](const char* x, std::int64_t extent, bool batched) {
     const std::uint64_t limit = aw == 64 ? std::uint64_t{0} - static_cast<std::uint64_t>(extent)
                                          : (std::uint64_t{1} << aw) - static_cast<std::uint64_t>(extent);
-    range.push_back(fmt::format("{}_base > {}'d{}", x, aw, limit));
+    range.push_back(batched ? fmt::format("{}_base_last > {}'d{}", x, aw + 1, limit)
+                            : fmt::format("{}_base > {}'d{}", x, aw, limit));
   };
   if (tp.ld_registers) {
     // The extents follow the leading dimensions (the core's a_extent, b_extent, c_extent: at most
     // 4 GiB, which the LD check before this one ensures).
     for (const char* x : {"a", "b", "c"})
-      range.push_back(fmt::format("{{1'b0, {}_base}} + {}'({}_extent) > {{1'b1, {}'d0}}", x, aw + 1, x, aw));
+      range.push_back(fmt::format("{} + {}'({}_extent) > {{1'b1, {}'d0}}", wide(x), aw + 1, x, aw));
   } else if (tp.k_fixed && tp.m_min == tp.m_max && tp.n_min == tp.n_max) {
     // Packed rows at the plan's M, N and K: each extent is a constant, so each check is a
     // comparison.
-    last_byte("a", tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3));
-    last_byte("b", tp.k_max * tp.row_bytes_b);
-    last_byte("c", tp.extent_c);
+    last_byte("a", tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3), batch);
+    last_byte("b", tp.k_max * tp.row_bytes_b, batch);
+    last_byte("c", tp.extent_c, batch);
   } else {
     // Packed rows at the run's M, N or K: rows times a row's bytes.
     auto dim = [&](bool fixed, std::int64_t v, const char* reg) {
@@ -928,8 +1007,7 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
                       k = dim(tp.k_fixed, tp.k_max, "k_q");
     for (const auto& [x, rows, cols, lg] : {std::tuple{"a", m, k, tp.lg_bits[0]}, std::tuple{"b", k, n, tp.lg_bits[1]},
                                             std::tuple{"c", m, n, tp.lg_bits[2]}})
-      range.push_back(
-          fmt::format("{{1'b0, {}_base}} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", x, rows, cols, lg, aw));
+      range.push_back(fmt::format("{} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", wide(x), rows, cols, lg, aw));
   }
   // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   std::string edecl, ereset, ealign;
@@ -967,11 +1045,11 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
       v[X + "_HI_RD"] = fmt::format("{}_base_hi_q", x);
       v[X + "_HI_WR"] = fmt::format("{}_base_hi_q <= reg_wdata_i", x);
     }
-    last_byte(x, extent);
+    last_byte(x, extent, false);
   }
   v["EPI_DECL"] = edecl;
   v["EPI_RESET"] = ereset;
-  v["EPI_ALIGN"] = ealign;
+  v["EPI_ALIGN"] = batch ? ealign + " | a_stride_q | b_stride_q | c_stride_q" : ealign;
   v["RANGE_CHECK"] = fmt::format("{}", fmt::join(range, " ||\n             "));
   return v;
 }
@@ -1100,7 +1178,8 @@ std::string top_module(const TopParams& tp) {
   for (const auto& r : tp.registers)
     doc += fmt::format("//   0x{:03x} {:<9} {:<2}  {}\n", r.offset, r.name, r.access, r.meaning);
   const EngineParams& e = tp.engine;
-  const auto [reg_writes, reg_reads] = register_decode(tp.epi.features | (tp.ld_registers ? npu_regs::kFeatureLd : 0u));
+  const auto [reg_writes, reg_reads] = register_decode(tp.epi.features | (tp.ld_registers ? npu_regs::kFeatureLd : 0u) |
+                                                       (tp.batch > 1 ? npu_regs::kFeatureBatch : 0u));
   // The leading dimensions: the LDA, LDB and LDC registers and their start checks, or packed rows.
   const bool ldr = tp.ld_registers;
   const std::map<std::string, std::string> ld_text = {
@@ -1182,6 +1261,7 @@ std::string top_module(const TopParams& tp) {
     return fixed ? fmt::format("{0} != @DW@'(@{1}MAX@)", x, d)
                  : fmt::format("{0} < @DW@'(@{1}MIN@) || {0} > @DW@'(@{1}MAX@)", x, d);
   };
+  first.merge(batch_text(tp.batch));
   first["MCHECK"] = outside("m_q", 'M', tp.m_min == tp.m_max);
   first["NCHECK"] = outside("n_q", 'N', tp.n_min == tp.n_max);
   return subst(

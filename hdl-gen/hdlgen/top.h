@@ -61,6 +61,7 @@ struct TopParams {
   int dw = 16;
   // m_min < m_max: a run-time M; n_min < n_max: a run-time N.
   std::int64_t m_min = 0, m_max = 0, n_min = 0, n_max = 0, k_min = 0, k_max = 0;
+  std::int64_t batch = 1;  // > 1: the batch loop (BATCH and the strides)
   std::int64_t beat_bytes = 16, max_burst = 256, boundary = 4096;
   EngineParams engine;
   int lg_bits[3] = {3, 3, 5};                  // log2 bits per element of A, B, C in memory

@@ -68,6 +68,12 @@ constexpr const char* kEpiRegName[dg::bm::kEpiOperands][2] = {
 constexpr const char* kLdRegName[dg::bm::kOperands] = {regs::reg("LDA").name, regs::reg("LDB").name,
                                                        regs::reg("LDC").name};
 
+// The batch loop's registers (designs of plans with batch > 1): BATCH, then A's, B's and C's
+// strides; designs before them run one matrix a START.
+constexpr uint32_t kBatchRegs = 4;
+constexpr const char* kBatchRegName[kBatchRegs] = {regs::reg("BATCH").name, regs::reg("A_STRIDE").name,
+                                                   regs::reg("B_STRIDE").name, regs::reg("C_STRIDE").name};
+
 constexpr uint32_t kCtrlStart = regs::mask("CTRL", "START");
 constexpr uint32_t kStatusBusy = regs::mask("STATUS", "BUSY");
 constexpr uint32_t kStatusDone = regs::mask("STATUS", "DONE");
@@ -102,11 +108,14 @@ struct dgmm_kernel {
   bool has_ld;                                 // the design has LDA, LDB, LDC and its table the bus beat
   uint32_t beat_bytes;                         // the design's bus beat (0: not recorded)
   uintptr_t ld_reg[dg::bm::kOperands];
-  bool npu_running;      // the most recent launch went to the NPU and has not been seen to end
-  uint32_t npu_error;    // ERROR register of the most recent launch (0: none)
-  bool cycles_valid;     // the most recent launch ran on the NPU and completed
-  uint64_t cycles;       // its CYCLES register (summed over the batch's runs)
-  uint32_t batch_index;  // the batch's matrix the NPU runs now (a batch is one NPU run per matrix)
+  bool has_batch;                   // the design loops over a batch itself (BATCH and the strides)
+  uintptr_t batch_reg[kBatchRegs];  // BATCH, A_STRIDE, B_STRIDE, C_STRIDE
+  bool hw_batch;                    // the running launch's batch is the design's loop (one START)
+  bool npu_running;                 // the most recent launch went to the NPU and has not been seen to end
+  uint32_t npu_error;               // ERROR register of the most recent launch (0: none)
+  bool cycles_valid;                // the most recent launch ran on the NPU and completed
+  uint64_t cycles;                  // its CYCLES register (summed over the batch's runs)
+  uint32_t batch_index;             // the batch's matrix the NPU runs now (a batch is one NPU run per matrix)
 };
 
 namespace {
@@ -279,6 +288,15 @@ dgmm_status npu_resolve(dgmm_kernel* h) {
     else
       h->has_ld = false;
   }
+  h->has_batch = true;
+  for (uint32_t i = 0; i < kBatchRegs; ++i) {
+    dg::ko::regmap::Register r;
+    h->batch_reg[i] = 0;
+    if (table.find(kBatchRegName[i], &r) && (r.access & dg::ko::regmap::kAccessWrite) != 0)
+      h->batch_reg[i] = static_cast<uintptr_t>(table.mmio_base) + r.offset;
+    else
+      h->has_batch = false;
+  }
   h->design_id = table.design_id;
   h->addr_bits = table.addr_bits;
   return DGMM_OK;
@@ -373,6 +391,16 @@ dgmm_status npu_start(dgmm_kernel* h) {
   }
   h->batch_index = 0;
   npu_write_bases(h);
+  // A batch the design loops over itself when it has the registers and every stride fits them
+  // (else, and in designs without them, one START a matrix, the bases rewritten in between).
+  h->hw_batch = h->has_batch && h->plan.batch > 1;
+  for (uint32_t i = 0; i < dg::bm::kOperands; ++i)
+    if (h->plan.op[i].batch_stride > 0xFFFFFFFFull) h->hw_batch = false;
+  if (h->has_batch && h->plan.batch > 1) {
+    port_mmio_write32(h->batch_reg[0], h->hw_batch ? h->plan.batch : 1u);
+    for (uint32_t i = 0; i < dg::bm::kOperands; ++i)
+      port_mmio_write32(h->batch_reg[1 + i], h->hw_batch ? static_cast<uint32_t>(h->plan.op[i].batch_stride) : 0u);
+  }
   for (uint32_t i = 0; i < dg::bm::kEpiOperands; ++i) {
     if (!dg::bm::epi_needed(h->plan, i)) continue;
     port_mmio_write32(h->epi_reg[i][0], static_cast<uint32_t>(h->epi_addr[i]));
@@ -403,7 +431,7 @@ void npu_poll(dgmm_kernel* h) {
     h->result = DGMM_ERROR_LAUNCH;
   } else if ((status & kStatusDone) != 0 && (status & kStatusBusy) == 0) {
     h->cycles += npu_read(h, kCycles);
-    if (h->batch_index + 1 < h->plan.batch) {
+    if (!h->hw_batch && h->batch_index + 1 < h->plan.batch) {
       // The next matrix of the batch: the same problem and strides, the bases one matrix on.
       ++h->batch_index;
       npu_write_bases(h);

@@ -1675,6 +1675,32 @@ void test_npu_batch() {
   CHECK(dgmm_launch(h) == DGMM_OK && c[5] == -64 && c[32 * 48 + 5] == -128 && c[2 * 32 * 48 + 7] == -192);
 }
 
+// A batch on a design with the batch loop (BATCH and the strides in its table): one START for the
+// three matrices, the strides in bytes, one CYCLES for them all.
+void test_npu_batch_loop() {
+  PlanArgs p = npu_plan();
+  p.batch = 3;
+  std::vector<RegDef> regs = standard_regs();
+  for (const auto& r : dg::npu_regs::kRegisters)
+    if (r.feature == dg::npu_regs::kFeatureBatch) regs.push_back({r.name, r.offset, uint32_t(r.access)});
+  const auto module = npu_module(p, make_table(kNpuBase, kDesignId, regs));
+  MockNpu npu(kNpuBase, kDesignId, regs);
+  Attached attached(&npu);
+  dgmm_handle h = npu_handle(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  CHECK(dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  std::vector<std::pair<std::string, uint32_t>> expected = npu_plan_start_writes();
+  const std::vector<std::pair<std::string, uint32_t>> loop = {
+      {"BATCH", 3}, {"A_STRIDE", 32 * 64}, {"B_STRIDE", 64 * 48}, {"C_STRIDE", 32 * 48 * 4}};
+  expected.insert(expected.begin() + 6, loop.begin(), loop.end());  // after the bases
+  CHECK(npu.writes == expected);
+  uint64_t cycles = 0;
+  CHECK(dgmm_npu_cycles(h, &cycles) == DGMM_OK && cycles == 1234);
+  CHECK(npu.violations.empty());
+}
+
 void test_npu_register_map_by_name() {
   // Other offsets, another base, an extra register: the runtime follows the table.
   const std::vector<RegDef> regs = {{"K", 0x100, kRW},       {"N", 0x104, kRW},      {"M", 0x108, kRW},
@@ -1712,7 +1738,8 @@ void test_npu_errors() {
       {10,
        "a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its "
        "row's bytes, or makes its operand span more than 4 GiB"},
-      {11, "unknown error code"}};
+      {11, "BATCH is 0 or above the plan's batch"},
+      {12, "unknown error code"}};
   for (const Case& c : cases) {
     const auto module = npu_module(npu_plan(), table);
     MockNpu npu(kNpuBase, kDesignId, standard_regs());
@@ -2173,6 +2200,7 @@ int main() {
   test_npu_engine_choice();
   test_npu_run();
   test_npu_batch();
+  test_npu_batch_loop();
   test_npu_epilogue();
   test_npu_register_map_by_name();
   test_npu_errors();

@@ -127,5 +127,6 @@
 #define NPU_GEMM_TINY_NPU_ERROR_BUS_PROTOCOL 8u /* the bus broke the AXI4 protocol (RLAST not on a burst's last beat, another ID, or a response with nothing outstanding); C is not valid */
 #define NPU_GEMM_TINY_NPU_ERROR_BASE_RANGE 9u /* an operand's base or extent does not fit the bus's address width */
 #define NPU_GEMM_TINY_NPU_ERROR_LD 10u /* a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its row's bytes, or makes its operand span more than 4 GiB */
+#define NPU_GEMM_TINY_NPU_ERROR_BATCH 11u /* BATCH is 0 or above the plan's batch */
 
 #endif /* NPU_GEMM_TINY_NPU_REGS_H */

@@ -382,7 +382,7 @@ endmodule
 //   0x000 ID        ro  identifies the generated design (a hash of its plan)
 //   0x004 CTRL      wo  control; bit 0 START
 //   0x008 STATUS    ro  run state; bit 0 BUSY, bit 1 DONE, bit 2 ERROR
-//   0x00c ERROR     ro  the start checks' verdict, or the run's bus error; bits 3:0 CODE: 0 NONE, 1 M, 2 N, 3 K, 4 BASE_ALIGN, 5 ROW_BEATS, 6 BUS_READ, 7 BUS_WRITE, 8 BUS_PROTOCOL, 9 BASE_RANGE, 10 LD
+//   0x00c ERROR     ro  the start checks' verdict, or the run's bus error; bits 3:0 CODE: 0 NONE, 1 M, 2 N, 3 K, 4 BASE_ALIGN, 5 ROW_BEATS, 6 BUS_READ, 7 BUS_WRITE, 8 BUS_PROTOCOL, 9 BASE_RANGE, 10 LD, 11 BATCH
 //   0x010 CYCLES    ro  cycles of the last (or current) run
 //   0x014 A_BASE    rw  byte address of A (M x K, row-major): its low 32 bits
 //   0x018 B_BASE    rw  byte address of B (K x N, row-major): its low 32 bits
@@ -463,7 +463,7 @@ module npu_gemm_tiny_npu_core (
   assign b_extent = 64'd127 * 64'(b_ld) + 64'(b_row);
   assign c_extent = 64'd19 * 64'(c_ld) + 64'(c_row);
   logic [3:0]  error_q;
-  logic        running_q, done_q, start;
+  logic        running_q, done_q, launch, start;
   logic [31:0] rdata_d;
 
   // START is refused (ERROR set) unless the configuration is inside the plan's ranges, every
@@ -493,7 +493,8 @@ module npu_gemm_tiny_npu_core (
   logic reg_write, start_write;
   assign reg_write   = reg_req_i && reg_we_i;
   assign start_write = reg_write && reg_addr_i == 12'h004 && reg_wdata_i[0];
-  assign start       = start_write && !running_q && check == 4'd0;
+  assign launch      = start_write && !running_q && check == 4'd0;
+  assign start       = launch;
 
   logic a_busy, b_busy, c_busy, a_done, b_done, c_done;
   logic a_split_busy, b_split_busy, c_split_busy;
@@ -538,7 +539,7 @@ module npu_gemm_tiny_npu_core (
       end
       if (start_write && !running_q) error_q <= check;
       else if (running_q && error_q == 4'd0) error_q <= bus_error_i;
-      if (start) begin
+      if (launch) begin
         running_q <= 1'b1;
         done_q <= 1'b0;
         cycles_q <= '0;
@@ -576,7 +577,7 @@ module npu_gemm_tiny_npu_core (
     endcase
   end
   assign irq_o = done_q;
-  assign run_start_o = start;
+  assign run_start_o = launch;
 
   // ---- scratchpad ------------------------------------------------------------------------------
   logic                      a_wreq, a_grant, b_wreq, b_grant;

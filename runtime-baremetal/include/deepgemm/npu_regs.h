@@ -40,9 +40,10 @@ struct Register {
 // Registers that only some designs have: those of the fused epilogue's operands (a design whose
 // plan has no such operand neither decodes nor lists them), and the leading dimensions (a model
 // may leave them out: packed rows only).
-inline constexpr uint8_t kFeatureBias = 1;  // the bias vector (op_type bias, bias_relu)
-inline constexpr uint8_t kFeatureRq = 2;    // the requantization records (output int8, int16)
-inline constexpr uint8_t kFeatureLd = 4;    // the leading dimensions (the model's npu.ld_registers)
+inline constexpr uint8_t kFeatureBias = 1;   // the bias vector (op_type bias, bias_relu)
+inline constexpr uint8_t kFeatureRq = 2;     // the requantization records (output int8, int16)
+inline constexpr uint8_t kFeatureLd = 4;     // the leading dimensions (the model's npu.ld_registers)
+inline constexpr uint8_t kFeatureBatch = 8;  // the batch loop (plans of batch > 1)
 
 struct ErrorCode {
   uint32_t code;
@@ -120,12 +121,24 @@ inline constexpr Register kRegisters[] = {
      "START fails with LD; the bytes between rows "
      "are not written",
      nullptr, 0, kFeatureLd},
+    {"BATCH", 0x058, kRW, 1,
+     "matrices one START computes, 1 (the reset value) to the plan's batch, else START fails with BATCH: matrix b "
+     "of A, B and C at its base plus b times its stride; CYCLES counts them all, DONE rises after the last",
+     nullptr, 0, kFeatureBatch},
+    {"A_STRIDE", 0x05c, kRW, 0,
+     "bytes from one matrix of A to the next in a batch; a whole number of bus beats, else START fails with "
+     "BASE_ALIGN, and the last matrix must fit the bus's addresses, else BASE_RANGE",
+     nullptr, 0, kFeatureBatch},
+    {"B_STRIDE", 0x060, kRW, 0, "bytes from one matrix of B to the next in a batch (as A_STRIDE)", nullptr, 0,
+     kFeatureBatch},
+    {"C_STRIDE", 0x064, kRW, 0, "bytes from one matrix of C to the next in a batch (as A_STRIDE)", nullptr, 0,
+     kFeatureBatch},
 };
 inline constexpr size_t kRegisterCount = sizeof(kRegisters) / sizeof(kRegisters[0]);
 
 // The ERROR register's codes: the start checks' in the order they are tested, then the run's bus
 // errors; BASE_RANGE and LD, start checks added later, are tested after ROW_BEATS (LD before
-// BASE_RANGE, whose operand extents follow the leading dimensions).
+// BASE_RANGE, whose operand extents follow the leading dimensions), and BATCH right after K.
 inline constexpr ErrorCode kErrorCodes[] = {
     {0, "NONE", "no error"},
     {1, "M", "M is outside the plan's range"},
@@ -142,6 +155,7 @@ inline constexpr ErrorCode kErrorCodes[] = {
     {10, "LD",
      "a leading dimension (LDA, LDB, LDC) is not a whole number of bus beats, is smaller than its row's bytes, or "
      "makes its operand span more than 4 GiB"},
+    {11, "BATCH", "BATCH is 0 or above the plan's batch"},
 };
 inline constexpr size_t kErrorCodeCount = sizeof(kErrorCodes) / sizeof(kErrorCodes[0]);
 
