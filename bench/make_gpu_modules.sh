@@ -267,12 +267,17 @@ if [ "$what" = all ] || [ "$what" = w4 ]; then
   spec_w4 fp16 fp16 8 520 4224 "B: per_column;" "check_w4_fp16_percol_8x520x4224.ko" "cast_output: fp16;"
   spec_w4 fp16 fp16 9 520 4224 "B: group_32;" "check_w4_fp16_g32_9x520x4224.ko" "cast_output: fp16;"
   spec_w4 bf16 fp32 1 264 384 "B: group_64;" "check_w4_e2m1_bf16_g64_bias_relu_1x264x384.ko" "op_type: bias_relu;" hopper int4_e2m1
-  for m in 1 16 64 128; do
+  # Lighter schedules (the first choice spills): 16 columns a warp at M = 128, one block in flight.
+  spec_w4 fp16 fp16 128 4096 4096 "B: group_64;" "check_w4_fp16_g64_128x4096x4096.ko" "cast_output: fp16;"
+  spec_w4 bf16 bf16 96 264 4096 "B: group_64;" "check_w4_e2m1_bf16_g64_bias_silu_96x264x4096.ko" "cast_output: bf16; op_type: bias_silu;" hopper int4_e2m1
+  for m in 1 16 32 64 128; do
     for nk in "4096 4096" "14336 4096" "4096 14336"; do
       set -- $nk
       spec_w4 fp16 fp16 $m $1 $2 "B: group_128;" "w4_fp16_g128_${m}x${1}x${2}.ko" "cast_output: fp16;"
     done
   done
+  spec_w4 fp16 fp16 256 4096 4096 "B: group_128;" "w4_fp16_g128_256x4096x4096.ko" "cast_output: fp16;"
+  spec_w4 fp16 fp16 4096 4096 4096 "B: group_128;" "w4_fp16_g128_4096x4096x4096.ko" "cast_output: fp16;"
   for m in 1 16; do
     spec_w4 fp16 fp16 $m 4096 4096 "B: group_32;" "w4_e2m1_fp16_g32_${m}x4096x4096.ko" "cast_output: fp16;" hopper int4_e2m1
   done

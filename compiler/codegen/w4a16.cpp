@@ -10,10 +10,14 @@
 // inside every 32 k the same way for A and B (lane t of a quad takes k 8t..8t+7), which also lets
 // A arrive by 16-byte loads.
 //
-// Schedule (the small-M regime, correct for any M): a block owns 16·fm rows (fm = ceil(M/16),
-// at most 2: four m16 tiles with group scales spill registers) and 16 columns (two n8 tiles),
-// and its W warps (W = min(8, K/128 blocks)) split K: warp w takes the 128-k blocks w, w + W,
-// .... The loop is unrolled by its S = stages register slots, so that S - 1 blocks' weights (and
+// Schedule (correct for any M): a block owns 16·fm rows (fm = ceil(M/16), at most 2: four m16
+// tiles with group scales spill registers) and 8·fn·Wn columns, and its Wn·Wk warps are Wn side
+// by side along N (8·fn columns, fn = 2 or, above M = 16, 4 n8 tiles, each) and Wk along K: warp
+// (wn, wk) takes the 128-k blocks wk, wk + Wk, ... of its columns. The Wn warps of a K slice read
+// the same rows of A at the same k, so A comes from L2 once a block and from L1 for the others:
+// Wn > 1 and fn = 4 are what make larger M cheaper (with one warp of 16 columns a block, every 16
+// columns read all of A again from L2; run 32 in bench/RESULTS.md). The loop is
+// unrolled by its S = stages register slots, so that S - 1 blocks' weights (and
 // scales) are in flight behind every multiply and no slot is copied around a ring. At M <= 8 the
 // operands are swapped: the two n8 tiles' weights are one m16 operand and A's rows the n8 one, so
 // one multiply covers 16 columns and none of its rows is padding. At the end the warps' partial
@@ -58,6 +62,8 @@ class W4a16Kernel : KernelBuilder {
     // tiles, K split over k_warps warps, stages - 1 blocks of weights in flight per warp.
     fm_ = p_.tile_m / 16;
     warps_ = p_.k_warps;
+    warps_n_ = p_.warp_n;
+    fn_ = p_.tile_n / p_.warp_n / 8;
     ahead_ = p_.stages - 1;
     per_column_ = p_.scale_b == "per_column";
     group_ = per_column_ ? 0 : group_size(p_);
@@ -68,22 +74,24 @@ class W4a16Kernel : KernelBuilder {
     swap_ = p_.M <= 8 && fm_ == 1;
     bf16_ = p_.a_type == "bf16";
     e2m1_ = p_.b_type == "int4_e2m1";
-    const std::int64_t grid_n = (p_.N + kBlockN - 1) / kBlockN, grid_m = (p_.M + 16 * fm_ - 1) / (16 * fm_);
+    const std::int64_t grid_n = (p_.N + (8 * fn_) * warps_n_ - 1) / ((8 * fn_) * warps_n_),
+                       grid_m = (p_.M + 16 * fm_ - 1) / (16 * fm_);
     // The plan's blocks per SM bound the registers (two blocks of eight warps: 128 a thread).
-    begin_kernel(name, 32 * warps_, p_.blocks_per_sm, 16);
+    begin_kernel(name, 32 * warps_ * warps_n_, p_.blocks_per_sm, 16);
     body(grid_n);
-    LaunchInfo li = launch_info(name, warps_ * fm_ * kFn * 4 * 32 * 4);
+    LaunchInfo li = launch_info(name, warps_ * warps_n_ * fm_ * fn_ * 4 * 32 * 4);
     li.grid[0] = static_cast<std::uint32_t>(grid_n * grid_m);
     return li;
   }
 
  private:
-  static constexpr std::int64_t kFn = 2, kBlockN = 8 * kFn;
+  // fn_: the n8 tiles of a warp (2, or 4 at M > 16: more multiplies for each A fragment), so a
+  // warp owns 8·fn_ columns.
 
   Value* acc_at(llvm::AllocaInst* a, std::int64_t e) {
     return b_.CreateConstInBoundsGEP2_32(a->getAllocatedType(), a, 0, static_cast<unsigned>(e));
   }
-  std::int64_t acc_index(std::int64_t i, std::int64_t j, std::int64_t e) const { return (i * kFn + j) * 4 + e; }
+  std::int64_t acc_index(std::int64_t i, std::int64_t j, std::int64_t e) const { return (i * fn_ + j) * 4 + e; }
 
   /// 16 bytes of packed weights at byte `base` + `off` of the data (past the header; `base` is
   /// this lane's chunk of an n8 tile): a non-caching load with the kernel's L2 evict-first policy.
@@ -196,7 +204,7 @@ class W4a16Kernel : KernelBuilder {
   /// lane's accumulators 0 and 1 are column g of tile 0, 2 and 3 column g of tile 1.
   void fold(const std::vector<Value*>& scales) {
     auto* f32 = b_.getFloatTy();
-    for (std::int64_t j = 0; j < kFn; ++j) {
+    for (std::int64_t j = 0; j < fn_; ++j) {
       std::array<Value*, 2> s = scale_pair(scales[j]);
       for (std::int64_t i = 0; i < fm_; ++i)
         for (std::int64_t e = 0; e < (swap_ ? 2 : 4); ++e) {
@@ -272,7 +280,7 @@ class W4a16Kernel : KernelBuilder {
         mma(into, 0, {b0[0], b1[0], b0[1], b1[1]}, a_at(w, 0, 0, 0), a_at(w, 0, 0, 1));
         mma(into, 0, {b0[2], b1[2], b0[3], b1[3]}, a_at(w, 0, 0, 2), a_at(w, 0, 0, 3));
       } else {
-        for (std::int64_t j = 0; j < kFn; ++j) {
+        for (std::int64_t j = 0; j < fn_; ++j) {
           std::array<Value*, 4> bf = convert(bw[j][w]);
           for (std::int64_t i = 0; i < fm_; ++i) {
             // Step 0 takes k0 + 0..3 (A registers 0 and 1), step 1 k0 + 4..7 (registers 2 and 3).
@@ -285,26 +293,26 @@ class W4a16Kernel : KernelBuilder {
       }
       if (group_ == 32 || (group_ == 64 && w % 2 == 1)) {
         std::vector<Value*> s;
-        for (std::int64_t j = 0; j < kFn; ++j) s.push_back(sc[j][group_ == 32 ? w : w / 2]);
+        for (std::int64_t j = 0; j < fn_; ++j) s.push_back(sc[j][group_ == 32 ? w : w / 2]);
         fold(s);
       }
     }
     if (group_ == 128) {
       std::vector<Value*> s;
-      for (std::int64_t j = 0; j < kFn; ++j) s.push_back(sc[j][0]);
+      for (std::int64_t j = 0; j < fn_; ++j) s.push_back(sc[j][0]);
       fold(s);
     }
   }
 
   /// Shared-memory float index of warp w's partial of C(m, n), m and n inside the block's tile.
   Value* partial_at(Value* w, Value* m, Value* n) {
-    Value* i = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(w, c32(16 * fm_)), m), c32(kBlockN)), n);
+    Value* i = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(w, c32(16 * fm_)), m), c32((8 * fn_))), n);
     return b_.CreateShl(i, 2);
   }
 
   void body(std::int64_t grid_n) {
     auto* f32 = b_.getFloatTy();
-    const std::int64_t n_acc = swap_ ? 4 : fm_ * kFn * 4;
+    const std::int64_t n_acc = swap_ ? 4 : fm_ * fn_ * 4;
     auto* acc_ty = llvm::ArrayType::get(f32, static_cast<std::uint64_t>(n_acc));
     acc_ = b_.CreateAlloca(acc_ty, nullptr, "acc");
     part_ = b_.CreateAlloca(acc_ty, nullptr, "part");
@@ -315,12 +323,16 @@ class W4a16Kernel : KernelBuilder {
     scale_arg_ = has_bias() ? 4 : 3;
     tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     lane_ = b_.CreateAnd(tid_, c32(31));
+    // Warp (wn, wk) is warp wk·Wn + wn of the block: its columns, and its first K block.
     Value* warp = b_.CreateLShr(tid_, 5);
+    Value* wn = b_.CreateURem(warp, c32(warps_n_));
+    Value* wk = b_.CreateUDiv(warp, c32(warps_n_));
     quad_g_ = b_.CreateLShr(lane_, 2);
     quad_t_ = b_.CreateAnd(lane_, c32(3));
     c0_ = b_.CreateShl(quad_t_, 1);
     Value* bid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-    col_base_ = b_.CreateMul(b_.CreateURem(bid, c32(grid_n)), c32(kBlockN));
+    col_base_ = b_.CreateAdd(b_.CreateMul(b_.CreateURem(bid, c32(grid_n)), c32((8 * fn_) * warps_n_)),
+                             b_.CreateMul(wn, c32((8 * fn_))));
     row_base_ = b_.CreateMul(b_.CreateUDiv(bid, c32(grid_n)), c32(16 * fm_));
     // The weights' L2 policy (createpolicy and ld's .L2::cache_hint need PTX ISA 7.4).
     policy_ = nullptr;
@@ -333,8 +345,8 @@ class W4a16Kernel : KernelBuilder {
     // the last tile (their results are not stored). 32 bits: verify proves B's element offsets
     // fit a signed 32-bit index (b_index_32bit), and the packed bytes are half as many.
     const std::int64_t tiles = p_.N / 8;
-    std::vector<Value*> tile_base(kFn);
-    for (std::int64_t j = 0; j < kFn; ++j) {
+    std::vector<Value*> tile_base(fn_);
+    for (std::int64_t j = 0; j < fn_; ++j) {
       Value* tile = b_.CreateAdd(b_.CreateUDiv(col_base_, c32(8)), c32(j));
       tile = b_.CreateSelect(b_.CreateICmpULT(tile, c32(tiles)), tile, c32(tiles - 1));
       tile_base[j] = b_.CreateAdd(b_.CreateMul(tile, c32(kb_ * 512)), b_.CreateMul(lane_, c32(16)));
@@ -355,7 +367,7 @@ class W4a16Kernel : KernelBuilder {
     // scale words.
     auto load_block = [&](Value* qv) {
       std::vector<Value*> flat;
-      for (std::int64_t j = 0; j < kFn; ++j) {
+      for (std::int64_t j = 0; j < fn_; ++j) {
         std::array<Value*, 4> w = load_weights(tile_base[j], b_.CreateMul(qv, c32(512)));
         flat.insert(flat.end(), w.begin(), w.end());
         for (std::int64_t h = 0; h < groups_per_block; ++h) {
@@ -368,10 +380,10 @@ class W4a16Kernel : KernelBuilder {
       return flat;
     };
     auto compute_flat = [&](const std::vector<Value*>& a, const std::vector<Value*>& flat) {
-      std::vector<std::array<Value*, 4>> bw(kFn);
-      std::vector<std::vector<Value*>> sc(kFn);
+      std::vector<std::array<Value*, 4>> bw(fn_);
+      std::vector<std::vector<Value*>> sc(fn_);
       std::size_t at = 0;
-      for (std::int64_t j = 0; j < kFn; ++j) {
+      for (std::int64_t j = 0; j < fn_; ++j) {
         for (int w = 0; w < 4; ++w) bw[j][w] = flat[at++];
         for (std::int64_t h = 0; h < groups_per_block; ++h) sc[j].push_back(flat[at++]);
       }
@@ -389,11 +401,11 @@ class W4a16Kernel : KernelBuilder {
     // step past it multiplies nothing.
     const std::int64_t S = ahead_ + 1, U = group_ == 32 && !swap_ ? 1 : S;
     std::vector<std::vector<Value*>> slot0(static_cast<std::size_t>(S - 1));
-    for (std::int64_t r = 0; r + 1 < S; ++r) slot0[r] = load_block(clamp_block(b_.CreateAdd(warp, c32(r * warps_))));
+    for (std::int64_t r = 0; r + 1 < S; ++r) slot0[r] = load_block(clamp_block(b_.CreateAdd(wk, c32(r * warps_))));
     // A one block ahead (a_ahead_): block q's fragments were loaded at the step before, so the
     // warp's wait for them overlaps the previous block's multiply.
     std::vector<Value*> a0;
-    if (a_ahead_) a0 = load_a(warp);
+    if (a_ahead_) a0 = load_a(wk);
     // Every warp has a whole number of iterations' blocks when KB is a multiple of U·W.
     const bool ragged = kb_ % (U * warps_) != 0;
     auto* pre = b_.GetInsertBlock();
@@ -402,7 +414,7 @@ class W4a16Kernel : KernelBuilder {
     b_.CreateBr(head);
     b_.SetInsertPoint(head);
     auto* q0 = b_.CreatePHI(b_.getInt32Ty(), 2, "q0");
-    q0->addIncoming(warp, pre);
+    q0->addIncoming(wk, pre);
     std::vector<std::vector<Value*>> slot(static_cast<std::size_t>(U + S - 1));
     std::vector<std::vector<llvm::PHINode*>> slot_phi(static_cast<std::size_t>(S - 1));
     for (std::int64_t r = 0; r + 1 < S; ++r)
@@ -442,18 +454,19 @@ class W4a16Kernel : KernelBuilder {
     b_.SetInsertPoint(done);
     if (per_column_) {  // one group of all K, one scale per column
       std::vector<Value*> s;
-      for (std::int64_t j = 0; j < kFn; ++j) s.push_back(load_scale(c32(0), j));
+      for (std::int64_t j = 0; j < fn_; ++j) s.push_back(load_scale(c32(0), j));
       fold(s);
     }
-    // The warps' partial sums meet in shared memory as C's tile, warp by warp (partial_at); tile
-    // (i, j) is summed and stored by warp (i·fn + j) % W in mma.sync's accumulator layout.
+    // The warps' partial sums meet in shared memory, warp by warp (partial_at); tile (i, j) of
+    // column group wn is summed over the Wk warps of the group and stored by its warp
+    // wk = (i·fn + j) % Wk, in mma.sync's accumulator layout.
     for (std::int64_t e = 0; e < n_acc; ++e) {
       Value *m, *n;
       if (swap_) {  // accumulator e: C(2t + e % 2, 8·(e / 2) + g)
         m = b_.CreateAdd(c0_, c32(e % 2));
         n = b_.CreateAdd(quad_g_, c32(8 * (e / 2)));
       } else {  // acc_index(i, j, e'): C(16i + 8·(e' / 2) + g, 8j + 2t + e' % 2)
-        const std::int64_t i = e / (kFn * 4), j = e / 4 % kFn, ee = e % 4;
+        const std::int64_t i = e / (fn_ * 4), j = e / 4 % fn_, ee = e % 4;
         m = b_.CreateAdd(quad_g_, c32(16 * i + 8 * (ee / 2)));
         n = b_.CreateAdd(c0_, c32(8 * j + ee % 2));
       }
@@ -461,9 +474,9 @@ class W4a16Kernel : KernelBuilder {
     }
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_barrier0));
     for (std::int64_t i = 0; i < fm_; ++i)
-      for (std::int64_t j = 0; j < kFn; ++j) {
-        const std::int64_t owner = (i * kFn + j) % warps_;
-        emit_guarded(b_.CreateICmpEQ(warp, c32(owner)), warps_ > 1, [&] {
+      for (std::int64_t j = 0; j < fn_; ++j) {
+        const std::int64_t owner = (i * fn_ + j) % warps_;
+        emit_guarded(b_.CreateICmpEQ(wk, c32(owner)), warps_ > 1, [&] {
           for (std::int64_t h = 0; h < 2; ++h) {
             if (a_row_empty(i, h)) continue;  // rows past M: no partial was written
             Value* m = b_.CreateAdd(quad_g_, c32(16 * i + 8 * h));
@@ -471,7 +484,8 @@ class W4a16Kernel : KernelBuilder {
             for (std::int64_t e = 0; e < 2; ++e) {
               Value* n = b_.CreateAdd(c0_, c32(8 * j + e));
               for (std::int64_t w = 0; w < warps_; ++w) {
-                Value* v = b_.CreateAlignedLoad(f32, smem_ptr(partial_at(c32(w), m, n)), llvm::Align(4));
+                Value* at = partial_at(b_.CreateAdd(c32(w * warps_n_), wn), m, n);
+                Value* v = b_.CreateAlignedLoad(f32, smem_ptr(at), llvm::Align(4));
                 sum[e] = sum[e] ? b_.CreateFAdd(sum[e], v) : v;
               }
             }
@@ -483,7 +497,7 @@ class W4a16Kernel : KernelBuilder {
     b_.CreateRetVoid();
   }
 
-  std::int64_t kb_ = 1, fm_ = 1, warps_ = 1, group_ = 0, ahead_ = 1;
+  std::int64_t kb_ = 1, fm_ = 1, fn_ = 2, warps_ = 1, warps_n_ = 1, group_ = 0, ahead_ = 1;  // warps_: Wk
   unsigned scale_arg_ = 3;
   bool a_ahead_ = false, swap_ = false, hint_ = false, bf16_ = false, per_column_ = false, e2m1_ = false;
   llvm::AllocaInst *acc_ = nullptr, *part_ = nullptr;
@@ -505,13 +519,18 @@ std::string w4a16_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.acc_type != "fp32") return "4-bit weights accumulate in fp32";
   if (p.family != hw::Family::MmaSync) return "4-bit weights are generated on the mma.sync family only";
   // The schedule w4_schedule (solve/space.h) gives, as a plan read back may carry another.
-  if (p.tile_n != 16 || p.tile_k != 128 || (p.tile_m != 16 && p.tile_m != 32) || p.k_warps < 1 || p.k_warps > 8 ||
-      p.stages < 2 || p.stages > 4 || p.warp_m != 1 || p.warp_n != 1 || p.split_k != 1 ||
+  const bool wn_ok = p.warp_n == 1 || p.warp_n == 2 || p.warp_n == 4 || p.warp_n == 8;
+  const std::int64_t warp_cols = p.tile_n / std::max<std::int64_t>(1, p.warp_n);
+  if (!wn_ok || p.tile_n % p.warp_n != 0 || (warp_cols != 16 && (warp_cols != 32 || p.M <= 8)) || p.tile_k != 128 ||
+      (p.tile_m != 16 && p.tile_m != 32) || p.k_warps < 1 || p.k_warps > 8 || p.k_warps * p.warp_n > 16 ||
+      p.stages < 2 || p.stages > 4 || p.warp_m != 1 || (p.warp_n > 1 && p.M <= 8) || p.split_k != 1 ||
       (p.blocks_per_sm != 1 && p.blocks_per_sm != 2))
     return fmt::format(
         "the plan's schedule {}×{}×{} ({}×{} warps, {} splitting K, {} stages, {} blocks per SM) is not one the "
-        "4-bit weight kernel builds: tile_m 16 or 32, tile_n 16, tile_k 128, one warp along M and N, 1 to 8 warps "
-        "splitting K, 2 to 4 stages, 1 or 2 blocks per SM",
+        "4-bit weight kernel builds: tile_m 16 or 32, tile_n 16 per warp along N (or 32 above M = 8; 1, 2, 4 or 8 "
+        "warps, 1 at M <= 8), tile_k 128, one warp along M, 1 to 8 warps splitting K (16 warps at most), 2 to 4 "
+        "stages, 1 or 2 "
+        "blocks per SM",
         p.tile_m, p.tile_n, p.tile_k, p.warp_m, p.warp_n, p.k_warps, p.stages, p.blocks_per_sm);
   if (!hw.gpu.has_cp_async) return fmt::format("{} (no sm_80 instructions) has no 4-bit weight kernel", hw.name);
   if (p.N % 8 != 0 || p.K % 32 != 0) return "4-bit weights need N a multiple of 8 and K of 32";

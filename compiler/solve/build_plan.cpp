@@ -202,19 +202,20 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   // follows from M, K and the group size (w4_schedule): the plan carries that schedule, not the
   // searched point, so that verify proves the kernel's own index maps.
   if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == hw::Family::MmaSync) {
-    const W4Schedule w = w4_schedule(s.M, s.K, pl.scale_b);
+    const W4Schedule w = w4_schedule(s.M, s.N, s.K, pl.scale_b, p.hw.gpu.sm_count, s.w4_lighter);
     pl.loader = "registers";
     pl.tile_m = w.tile_m;
     pl.tile_n = w.tile_n;
     pl.tile_k = w.tile_k;
-    pl.warp_m = pl.warp_n = 1;
+    pl.warp_m = 1;
+    pl.warp_n = w.warp_n;
     pl.k_warps = w.k_warps;
     pl.stages = w.stages;
     pl.blocks_per_sm = w.blocks_per_sm;
     pl.split_k = pl.raster_group = pl.cluster_m = pl.cluster_n = 1;
     pl.persistent_blocks = 0;
     pl.smem_layout = smem_layout_name(kNone);
-    pl.threads = 32 * w.k_warps;
+    pl.threads = 32 * w.k_warps * w.warp_n;
     pl.grid_m = ceil_div(s.M, pl.tile_m);
     pl.grid_n = ceil_div(s.N, pl.tile_n);
     pl.k_iters = ceil_div(ceil_div(s.K, pl.tile_k), w.k_warps);
@@ -235,10 +236,11 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.bound = mem_ns >= math_ns ? "memory" : "compute";
     pl.rules.clear();
     pl.notes.push_back(fmt::format(
-        "weights packed in the n8k128 layout (deepgemm pack) stream into registers: {}×{} of C per block, K split "
-        "over {} warps, {} blocks of 128 k in flight per warp (a schedule that follows from M, K and the group "
-        "size, not searched)",
-        pl.tile_m, pl.tile_n, pl.k_warps, pl.stages - 1));
+        "weights packed in the n8k128 layout (deepgemm pack) stream into registers: {}×{} of C per block, {} warps "
+        "side by side along N (sharing A's rows) and K split over {}, {} blocks of 128 k in flight per warp (a "
+        "schedule that follows from M, N, K, the group size and the SM count, not searched){}",
+        pl.tile_m, pl.tile_n, pl.warp_n, pl.k_warps, pl.stages - 1,
+        s.w4_lighter > 0 ? "; lighter than the schedule's first choice, which ptxas found spills registers" : ""));
   }
   if (p.c.value.name != p.acc.value.name)
     pl.notes.push_back(fmt::format("{} accumulation, cast to {} on store", p.acc.value.name, p.c.value.name));
@@ -304,15 +306,20 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   const bool w4 = p.hw.is_gpu() && p.b.value.bits == 4 && !p.weight_conversion.empty();
   if (w4 != (pl.loader == "registers")) return differs("loader", pl.loader, w4 ? "registers" : "cp.async or tma");
   if (w4) {
-    const W4Schedule w = w4_schedule(p.M.value, p.K.value, sb);
     auto text = [](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t kw, std::int64_t st,
                    std::int64_t bps) {
       return fmt::format("{}×{}×{}, {} warps splitting K, {} stages, {} blocks per SM", tm, tn, tk, kw, st, bps);
     };
     const std::string have = text(pl.tile_m, pl.tile_n, pl.tile_k, pl.k_warps, pl.stages, pl.blocks_per_sm);
-    const std::string want = text(w.tile_m, w.tile_n, w.tile_k, w.k_warps, w.stages, w.blocks_per_sm);
-    if (have != want || pl.warp_m != 1 || pl.warp_n != 1)
-      return fmt::format("the 4-bit weight kernel's schedule is {} in the plan, {} for the spec", have, want);
+    // The first choice, or one of the lighter ones ptxas may have needed.
+    std::string first;
+    for (std::int64_t lighter = 0; lighter <= kW4MaxLighter; ++lighter) {
+      const W4Schedule w = w4_schedule(p.M.value, p.N.value, p.K.value, sb, p.hw.gpu.sm_count, lighter);
+      const std::string want = text(w.tile_m, w.tile_n, w.tile_k, w.k_warps, w.stages, w.blocks_per_sm);
+      if (lighter == 0) first = want;
+      if (have == want && pl.warp_m == 1 && pl.warp_n == w.warp_n) return "";
+    }
+    return fmt::format("the 4-bit weight kernel's schedule is {} in the plan, {} for the spec", have, first);
   }
   return "";
 }

@@ -56,6 +56,7 @@ std::int64_t cube_lower_bound(const Space& s, std::int64_t tm, std::int64_t tn, 
 Result solve_family(const GemmProblem& p, const Options& opts, hw::Family family) {
   Result r;
   r.space = make_space(p, opts.max_values, family);
+  r.space.w4_lighter = opts.w4_lighter;
   const Space& s = r.space;
   smt::Solver z("schedule", /*optimizing=*/true);
   z.set_budget(opts.budget_s);

@@ -39,6 +39,9 @@ struct Options {
   /// Saved plans' schedules (compile --exclude-plan), each with its family: no point of those is a
   /// candidate, so the solver answers with the next-best plan.
   std::vector<std::pair<hw::Family, std::vector<std::pair<std::string, std::int64_t>>>> exclude_schedules;
+  /// The 4-bit weight kernel (whose schedule is not searched) this many steps lighter than
+  /// w4_schedule's first choice: codegen's answer when ptxas finds the kernel spills.
+  std::int64_t w4_lighter = 0;
 };
 
 /// The solver ran out of its budget (or Z3 gave up) before it could answer: a user error, since

@@ -135,16 +135,53 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
 }
 }  // namespace
 
-W4Schedule w4_schedule(std::int64_t M, std::int64_t K, const std::string& scale_b) {
+W4Schedule w4_schedule(std::int64_t M, std::int64_t N, std::int64_t K, const std::string& scale_b, std::int64_t sms,
+                       std::int64_t lighter) {
   W4Schedule w;
   const std::int64_t group = scale_b.rfind("group_", 0) == 0 ? std::stoll(scale_b.substr(6)) : 0;
   w.group = group;
   const std::int64_t kb = ceil_div(K, 128), fm = std::min<std::int64_t>(2, ceil_div(M, 16));
   w.tile_m = 16 * fm;
-  w.k_warps = std::min<std::int64_t>(8, kb);
+  // Warps side by side along N share A's rows (one read from L2 a block): as many as still leave a
+  // block for every SM, so that A is read ceil(N / (16·Wn)) times instead of N / 16. At M <= 8
+  // the operands are swapped and a warp keeps its 16 columns.
+  const std::int64_t grid_m = ceil_div(M, 16 * fm);
   const bool a_ahead = M <= 8;
-  const std::int64_t most = fm == 2 || (a_ahead && group == 64) ? 2 : group == 32 ? 1 : 3;
-  w.stages = 1 + std::max<std::int64_t>(1, std::min(most, ceil_div(kb, w.k_warps)));
+  auto shape = [&](std::int64_t wcols) {
+    w.warp_n = 1;
+    if (M > 8)
+      for (std::int64_t wn : {8, 4, 2})
+        if (grid_m * ceil_div(N, wcols * wn) >= sms) {
+          w.warp_n = wn;
+          break;
+        }
+    w.tile_n = wcols * w.warp_n;
+    w.k_warps = std::min<std::int64_t>(std::max<std::int64_t>(1, 8 / w.warp_n), kb);
+    // (Warps side by side along N keep their column offsets live across the loop: one block less
+    // in flight, as with two m16 tiles, fits the registers. Groups of 32 hold twice the scales a
+    // block; with 32 columns a warp they leave room for one.)
+    const std::int64_t most = group == 32 && wcols == 32                            ? 1
+                              : fm == 2 || w.warp_n > 1 || (a_ahead && group == 64) ? 2
+                              : group == 32                                         ? 1
+                                                                                    : 3;
+    w.stages = 1 + std::max<std::int64_t>(1, std::min(most, ceil_div(kb, w.k_warps)));
+  };
+  // A warp's columns: 32 (four n8 tiles, twice the multiplies for each A fragment it loads) above
+  // M = 16, where A's loads and the multiplies' chains bound the warp; 16 at M <= 16, where the
+  // weights' stream does and the registers are the slots in flight.
+  std::int64_t wcols = M > 16 ? 32 : 16;
+  shape(wcols);
+  // Each lighter step: one block fewer in flight, down to one; then 16 columns a warp.
+  for (std::int64_t step = 0; step < lighter; ++step) {
+    if (w.stages > 2) {
+      --w.stages;
+    } else if (wcols == 32) {
+      wcols = 16;
+      shape(wcols);
+    } else {
+      break;
+    }
+  }
   w.blocks_per_sm = fm == 1 ? 2 : 1;
   return w;
 }

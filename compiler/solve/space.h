@@ -44,6 +44,7 @@ struct Space {
   std::int64_t instr_m = 0, instr_n = 0;  // the instruction's own M and N where they differ (m8n8k4)
   int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
   bool reads_c_in = false;                      // beta ≠ 0: the epilogue reads C_in, a tile of C's type, too
+  std::int64_t w4_lighter = 0;                  // Options::w4_lighter
   bool wgmma_alternative = false;               // the problem may run on wgmma too (families()), with TMA (unbatched)
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
   double peak_flops_per_ns_sm = 0;              // GPU: per SM
@@ -68,17 +69,26 @@ std::vector<hw::Family> families(const GemmProblem& p);
 
 /// The 4-bit weight kernel's schedule (codegen/w4a16.cpp builds exactly this; the plan carries
 /// it and verify proves its index maps). A block owns tile_m = 16·fm rows (fm = ceil(M/16), at
-/// most 2) and tile_n = 16 columns; its k_warps warps (at most 8, at most one per 128-k block)
-/// split K, warp w taking the 128-k blocks w, w + k_warps, ...; each keeps stages - 1 blocks of
+/// most 2) and tile_n = 16·warp_n columns (32·warp_n above M = 16): warp_n warps side by side
+/// along N (16 or 32 columns each, sharing A's rows; the most that still leave a block for every
+/// SM, 1 at M <= 8) times k_warps
+/// (8 / warp_n, at most one per 128-k block) splitting K, warp (wn, wk) taking the 128-k blocks wk,
+/// wk + k_warps, ...; each keeps stages - 1 blocks of
 /// weights (and their scales) in flight in registers. The depths are what fits the kernel's 128
 /// registers a thread at two blocks per SM (one m16 tile) or 255 at one (two m16 tiles): 3 blocks,
 /// 2 with two m16 tiles or with groups of 64 when A is loaded a block ahead (M <= 8), 1 with
 /// groups of 32. `scale_b` is the plan's weight scales ("group_G", "per_column" or "none").
 struct W4Schedule {
-  std::int64_t tile_m = 16, tile_n = 16, tile_k = 128, k_warps = 1, stages = 2, blocks_per_sm = 2;
+  std::int64_t tile_m = 16, tile_n = 16, tile_k = 128, warp_n = 1, k_warps = 1, stages = 2, blocks_per_sm = 2;
   std::int64_t group = 0;  // the scales' group size G; 0 for none or one per column
 };
-W4Schedule w4_schedule(std::int64_t M, std::int64_t K, const std::string& scale_b);
+/// The 4-bit weight kernel's schedule for M×N×K on a GPU of `sms` SMs (codegen/w4a16.cpp).
+/// `lighter`: that many steps down from it where ptxas found the kernel spills
+/// (Options::w4_lighter): one block fewer in flight each, down to one, then 16 columns a warp.
+W4Schedule w4_schedule(std::int64_t M, std::int64_t N, std::int64_t K, const std::string& scale_b, std::int64_t sms,
+                       std::int64_t lighter = 0);
+/// Steps past this one change nothing (w4_schedule's `lighter` is at most this).
+constexpr std::int64_t kW4MaxLighter = 4;
 
 /// A point: one value per variable, in `vars` order.
 using Point = std::vector<std::int64_t>;
