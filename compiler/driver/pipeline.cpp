@@ -441,7 +441,7 @@ bool next_plan(Run& r) {
     r.solved = solve::solve(*r.problem, r.sopts);
     if (!r.solved.plan || solve::schedule_of(*r.solved.plan) == solve::schedule_of(before)) return false;
     r.cert = verify::verify(*r.solved.plan);
-    if (!r.cert.all_passed()) throw InternalError("the shallower 4-bit weight plan failed verification");
+    if (!r.cert.all_passed()) throw InternalError("the lighter 4-bit weight plan failed verification");
     return true;
   }
   r.sopts.exclude.push_back(r.solved.point);

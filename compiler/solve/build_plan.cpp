@@ -199,7 +199,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
                                    p.b.value.name, p.weight_conversion));
   // 4-bit weights on a GPU: packed weights stream from global memory straight into registers
   // (the n8k128 layout of <deepgemm/w4_pack.h>) in the weight-streaming kernel, whose schedule
-  // follows from M, K and the group size (w4_schedule): the plan carries that schedule, not the
+  // follows from M, N, K, the group size and the SM count (w4_schedule): the plan carries it, not the
   // searched point, so that verify proves the kernel's own index maps.
   if (s.gpu && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == hw::Family::MmaSync) {
     const W4Schedule w = w4_schedule(s.M, s.N, s.K, pl.scale_b, p.hw.gpu.sm_count, s.w4_lighter);
