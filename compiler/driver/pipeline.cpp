@@ -431,23 +431,19 @@ Verdict prove_plan(Run& r) {
 /// Codegen's feedback to the solver: the plan's kernel does not fit the register file, so the
 /// next-best plan of the same family is solved for and proved. False when there is none.
 bool next_plan(Run& r) {
-  if (r.solved.plan->loader == "registers") {
-    // The 4-bit weight kernel's schedule is not searched: its next plan is the next lighter
-    // schedule (solve::w4_schedule), if one is left.
-    const Plan before = *r.solved.plan;
+  // The 4-bit weight kernel's schedule is not searched: its next plan is the next lighter
+  // schedule (solve::w4_schedule), if one is left; any other's, the next-best searched point.
+  const Plan before = *r.solved.plan;
+  const bool w4 = before.loader == "registers";
+  if (w4) {
     if (r.sopts.w4_lighter >= solve::kW4MaxLighter) return false;
     ++r.sopts.w4_lighter;
-    r.sopts.family = r.solved.space.family;
-    r.solved = solve::solve(*r.problem, r.sopts);
-    if (!r.solved.plan || solve::schedule_of(*r.solved.plan) == solve::schedule_of(before)) return false;
-    r.cert = verify::verify(*r.solved.plan);
-    if (!r.cert.all_passed()) throw InternalError("the lighter 4-bit weight plan failed verification");
-    return true;
+  } else {
+    r.sopts.exclude.push_back(r.solved.point);
   }
-  r.sopts.exclude.push_back(r.solved.point);
   r.sopts.family = r.solved.space.family;        // excluded points are points of this family's space
   r.solved = solve::solve(*r.problem, r.sopts);  // solve::GaveUp reaches the caller
-  if (!r.solved.plan) return false;
+  if (!r.solved.plan || (w4 && solve::schedule_of(*r.solved.plan) == solve::schedule_of(before))) return false;
   r.cert = verify::verify(*r.solved.plan);
   if (!r.cert.all_passed()) throw InternalError("the next-best plan failed verification");
   return true;
