@@ -38,6 +38,7 @@ struct Args {
   int acc_bits = 32, c_bits = 32;  // the accumulator's and C's widths (--module: the plan's)
   Format fa, fb;
   bool have_a = false, have_b = false;
+  bool b_col = false;  // --b-layout col: B is column-major (N rows of K elements; --module: the plan's)
 };
 
 /// The usage text after `why`, on stderr; returns 2 (a bad argument's exit code).
@@ -48,7 +49,8 @@ inline int usage(const std::string& why) {
                "       cosim --m M --n N --k K --a-type sN|uN --b-type sN|uN [options]\n"
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
                "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n"
-               "         --base ADDR --addr-bits N --expect-error NAME --lda LD --ldb LD --ldc LD --batch B\n",
+               "         --base ADDR --addr-bits N --expect-error NAME --lda LD --ldb LD --ldc LD --batch B\n"
+               "         --b-layout row|col\n",
                why.c_str());
   return 2;
 }
@@ -107,7 +109,10 @@ inline int parse_args(int argc, char** argv, Args& args) {
       o.addr_bits = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
     else if (key == "--expect-error")
       o.expect_error = v;
-    else if (key == "--batch")
+    else if (key == "--b-layout") {
+      if (v != "row" && v != "col") return usage("bad --b-layout " + v + " (row or col)");
+      args.b_col = v == "col";
+    } else if (key == "--batch")
       args.batch = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--acc-bits")
       acc_bits = static_cast<int>(std::strtol(v.c_str(), &end, 10));

@@ -87,23 +87,45 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   // bank's row of B, and segments of B rows as wide as the array. A group is a power of two that
   // divides the K tile, so that its rows of B lie in consecutive banks of one word row.
   // (Weight stationary: a group is a weight block's pe_rows k.)
-  std::int64_t os_group = std::max<std::int64_t>(1, std::min({word_bits / t.a_bits, banks, t.tile_k}));
-  while (os_group > 1 && (!pow2(os_group) || t.tile_k % os_group != 0)) --os_group;
+  // A column-major B's tile rows run along K like A's: the engine reads a group of K elements of
+  // each of the array's pe_cols rows of B (one bank each) per scratchpad read, so a group also
+  // fits a word of B.
+  const bool bcol = t.b_col_major;
+  if (ws && bcol)
+    refuse(
+        "a column-major B (N×K in memory) is read by the output-stationary engine only: the weight-stationary "
+        "engine loads weight blocks from K-major rows of B");
+  if (bcol && n.pe_cols > banks)
+    refuse(
+        fmt::format("a column-major B: the engine reads the array's {} columns of B, one tile row of B each, from "
+                    "distinct banks in one cycle, and the scratchpad has {} banks",
+                    n.pe_cols, banks));
+  if (bcol && !ws && n.spad_bank_map == "xor" && banks % n.pe_cols != 0)
+    refuse(
+        fmt::format("npu.spad_bank_map is xor, which swizzles the banks of one word row, and a column-major B's {} "
+                    "rows read at once (the array's columns) do not divide the {} banks",
+                    n.pe_cols, banks));
+  std::int64_t os_group = std::max<std::int64_t>(
+      1, std::min({word_bits / t.a_bits, bcol ? word_bits / t.b_bits : word_bits, banks, t.tile_k}));
+  while (os_group > 1 &&
+         (!pow2(os_group) || t.tile_k % os_group != 0 || (bcol && (word_bits / t.b_bits) % os_group != 0)))
+    --os_group;
   l.group = ws ? std::int64_t{n.pe_rows} : os_group;
   const std::int64_t seg_bits = std::int64_t{n.pe_cols} * t.b_bits;
-  if (seg_bits % word_bits != 0 && word_bits % seg_bits != 0)
+  if (!bcol && seg_bits % word_bits != 0 && word_bits % seg_bits != 0)
     refuse(
         fmt::format("a PE-array-wide B row segment ({} bits) neither fills whole {}-bit scratchpad words nor divides "
                     "one",
                     seg_bits, word_bits));
-  l.b_seg = std::max<std::int64_t>(1, seg_bits / word_bits);
-  if ((t.tile_k * t.a_bits) % word_bits != 0 || (t.tile_n * t.b_bits) % word_bits != 0)
+  l.b_seg = bcol ? 1 : std::max<std::int64_t>(1, seg_bits / word_bits);
+  const std::int64_t b_row_elems = bcol ? t.tile_k : t.tile_n, b_rows = bcol ? t.tile_n : t.tile_k;
+  if ((t.tile_k * t.a_bits) % word_bits != 0 || (b_row_elems * t.b_bits) % word_bits != 0)
     refuse(fmt::format("tile rows of A ({} bits) and B ({} bits) must be whole {}-bit scratchpad words",
-                       t.tile_k * t.a_bits, t.tile_n * t.b_bits, word_bits));
+                       t.tile_k * t.a_bits, b_row_elems * t.b_bits, word_bits));
   l.a_words = ceil_div(t.tile_k * t.a_bits, word_bits);
-  l.b_words = ceil_div(t.tile_n * t.b_bits, word_bits);
+  l.b_words = ceil_div(b_row_elems * t.b_bits, word_bits);
   const std::int64_t a_buf = ceil_div(t.tile_m, banks) * l.a_words;
-  const std::int64_t b_buf = ceil_div(t.tile_k, banks) * l.b_words;
+  const std::int64_t b_buf = ceil_div(b_rows, banks) * l.b_words;
   l.a_base0 = 0;
   l.a_base1 = a_buf;
   l.b_base0 = 2 * a_buf;
@@ -125,7 +147,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   // cover it (one more than its bytes need when it straddles); where the scratchpad word is not
   // the beat, the regrouping (dg_rd_gear) gives one word a cycle after the cycle that takes the
   // row's first beat, so a row takes the larger of its beats and its words plus one.
-  l.byte_rows = npu_byte_rows(n, t.K, t.N, t.a_bits, t.b_bits, t.c_bits);
+  l.byte_rows = npu_byte_rows(n, t.K, t.N, t.a_bits, t.b_bits, t.c_bits, bcol);
   const std::int64_t straddle = l.byte_rows ? 1 : 0;
   const std::int64_t gear = word_bits != 8 * beat ? 1 : 0;
   auto fill_cycles = [&](std::int64_t elems, int bits) {
@@ -134,7 +156,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
 
   // The request queues cover the DRAM latency with requests of a tile row each.
   auto row_beats = [&](std::int64_t elems, int bits) { return std::max<std::int64_t>(1, elems * bits / (8 * beat)); };
-  const std::int64_t ra = row_beats(t.tile_k, t.a_bits) + straddle, rb = row_beats(t.tile_n, t.b_bits) + straddle,
+  const std::int64_t ra = row_beats(t.tile_k, t.a_bits) + straddle, rb = row_beats(b_row_elems, t.b_bits) + straddle,
                      rc = row_beats(t.tile_n, t.c_bits) + straddle;
   l.queue_a = npu_queue_entries(n, ra, false);
   l.queue_b = npu_queue_entries(n, rb, false);
@@ -166,9 +188,12 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) {
     return stream(rows_m, fill_cycles(kk, t.a_bits), l.queue_a) + kFillA;
   };
-  auto b_fetch = [&](std::int64_t kk) {
-    return stream(kk, fill_cycles(t.tile_n, t.b_bits), l.queue_b) + kExposedB * n.dram_latency_cycles;
+  // (A column-major B: tile_n rows of the step's K.)
+  auto b_stream = [&](std::int64_t kk) {
+    return bcol ? stream(t.tile_n, fill_cycles(kk, t.b_bits), l.queue_b)
+                : stream(kk, fill_cycles(t.tile_n, t.b_bits), l.queue_b);
   };
+  auto b_fetch = [&](std::int64_t kk) { return b_stream(kk) + kExposedB * n.dram_latency_cycles; };
   const std::int64_t sub_blocks =
       std::max<std::int64_t>(1, t.tile_m / n.pe_rows) * std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
   const std::int64_t per_group = std::max<std::int64_t>(l.group, l.b_seg + 3);
@@ -201,8 +226,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   const std::int64_t m0 = std::min(t.M, t.tile_m), k0 = std::min(t.K, t.tile_k);
   // (The epilogue's operands go first on B's channels.)
   const double first = std::max(stream(m0, fill_cycles(k0, t.a_bits), l.queue_a),
-                                stream(k0, fill_cycles(t.tile_n, t.b_bits), l.queue_b) +
-                                    static_cast<double>(ceil_div(t.epi_bytes, beat))) +
+                                b_stream(k0) + static_cast<double>(ceil_div(t.epi_bytes, beat))) +
                        n.dram_latency_cycles;
   // The last C tile is the last M and N extents: its rows' beats (with byte rows, one more where
   // a row straddles).

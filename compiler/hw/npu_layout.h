@@ -18,6 +18,9 @@ struct NpuTiling {
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;
   int a_bits = 8, b_bits = 8, c_bits = 32;  // element bits in NPU memory (npu_element_bits; C 32 or 64)
   bool output_stationary = true;
+  // B stored column-major (N×K in memory, the layout of most frameworks' weights): a tile row of B
+  // in DRAM and in the scratchpad runs along K, tile_n rows of tile_k elements.
+  bool b_col_major = false;
   // Bytes of the fused epilogue's operands (npu_epilogue_bytes), read once at the start of a run
   // on B's read channels ahead of B's first bursts.
   std::int64_t epi_bytes = 0;
@@ -30,21 +33,25 @@ inline std::int64_t npu_epilogue_bytes(std::int64_t N, const std::string& epilog
   return (bias ? N * 4 : 0) + (c_bits == 8 || c_bits == 16 ? N * 8 : 0);
 }
 
-/// Whether the generated design moves byte rows: some row of A (K elements of a_bits), B or C (N)
-/// is not a whole number of bus beats, or the scratchpad word is not the bus beat (the DMA then
-/// regroups the bytes of each row into words). Its DMA fetches the beats that cover each row.
-inline bool npu_byte_rows(const NpuModel& n, std::int64_t K, std::int64_t N, int a_bits, int b_bits, int c_bits) {
+/// Whether the generated design moves byte rows: some row of A (K elements of a_bits), B (N, or K
+/// when B is column-major) or C (N) is not a whole number of bus beats, or the scratchpad word is
+/// not the bus beat (the DMA then regroups the bytes of each row into words). Its DMA fetches the
+/// beats that cover each row.
+inline bool npu_byte_rows(const NpuModel& n, std::int64_t K, std::int64_t N, int a_bits, int b_bits, int c_bits,
+                          bool b_col_major = false) {
   const std::int64_t beat_bits = n.bus_data_bits;
-  return (K * a_bits) % beat_bits != 0 || (N * b_bits) % beat_bits != 0 || (N * c_bits) % beat_bits != 0 ||
-         n.spad_width_bits != n.bus_data_bits;
+  return (K * a_bits) % beat_bits != 0 || ((b_col_major ? K : N) * b_bits) % beat_bits != 0 ||
+         (N * c_bits) % beat_bits != 0 || n.spad_width_bits != n.bus_data_bits;
 }
 
 struct NpuLayout {
   // The compute engine: K elements of a tile row the array consumes per scratchpad read (a group),
-  // and scratchpad words per PE-array-wide segment of a B row.
+  // and scratchpad words per PE-array-wide segment of a B row (1 for a column-major B, whose
+  // tile rows the engine reads like A's: one per bank).
   std::int64_t group = 1, b_seg = 1;
-  // The scratchpad: words per tile row of A and B; the two buffers of each, as word offsets
-  // inside every bank (tile row r lives in bank r mod banks); words of a bank in use.
+  // The scratchpad: words per tile row of A and B (B's rows run along N, or along K when B is
+  // column-major); the two buffers of each, as word offsets inside every bank (tile row r lives in
+  // bank r mod banks); words of a bank in use.
   std::int64_t a_words = 0, b_words = 0;
   std::int64_t a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0;
   std::int64_t words_per_bank = 0;

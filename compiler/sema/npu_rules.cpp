@@ -102,6 +102,33 @@ void Checker::check_npu_rules() {
                                    f == &p_.alpha ? "alpha" : "beta", p_.hw.name, f == &p_.alpha ? "alpha" : "beta"));
       return;
     }
+  // Operand layouts: the AGUs walk row-major A and C, and B either way (a column-major B, N×K in
+  // memory, is read K-major by the output-stationary engine).
+  for (const auto& [lay, name] : {std::pair{&p_.a_layout, "A"}, std::pair{&p_.c_layout, "C"}})
+    if (lay->value == Layout::ColMajor) {
+      d_.error(lay->loc, fmt::format("a column-major {} is not generated for NPUs: {}'s AGUs walk {} row by row "
+                                     "({} rows of {} elements in memory)",
+                                     name, p_.hw.name, name, "M", name[0] == 'A' ? "K" : "N"));
+      d_.note(lay->loc, name[0] == 'A' ? "store A row-major (M×K): 'A: row_major;' or no layout for A"
+                                       : "store C row-major (M×N): 'C: row_major;' or no layout for C");
+      return;
+    }
+  if (p_.b_layout.value == Layout::ColMajor && p_.dataflow.user && p_.dataflow.value == "weight_stationary") {
+    d_.error(p_.dataflow.loc,
+             "a column-major B (N×K in memory) is read by the output-stationary engine only: the weight-stationary "
+             "engine loads weight blocks from K-major rows of B");
+    d_.note(p_.b_layout.loc, "store B row-major (K×N), or let the solver choose the dataflow");
+    return;
+  }
+  if (p_.b_layout.value == Layout::ColMajor &&
+      std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") == n.dataflows.end()) {
+    d_.error(p_.b_layout.loc,
+             fmt::format("a column-major B (N×K in memory) is read by the output-stationary engine only, and {} "
+                         "offers {} (npu.dataflows)",
+                         p_.hw.name, join_words(n.dataflows, ", ")));
+    d_.note(p_.b_layout.loc, "store B row-major (K×N), or add output_stationary to the model's npu.dataflows");
+    return;
+  }
   p_.compute_paths = {hw::Family::Npu};
 }
 

@@ -183,9 +183,11 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     // (Elements of t, as they lie in memory, per beat, or per byte with byte rows.)
     const std::int64_t unit = pl.npu_layout->byte_rows ? 8 : beat_bits;
     auto per = [&](const DType& t) { return unit / std::gcd(unit, std::int64_t{hw::npu_element_bits(t.bits)}); };
-    if (p.k_dynamic) pl.k_align = per(p.a.value);
+    // (A column-major B's rows are K elements too, a row-major B's N.)
+    const bool b_col = p.b_layout.value == Layout::ColMajor;
+    if (p.k_dynamic) pl.k_align = b_col ? std::lcm(per(p.a.value), per(p.b.value)) : per(p.a.value);
     // ... and a run-time N B's and C's rows (N elements).
-    if (p.n_dynamic) pl.n_align = std::lcm(per(p.b.value), per(p.c.value));
+    if (p.n_dynamic) pl.n_align = b_col ? per(p.c.value) : std::lcm(per(p.b.value), per(p.c.value));
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;
     // NPU costs are cycles (the layout's estimate); the model's clock turns them into time.

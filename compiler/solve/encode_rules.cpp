@@ -253,14 +253,17 @@ class Encoder {
     std::int64_t beat = n.bus_data_bits / 8;
     // A design that moves byte rows (hw::npu_byte_rows) realigns any row; else tile rows are whole
     // beats, so that every request is.
-    if (hw::npu_byte_rows(n, s_.K, s_.N, s_.a_bits, s_.b_bits, s_.c_bits))
+    // (A column-major B's tile rows run along K: tile_k elements.)
+    const bool b_col = p().b_layout.value == Layout::ColMajor;
+    if (hw::npu_byte_rows(n, s_.K, s_.N, s_.a_bits, s_.b_bits, s_.c_bits, b_col))
       rule("hw.burst_alignment", "tile rows are whole bytes (the DMA realigns rows to bus beats)", "hardware",
-           flag({"tile_n", "tile_k"},
-                [&](const Vals& v) { return (v[1] * s_.a_bits) % 8 == 0 && (v[0] * s_.b_bits) % 8 == 0; }));
+           flag({"tile_n", "tile_k"}, [&](const Vals& v) {
+             return (v[1] * s_.a_bits) % 8 == 0 && ((b_col ? v[1] : v[0]) * s_.b_bits) % 8 == 0;
+           }));
     else
       rule("hw.burst_alignment", fmt::format("tile rows are whole {}-byte bus beats", beat), "hardware",
            flag({"tile_n", "tile_k"}, [&](const Vals& v) {
-             return (v[1] * s_.a_bits / 8) % beat == 0 && (v[0] * s_.b_bits / 8) % beat == 0 &&
+             return (v[1] * s_.a_bits / 8) % beat == 0 && ((b_col ? v[1] : v[0]) * s_.b_bits / 8) % beat == 0 &&
                     (v[1] * s_.a_bits) % 8 == 0;
            }));
     // What else the generated design needs of a tile shape (whole scratchpad words per tile row,

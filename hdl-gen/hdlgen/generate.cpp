@@ -304,10 +304,13 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     auto ceil_tiles = [&](const std::string& x, std::int64_t tile) {
       return fmt::format("({})", per_tile(fmt::format("({} + 32'd{})", x, tile - 1), tile));
     };
-    const char row_tile = s.row_dim;  // the rows of a tile run along M (A, C) or K (B)
-    const std::int64_t trows = row_tile == 'm' ? p.tile_m : p.tile_k;
-    const std::string row_end = row_tile == 'm' ? "32'(m_q)" : "32'(k_q)";
-    const std::string row_org = row_tile == 'm' ? times_tile("f_mb", p.tile_m) : times_tile("f_kt", p.tile_k);
+    // The rows of a tile run along M (A, C), K (B) or N (a column-major B).
+    const char row_tile = s.row_dim;
+    const std::int64_t trows = tile_of(p, row_tile);
+    const std::string row_end = fmt::format("32'({}_q)", row_tile);
+    const std::string row_org = row_tile == 'm'   ? times_tile("f_mb", p.tile_m)
+                                : row_tile == 'n' ? times_tile("f_nb", p.tile_n)
+                                                  : times_tile("f_kt", p.tile_k);
     // Rows of the current tile: the tile's, or what is left of the matrix.
     const std::string rows_in = fmt::format("({0} - ({1}) < 32'd{2} ? {0} - ({1}) : 32'd{2})", row_end, row_org, trows);
     const std::string kts = s.has_k_loop ? ceil_tiles("32'(k_q)", p.tile_k) : "32'd1";
@@ -359,7 +362,15 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     const std::string block =
         fmt::format("({}) * 32'd{} + ({})", per_tile("32'(m0_q)", p.tile_m), gn, per_tile("32'(n0_q)", p.tile_n));
     std::string per_block, in_block;
-    if (s.id == "a") {
+    // (A column-major B: K tiles times the block's rows along N, the last block_n partial.)
+    const std::int64_t last_n = p.N - (gn - 1) * p.tile_n;
+    const std::string full_n = fmt::format("32'(n0_q) + 32'd{} <= 32'd{}", p.tile_n, p.N);
+    if (s.row_dim == 'n') {
+      const std::string kts = fmt::format("({})", per_tile(fmt::format("(32'(k_q) + 32'd{})", p.tile_k - 1), p.tile_k));
+      const std::string kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
+      per_block = fmt::format("({} ? {} : {} * 32'd{})", full_n, times_tile(kts, p.tile_n), kts, last_n);
+      in_block = fmt::format("({} ? {} : {} * 32'd{}) + 32'(r_q)", full_n, times_tile(kt, p.tile_n), kt, last_n);
+    } else if (s.id == "a") {
       // K tiles (the last one partial) times the block's rows (the last block_m partial).
       const std::string kts = fmt::format("({})", per_tile(fmt::format("(32'(k_q) + 32'd{})", p.tile_k - 1), p.tile_k));
       const std::string kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
@@ -397,8 +408,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "    if (rst_ni && f_past_valid && done_q) assert (f_blocks == 32'd{} && f_in == 32'd0);  // all {} blocks, "
         "none more\n"
         "  end\n",
-        s.id == "a" ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block, gm * gn, in_block,
-        gm * gn, gm * gn);
+        s.id == "a" || s.row_dim == 'n' ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block,
+        gm * gn, in_block, gm * gn, gm * gn);
   } else {
     const std::int64_t K = kmax;
     const std::string nt = fmt::format("({})", per_tile("32'(n0_q)", p.tile_n)),
@@ -409,6 +420,14 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} : {} * 32'd{}) + 32'(r_q)", gn * gk, full_m,
                         times_tile(inner, p.tile_m), inner, last_m);
       total = std::to_string(p.M * gn * gk);
+    } else if (s.row_dim == 'n') {
+      // A column-major B: block_m's N × ceil(K / TileK) requests, block_n's tile_n (or the last
+      // block_n's) per K tile.
+      const std::int64_t last_n = p.N - (gn - 1) * p.tile_n;
+      const std::string full_n = fmt::format("32'(n0_q) + 32'd{} <= 32'd{}", p.tile_n, p.N);
+      idx = fmt::format("({}) * 32'd{} + 32'(n0_q) * 32'd{} + ({} ? {} : {} * 32'd{}) + 32'(r_q)",
+                        per_tile("32'(m0_q)", p.tile_m), p.N * gk, gk, full_n, times_tile(kt, p.tile_n), kt, last_n);
+      total = std::to_string(gm * p.N * gk);
     } else if (s.id == "b") {
       idx = fmt::format("(({}) * 32'd{} + {}) * 32'd{} + 32'(k0_q) + 32'(r_q)", per_tile("32'(m0_q)", p.tile_m), gn, nt,
                         K);
@@ -570,8 +589,11 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
         fmt::format("a {} output is not generated for NPUs: declare output int32 (saturated from wider "
                     "accumulators), int64, or int8 or int16 (requantized per column)",
                     p.c_type));
-  if (!p.index.a_row_major || !p.index.b_row_major || !p.index.c_row_major)
-    throw UserError("the AGUs walk row-major A, B and C only");
+  // B either way (a column-major B's tile rows run along K); A and C row by row (the spec check
+  // refused the others).
+  if (!p.index.a_row_major || !p.index.c_row_major)
+    throw UserError("the AGUs walk row-major A and C only: store A and C row-major");
+  const bool b_col = !p.index.b_row_major;
   // A batch (batch > 1) is the core's loop: one START runs BATCH matrices (top.cpp, batch_text).
   const std::string epilogue = p.epilogue.empty() ? "none" : p.epilogue;
   if (epilogue != "none" && epilogue != "relu" && epilogue != "bias" && epilogue != "bias_relu")
@@ -606,7 +628,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   // A run-time K is checked by the runtime against the plan's k_align; the largest K of the range
   // (the K a module starts with) must itself be one.
   bytes_of("A", p.k_dynamic ? "K_max" : "K", p.k_dynamic ? p.K_max : p.K, ea);
-  bytes_of("B", "N", p.N, eb);
+  if (b_col)
+    bytes_of("B (column-major)", p.k_dynamic ? "K_max" : "K", p.k_dynamic ? p.K_max : p.K, eb);
+  else
+    bytes_of("B", "N", p.N, eb);
   bytes_of("C", "N", p.N, ec);
   // The AGUs add a 32-bit offset to an operand's base: each operand is at most 4 GiB (at the
   // largest K). (In double: M, N and K may each be near 2^31.)
@@ -635,6 +660,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tiling.b_bits = static_cast<int>(eb);
   tiling.c_bits = static_cast<int>(ec);
   tiling.output_stationary = p.dataflow == "output_stationary";
+  tiling.b_col_major = b_col;
   tiling.epi_bytes = hw::npu_epilogue_bytes(p.N, epilogue, static_cast<int>(ec));
   const hw::NpuLayout lay = hw::npu_layout(n, tiling);
   if (!lay.unbuildable.empty()) refuse(lay.unbuildable);
@@ -677,6 +703,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.b_first = lay.b_first;
   e.weight_stationary = p.dataflow == "weight_stationary";
   e.bank_xor = n.spad_bank_map == "xor";
+  e.b_col_major = b_col;
 
   Design d;
   d.top = "npu_gemm_" + name;
@@ -697,7 +724,9 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
       p.tile_k, p.dataflow);
   const std::vector<Stream> streams = {
       {"a", "A (activations, M×K, row-major): tile_m rows of tile_k elements", 'm', 'k', true, ea},
-      {"b", "B (weights, K×N, row-major): tile_k rows of tile_n elements", 'k', 'n', true, eb},
+      b_col ? Stream{"b", "B (weights, K×N, column-major: N rows of K elements): tile_n rows of tile_k elements", 'n',
+                     'k', true, eb}
+            : Stream{"b", "B (weights, K×N, row-major): tile_k rows of tile_n elements", 'k', 'n', true, eb},
       {"c", fmt::format("C (outputs, M×N, row-major, {}): tile_m rows of tile_n elements", p.c_type), 'm', 'n', false,
        ec},
   };
@@ -722,7 +751,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.k_fixed = !p.k_dynamic;
   tp.ld_registers = n.ld_registers;
   tp.byte_rows = lay.byte_rows;
-  tp.row_bytes_b = p.N * eb / 8;
+  tp.b_col_major = b_col;
+  tp.row_bytes_b = (b_col ? kmax : p.N) * eb / 8;
   tp.extent_c = p.M * p.N * ec / 8;
   tp.engine = e;
   std::vector<VerilogFile> agus;

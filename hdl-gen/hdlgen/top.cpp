@@ -188,7 +188,7 @@ constexpr const char* kTop = R"(// @HEADER@
     else if (@NCHECK@) check = @ERRW@'d@E_N@;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
 @BATCH_CHECK@    else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
-    else if ((((32'(k_q) << @LEA@) | (32'(n_q) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@ROWB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
+    else if ((((32'(k_q) << @LEA@) | (32'(@BROWELEMS@) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@ROWB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
 @LDCHECK@    else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
 
@@ -996,7 +996,7 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     // Packed rows at the plan's M, N and K: each extent is a constant, so each check is a
     // comparison.
     last_byte("a", tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3), batch);
-    last_byte("b", tp.k_max * tp.row_bytes_b, batch);
+    last_byte("b", (tp.b_col_major ? tp.n_max : tp.k_max) * tp.row_bytes_b, batch);
     last_byte("c", tp.extent_c, batch);
   } else {
     // Packed rows at the run's M, N or K: rows times a row's bytes.
@@ -1005,8 +1005,10 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     };
     const std::string m = dim(tp.m_min == tp.m_max, tp.m_max, "m_q"), n = dim(tp.n_min == tp.n_max, tp.n_max, "n_q"),
                       k = dim(tp.k_fixed, tp.k_max, "k_q");
-    for (const auto& [x, rows, cols, lg] : {std::tuple{"a", m, k, tp.lg_bits[0]}, std::tuple{"b", k, n, tp.lg_bits[1]},
-                                            std::tuple{"c", m, n, tp.lg_bits[2]}})
+    for (const auto& [x, rows, cols, lg] :
+         {std::tuple{"a", m, k, tp.lg_bits[0]},
+          tp.b_col_major ? std::tuple{"b", n, k, tp.lg_bits[1]} : std::tuple{"b", k, n, tp.lg_bits[1]},
+          std::tuple{"c", m, n, tp.lg_bits[2]}})
       range.push_back(fmt::format("{} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", wide(x), rows, cols, lg, aw));
   }
   // The fused epilogue's operands: bias (N int32), rq (N records of 8 bytes).
@@ -1200,7 +1202,7 @@ std::string top_module(const TopParams& tp) {
              "  logic [31:0] a_row, b_row, c_row, a_ld, b_ld, c_ld;\n"
              "  logic [63:0] a_extent, b_extent, c_extent;\n"
              "  assign a_row = (32'(k_q) << @LEA@) >> 3;\n"
-             "  assign b_row = (32'(n_q) << @LEB@) >> 3;\n"
+             "  assign b_row = (32'(@BROWELEMS@) << @LEB@) >> 3;\n"
              "  assign c_row = (32'(n_q) << @LEC@) >> 3;\n"
              "  assign a_ld = lda_q != 32'd0 ? lda_q : a_row;\n"
              "  assign b_ld = ldb_q != 32'd0 ? ldb_q : b_row;\n"
@@ -1250,7 +1252,7 @@ std::string top_module(const TopParams& tp) {
             "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
             "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), "
             ".AccAW(AccAW),\n"
-            "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)@BANKXOR@\n"
+            "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)@BANKXOR@@BCOL@\n"
             "  )";
   std::map<std::string, std::string> first = {{"HEADER", tp.header},  {"REGDOC", doc},    {"STREAMS", streams},
                                               {"EPI", epi},           {"ENGINE", engine}, {"REGWRITES", reg_writes},
@@ -1275,7 +1277,12 @@ std::string top_module(const TopParams& tp) {
        {"MMAX", std::to_string(tp.m_max)},
        {"MROWS1", tp.m_min == tp.m_max ? fmt::format("64'd{}", tp.m_max - 1) : "(64'(m_q) - 64'd1)"},
        {"MMIN", std::to_string(tp.m_min)},
-       {"BROWS1", tp.k_fixed ? fmt::format("64'd{}", tp.k_max - 1) : "(64'(k_q) - 64'd1)"},
+       // B's rows: K, or N when B is column-major.
+       {"BROWS1", tp.b_col_major ? (tp.n_min == tp.n_max ? fmt::format("64'd{}", tp.n_max - 1) : "(64'(n_q) - 64'd1)")
+                  : tp.k_fixed   ? fmt::format("64'd{}", tp.k_max - 1)
+                                 : "(64'(k_q) - 64'd1)"},
+       {"BROWELEMS", tp.b_col_major ? "k_q" : "n_q"},
+       {"BCOL", e.b_col_major ? ", .BColMajor(1'b1)" : ""},
        {"NMAX", std::to_string(tp.n_max)},
        {"NMIN", std::to_string(tp.n_min)},
        {"KMIN", std::to_string(tp.k_min)},

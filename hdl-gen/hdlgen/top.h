@@ -37,6 +37,7 @@ struct EngineParams {
   bool b_first = false;                // B's scratchpad writes go first on a bank conflict (the layout's choice)
   bool weight_stationary = false;      // the engine: dg_engine_ws (else dg_engine, output stationary)
   bool bank_xor = false;               // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
+  bool b_col_major = false;            // B's tile rows run along K (a column-major B)
 };
 
 /// The fused epilogue of the C write-out (dg_epilogue) and the fetch of its operands
@@ -70,6 +71,7 @@ struct TopParams {
   bool ld_registers = true;                    // LDA, LDB, LDC (the model's npu.ld_registers); false: packed rows
   bool byte_rows = false;                      // rows not whole beats: realigned (the layout's byte_rows)
   std::int64_t row_bytes_b = 0, extent_c = 0;  // packed rows: B's row and C's bytes (constants)
+  bool b_col_major = false;                    // B is N rows of K elements (column-major)
   EpiParams epi;                               // the fused epilogue (none by default)
 };
 

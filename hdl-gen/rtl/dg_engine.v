@@ -4,7 +4,9 @@
 //
 //   prefetch  reads the group's operands from the scratchpad buffer of the step: the A words of
 //             the sub-block's Rows tile rows (one bank each, one cycle), then the B words of the
-//             group's G tile rows (one bank each, BSeg cycles), into the prefetch registers;
+//             group's G tile rows (one bank each, BSeg cycles) -- or, with BColMajor (B's tile
+//             rows run along K), the B words of the sub-block's Cols tile rows (one bank each,
+//             one cycle), as for A -- into the prefetch registers;
 //   compute   feeds the MAC array one k per cycle for G cycles (a k past K adds zero), while the
 //             prefetch of the next group proceeds;
 //   drain     after a sub-block's last group of a step, moves the array's shadow registers into
@@ -44,7 +46,8 @@ module dg_engine #(
   parameter int AccAW    = 5,
   parameter bit Shadow   = 1'b1,  // the MAC array has shadow registers (else it waits while draining)
   parameter int AccW     = 32,    // accumulator bits: 32, 48 or 64
-  parameter bit BankXor  = 1'b0   // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
+  parameter bit BankXor  = 1'b0,  // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
+  parameter bit BColMajor = 1'b0  // B's tile rows run along K: TileN rows of BWords words (Cols <= Banks)
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -84,6 +87,8 @@ module dg_engine #(
   localparam int GA   = G * EABits;               // bits of one A row of a group
   localparam int SegB = Cols * EBBits;            // bits of one B row of a sub-block
   localparam int ElemsA = WordBits / EABits;
+  localparam int ElemsB = WordBits / EBBits;
+  localparam int BPh  = BColMajor ? 1 : BSeg;     // read cycles of B per group
 
   // ---- prefetch: the loop nest ------------------------------------------------------------------
   logic            p_busy_q, sb_q, cb_q;
@@ -139,33 +144,40 @@ module dg_engine #(
 
   logic rd_go, rd_last;
   assign rd_go   = p_busy_q && (ph_q != '0 || (!pf_valid_q && !(cap_q && cap_last_q) && a_full_i[sb_q] && b_full_i[sb_q]));
-  assign rd_last = ph_q == PhW'(BSeg);
+  assign rd_last = ph_q == PhW'(BPh);
 
   // Scratchpad read addresses: A rows mi*Rows + i sit in banks offA + i (mod Banks), B rows g*G + t
   // in banks offB + t (G divides Banks). Where Rows does not divide Banks (an array of, say, 6 rows
   // on 8 banks) the sub-block's rows wrap past the last bank: those in banks below offA are at the
   // next word row of their banks. (Rows and G are j = r mod Banks of the rows; the bank mapping,
   // dg_bank_map, places j of word row q, which it also inverts.)
+  // A column-major B's rows nj*Cols + j sit in banks offB + j, like A's (BWrap: Cols does not
+  // divide Banks).
   localparam bit AWrap = Banks % Rows != 0;
+  localparam bit BWrap = BColMajor && Banks % Cols != 0;
   logic [LgBanks-1:0] off_a, off_b, q_a, q_b, q_rd;
   logic [SpadAW-1:0]  word_a, word_b;
   logic [LaneW-1:0]   lane_a, lane_b;
   assign off_a  = LgBanks'((32'(mi_q) * Rows) % Banks);
-  assign off_b  = LgBanks'((32'(g_q) * G) % Banks);
+  assign off_b  = BColMajor ? LgBanks'((32'(nj_q) * Cols) % Banks) : LgBanks'((32'(g_q) * G) % Banks);
   assign q_a    = LgBanks'((32'(mi_q) * Rows) / Banks);
-  assign q_b    = LgBanks'((32'(g_q) * G) / Banks);
+  assign q_b    = BColMajor ? LgBanks'((32'(nj_q) * Cols) / Banks) : LgBanks'((32'(g_q) * G) / Banks);
   assign q_rd   = ph_q == '0 ? q_a : q_b;
   assign word_a = SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(mi_q) * Rows / Banks) * AWords)
                 + SpadAW'(32'(g_q) * G * EABits / WordBits);
-  assign word_b = SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(g_q) * G / Banks) * BWords)
-                + SpadAW'(32'(nj_q) * Cols * EBBits / WordBits) + SpadAW'(ph_q) - SpadAW'(1);
+  assign word_b = BColMajor
+                ? SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(nj_q) * Cols / Banks) * BWords)
+                  + SpadAW'(32'(g_q) * G * EBBits / WordBits)
+                : SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(g_q) * G / Banks) * BWords)
+                  + SpadAW'(32'(nj_q) * Cols * EBBits / WordBits) + SpadAW'(ph_q) - SpadAW'(1);
   assign lane_a = LaneW'(((32'(g_q) * G) % ElemsA) * EABits);
-  assign lane_b = LaneW'((32'(nj_q) * Cols * EBBits) % WordBits);
+  assign lane_b = BColMajor ? LaneW'(((32'(g_q) * G) % ElemsB) * EBBits) : LaneW'((32'(nj_q) * Cols * EBBits) % WordBits);
 
   for (genvar b = 0; b < Banks; b++) begin : g_rd
     logic [LgBanks-1:0] ia, tb;
     logic [LgBanks-1:0] j;        // the row of the word row this bank holds
     logic               wrapped;  // the A row read from this bank wrapped past the last bank
+    logic               wrapped_b;  // likewise the column-major B row
     dg_bank_map #(.LgBanks(LgBanks), .Xor(BankXor)) u_bank_map (.q_i(q_rd), .j_i(LgBanks'(b)), .bank_o(j));
     assign ia = j - off_a;
     assign tb = j - off_b;
@@ -174,8 +186,14 @@ module dg_engine #(
     end else begin : g_no_wrap
       assign wrapped = 1'b0;
     end
-    assign rd_en_o[b] = rd_go && (ph_q == '0 ? 32'(ia) < Rows : 32'(tb) < G);
-    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q != '0 ? word_b : wrapped ? word_a + SpadAW'(AWords) : word_a;
+    if (BWrap && b < Banks - 1) begin : g_wrap_b
+      assign wrapped_b = off_b > LgBanks'(b);
+    end else begin : g_no_wrap_b
+      assign wrapped_b = 1'b0;
+    end
+    assign rd_en_o[b] = rd_go && (ph_q == '0 ? 32'(ia) < Rows : 32'(tb) < (BColMajor ? Cols : G));
+    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q != '0 ? (wrapped_b ? word_b + SpadAW'(BWords) : word_b)
+                                         : wrapped ? word_a + SpadAW'(AWords) : word_a;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -312,7 +330,8 @@ module dg_engine #(
   // (mod Banks: the bank index wraps), chosen by a Banks-way multiplexer; the lane inside it is a
   // shift by at most a word. (A part-select of the whole read data at a computed offset would be a
   // barrel shifter over every bank's bits.)
-  localparam int CapRows = Rows > G ? Rows : G;
+  localparam int CapRows0 = Rows > G ? Rows : G;
+  localparam int CapRows = BColMajor && Cols > CapRows0 ? Cols : CapRows0;
   logic [WordBits-1:0] cap_word [CapRows];
   for (genvar t = 0; t < CapRows; t++) begin : g_cap_word
     logic [LgBanks-1:0] bank;
@@ -347,6 +366,11 @@ module dg_engine #(
       if (cap_q) begin
         if (cap_ph_q == '0) begin
           for (int i = 0; i < Rows; i++) pf_a_q[i*GA +: GA] <= GA'(cap_word[i] >> cap_lane_q);
+        end else if (BColMajor) begin
+          // Column j's G k from its row's word, into the prefetch's k-major order.
+          for (int j = 0; j < Cols; j++)
+            for (int t = 0; t < G; t++)
+              pf_b_q[t*SegB + j*EBBits +: EBBits] <= EBBits'(WordBits'(cap_word[j] >> cap_lane_q) >> (t * EBBits));
         end else begin
           for (int t = 0; t < G; t++) begin
             if (BSeg == 1)

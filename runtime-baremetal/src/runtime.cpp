@@ -679,7 +679,8 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
     if (k % align != 0) {
       d.str(" is not a multiple of ")
           .num(align)
-          .str(": the plan's DMA moves A's rows of K elements in whole bus beats");
+          .str(": the plan's DMA moves rows of K elements (A's, and a column-major B's) in whole ")
+          .str(h->plan.byte_rows ? "bytes" : "bus beats");
     } else {
       d.str(" is odd: operand '").chr(static_cast<char>('A' + odd));
       d.str("' has 4-bit elements packed two per byte along K, and each of its ")
@@ -710,7 +711,8 @@ dgmm_status dgmm_set_n(dgmm_handle h, uint32_t n) {
   ErrorDetail d;
   d.str("N ").num(n);
   if (n % align != 0) {
-    d.str(" is not a multiple of ").num(align).str(": the plan's DMA moves B's and C's rows of N elements in whole ");
+    d.str(" is not a multiple of ").num(align);
+    d.str(": the plan's DMA moves rows of N elements (C's, and a row-major B's) in whole ");
     d.str(h->plan.byte_rows ? "bytes" : "bus beats");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }

@@ -703,3 +703,36 @@ TEST_CASE("formal: a C stream that drops WVALID while its beat waits is caught b
   INFO(hdlgen::report_text({{m}, ""}));
   check_breaks_rule(m, d, "ERRM_WVALID_STABLE");
 }
+
+/// A column-major B (N×K in memory): B's AGU walks tile_n rows of tile_k elements.
+const Fixture& b_col_major() {
+  static Fixture f = load("tests/cosim/npu4_bcol.dgml");
+  return f;
+}
+
+TEST_CASE("formal: with a column-major B every property of its AGU is proved") {
+  const Fixture& f = b_col_major();
+  REQUIRE(!f.plan.index.b_row_major);
+  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, "bc");
+  auto m = prove_one(d, "npu_gemm_bc_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(m.result.all_proved());
+}
+
+TEST_CASE("formal: a column-major B's AGU that strides by a row-major B's row (N bytes, not K) is caught") {
+  // (K = 48 and N = 20 int8: the packed row of a column-major B is 48 bytes.)
+  hdlgen::Design d = mutate_assign("npu_gemm_bc_agu_b.v", "ld_bytes", to("32'd20"), b_col_major(), "bc");
+  auto m = prove_one(d, "npu_gemm_bc_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: a column-major B's AGU that ends its tiles after 4 of their rows is caught") {
+  // (Its tiles are 8 rows of B along N: rows 4 to 7 of each would never be requested.)
+  hdlgen::Design d = mutate_assign(
+      "npu_gemm_bc_agu_b.v", "last_r", [](const std::string& old) { return "(" + old + ") || r_q == 8'd3"; },
+      b_col_major(), "bc");
+  auto m = prove_one(d, "npu_gemm_bc_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}

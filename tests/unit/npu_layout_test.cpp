@@ -223,6 +223,31 @@ TEST_CASE("npu layout: buffers, queues and refusals") {
   CHECK(!npu_layout(n, t).unbuildable.empty());
 }
 
+TEST_CASE("npu layout: a column-major B") {
+  NpuModel n = npu16_at(100);
+  NpuTiling t{256, 256, 256, 64, 32, 128};
+  t.b_col_major = true;
+  const NpuLayout l = npu_layout(n, t);
+  CHECK(l.unbuildable.empty());
+  CHECK(l.b_words == 8);                  // a tile row of B runs along K: 128 int8 elements, 8 words of 16 bytes
+  CHECK(l.b_seg == 1);                    // read one row a bank, as A
+  CHECK(l.b_base1 == l.b_base0 + 2 * 8);  // 32 rows over 16 banks: 2 rows per bank
+  CHECK(l.words_per_bank == 2 * (32 + 16));
+  CHECK(l.group == 16);
+  // B's rows are K elements: a K that is no whole beat makes byte rows, an N that is no longer does.
+  CHECK(npu_byte_rows(n, 256, 204, 8, 8, 32, false));  // 204 bytes of a row-major B's row
+  CHECK(!npu_byte_rows(n, 256, 204, 8, 8, 32, true));  // (C's row, 816 bytes, is whole beats)
+  CHECK(npu_byte_rows(n, 200, 256, 8, 8, 32, true));
+  // The weight-stationary engine does not read it; nor an array wider than the banks.
+  t.output_stationary = false;
+  CHECK(npu_layout(n, t).unbuildable.find("output-stationary engine only") != std::string::npos);
+  t.output_stationary = true;
+  n.pe_cols = 32;
+  n.acc_width_bits = 1024;
+  t.tile_n = 64;
+  CHECK(npu_layout(n, t).unbuildable.find("distinct banks") != std::string::npos);
+}
+
 TEST_CASE("npu layout: weight stationary") {
   NpuModel n = npu16_at(7);
   NpuTiling t{256, 256, 256, 64, 32, 128};

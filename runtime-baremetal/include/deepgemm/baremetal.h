@@ -192,9 +192,9 @@ dgmm_status dgmm_set_m(dgmm_handle handle, uint32_t m);
 /** Sets the N of the following launches (see "M and N at run time" above):
  *  DGMM_ERROR_INVALID_ARGUMENT, with a message naming the plan's range, when n is outside
  *  [N_min, N_max] (for a fixed-N plan only n == N is accepted), not a multiple of the plan's
- *  n_align (the NPU's DMA moves B's and C's rows of N elements in whole bus beats, or bytes), odd
- *  where a 4-bit B's rows are packed, above a leading dimension dgmm_set_ld set on a row-major B
- *  or C, or when an operand already bound would wrap around the address space at that N;
+ *  n_align (the NPU's DMA moves rows of N elements, C's and a row-major B's, in whole bus beats,
+ *  or bytes), odd where a 4-bit B's rows are packed, above a leading dimension dgmm_set_ld set on
+ *  a row-major B or C, or when an operand already bound would wrap around the address space at that N;
  *  DGMM_ERROR_INVALID_STATE while a launch runs. On failure N stays as it was. */
 dgmm_status dgmm_set_n(dgmm_handle handle, uint32_t n);
 
