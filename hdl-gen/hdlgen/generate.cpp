@@ -292,6 +292,10 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     return pow2(tile) ? fmt::format("{} << {}", x, log2_exact(tile)) : fmt::format("{} * 32'd{}", x, tile);
   };
   const std::string full_m = fmt::format("32'(m0_q) + 32'd{} <= 32'd{}", p.tile_m, p.M);
+  // ... and for a column-major B, whose tile rows run along N: the last block_n's rows, "this
+  // block_n is full".
+  const std::int64_t last_n = p.N - (gn - 1) * p.tile_n;
+  const std::string full_n = fmt::format("32'(n0_q) + 32'd{} <= 32'd{}", p.tile_n, p.N);
   std::string once;
   if (mmin != p.M || nmin != p.N) {
     // A run-time M or N: the reference is a nest of counters, one per loop (block_m, block_n, k_tile
@@ -362,18 +366,15 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     const std::string block =
         fmt::format("({}) * 32'd{} + ({})", per_tile("32'(m0_q)", p.tile_m), gn, per_tile("32'(n0_q)", p.tile_n));
     std::string per_block, in_block;
-    // (A column-major B: K tiles times the block's rows along N, the last block_n partial.)
-    const std::int64_t last_n = p.N - (gn - 1) * p.tile_n;
-    const std::string full_n = fmt::format("32'(n0_q) + 32'd{} <= 32'd{}", p.tile_n, p.N);
+    // K tiles at the run's K, and the current one.
+    const std::string kts = fmt::format("({})", per_tile(fmt::format("(32'(k_q) + 32'd{})", p.tile_k - 1), p.tile_k));
+    const std::string kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
     if (s.row_dim == 'n') {
-      const std::string kts = fmt::format("({})", per_tile(fmt::format("(32'(k_q) + 32'd{})", p.tile_k - 1), p.tile_k));
-      const std::string kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
+      // (A column-major B: K tiles times the block's rows along N, the last block_n partial.)
       per_block = fmt::format("({} ? {} : {} * 32'd{})", full_n, times_tile(kts, p.tile_n), kts, last_n);
       in_block = fmt::format("({} ? {} : {} * 32'd{}) + 32'(r_q)", full_n, times_tile(kt, p.tile_n), kt, last_n);
     } else if (s.id == "a") {
       // K tiles (the last one partial) times the block's rows (the last block_m partial).
-      const std::string kts = fmt::format("({})", per_tile(fmt::format("(32'(k_q) + 32'd{})", p.tile_k - 1), p.tile_k));
-      const std::string kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
       per_block = fmt::format("({} ? {} : {} * 32'd{})", full_m, times_tile(kts, p.tile_m), kts, last_m);
       in_block = fmt::format("({} ? {} : {} * 32'd{}) + 32'(r_q)", full_m, times_tile(kt, p.tile_m), kt, last_m);
     } else {
@@ -423,8 +424,6 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
     } else if (s.row_dim == 'n') {
       // A column-major B: block_m's N × ceil(K / TileK) requests, block_n's tile_n (or the last
       // block_n's) per K tile.
-      const std::int64_t last_n = p.N - (gn - 1) * p.tile_n;
-      const std::string full_n = fmt::format("32'(n0_q) + 32'd{} <= 32'd{}", p.tile_n, p.N);
       idx = fmt::format("({}) * 32'd{} + 32'(n0_q) * 32'd{} + ({} ? {} : {} * 32'd{}) + 32'(r_q)",
                         per_tile("32'(m0_q)", p.tile_m), p.N * gk, gk, full_n, times_tile(kt, p.tile_n), kt, last_n);
       total = std::to_string(gm * p.N * gk);
