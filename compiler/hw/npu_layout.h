@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 #include <string>
 
 #include "hw/hw_model.h"
@@ -42,6 +43,21 @@ inline bool npu_byte_rows(const NpuModel& n, std::int64_t K, std::int64_t N, int
   const std::int64_t beat_bits = n.bus_data_bits;
   return (K * a_bits) % beat_bits != 0 || ((b_col_major ? K : N) * b_bits) % beat_bits != 0 ||
          (N * c_bits) % beat_bits != 0 || n.spad_width_bits != n.bus_data_bits;
+}
+
+/// The alignment in elements of a run-time K and N (the plan's k_align and n_align): the DMA moves
+/// whole bus beats of A's rows (K elements), B's (K when B is column-major, else N) and C's (N),
+/// or whole bytes of them in a design with byte rows. Bits are as the elements lie in NPU memory
+/// (npu_element_bits).
+struct NpuRunTimeAlign {
+  std::int64_t k = 1, n = 1;
+};
+inline NpuRunTimeAlign npu_run_time_align(const NpuModel& n, bool byte_rows, int a_bits, int b_bits, int c_bits,
+                                          bool b_col_major) {
+  const std::int64_t unit = byte_rows ? 8 : n.bus_data_bits;
+  auto per = [&](int bits) { return unit / std::gcd(unit, std::int64_t{bits}); };
+  return {b_col_major ? std::lcm(per(a_bits), per(b_bits)) : per(a_bits),
+          b_col_major ? per(c_bits) : std::lcm(per(b_bits), per(c_bits))};
 }
 
 struct NpuLayout {

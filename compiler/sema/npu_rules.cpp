@@ -9,6 +9,7 @@
 #include <numeric>
 #include <set>
 
+#include "hw/npu_layout.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -128,6 +129,69 @@ void Checker::check_npu_rules() {
                          p_.hw.name, join_words(n.dataflows, ", ")));
     d_.note(p_.b_layout.loc, "store B row-major (K×N), or add output_stationary to the model's npu.dataflows");
     return;
+  }
+  // A run-time K or N: each value a run may set, the range's ends included, keeps the rows the DMA
+  // moves whole bus beats, or whole bytes in a design with byte rows (hw::npu_run_time_align, the
+  // plan's k_align and n_align).
+  if (p_.k_dynamic || p_.n_dynamic) {
+    const bool bcol = p_.b_layout.value == Layout::ColMajor;
+    const int ab = hw::npu_element_bits(p_.a.value.bits), bb = hw::npu_element_bits(p_.b.value.bits),
+              cb = hw::npu_element_bits(p_.c.value.bits);
+    const bool bytes = hw::npu_byte_rows(n, p_.K.value, p_.N.value, ab, bb, cb, bcol);
+    const hw::NpuRunTimeAlign al = hw::npu_run_time_align(n, bytes, ab, bb, cb, bcol);
+    struct End {
+      bool dynamic;
+      const Declared<std::int64_t>* min;
+      const Declared<std::int64_t>* max;
+      std::int64_t align;
+      const char* name;
+      const char* rows;
+    };
+    for (const End& e : {End{p_.k_dynamic, &p_.K_min, &p_.K_max, al.k, "K", bcol ? "A's and B's rows" : "A's rows"},
+                         End{p_.n_dynamic, &p_.N_min, &p_.N_max, al.n, "N", bcol ? "C's rows" : "B's and C's rows"}}) {
+      if (!e.dynamic) continue;
+      for (const Declared<std::int64_t>* end : {e.min, e.max})
+        if (end->value % e.align != 0) {
+          const std::int64_t down = end->value / e.align * e.align, up = down + e.align;
+          d_.error(end->loc,
+                   fmt::format("{}_{} {} is not a multiple of {}: every run-time {} on {} is, so that {} ({} "
+                               "elements) are whole {}",
+                               e.name, end == e.min ? "min" : "max", end->value, e.align, e.name, p_.hw.name, e.rows,
+                               e.name, bytes ? "bytes" : fmt::format("{}-bit bus beats", n.bus_data_bits)));
+          d_.note(end->loc,
+                  fmt::format("make {0}_min and {0}_max multiples of {1} (say '{0}_{2}: {3}')", e.name, e.align,
+                              end == e.min ? "min" : "max", end == e.min ? up : std::max(down, e.align)));
+          return;
+        }
+    }
+  }
+  // A batch: each matrix's base is a whole bus beat on from the last (the START check BASE_ALIGN).
+  // Packed matrices are that only when their bits are whole beats; a design with leading-dimension
+  // registers can pad the rows at run time (the runtime refuses a packed batch that is not), one
+  // without them never could.
+  if (p_.batch.value > 1 && !n.ld_registers && !p_.m_dynamic && !p_.n_dynamic && !p_.k_dynamic) {
+    const bool bcol = p_.b_layout.value == Layout::ColMajor;
+    const std::int64_t M = p_.M.value, N = p_.N.value, K = p_.K.value;
+    struct Op {
+      char name;
+      std::int64_t rows, cols;
+      int bits;
+    };
+    for (const Op& o : {Op{'A', M, K, hw::npu_element_bits(p_.a.value.bits)},
+                        Op{'B', bcol ? N : K, bcol ? K : N, hw::npu_element_bits(p_.b.value.bits)},
+                        Op{'C', M, N, hw::npu_element_bits(p_.c.value.bits)}}) {
+      const std::int64_t bits = o.rows * o.cols * o.bits;
+      if (bits % n.bus_data_bits == 0) continue;
+      d_.error(p_.batch.loc,
+               fmt::format("a batch of {} packed {}×{} matrices of {} ({} bits each) is not generated for {}: each "
+                           "matrix starts a whole {}-bit bus beat on from the last (npu.bus_data_bits), and the "
+                           "model has no leading-dimension registers to pad the rows (npu.ld_registers)",
+                           p_.batch.value, o.rows, o.cols, o.name, bits, p_.hw.name, n.bus_data_bits));
+      d_.note(p_.batch.loc, fmt::format("run the matrices one by one ('batch: 1'), choose M, N and K so that each "
+                                        "operand's bits are a multiple of {}, or use a model with npu.ld_registers",
+                                        n.bus_data_bits));
+      return;
+    }
   }
   p_.compute_paths = {hw::Family::Npu};
 }

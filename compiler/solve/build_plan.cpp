@@ -177,17 +177,13 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.dataflow = v("dataflow") == 0 ? "weight_stationary" : "output_stationary";
     pl.smem_bytes = npu_spad_bytes(s, pl.tile_m, pl.tile_n, pl.tile_k);
     pl.npu_layout = npu_layout_of(s, pl.tile_m, pl.tile_n, pl.tile_k, v("dataflow"));
-    // A run-time K keeps A's rows (K elements) whole bus beats, which the DMA moves; a design with
-    // byte rows (K_max's rows are not whole beats) realigns rows of any whole number of bytes.
-    const std::int64_t beat_bits = p.hw.npu.bus_data_bits;
-    // (Elements of t, as they lie in memory, per beat, or per byte with byte rows.)
-    const std::int64_t unit = pl.npu_layout->byte_rows ? 8 : beat_bits;
-    auto per = [&](const DType& t) { return unit / std::gcd(unit, std::int64_t{hw::npu_element_bits(t.bits)}); };
-    // (A column-major B's rows are K elements too, a row-major B's N.)
-    const bool b_col = p.b_layout.value == Layout::ColMajor;
-    if (p.k_dynamic) pl.k_align = b_col ? std::lcm(per(p.a.value), per(p.b.value)) : per(p.a.value);
-    // ... and a run-time N B's and C's rows (N elements).
-    if (p.n_dynamic) pl.n_align = b_col ? per(p.c.value) : std::lcm(per(p.b.value), per(p.c.value));
+    // A run-time K or N keeps the rows the DMA moves whole bus beats (whole bytes in a design with
+    // byte rows): hw::npu_run_time_align, which the spec check applies to K_min and N_min too.
+    const hw::NpuRunTimeAlign al = hw::npu_run_time_align(
+        p.hw.npu, pl.npu_layout->byte_rows, hw::npu_element_bits(p.a.value.bits), hw::npu_element_bits(p.b.value.bits),
+        hw::npu_element_bits(p.c.value.bits), p.b_layout.value == Layout::ColMajor);
+    if (p.k_dynamic) pl.k_align = al.k;
+    if (p.n_dynamic) pl.n_align = al.n;
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;
     // NPU costs are cycles (the layout's estimate); the model's clock turns them into time.

@@ -343,6 +343,19 @@ dgmm_status npu_check_ld(const dgmm_kernel* h, uint32_t i) {
   return DGMM_OK;
 }
 
+/// DGMM_OK when a batch's matrices of operand i start whole bus beats apart (the START check
+/// BASE_ALIGN), as its current M, N, K and leading dimension make them; checked at launch, since
+/// those may change after the bind.
+dgmm_status npu_check_batch_stride(const dgmm_kernel* h, uint32_t i) {
+  const dg::bm::OperandLayout& o = h->plan.op[i];
+  if (h->plan.batch <= 1 || h->beat_bytes == 0 || o.batch_stride % h->beat_bytes == 0) return DGMM_OK;
+  ErrorDetail d;
+  d.str("operand '").chr(static_cast<char>('A' + i)).str("': a batch's matrices are ").num(o.batch_stride);
+  d.str(" bytes apart, not whole ").num(h->beat_bytes).str("-byte bus beats");
+  if (h->has_ld) d.str(": set a leading dimension that makes them so (dgmm_set_ld)");
+  return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+}
+
 /// Whether the design's bus reaches [address, address + bytes).
 bool npu_reaches(const dgmm_kernel* h, uint64_t address, uint64_t bytes) {
   return dg::ko::regmap::reaches(h->addr_bits, address, bytes);
@@ -377,6 +390,7 @@ dgmm_status npu_start(dgmm_kernel* h) {
     // Checked at bind too; K (and with it the extents) may have changed since.
     if (const dgmm_status s = npu_check_reach(h, i, h->addr[i]); s != DGMM_OK) return s;
     if (const dgmm_status s = npu_check_ld(h, i); s != DGMM_OK) return s;
+    if (const dgmm_status s = npu_check_batch_stride(h, i); s != DGMM_OK) return s;
   }
   const uint32_t id = npu_read(h, kId);
   if (id != h->design_id) {

@@ -1277,6 +1277,7 @@ class MockNpu : public hp::Device {
   // What the design was generated for.
   uint32_t want_m = 32, want_n = 48, k_min = 64, k_max = 64;
   uint32_t beat = 16, elem_bits[3] = {8, 8, 32};  // A, B, C in memory (4: two per byte)
+  bool byte_rows = false;                         // a design that realigns rows of whole bytes
   uint32_t addr_bits = 32;                        // the bus's address width
   int run_polls = 3;
   uint32_t run_cycles = 1234;
@@ -1353,7 +1354,7 @@ class MockNpu : public hp::Device {
     if (((value["A_BASE"] | value["B_BASE"] | value["C_BASE"]) & (beat - 1)) != 0) return 4;
     const uint64_t row_bits =
         (uint64_t(k) * elem_bits[0]) | (uint64_t(n) * elem_bits[1]) | (uint64_t(n) * elem_bits[2]);
-    if ((row_bits & (8 * beat - 1)) != 0) return 5;
+    if ((row_bits & (byte_rows ? 7 : 8 * beat - 1)) != 0) return 5;
     // The leading dimensions in bytes (0: packed) and the extents that follow: the last row's end.
     const uint64_t row[3] = {uint64_t(k) * elem_bits[0] / 8, uint64_t(n) * elem_bits[1] / 8,
                              uint64_t(n) * elem_bits[2] / 8};
@@ -1699,6 +1700,27 @@ void test_npu_batch_loop() {
   uint64_t cycles = 0;
   CHECK(dgmm_npu_cycles(h, &cycles) == DGMM_OK && cycles == 1234);
   CHECK(npu.violations.empty());
+
+  // Packed matrices that do not start whole beats apart (A: 3 rows of 40 bytes, 120 bytes) are
+  // refused at the launch, before a register is written; a leading dimension of 48 makes A's 144
+  // bytes, nine beats.
+  PlanArgs q = npu_plan();
+  q.batch = 2, q.M = 3, q.K = 40, q.tm = 4, q.tk = 40;
+  const auto module2 = npu_module(q, make_table(kNpuBase, kDesignId, regs));
+  MockNpu npu2(kNpuBase, kDesignId, regs);
+  npu2.want_m = 3, npu2.k_min = npu2.k_max = 40, npu2.byte_rows = true;
+  Attached attached2(&npu2);
+  dgmm_handle k = npu_handle(module2);
+  CHECK(k != nullptr);
+  if (k == nullptr) return;
+  CHECK(dgmm_launch(k) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(),
+                 "operand 'A': a batch's matrices are 120 bytes apart, not whole 16-byte bus beats: set a leading "
+                 "dimension that makes them so (dgmm_set_ld)"));
+  CHECK(npu2.writes.empty());
+  CHECK(dgmm_set_ld(k, "A", 48) == DGMM_OK);
+  CHECK(dgmm_launch(k) == DGMM_OK && dgmm_wait(dgmm_sync(k)) == DGMM_OK);
+  CHECK(npu2.value["A_STRIDE"] == 3 * 48 && npu2.violations.empty());
 }
 
 void test_npu_register_map_by_name() {
