@@ -45,7 +45,7 @@ std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t 
 
 }  // namespace
 
-void explain_conflict(Result& r, smt::Solver& z, const Model& m, const GemmProblem& p, double budget_s) {
+void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const GemmProblem& p, double budget_s) {
   const Space& s = r.space;
   // Shrink the solver's core to a minimal conflicting set.
   std::vector<std::string> core = z.unsat_core();
@@ -79,6 +79,24 @@ void explain_conflict(Result& r, smt::Solver& z, const Model& m, const GemmProbl
       if (auto best = extreme(z, *m.l2, 0, 1000, true, {c.name}, budget_s))
         r.hints.push_back(fmt::format("highest achievable l2_hit_rate_min{} on {}: {:.3f}", others(c.name), p.hw.name,
                                       *best / 1000.0));
+    } else if (c.name == "hw.npu_layout" && s.index_of("dataflow") >= 0) {
+      // Why the generated design cannot lay out a tile shape that every other rule allows, for each
+      // dataflow the space holds.
+      for (std::int64_t df : s.vars[static_cast<size_t>(s.index_of("dataflow"))].values) {
+        z.push();
+        z.add(q.is_value("dataflow", df));
+        const smt::Result tr = z.check_without({c.name});
+        if (tr == smt::Result::Unknown) gave_up(budget_s, z);
+        const Point pt = tr == smt::Result::Sat ? q.read(z) : Point{};
+        z.pop();
+        if (pt.empty()) continue;
+        auto at = [&](const char* name) { return pt[static_cast<size_t>(s.index_of(name))]; };
+        const hw::NpuLayout l = npu_layout_of(s, at("tile_m"), at("tile_n"), at("tile_k"), df);
+        if (!l.unbuildable.empty())
+          r.hints.push_back(fmt::format("{}: the tile {}×{}×{}, which the other rules allow, cannot be laid out: {}",
+                                        df == 0 ? "weight stationary" : "output stationary", at("tile_m"), at("tile_n"),
+                                        at("tile_k"), l.unbuildable));
+      }
     } else if (c.name == "spec.sm_mem_limit" && m.smem) {
       std::int64_t cap = s.gpu ? p.hw.gpu.smem_per_block_bytes
                                : std::int64_t(p.hw.npu.spad_banks) * p.hw.npu.spad_rows * p.hw.npu.spad_width_bits / 8;

@@ -9,6 +9,7 @@
 namespace dg::solve {
 
 /// Fill r.conflict and r.hints after `z` answered UNSAT over the rules of `m`.
-void explain_conflict(Result& r, smt::Solver& z, const Model& m, const GemmProblem& p, double budget_s);
+/// `q` reads a point of the space from a model of `z` (for the tile shapes the other rules allow).
+void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const GemmProblem& p, double budget_s);
 
 }  // namespace dg::solve

@@ -194,7 +194,7 @@ Result solve_family(const GemmProblem& p, const Options& opts, hw::Family family
     pl.feasible_tiles = r.feasible_tiles;
     r.plan = pl;
   } else {
-    explain_conflict(r, z, m, p, opts.budget_s);
+    explain_conflict(r, z, m, q, p, opts.budget_s);
   }
   r.seconds = z.seconds();
   r.checks = z.checks();
