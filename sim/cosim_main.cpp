@@ -83,6 +83,7 @@ using dg::sim::Inject;
 using dg::sim::Options;
 using dg::sim::parse_format;
 using dg::sim::plan_string;
+using dg::sim::refuse;
 using dg::sim::Sim;
 using dg::sim::usage;
 
@@ -137,29 +138,29 @@ int main(int argc, char** argv) {
           "M, N and K inside the plan's ranges)");
     // Bounded: a module's file size is a 32-bit field; only a regular file is read.
     std::FILE* f = std::fopen(module_path.c_str(), "rb");
-    if (f == nullptr) return usage("cannot read " + module_path);
+    if (f == nullptr) return refuse("cannot read " + module_path);
     struct stat st {};
     if (::fstat(::fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
         static_cast<std::uint64_t>(st.st_size) > 0xFFFFFFF0ull) {
       std::fclose(f);
-      return usage(module_path + ": not a regular file of at most 4 GB");
+      return refuse(module_path + ": not a regular file of at most 4 GB");
     }
     image.resize(static_cast<std::size_t>(st.st_size));
     const std::size_t got = std::fread(image.data(), 1, image.size(), f);
     std::fclose(f);
-    if (got != image.size()) return usage("cannot read " + module_path);
+    if (got != image.size()) return refuse("cannot read " + module_path);
     dg::ko::ModuleView mv;
     if (dg::ko::parse(image.data(), image.size(), &mv) != dg::ko::Status::Ok)
-      return usage(module_path + ": not a valid module: " + mv.error());
+      return refuse(module_path + ": not a valid module: " + mv.error());
     auto plan = mv.find(dg::ko::SectionKind::Plan);
     auto regs = mv.find(dg::ko::SectionKind::NpuRegmap);
-    if (!plan.present) return usage(module_path + ": the module has no plan");
+    if (!plan.present) return refuse(module_path + ": the module has no plan");
     if (!regs.present)
-      return usage(module_path +
-                   ": the module has no NPU register table (not an NPU module, or its Verilog was not emitted)");
+      return refuse(module_path +
+                    ": the module has no NPU register table (not an NPU module, or its Verilog was not emitted)");
     dg::ko::regmap::View rv;
     if (dg::ko::regmap::parse(regs.data, regs.size, &rv) != dg::ko::regmap::Status::Ok)
-      return usage(module_path + ": bad register table: " + rv.error());
+      return refuse(module_path + ": bad register table: " + rv.error());
     g_mmio_base = rv.mmio_base;
     if (o.addr_bits != 0 && o.addr_bits != rv.addr_bits)
       return usage("--addr-bits " + std::to_string(o.addr_bits) + ": the module's design has " +
@@ -167,8 +168,8 @@ int main(int argc, char** argv) {
     o.addr_bits = rv.addr_bits;
     const std::string plan_text(reinterpret_cast<const char*>(plan.data), plan.size);
     if (!parse_format(plan_string(plan_text, "a_type"), fa) || !parse_format(plan_string(plan_text, "b_type"), fb))
-      return usage(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" +
-                   plan_string(plan_text, "b_type") + " are not simulated (sN/uN up to 16 bits)");
+      return refuse(module_path + ": input types " + plan_string(plan_text, "a_type") + "×" +
+                    plan_string(plan_text, "b_type") + " are not simulated (sN/uN up to 16 bits)");
     // int32, int48, int64: the width after "int".
     const std::string acc_type = plan_string(plan_text, "acc_type"), c_type = plan_string(plan_text, "c_type");
     acc_bits = acc_type.rfind("int", 0) == 0 ? std::atoi(acc_type.c_str() + 3) : 0;
@@ -180,14 +181,14 @@ int main(int argc, char** argv) {
     epi.requant = c_bits == 8 || c_bits == 16;
     epi.out_bits = c_bits;
     if (!op.empty() && op != "none" && !epi.bias && !epi.relu)
-      return usage(module_path + ": the plan's epilogue '" + op + "' is not simulated (relu, bias, bias_relu)");
+      return refuse(module_path + ": the plan's epilogue '" + op + "' is not simulated (relu, bias, bias_relu)");
     const std::size_t need = dgmm_arena_size(image.data(), image.size());
-    if (need == 0) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
+    if (need == 0) return refuse(std::string("the runtime refused the module: ") + dgmm_last_error());
     arena.resize(need + DGMM_ARENA_ALIGN);  // the runtime aligns the arena itself
     h = dgmm_load_image(image.data(), image.size(), arena.data(), arena.size());
-    if (h == nullptr) return usage(std::string("the runtime refused the module: ") + dgmm_last_error());
+    if (h == nullptr) return refuse(std::string("the runtime refused the module: ") + dgmm_last_error());
     if (dgmm_set_engine(h, DGMM_ENGINE_NPU) != DGMM_OK)
-      return usage(std::string("the runtime cannot drive the NPU: ") + dgmm_last_error());
+      return refuse(std::string("the runtime cannot drive the NPU: ") + dgmm_last_error());
     // M, N and K, then the leading dimensions (a row of A follows K): the runtime refuses at the call
     // what the NPU cannot run.
     if (m != 0 && (m < 0 || m > 0xffffffff || dgmm_set_m(h, static_cast<std::uint32_t>(m)) != DGMM_OK))
@@ -195,10 +196,10 @@ int main(int argc, char** argv) {
     if (n != 0 && (n < 0 || n > 0xffffffff || dgmm_set_n(h, static_cast<std::uint32_t>(n)) != DGMM_OK))
       return usage(std::string("--n: ") + (n < 0 || n > 0xffffffff ? "not an N" : dgmm_last_error()));
     if (k != 0 && dgmm_set_k(h, static_cast<std::uint32_t>(k)) != DGMM_OK)
-      return usage(std::string("--k: ") + dgmm_last_error());
+      return refuse(std::string("--k: ") + dgmm_last_error());
     for (int i = 0; i < 3; ++i)
       if (ld[i] != 0 && dgmm_set_ld(h, i == 0 ? "A" : i == 1 ? "B" : "C", static_cast<std::uint32_t>(ld[i])) != DGMM_OK)
-        return usage(std::string("--ld") + "abc"[i] + ": " + dgmm_last_error());
+        return refuse(std::string("--ld") + "abc"[i] + ": " + dgmm_last_error());
     std::uint32_t um = 0, un = 0, uk = 0, kmin = 0, kmax = 0;
     dgmm_problem(h, &um, &un, &uk, nullptr, nullptr, nullptr);
     // A batch: matrix b of each operand follows matrix b - 1 (rows × ld elements on), so the

@@ -55,6 +55,13 @@ inline int usage(const std::string& why) {
   return 2;
 }
 
+/// A module the harness cannot run, or one the runtime refuses: the reason, without the usage
+/// text (the command line was fine); exit status 1.
+inline int refuse(const std::string& why) {
+  std::fprintf(stderr, "cosim: error: %s\n", why.c_str());
+  return 1;
+}
+
 /// Parses the command line into `args`: -1 to go on, else the exit code (0 after --help, 2 after a
 /// bad argument, its reason printed).
 inline int parse_args(int argc, char** argv, Args& args) {

@@ -67,7 +67,9 @@ int run(int argc, char** argv) {
   dg::driver::CompileOptions copts;
   CLI::App* compile = app.add_subcommand("compile", "Compile a .dgml spec");
   compile->add_option("FILE", copts.input, "The .dgml spec")->required();
-  compile->add_option("-o,--output", copts.output, "Output file (the stage's dump, or the module); stdout if omitted");
+  compile->add_option(
+      "-o,--output", copts.output,
+      "Output file ('-': standard output); if omitted, a stage's dump goes to stdout and the module to SPEC.ko");
   std::string stages_help =
       "Stop after STAGE and write its dump: " + fmt::format("{}", fmt::join(dg::driver::emit_stages(), ", "));
   compile->add_option("--emit", copts.emit, stages_help);

@@ -105,7 +105,7 @@ std::string design_name(const std::string& input) {
 /// --emit=verilog: the files into the directory -o names, or all of them to stdout.
 int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream& out, std::ostream& err,
                   const std::vector<std::string>& inputs) {
-  if (o.output.empty()) {
+  if (o.output.empty() || o.output == kStdoutPath) {
     out << hdlgen::bundle(d);
     return 0;
   }

@@ -435,6 +435,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
 
   // The output folder: points/<variant>/<spec>/ with each plan's files, models/<variant>/.
   std::error_code ec;
+  if (o.out_dir == kStdoutPath) return fail("-o -: a sweep writes a folder (points, sweep.csv, ...), not one stream");
   const fs::path outd = fs::absolute(o.out_dir);
   if (fs::exists(outd, ec) && !fs::is_directory(outd, ec))
     return fail(fmt::format("-o {}: not a directory", o.out_dir));

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -155,6 +156,7 @@ bool read_file_bounded(const std::string& path, std::uint64_t max_bytes, std::ve
 }
 
 bool is_one_of(const std::string& path, const std::vector<std::string>& inputs) {
+  if (path == kStdoutPath) return false;
   struct stat out {};
   if (::stat(path.c_str(), &out) != 0) return false;
   for (const auto& in : inputs) {
@@ -210,6 +212,7 @@ OutputKind output_kind(std::string& path, const std::vector<std::string>& inputs
 }  // namespace
 
 bool output_path_ok(const std::string& path, const std::vector<std::string>& inputs, std::string& why) {
+  if (path == kStdoutPath) return true;
   std::string target = path;
   mode_t mode = 0;
   return output_kind(target, inputs, mode, why) != OutputKind::Refused;
@@ -217,6 +220,10 @@ bool output_path_ok(const std::string& path, const std::vector<std::string>& inp
 
 bool write_output_file(const std::string& path, const std::string& bytes, const std::vector<std::string>& inputs,
                        std::string& why) {
+  if (path == kStdoutPath) {
+    std::cout.flush();
+    return write_all(STDOUT_FILENO, bytes, why);
+  }
   std::string target = path;
   mode_t mode = 0;
   switch (output_kind(target, inputs, mode, why)) {

@@ -11,6 +11,7 @@
 //   * a symbolic link is followed: its target is written by the rules above, and the link stays;
 //     a link whose target does not exist is refused;
 //   * a directory, a block device or a socket is refused;
+//   * "-" is standard output, written as it is (a pipe, a terminal, a file the shell opened);
 //   * a path that is one of the run's inputs (the spec, the hardware model, the module read), by
 //     device and inode, is refused.
 #pragma once
@@ -26,6 +27,9 @@ inline constexpr std::uint64_t kMaxSpecBytes = 256u << 10;       // a .dgml spec
 inline constexpr std::uint64_t kMaxHwModelBytes = 1u << 20;      // a hardware model (JSON): 1 MiB
 inline constexpr std::uint64_t kMaxPlanBytes = 4u << 20;         // a saved plan (JSON): 4 MiB
 inline constexpr std::uint64_t kMaxModuleBytes = 0xFFFFFFF0ull;  // a .ko module: its 32-bit file size
+
+/// The output path that names standard output.
+inline constexpr const char* kStdoutPath = "-";
 
 /// Read all of the regular file `path`, at most `max_bytes`; false with `why` otherwise
 /// ("is a directory", "is a FIFO, not a regular file", "is larger than the 1048576-byte maximum").

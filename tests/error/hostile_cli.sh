@@ -24,6 +24,12 @@ expect 0 "" "$D" compile "$SPEC" --emit=plan -o /dev/null
 [ "$(stat -c '%F %t:%T' /dev/null)" = "$before" ] || bad "/dev/null was replaced"
 # /dev/full: the write error is reported.
 expect 1 "cannot write '/dev/full': No space left on device" "$D" compile "$SPEC" --emit=plan -o /dev/full
+# -o - is standard output (a pipe or a file the shell opened), for a dump and for the module; no
+# file named '-' appears.
+"$D" compile "$SPEC" --emit=plan -o - 2>/dev/null | grep -q deepgemm-plan-1 || bad "-o - did not write the plan to stdout"
+{ "$D" compile "$SPEC" -o - > stdout.ko && "$D" compile "$SPEC" -o file.ko && cmp -s stdout.ko file.ko; } 2>/dev/null ||
+  bad "-o - did not write the module to stdout"
+[ ! -e ./- ] || bad "-o - wrote a file named '-'"
 # A FIFO is written in place (a reader gets the dump) and stays a FIFO.
 mkfifo fifo
 (timeout 60 cat fifo > fifo.out) &
