@@ -62,11 +62,14 @@ void Checker::check_npu_rules() {
   if (p_.c.value.bits <= 64) {
     const std::int64_t row_bits = std::int64_t{n.pe_cols} * hw::npu_element_bits(p_.c.value.bits);
     if (row_bits % n.bus_data_bits != 0) {
-      d_.error(p_.c.loc, fmt::format("output {}: a row of the array's {} columns of C is {} bits, which the {} C "
-                                     "write-out sends as whole {}-bit bus beats (npu.bus_data_bits); declare a "
-                                     "wider output, or use a model whose pe_cols × the output's bits is a multiple "
-                                     "of the bus",
-                                     p_.c.value.name, n.pe_cols, row_bits, p_.hw.name, n.bus_data_bits));
+      // (An output the spec does not declare is the accumulator's default: the target names it.)
+      d_.error(p_.c.user ? p_.c.loc : p_.target_loc,
+               fmt::format("{}output {}: a row of the array's {} columns of C is {} bits, which the {} C "
+                           "write-out sends as whole {}-bit bus beats (npu.bus_data_bits); declare a "
+                           "wider output, or use a model whose pe_cols × the output's bits is a multiple "
+                           "of the bus",
+                           p_.c.user ? "" : "the default ", p_.c.value.name, n.pe_cols, row_bits, p_.hw.name,
+                           n.bus_data_bits));
       return;
     }
   }
