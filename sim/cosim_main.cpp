@@ -341,6 +341,13 @@ int main(int argc, char** argv) {
     }
     status = sim.reg_read(dg::npu_regs::reg("STATUS").offset);
     error = sim.reg_read(dg::npu_regs::reg("ERROR").offset);
+    // Refused by the runtime before the NPU started (a bind or launch check): its reason alone.
+    if (!finished && (runtime_error.rfind("bind: ", 0) == 0 || runtime_error.rfind("launch: ", 0) == 0) &&
+        o.inject == Inject::None && o.expect_error.empty()) {
+      sim.end_progress();
+      dgmm_unload(h);
+      return refuse("the runtime refused the " + runtime_error);
+    }
   } else {
     bound = sim.reg_read(dg::npu_regs::reg("BOUND").offset);
     sim.progress_hook(bound);
