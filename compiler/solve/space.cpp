@@ -143,15 +143,18 @@ W4Schedule w4_schedule(std::int64_t M, std::int64_t N, std::int64_t K, const std
   const std::int64_t kb = ceil_div(K, 128), fm = std::min<std::int64_t>(2, ceil_div(M, 16));
   w.tile_m = 16 * fm;
   // Warps side by side along N share A's rows (one read from L2 a block): as many as still leave a
-  // block for every SM, so that A is read ceil(N / (16·Wn)) times instead of N / 16. At M <= 8
-  // the operands are swapped and a warp keeps its 16 columns.
+  // block for every SM, so that A is read ceil(N / (16·Wn)) times instead of N / 16. At M <= 16 a
+  // grid of 15/16 of the SMs is enough: 16×4096×K ran 7-18% faster in 128 blocks of 32 columns
+  // than in 256 of 16 (bench/RESULTS.md, 2026-12-05). At M <= 8 the operands are swapped and a
+  // warp keeps its 16 columns.
   const std::int64_t grid_m = ceil_div(M, 16 * fm);
   const bool a_ahead = M <= 8;
+  const std::int64_t fill = M <= 16 ? 15 : 16;  // sixteenths of the SMs the grid must reach
   auto shape = [&](std::int64_t wcols) {
     w.warp_n = 1;
     if (M > 8)
       for (std::int64_t wn : {8, 4, 2})
-        if (grid_m * ceil_div(N, wcols * wn) >= sms) {
+        if (16 * grid_m * ceil_div(N, wcols * wn) >= fill * sms) {
           w.warp_n = wn;
           break;
         }

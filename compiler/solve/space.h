@@ -71,13 +71,13 @@ std::vector<hw::Family> families(const GemmProblem& p);
 /// it and verify proves its index maps). A block owns tile_m = 16·fm rows (fm = ceil(M/16), at
 /// most 2) and tile_n = 16·warp_n columns (32·warp_n above M = 16): warp_n warps side by side
 /// along N (16 or 32 columns each, sharing A's rows; the most that still leave a block for every
-/// SM, 1 at M <= 8) times k_warps
+/// SM, or for 15/16 of them at M <= 16; 1 at M <= 8) times k_warps
 /// (8 / warp_n, at most one per 128-k block) splitting K, warp (wn, wk) taking the 128-k blocks wk,
 /// wk + k_warps, ...; each keeps stages - 1 blocks of
 /// weights (and their scales) in flight in registers. The depths are what fits the kernel's 128
 /// registers a thread at two blocks per SM (one m16 tile) or 255 at one (two m16 tiles): 3 blocks,
-/// 2 with two m16 tiles or with groups of 64 when A is loaded a block ahead (M <= 8), 1 with
-/// groups of 32. `scale_b` is the plan's weight scales ("group_G", "per_column" or "none").
+/// 2 with two m16 tiles, warps side by side or groups of 64 when A is loaded a block ahead
+/// (M <= 8), 1 with groups of 32. `scale_b` is the plan's weight scales ("group_G", "per_column" or "none").
 struct W4Schedule {
   std::int64_t tile_m = 16, tile_n = 16, tile_k = 128, warp_n = 1, k_warps = 1, stages = 2, blocks_per_sm = 2;
   std::int64_t group = 0;  // the scales' group size G; 0 for none or one per column
