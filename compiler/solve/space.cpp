@@ -144,7 +144,7 @@ W4Schedule w4_schedule(std::int64_t M, std::int64_t N, std::int64_t K, const std
   w.tile_m = 16 * fm;
   // Warps side by side along N share A's rows (one read from L2 a block): as many as still leave a
   // block for every SM, so that A is read ceil(N / (16·Wn)) times instead of N / 16. At M <= 16 a
-  // grid of 15/16 of the SMs is enough: 16×4096×K ran 7-18% faster in 128 blocks of 32 columns
+  // grid of 15/16 of the SMs is enough: 16×4096×K ran 5-17% faster in 128 blocks of 32 columns
   // than in 256 of 16 (bench/RESULTS.md, 2026-12-05). At M <= 8 the operands are swapped and a
   // warp keeps its 16 columns.
   const std::int64_t grid_m = ceil_div(M, 16 * fm);

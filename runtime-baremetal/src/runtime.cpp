@@ -352,7 +352,8 @@ dgmm_status npu_check_batch_stride(const dgmm_kernel* h, uint32_t i) {
   ErrorDetail d;
   d.str("operand '").chr(static_cast<char>('A' + i)).str("': a batch's matrices are ").num(o.batch_stride);
   d.str(" bytes apart, not whole ").num(h->beat_bytes).str("-byte bus beats");
-  if (h->has_ld) d.str(": set a leading dimension that makes them so (dgmm_set_ld)");
+  d.str(h->has_ld ? ": set a leading dimension that makes them so (dgmm_set_ld)"
+                  : ": choose M, N and K that make them so");
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
