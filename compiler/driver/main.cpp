@@ -175,13 +175,16 @@ int run(int argc, char** argv) {
                    "Discard the results of an earlier run in the folder (by default a rerun "
                    "keeps every finished point of the same model, spec, settings and version)");
 
-  std::string inspect_file, inspect_key;
+  std::string inspect_file, inspect_key, inspect_verilog;
   CLI::App* inspect = app.add_subcommand("inspect",
                                          "Show what a module holds: target, plan, sections, ABI, checksums, "
                                          "signature");
   inspect->add_option("FILE", inspect_file, "The .ko module")->required();
   inspect->add_option("--trusted-key", inspect_key,
                       "A public key (.pub from keygen): exit 1 unless the module is signed by it and unaltered");
+  inspect->add_option("--verilog", inspect_verilog,
+                      "Also write the module's Verilog files (its NPU design as proved, and as signed) into this "
+                      "folder, made if missing");
 
   dg::driver::PackOptions popts;
   CLI::App* packc = app.add_subcommand(
@@ -237,7 +240,9 @@ int run(int argc, char** argv) {
     }
     std::optional<dg::module::PublicKey> trusted;
     if (!inspect_key.empty()) trusted = dg::module::read_public_key(inspect_key);
-    return dg::module::inspect(bytes, inspect_file, std::cout, std::cerr, trusted ? trusted->data() : nullptr);
+    const int rc = dg::module::inspect(bytes, inspect_file, std::cout, std::cerr, trusted ? trusted->data() : nullptr);
+    if (rc != 0 || inspect_verilog.empty()) return rc;
+    return dg::driver::extract_verilog(bytes, inspect_file, inspect_verilog, std::cout, std::cerr);
   }
   if (packc->parsed()) return dg::driver::pack(popts, std::cout, std::cerr);
   if (keygen->parsed()) {

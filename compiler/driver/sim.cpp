@@ -130,6 +130,37 @@ bool plain_verilog_name(const std::string& n) {
   return std::regex_match(n, ok);
 }
 
+/// The files of a module's Verilog section, as (name, text) in order; false after saying why on
+/// `err`. Each is marked by a "// ---- file: NAME" line; only plain Verilog file names pass (no
+/// folders: the names become paths, and Verilator would compile a .cpp or read a .vlt it is given).
+bool bundle_files(const std::string& bundle, const std::string& module,
+                  std::vector<std::pair<std::string, std::string>>& files, std::ostream& err) {
+  const std::string mark = "// ---- file: ";
+  for (std::size_t at = bundle.find(mark); at != std::string::npos;) {
+    const std::size_t name_end = bundle.find('\n', at);
+    if (name_end == std::string::npos) break;
+    const std::size_t next = bundle.find(mark, name_end);
+    std::string name = bundle.substr(at + mark.size(), name_end - at - mark.size());
+    if (!plain_verilog_name(name)) {
+      err << fmt::format(
+          "{}: error: the Verilog section names a bad file '{}' (a Verilog file name, .v or .sv, "
+          "is expected)\n",
+          module, name);
+      return false;
+    }
+    for (const auto& f : files) {
+      if (f.first == name) {
+        err << fmt::format("{}: error: the Verilog section holds the file '{}' twice\n", module, name);
+        return false;
+      }
+    }
+    files.emplace_back(name,
+                       bundle.substr(name_end + 1, (next == std::string::npos ? bundle.size() : next) - name_end - 1));
+    at = next;
+  }
+  return true;
+}
+
 }  // namespace
 
 int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream& err) {
@@ -185,31 +216,15 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
 
   // The files of the bundle, the top's name and the PE array's size.
   std::vector<std::pair<std::string, std::string>> files;
-  const std::string mark = "// ---- file: ";
-  for (std::size_t at = bundle.find(mark); at != std::string::npos;) {
-    std::size_t name_end = bundle.find('\n', at);
-    std::size_t next = bundle.find(mark, name_end);
-    if (name_end == std::string::npos) break;
-    std::string name = bundle.substr(at + mark.size(), name_end - at - mark.size());
-    // Verilator compiles a .cpp or .c file it is given, and reads a .vlt as its configuration:
-    // only Verilog file names pass.
-    if (!plain_verilog_name(name)) {
-      err << fmt::format(
-          "{}: error: the Verilog section names a bad file '{}' (a Verilog file name, .v or .sv, "
-          "is expected)\n",
-          o.module, name);
-      return kExitUserError;
-    }
-    files.emplace_back(name,
-                       bundle.substr(name_end + 1, (next == std::string::npos ? bundle.size() : next) - name_end - 1));
-    if (std::string why = unsafe_verilog(files.back().second); !why.empty()) {
+  if (!bundle_files(bundle, o.module, files, err)) return kExitUserError;
+  for (const auto& [name, text] : files) {
+    if (std::string why = unsafe_verilog(text); !why.empty()) {
       err << fmt::format(
           "{}: error: the module's Verilog is not what deepgemm generates, and is not built or run: "
           "{}, {}\n",
           o.module, name, why);
       return kExitUserError;
     }
-    at = next;
   }
   // The top is the first file; the PE array's size is in the core's (the second).
   std::smatch mt, mr, mc;
@@ -347,6 +362,47 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   int rc = exit_code(std::system(cmd.c_str()));
   fs::remove(copy, ec);
   return rc == 0 ? 0 : kExitUserError;
+}
+
+int extract_verilog(const std::vector<std::uint8_t>& image, const std::string& module, const std::string& dir,
+                    std::ostream& out, std::ostream& err) {
+  ko::ModuleView mv;
+  if (ko::parse(image.data(), image.size(), &mv) != ko::Status::Ok) {
+    err << fmt::format("{}: error: not a valid module: {}\n", module, mv.error());
+    return kExitUserError;
+  }
+  auto verilog = mv.find(ko::SectionKind::Verilog);
+  if (!verilog.present) {
+    err << fmt::format("{}: error: the module holds no Verilog ({})\n", module,
+                       mv.target_kind == ko::TargetKind::Npu
+                           ? "its design was not generated or not proved: see 'deepgemm compile --verbose'"
+                           : "it is for a GPU");
+    return kExitUserError;
+  }
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!bundle_files(std::string(reinterpret_cast<const char*>(verilog.data), verilog.size), module, files, err))
+    return kExitUserError;
+  if (files.empty()) {
+    err << fmt::format("{}: error: the Verilog section holds no file\n", module);
+    return kExitUserError;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    err << fmt::format("deepgemm: error: cannot make directory '{}' for the Verilog: {}\n", dir,
+                       ec ? ec.message() : "a file of that name exists");
+    return kExitUserError;
+  }
+  for (const auto& [name, text] : files) {
+    const std::string path = (fs::path(dir) / name).string();
+    std::string why;
+    if (!write_output_file(path, text, {module}, why)) {
+      err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
+      return kExitUserError;
+    }
+  }
+  out << fmt::format("verilog: {} files written to {}\n", files.size(), dir);
+  return 0;
 }
 
 }  // namespace dg::driver

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace dg::driver {
 
@@ -32,5 +33,11 @@ struct SimOptions {
 
 /// Returns the process exit code: 0 PASS, 1 FAIL or a user error.
 int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream& err);
+
+/// `deepgemm inspect --verilog DIR`: writes the Verilog files a module holds (the design that was
+/// proved, and signed if the module is) into DIR, made if missing; each a regular file, by the
+/// rules of every output. `image` is the module's bytes, read from `module`. Returns the exit code.
+int extract_verilog(const std::vector<std::uint8_t>& image, const std::string& module, const std::string& dir,
+                    std::ostream& out, std::ostream& err);
 
 }  // namespace dg::driver

@@ -1,5 +1,5 @@
 # cmake -DCMD=deepgemm -DSPEC=x.dgml -DSRC=<source dir> -DRTLIB=libdg_baremetal.a -DWORK=dir -P build_model.cmake
-# Compiles the spec into WORK/design.ko (its design proved), writes its Verilog (--emit=verilog),
+# Compiles the spec into WORK/design.ko (its design proved), writes its Verilog (inspect --verilog),
 # and Verilates it with the co-simulation harness and the freestanding runtime (RTLIB, built with
 # its freestanding flags) into
 # WORK/obj/cosim (what `deepgemm sim` builds, here in the test's own directory). With
@@ -14,9 +14,11 @@ execute_process(COMMAND ${CMD} ${MODELS} compile ${SPEC} -o ${WORK}/design.ko RE
 if(NOT rc EQUAL 0 OR err MATCHES "warning")
   message(FATAL_ERROR "deepgemm compile failed (${rc}):\n${err}")
 endif()
-execute_process(COMMAND ${CMD} ${MODELS} compile ${SPEC} --emit=verilog -o ${WORK}/v RESULT_VARIABLE rc ERROR_VARIABLE err)
+# The module's own Verilog, as proved (one solve and proof, not two).
+execute_process(COMMAND ${CMD} inspect ${WORK}/design.ko --verilog ${WORK}/v RESULT_VARIABLE rc OUTPUT_QUIET
+                ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "deepgemm compile --emit=verilog failed (${rc}):\n${err}")
+  message(FATAL_ERROR "deepgemm inspect --verilog failed (${rc}):\n${err}")
 endif()
 if(DEFINED MUTATE)
   # MUTATE is FILE%%KIND%%A%%B, split here without CMake lists (the code may hold semicolons).

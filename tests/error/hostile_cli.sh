@@ -90,7 +90,7 @@ cmp -s c1.ko c2.ko || bad "the module built beside a directory entry differs"
 
 # sim never builds or runs Verilog that the generator does not emit.
 expect 0 "" "$D" compile "$SRC/examples/npu_int8.dgml" -o npu.ko
-python3 - npu.ko evil.ko <<'PY' || bad "could not make the altered module"
+python3 - npu.ko evil.ko evil_path.ko <<'PY' || bad "could not make the altered modules"
 import struct, sys, zlib
 b = bytearray(open(sys.argv[1], 'rb').read())
 n, table = struct.unpack_from('<II', b, 48)
@@ -98,31 +98,39 @@ secs = []
 for i in range(n):
     e = table + 32 * i
     kind, flags, off, size, crc = struct.unpack_from('<IIIII', b, e)
-    secs.append([kind, flags, bytes(b[e + 20:e + 32]), bytes(b[off:off + size])])
-for s in secs:
-    if s[0] == 6:  # Verilog: a system task in the first file
-        s[3] = s[3].replace(b'endmodule', b'initial $system("touch pwned");\nendmodule', 1)
-    if s[0] == 11:
-        secs.remove(s)
-# Re-lay the module out, checksums recomputed (the format's canonical placement).
-off = 64 + 32 * len(secs)
-out = bytearray(b[:64]); struct.pack_into('<I', out, 48, len(secs))
-table_bytes = bytearray(); payload = bytearray()
-for kind, flags, name, data in secs:
-    off = (off + 15) // 16 * 16
-    table_bytes += struct.pack('<IIIII', kind, flags, off, len(data), zlib.crc32(data)) + name
-    payload += b'\0' * (off - (64 + 32 * len(secs) + len(payload))) + data
-    off += len(data)
-size = (off + 15) // 16 * 16
-payload += b'\0' * (size - 64 - 32 * len(secs) - len(payload))
-struct.pack_into('<I', out, 56, size); struct.pack_into('<I', out, 60, 0)
-crc = zlib.crc32(bytes(out) + bytes(table_bytes))
-struct.pack_into('<I', out, 60, crc)
-open(sys.argv[2], 'wb').write(bytes(out + table_bytes + payload))
+    if kind != 11:  # no signature
+        secs.append([kind, flags, bytes(b[e + 20:e + 32]), bytes(b[off:off + size])])
+def write(path, secs):
+    # Re-lay the module out, checksums recomputed (the format's canonical placement).
+    off = 64 + 32 * len(secs)
+    out = bytearray(b[:64]); struct.pack_into('<I', out, 48, len(secs))
+    table_bytes = bytearray(); payload = bytearray()
+    for kind, flags, name, data in secs:
+        off = (off + 15) // 16 * 16
+        table_bytes += struct.pack('<IIIII', kind, flags, off, len(data), zlib.crc32(data)) + name
+        payload += b'\0' * (off - (64 + 32 * len(secs) + len(payload))) + data
+        off += len(data)
+    size = (off + 15) // 16 * 16
+    payload += b'\0' * (size - 64 - 32 * len(secs) - len(payload))
+    struct.pack_into('<I', out, 56, size); struct.pack_into('<I', out, 60, 0)
+    crc = zlib.crc32(bytes(out) + bytes(table_bytes))
+    struct.pack_into('<I', out, 60, crc)
+    open(path, 'wb').write(bytes(out + table_bytes + payload))
+# evil.ko: a system task in the first Verilog file; evil_path.ko: a file named by a path.
+mark = b'// ---- file: '
+for path, edit in ((sys.argv[2], lambda v: v.replace(b'endmodule', b'initial $system("touch pwned");\nendmodule', 1)),
+                   (sys.argv[3], lambda v: v.replace(mark + v[len(mark):v.index(b'\n')], mark + b'../escape.v', 1))):
+    write(path, [[k, f, nm, edit(d) if k == 6 else d] for k, f, nm, d in secs])
 PY
 expect 0 "" "$D" inspect evil.ko
 expect 1 "not built or run: .*system task or function '\\\$system'" "$D" sim evil.ko
 [ ! -e pwned ] || bad "sim ran the module's code"
+# inspect --verilog writes the files a module holds, and only under the folder it is given.
+mkdir -p xv/in
+expect 1 "names a bad file '../escape.v'" "$D" inspect evil_path.ko --verilog xv/in
+[ ! -e xv/escape.v ] || bad "inspect --verilog wrote outside its folder"
+expect 1 "names a bad file '../escape.v'" "$D" sim evil_path.ko
+expect 1 "the module holds no Verilog \\(it is for a GPU\\)" "$D" inspect file.ko --verilog xv/gpu
 
 # A model the generator cannot build is an error naming the field, never planned as another one.
 mkdir -p models && cp "$SRC/hw-models/schema.json" models/

@@ -44,6 +44,41 @@ foreach(kind npu_regmap verilog synth)
     message(FATAL_ERROR "the module lacks its ${kind} section:\n${ins}")
   endif()
 endforeach()
+# 4b. inspect --verilog writes the module's Verilog: the very files --emit=verilog writes; twice
+# into the same folder (regular files are replaced), never over the module itself.
+foreach(pass 1 2)
+  execute_process(COMMAND ${CMD} inspect ${WORK}/tiny.ko --verilog ${WORK}/x RESULT_VARIABLE rc OUTPUT_VARIABLE ins
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT ins MATCHES "verilog: 21 files written to ")
+    message(FATAL_ERROR "inspect --verilog (pass ${pass}, ${rc}):\n${ins}${err}")
+  endif()
+endforeach()
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} want)
+  if(NOT EXISTS ${WORK}/x/${name})
+    message(FATAL_ERROR "inspect --verilog wrote no ${name}")
+  endif()
+  file(READ ${WORK}/x/${name} have)
+  if(NOT have STREQUAL want)
+    message(FATAL_ERROR "inspect --verilog wrote ${name} unlike --emit=verilog")
+  endif()
+endforeach()
+file(MAKE_DIRECTORY ${WORK}/y)
+file(GLOB extracted RELATIVE ${WORK}/x ${WORK}/x/*.v)
+list(GET extracted 0 first)
+file(CREATE_LINK ${WORK}/tiny.ko ${WORK}/y/${first} SYMBOLIC)
+execute_process(COMMAND ${CMD} inspect ${WORK}/tiny.ko --verilog ${WORK}/y RESULT_VARIABLE rc OUTPUT_QUIET
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "cannot write '.*${first}'")
+  message(FATAL_ERROR "inspect --verilog over a link to the module (${rc}):\n${err}")
+endif()
+file(WRITE ${WORK}/plain "not a folder")
+execute_process(COMMAND ${CMD} inspect ${WORK}/tiny.ko --verilog ${WORK}/plain RESULT_VARIABLE rc OUTPUT_QUIET
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "cannot make directory")
+  message(FATAL_ERROR "inspect --verilog into a file (${rc}):\n${err}")
+endif()
 # 5. The register block for integrators beside the Verilog: a C header, SystemRDL and IP-XACT, each
 # equal to its golden, the header compiling as freestanding C99 and C++ without a warning, the
 # IP-XACT well-formed XML.
