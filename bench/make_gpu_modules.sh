@@ -17,8 +17,11 @@
 #                             and with split_k 1 forced (off), same loader
 #   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
 #                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
-# usage: bench/make_gpu_modules.sh [DIR] [all|bench|fp8|tma|oddk|w4|splitk|epilogue|simt|residual]
-#   (fp8: only the fp8, scales and batch modules; tma: only the TMA loader's checks and benchmark
+#   weak_<type>_MxNxK.ko      the classes the table holds least of: M = 256, K = 512 and 1024 at
+#                             M = N = 4096 and 8192, N = 576 and 2112 at K = 7168
+# usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|tma|oddk|w4|splitk|epilogue|simt|residual]
+#   (bench: only the benchmark table; weak: only the weak classes; fp8: only the fp8, scales and
+#   batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
 #   epilogue: only the fused epilogues' checks and benchmark; simt: only the fp16-accumulation
@@ -51,6 +54,27 @@ bench_modules() {
     done
   done
 }
+# The classes the benchmark table holds least of, each its own table (weak_<type>_MxNxK.ko): M =
+# 256 on the table's (N, K) pairs, a small K (512, 1024) at M = N = 4096 and 8192, and a narrow N
+# (576, 2112) at M = 4096, K = 7168.
+weak_modules() {
+  for t in fp16 bf16; do
+    for nk in "4096 4096" "14336 4096" "4096 14336" "7168 2048" "24576 1536"; do
+      set -- $nk
+      spec $t 256 $1 $2 "weak_${t}_256x${1}x${2}.ko"
+    done
+    for s in 4096 8192; do
+      for k in 512 1024; do spec $t $s $s $k "weak_${t}_${s}x${s}x${k}.ko"; done
+    done
+    for n in 576 2112; do spec $t 4096 $n 7168 "weak_${t}_4096x${n}x7168.ko"; done
+  done
+}
+if [ "$what" = weak ]; then
+  weak_modules
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
 if [ "$what" = bench ]; then
   bench_modules
   rm -f "$dir/.spec.dgml"
@@ -415,6 +439,7 @@ if [ "$what" = fp8 ]; then
   exit 0
 fi
 bench_modules
+weak_modules
 spec_volta() {  # M N K out output [layout] [constraints]: Volta's m8n8k4 kernels (PTX for sm_70, JIT-compiled)
   cat > "$dir/.spec.dgml" <<SPEC
 target volta;
