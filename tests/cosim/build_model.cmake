@@ -5,7 +5,8 @@
 # WORK/obj/cosim (what `deepgemm sim` builds, here in the test's own directory). With
 # -DMUTATE="file.v%%assign%%LHS%%RHS" or "file.v%%code%%FROM%%TO" and -DMUTATOR=rtl_mutate the
 # Verilog is altered first (a seeded bug placed by structure: tests/support/rtl_mutate.h).
-# With -DMODEL=x.json the spec's target is that hardware model (beside the project's own).
+# With -DMODEL=x.json the spec's target is that hardware model (beside the project's own). With
+# -DVRT=dir the Verilator run-time library compiled there (verilated_runtime.cmake) is used.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(ENV{DEEPGEMM_CACHE_DIR} ${WORK}/cache)
@@ -52,10 +53,27 @@ set(cols ${CMAKE_MATCH_1})
 file(GLOB files ${WORK}/v/*.v)
 find_program(VERILATOR verilator REQUIRED)
 set(rt ${SRC}/runtime-baremetal)
-execute_process(COMMAND ${VERILATOR} --cc --exe --build -j 2 --prefix Vtop --top-module ${top} -DDG_AXI4_CHECK -Wno-fatal
-                        -CFLAGS "-std=c++20 -O1 -I${rt}/include -I${rt}/src -DTOP_NAME=\\\"${top}\\\" -DPE_ROWS=${rows} -DPE_COLS=${cols}"
-                        -Mdir ${WORK}/obj ${files} ${SRC}/sim/cosim_main.cpp ${RTLIB} -o cosim
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+include(${CMAKE_CURRENT_LIST_DIR}/cosim_flags.cmake)  # DG_COSIM_CXXFLAGS
+set(verilate ${VERILATOR} --cc --exe --prefix Vtop --top-module ${top} -DDG_AXI4_CHECK -Wno-fatal
+    -CFLAGS "${DG_COSIM_CXXFLAGS} -I${rt}/include -I${rt}/src -DTOP_NAME=\\\"${top}\\\" -DPE_ROWS=${rows} -DPE_COLS=${cols}"
+    -Mdir ${WORK}/obj ${files} ${SRC}/sim/cosim_main.cpp ${RTLIB} -o cosim)
+if(DEFINED VRT)
+  # Verilator's run-time library compiled once (verilated_runtime.cmake): its objects go beside
+  # the design's, newer than the makefile Verilator just wrote, so make takes them as built.
+  execute_process(COMMAND ${verilate} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "verilator failed (${rc}):\n${out}${err}")
+  endif()
+  foreach(o verilated.o verilated_threads.o)
+    file(COPY_FILE ${VRT}/obj/${o} ${WORK}/obj/${o})
+    file(TOUCH_NOCREATE ${WORK}/obj/${o})
+  endforeach()
+  find_program(MAKE_PROGRAM NAMES make gmake REQUIRED)
+  execute_process(COMMAND ${MAKE_PROGRAM} -C ${WORK}/obj -f Vtop.mk -j 2
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${verilate} --build -j 2 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "verilator failed (${rc}):\n${out}${err}")
 endif()
