@@ -104,6 +104,9 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   // N-major B comes in slabs of 128 bytes; a K-major B tile needs only tile_n a multiple of 64.
   std::int64_t tn_min = p.b_layout.value == Layout::RowMajor ? slab : 64;
   for (std::int64_t v : powers(tn_min, ins->n)) tn.push_back(v);
+  // Three slabs: a narrow N that is a multiple of 192 (576, 2112) fills every column of its
+  // tiles, where 256 would leave a quarter-full last tile.
+  if (192 % tn_min == 0 && 192 <= ins->n) tn.insert(std::upper_bound(tn.begin(), tn.end(), 192), 192);
   std::vector<std::int64_t> tk = {atom * 8 / s.a_bits};
   // K splits: the TMA kernel reduces them (wgmma_tma.cpp); a forced split joins the domain.
   std::vector<std::int64_t> wm = {4, 8}, wn = {1}, stages = {3, 4, 5, 6}, split = with_user_split(p, {1, 2, 4, 8}),
@@ -118,7 +121,8 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   s.vars = {
       {"tile_m", tm, fmt::format("multiples of the instruction's M ({}) per warpgroup", s.im)},
       {"tile_n", tn,
-       fmt::format("powers of two from one {}-element slab up to the instruction's N ({})", slab, ins->n)},
+       fmt::format("powers of two from one {}-element slab up to the instruction's N ({}), and three slabs", slab,
+                   ins->n)},
       {"tile_k", tk, "one 128-byte swizzle atom row of elements"},
       {"warp_m", wm, "warps along M: one or two warpgroups of 4 warps"},
       {"warp_n", wn, "a warpgroup spans the whole tile_n"},
@@ -448,7 +452,9 @@ std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, s
   if (s.family == hw::Family::Wgmma) {
     // A warpgroup's accumulators are spread over its 128 threads; operands stay in shared memory.
     std::int64_t groups = std::max<std::int64_t>(1, wm * wn / 4);
-    return ceil_div(tm / groups * tn * s.acc_bits, 128 * 32) + 40;  // 40: descriptors, addresses, loads
+    // 64: descriptors, addresses, loads, the epilogue's predicates (ptxas spilled 112 to 240
+    // bytes with 192 accumulators a thread: 256×192 in two warpgroups, 128×192 in one).
+    return ceil_div(tm / groups * tn * s.acc_bits, 128 * 32) + 64;
   }
   std::int64_t wtm = std::max<std::int64_t>(1, tm / wm), wtn = std::max<std::int64_t>(1, tn / wn);
   std::int64_t acc = ceil_div(wtm * wtn * s.acc_bits, 32 * 32);
