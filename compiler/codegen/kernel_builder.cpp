@@ -58,7 +58,7 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   for (unsigned i = 0; i < names.size(); ++i) kernel_->getArg(i)->setName(names[i]);
   const unsigned first_map = pointers_ + 3;
   for (unsigned i = 0; i < tensor_maps; ++i) {
-    kernel_->getArg(first_map + i)->setName(i == 0 ? "tmap_A" : "tmap_B");
+    kernel_->getArg(first_map + i)->setName(i == 0 ? "tmap_A" : i == 1 ? "tmap_B" : "tmap_C");
     kernel_->addParamAttr(first_map + i, llvm::Attribute::getWithByValType(ctx_, map_ty));
     kernel_->addParamAttr(first_map + i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
   }
@@ -403,16 +403,16 @@ std::pair<llvm::Value*, llvm::Value*> KernelBuilder::load_c_in_pair(Value* gm, V
           b_.CreateFPExt(b_.CreateExtractElement(pair, uint64_t(1)), f32)};
 }
 
-void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias,
-                               const std::pair<Value*, Value*>* c_in) {
+std::pair<llvm::Value*, llvm::Value*> KernelBuilder::epilogue_pair(Value* gm, Value* gn, Value* v0, Value* v1,
+                                                                   const std::pair<Value*, Value*>* bias,
+                                                                   const std::pair<Value*, Value*>* c_in) {
   auto* f32 = b_.getFloatTy();
   // The fused epilogue, in fp32 before the cast (float accumulators only): the per-tensor scales,
   // alpha, the bias of the two columns (C's type; N is even, so both lie inside when the first
   // does; loaded here unless the caller loaded it ahead), beta · C_in (likewise), then the
-  // activation. It is computed outside
-  // the guard, on a column clamped into [0, N - 2] for the tail, so only the store is guarded and
-  // ptxas can predicate it.
-  auto epilogue = [&] {
+  // activation. It is computed on a column clamped into [0, N - 2] for the tail, outside any
+  // guard, so that only the store is guarded and ptxas can predicate it.
+  if (v0->getType()->isFloatTy()) {
     if (scale_) {
       v0 = b_.CreateFMul(v0, scale_);
       v1 = b_.CreateFMul(v1, scale_);
@@ -435,38 +435,50 @@ void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const
     }
     v0 = activate(v0);
     v1 = activate(v1);
+  }
+  return {v0, v1};
+}
+
+llvm::Value* KernelBuilder::packed_pair(Value* v0, Value* v1) {
+  auto* f32 = b_.getFloatTy();
+  auto vec2 = [&](llvm::Type* t) {
+    auto* v2 = llvm::FixedVectorType::get(t, 2);
+    return b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1, uint64_t(1));
   };
+  if (p_.c_type == "int32") return vec2(b_.getInt32Ty());
+  if (p_.c_type == "fp32") return vec2(f32);
+  if (p_.c_type == "bf16")
+    return b_.CreateBitCast(b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2bf16x2_rn), {v1, v0}),  // hi, lo
+                            b_.getInt32Ty());
+  if (pack_f16x2_)  // one cvt.rn.f16x2.f32 packs the pair (sm_80 and later), as the bf16 pair above
+    return b_.CreateBitCast(b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2f16x2_rn), {v1, v0}), b_.getInt32Ty());
+  auto* h2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+  Value* vec = b_.CreateInsertElement(
+      b_.CreateInsertElement(llvm::PoisonValue::get(h2), b_.CreateFPTrunc(v0, b_.getHalfTy()), uint64_t(0)),
+      b_.CreateFPTrunc(v1, b_.getHalfTy()), uint64_t(1));
+  return b_.CreateBitCast(vec, b_.getInt32Ty());
+}
+
+llvm::Value* KernelBuilder::finished_pair(Value* gm, Value* gn, Value* v0, Value* v1,
+                                          const std::pair<Value*, Value*>* bias,
+                                          const std::pair<Value*, Value*>* c_in) {
+  const auto [e0, e1] = epilogue_pair(gm, gn, v0, v1, bias, c_in);
+  return packed_pair(e0, e1);
+}
+
+void KernelBuilder::store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias,
+                               const std::pair<Value*, Value*>* c_in) {
   Value* ok = b_.CreateAnd(b_.CreateICmpULT(gm, arg_m()), b_.CreateICmpULT(gn, arg_n()));
   Value* elem = b_.CreateAdd(b_.CreateMul(gm, c32(p_.index.ldc)), gn);
-  if (v0->getType()->isFloatTy()) epilogue();
+  const auto [e0, e1] = epilogue_pair(gm, gn, v0, v1, bias, c_in);
   emit_guarded(ok, true, [&] {
     Value* idx = b_.CreateZExt(elem, b_.getInt64Ty());
-    if (p_.c_type == "int32") {
-      auto* v2 = llvm::FixedVectorType::get(b_.getInt32Ty(), 2);
-      Value* vec =
-          b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1, uint64_t(1));
-      b_.CreateAlignedStore(vec, b_.CreateGEP(b_.getInt32Ty(), arg(2), idx), llvm::Align(8));
-    } else if (p_.c_type == "fp32") {
-      auto* v2 = llvm::FixedVectorType::get(f32, 2);
-      Value* vec =
-          b_.CreateInsertElement(b_.CreateInsertElement(llvm::PoisonValue::get(v2), v0, uint64_t(0)), v1, uint64_t(1));
-      b_.CreateAlignedStore(vec, b_.CreateGEP(f32, arg(2), idx), llvm::Align(8));
-    } else if (p_.c_type == "bf16") {
-      Value* pair = b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2bf16x2_rn), {v1, v0});  // hi, lo
-      b_.CreateAlignedStore(b_.CreateBitCast(pair, b_.getInt32Ty()), b_.CreateGEP(b_.getInt16Ty(), arg(2), idx),
-                            llvm::Align(4));
-    } else if (pack_f16x2_) {
-      // One cvt.rn.f16x2.f32 packs the pair (sm_80 and later), as the bf16 pair above.
-      Value* pair = b_.CreateCall(intr(llvm::Intrinsic::nvvm_ff2f16x2_rn), {v1, v0});  // hi, lo
-      b_.CreateAlignedStore(b_.CreateBitCast(pair, b_.getInt32Ty()), b_.CreateGEP(b_.getInt16Ty(), arg(2), idx),
-                            llvm::Align(4));
-    } else {
-      auto* h2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
-      Value* vec = b_.CreateInsertElement(
-          b_.CreateInsertElement(llvm::PoisonValue::get(h2), b_.CreateFPTrunc(v0, b_.getHalfTy()), uint64_t(0)),
-          b_.CreateFPTrunc(v1, b_.getHalfTy()), uint64_t(1));
-      b_.CreateAlignedStore(b_.CreateBitCast(vec, b_.getInt32Ty()), b_.CreateGEP(b_.getInt16Ty(), arg(2), idx),
-                            llvm::Align(4));
+    Value* pair = packed_pair(e0, e1);
+    if (pair->getType()->isVectorTy()) {  // two 32-bit elements
+      auto* t = llvm::cast<llvm::VectorType>(pair->getType())->getElementType();
+      b_.CreateAlignedStore(pair, b_.CreateGEP(t, arg(2), idx), llvm::Align(8));
+    } else {  // a 16-bit pair
+      b_.CreateAlignedStore(pair, b_.CreateGEP(b_.getInt16Ty(), arg(2), idx), llvm::Align(4));
     }
   });
 }

@@ -139,6 +139,15 @@ class KernelBuilder {
   /// int32 output. `bias` and `c_in`: their pairs where the caller loaded them ahead.
   void store_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias = nullptr,
                   const std::pair<Value*, Value*>* c_in = nullptr);
+  /// store_pair's values: the fused epilogue applied to (v0, v1) in fp32 (float accumulators; i32
+  /// pass through), then packed in C's type: one i32 for a 16-bit pair, else a <2 x f32|i32> vector.
+  Value* finished_pair(Value* gm, Value* gn, Value* v0, Value* v1, const std::pair<Value*, Value*>* bias = nullptr,
+                       const std::pair<Value*, Value*>* c_in = nullptr);
+  /// finished_pair's two steps: the fused epilogue (fp32 in, fp32 out; i32 pass through) ...
+  std::pair<Value*, Value*> epilogue_pair(Value* gm, Value* gn, Value* v0, Value* v1,
+                                          const std::pair<Value*, Value*>* bias, const std::pair<Value*, Value*>* c_in);
+  /// ... and the pair packed in C's type.
+  Value* packed_pair(Value* v0, Value* v1);
   /// Split K's workspace (launch_format.h's): the output tiles' 32-bit arrival counters, padded to
   /// 256 bytes, then `split` fp32 partial tiles (slots) of tile_m × tile_n per output tile.
   struct SplitWorkspace {

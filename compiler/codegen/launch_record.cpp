@@ -76,6 +76,8 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   }
   l.operands[2] = op("C", ko::launch::Role::Output, l.M, l.N, p.c_type, p.index.c_row_major, p.index.ldc, l.batch,
                      batch_stride(p, 2));
+  l.operands[2].box_inner = li.box[2][0];
+  l.operands[2].box_outer = li.box[2][1];
   // A bias epilogue reads one value per column of C, in C's type: the fourth operand, bound by name.
   if (p.epilogue.rfind("bias", 0) == 0)
     l.operands[l.operand_count++] =

@@ -27,9 +27,9 @@ struct LaunchInfo {
   std::uint32_t block[3] = {1, 1, 1};
   std::uint32_t smem_bytes = 0;
   std::uint32_t compute_capability = 0;  // e.g. 90
-  // Tensor-map boxes of A and B (elements along the contiguous dimension, rows); {0, 0} when the
-  // kernel takes no tensor map for the operand.
-  std::uint32_t box[2][2] = {{0, 0}, {0, 0}};
+  // Tensor-map boxes of A, B and C (elements along the contiguous dimension, rows); {0, 0} when
+  // the kernel takes no tensor map for the operand.
+  std::uint32_t box[3][2] = {{0, 0}, {0, 0}, {0, 0}};
   // Bytes of the global workspace the kernel takes after its operand pointers (split-K's
   // counters and partial tiles), zeroed before its first launch; 0: no workspace parameter.
   std::uint64_t workspace_bytes = 0;

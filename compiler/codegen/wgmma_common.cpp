@@ -129,7 +129,7 @@ void WgmmaBase::settle() {
   }
 }
 
-void WgmmaBase::epilogue() {
+void WgmmaBase::epilogue(const Slabs* slabs) {
   auto* f32 = acc_elem_;
   settle();
   // In a persistent kernel the thread's row and column offsets are read afresh here (an opaque
@@ -155,28 +155,61 @@ void WgmmaBase::epilogue() {
   // C_in (beta ≠ 0): the pairs of eight column groups (16 per thread) loaded together ahead of
   // their stores, so that a batch's loads are in flight at once.
   constexpr std::int64_t kCinBatch = 8;
-  for (std::int64_t f = 0; f < fm_; ++f)
-    for (std::int64_t j0 = 0; j0 < bn_ / 8; j0 += kCinBatch) {
-      const std::int64_t j1 = std::min<std::int64_t>(bn_ / 8, j0 + kCinBatch);
-      auto at = [&](std::int64_t j, unsigned half) {
-        return std::pair{b_.CreateAdd(rows, c32(f * 64 + half * 8)), b_.CreateAdd(cols, c32(j * 8))};
-      };
-      std::vector<std::pair<Value*, Value*>> c_in;
-      if (reads_c_in() && f32->isFloatTy())
+  // Through shared memory: slab by slab (eight column groups of 16 bits, four of 32); each pair
+  // goes to its row of the warpgroup's buffer, at its bytes' 16-byte chunk swizzled by the row (the
+  // row's low 3 bits are the lane's r0: fragment and warp rows are multiples of 8). A warp's 8
+  // rows then write 8 different chunks: every bank once.
+  const std::int64_t c_bytes = element_bytes(p_.c_type), slab_groups = slabs != nullptr ? 128 / c_bytes / 8 : bn_ / 8;
+  Value* in_row = nullptr;  // the thread's bytes in its slab row, by column group, before the swizzle
+  if (slabs != nullptr) in_row = b_.CreateMul(c0, c32(c_bytes));
+  for (std::int64_t s = 0; s < bn_ / 8 / slab_groups; ++s) {
+    Value* buffer = slabs != nullptr ? slabs->begin(s) : nullptr;
+    for (std::int64_t f = 0; f < fm_; ++f)
+      for (std::int64_t j0 = s * slab_groups; j0 < (s + 1) * slab_groups; j0 += kCinBatch) {
+        const std::int64_t j1 = std::min<std::int64_t>((s + 1) * slab_groups, j0 + kCinBatch);
+        auto at = [&](std::int64_t j, unsigned half) {
+          return std::pair{b_.CreateAdd(rows, c32(f * 64 + half * 8)), b_.CreateAdd(cols, c32(j * 8))};
+        };
+        std::vector<std::pair<Value*, Value*>> c_in;
+        if (reads_c_in() && f32->isFloatTy())
+          for (std::int64_t j = j0; j < j1; ++j)
+            for (unsigned half = 0; half < 2; ++half) {
+              const auto [gm, gn] = at(j, half);
+              c_in.push_back(load_c_in_pair(gm, gn));
+            }
         for (std::int64_t j = j0; j < j1; ++j)
           for (unsigned half = 0; half < 2; ++half) {
             const auto [gm, gn] = at(j, half);
-            c_in.push_back(load_c_in_pair(gm, gn));
+            std::int64_t e = f * acc_per_frag_ + j * 4 + half * 2;
+            const auto* bias_j = bias.empty() ? nullptr : &bias[static_cast<size_t>(j)];
+            const auto* c_in_j = c_in.empty() ? nullptr : &c_in[static_cast<size_t>((j - j0) * 2 + half)];
+            Value* v0 = b_.CreateLoad(f32, acc_at(e));
+            Value* v1 = b_.CreateLoad(f32, acc_at(e + 1));
+            if (slabs == nullptr) {
+              store_pair(gm, gn, v0, v1, bias_j, c_in_j);
+              continue;
+            }
+            Value* pair = finished_pair(gm, gn, v0, v1, bias_j, c_in_j);
+            Value* row = b_.CreateAdd(b_.CreateAdd(warp_row_, r0), c32(f * 64 + half * 8));
+            Value* bytes = b_.CreateAdd(in_row, c32((j - s * slab_groups) * 8 * c_bytes));
+            Value* chunk = b_.CreateXor(b_.CreateLShr(bytes, 4), r0);
+            Value* addr =
+                b_.CreateAdd(buffer, b_.CreateAdd(b_.CreateMul(row, c32(128)),
+                                                  b_.CreateAdd(b_.CreateShl(chunk, 4), b_.CreateAnd(bytes, c32(15)))));
+            InlinePtx st;
+            st.in(addr, 'r');
+            if (pair->getType()->isVectorTy()) {
+              const int x = st.in(b_.CreateBitCast(b_.CreateExtractElement(pair, uint64_t(0)), b_.getInt32Ty()), 'r');
+              const int y = st.in(b_.CreateBitCast(b_.CreateExtractElement(pair, uint64_t(1)), b_.getInt32Ty()), 'r');
+              st.emit(b_, fmt::format("st.shared.v2.b32 [$0], {{${}, ${}}};", x, y));
+            } else {
+              const int x = st.in(pair, 'r');
+              st.emit(b_, fmt::format("st.shared.b32 [$0], ${};", x));
+            }
           }
-      for (std::int64_t j = j0; j < j1; ++j)
-        for (unsigned half = 0; half < 2; ++half) {
-          const auto [gm, gn] = at(j, half);
-          std::int64_t e = f * acc_per_frag_ + j * 4 + half * 2;
-          store_pair(gm, gn, b_.CreateLoad(f32, acc_at(e)), b_.CreateLoad(f32, acc_at(e + 1)),
-                     bias.empty() ? nullptr : &bias[static_cast<size_t>(j)],
-                     c_in.empty() ? nullptr : &c_in[static_cast<size_t>((j - j0) * 2 + half)]);
-        }
-    }
+      }
+    if (slabs != nullptr) slabs->end(s);
+  }
 }
 
 }  // namespace dg::codegen

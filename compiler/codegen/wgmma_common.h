@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "codegen/kernel_builder.h"
@@ -33,8 +34,17 @@ class WgmmaBase : protected KernelBuilder {
   /// The wgmma group of one K tile in `stage`: tile_k / instr_k steps on every fragment of this
   /// warpgroup, fenced before and committed after.
   void compute_stage(Value* stage);
-  /// The accumulators, final after the last wgmma group retired, stored through the plan's epilogue.
-  void epilogue();
+  /// Where epilogue() puts C through shared memory, one 128-byte column slab (64 columns of 16 bits,
+  /// 32 of 32) at a time: `begin(s)` returns the shared address of slab s's buffer (this
+  /// warpgroup's rows, 128 bytes each, 128-byte swizzled as swizzled() says), which the warpgroup
+  /// then fills; `end(s)` stores it.
+  struct Slabs {
+    std::function<Value*(std::int64_t)> begin;
+    std::function<void(std::int64_t)> end;
+  };
+  /// The accumulators, final after the last wgmma group retired, stored through the plan's
+  /// epilogue: by each thread into C, or (`slabs`) into the slabs' buffers.
+  void epilogue(const Slabs* slabs = nullptr);
   /// Keep every use of the accumulators below the last wgmma wait (an empty statement that takes
   /// and gives them back). epilogue() starts with it.
   void settle();

@@ -65,8 +65,12 @@ class WgmmaTmaKernel : WgmmaBase {
     per_split_ = coeff(p_.index.k_index, "split") / bk_;
     DG_INTERNAL_ASSERT(split_ == 1 || (per_split_ > 0 && !p_.k_dynamic && p_.persistent_blocks == 0),
                        "a split K reached the TMA kernel with a run-time K or a persistent loop");
-    begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, 2, split_ > 1);
-    barriers_ = stages_ * (a_stage_ + b_stage_);
+    c_tma_ = p_.c_store == "tma";
+    begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, c_tma_ ? 3 : 2, split_ > 1);
+    // Shared memory: the stages, C's two slab buffers per consumer warpgroup (c_store "tma"; each
+    // group_rows × 128 bytes, so 1024-byte aligned as the 128-byte swizzle needs), the barriers.
+    c_buffers_ = stages_ * (a_stage_ + b_stage_);
+    barriers_ = c_buffers_ + (c_tma_ ? 2 * bm_ * 128 : 0);
     // Persistent (persistent_blocks > 0): the plan's blocks (verify proved they take every tile
     // once), each looping over the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster
     // order. Otherwise one block per tile (per tile and split with a split K).
@@ -83,6 +87,10 @@ class WgmmaTmaKernel : WgmmaBase {
     li.box[0][1] = static_cast<std::uint32_t>(bm_);
     li.box[1][0] = row;
     li.box[1][1] = static_cast<std::uint32_t>(p_.index.b_row_major ? bk_ : bn_);
+    if (c_tma_) {  // C: one slab (128 bytes of a row) of a warpgroup's rows
+      li.box[2][0] = static_cast<std::uint32_t>(128 / element_bytes(p_.c_type));
+      li.box[2][1] = static_cast<std::uint32_t>(group_rows_);
+    }
     return li;
   }
 
@@ -198,9 +206,53 @@ class WgmmaTmaKernel : WgmmaBase {
       if (persistent_) release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
       if (split_ > 1)
         reduce_splits();
+      else if (c_tma_)
+        epilogue_through_slabs();
       else
         epilogue();
     });
+  }
+
+  // ---- C through the tensor-memory accelerator (c_store "tma") ----
+  //
+  // Each consumer warpgroup stores its rows of the tile a 128-byte column slab at a time through
+  // two shared-memory buffers, used in turn over all the block's slabs (slab_count_). Its first
+  // thread issues the bulk tensor stores and is the one that waits on them: before a buffer is
+  // written again, until at most one store (the other buffer's) still reads shared memory. The
+  // warpgroup goes on with its next slab and its next tile while the copy engine writes.
+
+  /// This warpgroup's named barrier (1 is the split K's; 0 the block's).
+  void group_barrier() { statement("bar.sync $0, 128;", {b_.CreateAdd(group_, c32(2))}); }
+  Value* issuer() { return b_.CreateICmpEQ(b_.CreateAnd(tid_, c32(127)), c32(0)); }
+
+  void epilogue_through_slabs() {
+    const std::int64_t buffer_bytes = group_rows_ * 128;
+    Slabs slabs;
+    slabs.begin = [&](std::int64_t) {
+      emit_guarded(issuer(), true, [&] { emit_ptx_statement(b_, "cp.async.bulk.wait_group.read 1;"); });
+      group_barrier();
+      Value* count = b_.CreateLoad(b_.getInt32Ty(), slab_count_);
+      Value* mine = b_.CreateAdd(c32(c_buffers_), b_.CreateMul(group_, c32(2 * buffer_bytes)));
+      return b_.CreateAdd(smem_base_, b_.CreateAdd(mine, b_.CreateMul(b_.CreateAnd(count, c32(1)), c32(buffer_bytes))));
+    };
+    slabs.end = [&](std::int64_t s) {
+      // Every thread's writes, then the copy engine's read of them (the async proxy).
+      emit_ptx_statement(b_, "fence.proxy.async.shared::cta;");
+      group_barrier();
+      Value* count = b_.CreateLoad(b_.getInt32Ty(), slab_count_);
+      Value* buffer = b_.CreateAdd(
+          smem_base_, b_.CreateAdd(b_.CreateAdd(c32(c_buffers_), b_.CreateMul(group_, c32(2 * buffer_bytes))),
+                                   b_.CreateMul(b_.CreateAnd(count, c32(1)), c32(buffer_bytes))));
+      const std::int64_t slab_cols = 128 / element_bytes(p_.c_type);
+      emit_guarded(issuer(), true, [&] {
+        statement(
+            "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];\n"
+            "cp.async.bulk.commit_group;",
+            {tensor_map(2), b_.CreateAdd(col_base_, c32(s * slab_cols)), b_.CreateAdd(row_base_, group_row_), buffer});
+      });
+      b_.CreateStore(b_.CreateAdd(count, c32(1)), slab_count_);
+    };
+    epilogue(&slabs);
   }
 
   // ---- split K (see the header comment) ----
@@ -293,6 +345,10 @@ class WgmmaTmaKernel : WgmmaBase {
       emit_ptx_statement(b_, "fence.mbarrier_init.release.cluster;");
     });
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_barrier0));
+    if (c_tma_) {  // in the entry block, so that it lives in a register
+      slab_count_ = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "slabs");
+      b_.CreateStore(c32(0), slab_count_);
+    }
 
     llvm::Function* f = b_.GetInsertBlock()->getParent();
     auto* producer = llvm::BasicBlock::Create(ctx_, "producer", f);
@@ -308,13 +364,18 @@ class WgmmaTmaKernel : WgmmaBase {
     b_.SetInsertPoint(consumer);
     rebalance(false);
     consume(tiles);  // each tile's epilogue included
+    // The block's last stores: shared memory stays until the copy engine has read it.
+    if (c_tma_) emit_guarded(issuer(), true, [&] { emit_ptx_statement(b_, "cp.async.bulk.wait_group 0;"); });
     b_.CreateBr(end);
 
     b_.SetInsertPoint(end);
     b_.CreateRetVoid();
   }
 
-  std::int64_t barriers_ = 0;  // byte offset of the barriers: after every stage
+  std::int64_t barriers_ = 0;    // byte offset of the barriers: after every stage and C's buffers
+  std::int64_t c_buffers_ = 0;   // byte offset of C's slab buffers (c_store "tma")
+  bool c_tma_ = false;           // C stored through the tensor-memory accelerator
+  Value* slab_count_ = nullptr;  // the warpgroup's slabs so far (an i32 slot): which buffer is next
   std::int64_t tiles_ = 1, grid_ = 1;
   bool persistent_ = false;
   std::int64_t split_ = 1, per_split_ = 0;                               // K splits, K tiles per split
@@ -340,6 +401,13 @@ std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.split_k > 1 &&
       static_cast<std::uint64_t>(p.grid_m * p.grid_n) * static_cast<std::uint64_t>(p.split_k) > 0x7fffffffu)
     return "a split K launches one block per tile and split: at most 2^31 - 1 blocks";
+  if (p.c_store == "tma") {
+    const std::int64_t bits = 8 * element_bytes(p.c_type);
+    if (p.split_k > 1) return "C's store through the TMA runs without a split K (c_store)";
+    if (!p.index.c_row_major || (bits != 16 && bits != 32) || (p.index.ldc * bits / 8) % 16 != 0)
+      return "C's store through the TMA needs a row-major C of 16- or 32-bit elements whose rows are whole 16-byte "
+             "chunks (c_store)";
+  }
   return "";
 }
 

@@ -58,8 +58,9 @@ nlohmann::json to_json(const Plan& p) {
   nlohmann::json j;
   to_json(j, p);
   if (p.npu_layout) j["npu_layout"] = *p.npu_layout;
-  if (p.k_warps != 1) j["k_warps"] = p.k_warps;  // written only where a kernel splits K over warps
-  if (p.alpha != 1) j["alpha"] = p.alpha;        // ... and alpha and beta where they act
+  if (p.k_warps != 1) j["k_warps"] = p.k_warps;         // written only where a kernel splits K over warps
+  if (p.c_store != "direct") j["c_store"] = p.c_store;  // ... and C's store where it is not direct
+  if (p.alpha != 1) j["alpha"] = p.alpha;               // ... and alpha and beta where they act
   if (p.beta != 0) j["beta"] = p.beta;
   if (p.m_dynamic) {  // ... and a run-time M range where M has one
     j["m_dynamic"] = true;
@@ -92,6 +93,9 @@ Plan plan_from_json(const nlohmann::json& j) {
     from_json(with_defaults, p);
     if (j.contains("npu_layout")) p.npu_layout = j.at("npu_layout").get<hw::NpuLayout>();
     p.k_warps = j.value("k_warps", std::int64_t{1});
+    p.c_store = j.value("c_store", std::string("direct"));
+    if (p.c_store != "direct" && p.c_store != "tma")
+      throw UserError(fmt::format("plan: c_store is \"{}\"; it must be \"direct\" or \"tma\"", p.c_store));
     if (p.k_warps < 1) throw UserError(fmt::format("plan: k_warps is {}; it must be at least 1", p.k_warps));
     p.alpha = j.value("alpha", 1.0);
     p.beta = j.value("beta", 0.0);
@@ -152,6 +156,9 @@ std::ostream& operator<<(std::ostream& os, const Plan& p) {
         p.stages, p.loader, p.split_k, p.raster_group, p.cluster_m, p.cluster_n);
     os << fmt::format("  resources    {} B shared memory ({}), ~{} registers/thread, {} blocks/SM, grid {}×{}\n",
                       p.smem_bytes, p.smem_layout, p.regs_per_thread, p.blocks_per_sm, p.grid_m, p.grid_n);
+    if (p.c_store == "tma")
+      os << "  C store      through shared memory, a 128-byte column slab at a time, by the tensor-memory "
+            "accelerator\n";
   } else {
     os << fmt::format("  array        {} dataflow, {} B scratchpad ({}), grid {}×{}\n", p.dataflow, p.smem_bytes,
                       p.smem_layout, p.grid_m, p.grid_n);

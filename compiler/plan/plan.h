@@ -100,6 +100,9 @@ struct Plan {
                                        // accelerator, the others compute); "" on NPUs
   std::int64_t persistent_blocks = 0;  // GPU, TMA loader: blocks launched, block b taking tiles b,
                                        // b + G, ... (G blocks); 0: one block per tile
+  std::string c_store = "direct";      // GPU: how C reaches global memory: "direct" (each thread stores its
+                                       // pairs) or "tma" (staged in shared memory, 128-byte column slabs,
+                                       // stored by the tensor-memory accelerator while the next tile runs)
   std::string smem_layout;             // none | padded | swizzle_32b | swizzle_64b | swizzle_128b | banked (NPU)
   std::string dataflow;                // NPU: weight_stationary | output_stationary
   std::int64_t instr_m = 0, instr_n = 0, instr_k = 0;  // instruction shape (PE array on NPUs)

@@ -514,8 +514,8 @@ dgmm_status enqueue(dgmm_handle h, bool copies) {
     if (h->map_ptr[i] == pointers[i] && h->map_k[i] == h->k) continue;
     // (Every buffer is 16-byte aligned, as the copy engine needs: dgmm_bind_device refuses
     // others, and the runtime's own come from cuMemAlloc.)
-    const bool a = o.name[0] == 'A';
-    const uint64_t rows = a ? l.M : h->k, cols = a ? h->k : l.N;
+    const char which = o.name[0];  // A (M×K), B (K×N) or C (M×N, which the kernel stores through the map)
+    const uint64_t rows = which == 'B' ? h->k : l.M, cols = which == 'A' ? h->k : l.N;
     const uint64_t dims[2] = {o.row_major ? cols : rows, o.row_major ? rows : cols};
     const uint64_t ld = o.ld_is_k ? h->k : o.ld;
     const uint64_t strides[1] = {ld * o.element_bits / 8};

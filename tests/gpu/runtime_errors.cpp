@@ -489,12 +489,12 @@ void launch_errors(dgmm_handle h) {
   DG_CHECK_CONTAINS(last(), "operand \"A\" is bound to host memory but not resident on the device");
 }
 
-// A kernel that reads A and B through tensor maps (launch record: a box per operand): the runtime
-// encodes the maps for the buffers bound at each launch (the fake driver checks the documented
-// rules of cuTensorMapEncodeTiled) and passes them after M, N and K.
+// A kernel that reads A and B and stores C through tensor maps (launch record: a box per operand):
+// the runtime encodes the maps for the buffers bound at each launch (the fake driver checks the
+// documented rules of cuTensorMapEncodeTiled) and passes them after M, N and K.
 void tensor_map_launches() {
   dg::ko::launch::Launch l = add_launch(16, 16);
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     l.operands[i].box_inner = 32;  // one 128-byte row of fp32
     l.operands[i].box_outer = 16;
   }

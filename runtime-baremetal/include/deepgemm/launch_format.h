@@ -45,7 +45,7 @@
 //
 // Kernel parameters, in this order: the operand device pointers (u64 each, operand order), the
 // workspace's device pointer when its size is not 0, then M, N, K as 32-bit signed integers (K
-// the run-time K, in [K_min, K]), then, for each operand with a box (A and B only), in operand
+// the run-time K, in [K_min, K]), then, for each operand with a box (A, B and C only), in operand
 // order, its tensor map by value (128 bytes, 64-byte aligned): the runtime encodes it for the bound buffer as a 2-D
 // tiled map of the operand (contiguous dimension first, at its leading dimension), the box above, 128-byte swizzle,
 // out-of-range elements read as zero.
@@ -185,9 +185,9 @@ inline const char* parse(const uint8_t* p, size_t n, Launch* out) {
     o.box_outer = detail::rd32(q + 36);
     if (o.bytes == 0 || o.element_bits == 0 || o.element_bits > 64) return "launch record: bad operand size";
     // A tensor map's box: one 128-byte swizzle row wide, at most 256 rows (the copy engine's
-    // limit), for A and B only, whose elements are whole bytes.
+    // limit), for A, B and C only, whose elements are whole bytes.
     if (o.box_inner != 0 || o.box_outer != 0) {
-      const bool ab = (o.name[0] == 'A' || o.name[0] == 'B') && o.name[1] == 0;
+      const bool ab = (o.name[0] == 'A' || o.name[0] == 'B' || o.name[0] == 'C') && o.name[1] == 0;
       if (!ab || o.element_bits % 8 != 0 || o.box_outer == 0 || o.box_outer > 256 ||
           uint64_t(o.box_inner) * o.element_bits != uint64_t(kSwizzleBytes) * 8)
         return "launch record: bad tensor-map box";
