@@ -109,26 +109,17 @@ int write_verilog(const CompileOptions& o, const hdlgen::Design& d, std::ostream
     out << hdlgen::bundle(d);
     return 0;
   }
-  std::error_code ec;
-  fs::create_directories(o.output, ec);
-  if (ec || !fs::is_directory(o.output)) {
-    err << fmt::format("deepgemm: error: cannot make directory '{}' for the Verilog: {}\n", o.output,
-                       ec ? ec.message() : "a file of that name exists");
-    return kExitUserError;
-  }
   // The Verilog, and beside it the register block: a C header, testbench macros, SystemRDL and
   // IP-XACT.
-  std::vector<hdlgen::VerilogFile> files = d.files;
-  files.push_back({d.top + "_regs.h", hdlgen::regs_c_header(d)});
-  files.push_back({d.top + "_regs.svh", hdlgen::regs_svh(d)});
-  files.push_back({d.top + ".rdl", hdlgen::regs_systemrdl(d)});
-  files.push_back({d.top + ".xml", hdlgen::regs_ipxact(d)});
-  for (const auto& f : files) {
-    std::string why;
-    if (!write_output_file((fs::path(o.output) / f.name).string(), f.text, inputs, why)) {
-      err << fmt::format("deepgemm: error: cannot write '{}': {}\n", (fs::path(o.output) / f.name).string(), why);
-      return kExitUserError;
-    }
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& f : d.files) files.emplace_back(f.name, f.text);
+  files.emplace_back(d.top + "_regs.h", hdlgen::regs_c_header(d));
+  files.emplace_back(d.top + "_regs.svh", hdlgen::regs_svh(d));
+  files.emplace_back(d.top + ".rdl", hdlgen::regs_systemrdl(d));
+  files.emplace_back(d.top + ".xml", hdlgen::regs_ipxact(d));
+  if (std::string why; !write_output_files(o.output, files, inputs, why)) {
+    err << fmt::format("deepgemm: error: {} (the Verilog)\n", why);
+    return kExitUserError;
   }
   return 0;
 }

@@ -386,20 +386,9 @@ int extract_verilog(const std::vector<std::uint8_t>& image, const std::string& m
     err << fmt::format("{}: error: the Verilog section holds no file\n", module);
     return kExitUserError;
   }
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) {
-    err << fmt::format("deepgemm: error: cannot make directory '{}' for the Verilog: {}\n", dir,
-                       ec ? ec.message() : "a file of that name exists");
+  if (std::string why; !write_output_files(dir, files, {module}, why)) {
+    err << fmt::format("deepgemm: error: {} (the Verilog)\n", why);
     return kExitUserError;
-  }
-  for (const auto& [name, text] : files) {
-    const std::string path = (fs::path(dir) / name).string();
-    std::string why;
-    if (!write_output_file(path, text, {module}, why)) {
-      err << fmt::format("deepgemm: error: cannot write '{}': {}\n", path, why);
-      return kExitUserError;
-    }
   }
   out << fmt::format("verilog: {} files written to {}\n", files.size(), dir);
   return 0;

@@ -218,6 +218,25 @@ bool output_path_ok(const std::string& path, const std::vector<std::string>& inp
   return output_kind(target, inputs, mode, why) != OutputKind::Refused;
 }
 
+bool write_output_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                        const std::vector<std::string>& inputs, std::string& why) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    why = fmt::format("cannot make directory '{}': {}", dir, ec ? ec.message() : "a file of that name exists");
+    return false;
+  }
+  for (const auto& [name, text] : files) {
+    const std::string path = (fs::path(dir) / name).string();
+    std::string reason;
+    if (!write_output_file(path, text, inputs, reason)) {
+      why = fmt::format("cannot write '{}': {}", path, reason);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool write_output_file(const std::string& path, const std::string& bytes, const std::vector<std::string>& inputs,
                        std::string& why) {
   if (path == kStdoutPath) {

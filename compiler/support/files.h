@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dg {
@@ -41,6 +42,11 @@ bool read_file_bounded(const std::string& path, std::uint64_t max_bytes, std::ve
 /// `why` when refused or when a write fails.
 bool write_output_file(const std::string& path, const std::string& bytes, const std::vector<std::string>& inputs,
                        std::string& why);
+
+/// Write each (name, text) of `files` into the directory `dir` (made with its parents where
+/// missing) by the rules above. False with `why` naming the directory or the file that failed.
+bool write_output_files(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                        const std::vector<std::string>& inputs, std::string& why);
 
 /// False with `why` when `path` would be refused as an output by the rules above (a directory, a
 /// block device, a socket, a dangling link, one of `inputs`); for outputs another program writes.
