@@ -311,6 +311,136 @@ void bank_conflicts(const Plan& p, Certificate& cert) {
   }
 }
 
+/// C through the tensor-memory accelerator (c_store "tma", wgmma_tma.cpp): a consumer warpgroup
+/// writes its rows of the tile into a slab buffer of group_rows rows of 128 bytes, 128-byte
+/// swizzled as the copy engine reads it (16-byte chunk c of row r at r·128 + (c xor r mod 8)·16),
+/// which one bulk tensor store then writes to C. The kernel's map from (thread of the warpgroup,
+/// fragment, column group, row half, element of the pair) to (row, column) of the slab writes
+/// every element of the slab exactly once, at an address inside the buffer that no other element
+/// has, and a warp's store of its pairs meets every bank once (a half-warp's, for 8-byte pairs).
+void c_store_slabs(const Plan& p, Certificate& cert) {
+  const std::int64_t groups = std::max<std::int64_t>(1, extent_of(p.index.out_vars, "group_m"));
+  const std::int64_t rows = p.tile_m / groups, fm = rows / 64;
+  const std::int64_t cb = p.c_type == "fp16" || p.c_type == "bf16"    ? 2
+                          : p.c_type == "fp32" || p.c_type == "int32" ? 4
+                                                                      : 0;
+  {
+    Check c{"c_slab_shape", fmt::format("a warpgroup's slab is {} rows of 128 bytes ({} B elements): whole 64-row "
+                                        "fragments, at most 256 rows (a copy's box)",
+                                        rows, cb)};
+    c.passed = cb != 0 && rows >= 64 && rows <= 256 && p.tile_m % groups == 0;
+    if (!c.passed) c.counterexample = fmt::format("rows={}, element bytes={}, c_type={}", rows, cb, p.c_type);
+    cert.checks.push_back(c);
+    if (!c.passed) return;
+  }
+  const std::int64_t cols = 128 / cb, col_groups = cols / 8;
+  struct Pt {
+    Expr t, f, j, h, e;  // thread of the warpgroup, fragment, column group, row half, element of the pair
+  };
+  auto bv = [](Query& q, std::uint64_t v) { return q.z().bv_val(v, 32); };
+  auto point = [&](Query& q, const std::string& s) {
+    Pt x{q.named("thread" + s, q.z().bv_var("thread" + s, 32)), q.named("fragment" + s, q.z().bv_var("f" + s, 32)),
+         q.named("group" + s, q.z().bv_var("j" + s, 32)), q.named("half" + s, q.z().bv_var("h" + s, 32)),
+         q.named("element" + s, q.z().bv_var("e" + s, 32))};
+    q.z().add(smt::bv_ult(x.t, bv(q, 128)));
+    q.z().add(smt::bv_ult(x.f, bv(q, static_cast<std::uint64_t>(fm))));
+    q.z().add(smt::bv_ult(x.j, bv(q, static_cast<std::uint64_t>(col_groups))));
+    q.z().add(smt::bv_ult(x.h, bv(q, 2)));
+    q.z().add(smt::bv_ult(x.e, bv(q, 2)));
+    return x;
+  };
+  // The kernel's map (wgmma's accumulator layout: warp w of the warpgroup owns rows 16w..16w+15 of
+  // each 64-row fragment, lane l rows l/4 and l/4 + 8 and columns 2(l mod 4), +1 of each 8-column
+  // group), and the slab's swizzled byte address.
+  auto row = [&](Query& q, const Pt& x) {
+    return smt::bv_shl(smt::bv_lshr(x.t, 5), 4) + smt::bv_lshr(smt::bv_and(x.t, bv(q, 31)), 2) + smt::bv_shl(x.f, 6) +
+           smt::bv_shl(x.h, 3);
+  };
+  auto col = [&](Query& q, const Pt& x) {
+    return smt::bv_shl(x.j, 3) + smt::bv_shl(smt::bv_and(x.t, bv(q, 3)), 1) + x.e;
+  };
+  auto addr = [&](Query& q, const Expr& r, const Expr& c) {
+    Expr byte = c * bv(q, static_cast<std::uint64_t>(cb));
+    return smt::bv_shl(r, 7) + smt::bv_shl(smt::bv_xor(smt::bv_lshr(byte, 4), smt::bv_and(r, bv(q, 7))), 4) +
+           smt::bv_and(byte, bv(q, 15));
+  };
+  {
+    Check c{"c_slab_unique", fmt::format("no two (thread, fragment, column group, half, element) write the same "
+                                         "element of a {}×{} slab",
+                                         rows, cols)};
+    Query q(c.name);
+    Pt a = point(q, ""), b = point(q, "'");
+    q.z().add(smt::any_of({a.t != b.t, a.f != b.f, a.j != b.j, a.h != b.h, a.e != b.e}));
+    q.z().add(row(q, a) == row(q, b));
+    q.z().add(col(q, a) == col(q, b));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+  {
+    Check c{"c_slab_covered", fmt::format("every element of a {}×{} slab is written by a thread", rows, cols)};
+    Query q(c.name);
+    Expr r = q.named("row", q.z().bv_var("row", 32)), k = q.named("column", q.z().bv_var("column", 32));
+    q.z().add(smt::bv_ult(r, bv(q, static_cast<std::uint64_t>(rows))));
+    q.z().add(smt::bv_ult(k, bv(q, static_cast<std::uint64_t>(cols))));
+    Pt x{smt::bv_shl(smt::bv_lshr(smt::bv_and(r, bv(q, 63)), 4), 5) + smt::bv_shl(smt::bv_and(r, bv(q, 7)), 2) +
+             smt::bv_lshr(smt::bv_and(k, bv(q, 7)), 1),
+         smt::bv_lshr(r, 6), smt::bv_lshr(k, 3), smt::bv_and(smt::bv_lshr(r, 3), bv(q, 1)), smt::bv_and(k, bv(q, 1))};
+    q.z().add(!smt::all_of({smt::bv_ult(x.f, bv(q, static_cast<std::uint64_t>(fm))),
+                            smt::bv_ult(x.j, bv(q, static_cast<std::uint64_t>(col_groups))), row(q, x) == r,
+                            col(q, x) == k}));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+  {
+    Check c{"c_slab_addresses",
+            fmt::format("the slab's elements lie at distinct {}-byte-aligned addresses inside its {} bytes", cb,
+                        rows * 128)};
+    Query q(c.name);
+    Expr r = q.named("row", q.z().bv_var("row", 32)), k = q.named("column", q.z().bv_var("column", 32));
+    Expr r2 = q.named("row'", q.z().bv_var("row'", 32)), k2 = q.named("column'", q.z().bv_var("column'", 32));
+    for (const Expr& v : {r, r2}) q.z().add(smt::bv_ult(v, bv(q, static_cast<std::uint64_t>(rows))));
+    for (const Expr& v : {k, k2}) q.z().add(smt::bv_ult(v, bv(q, static_cast<std::uint64_t>(cols))));
+    Expr a = q.named("address", addr(q, r, k)), a2 = addr(q, r2, k2);
+    q.z().add(smt::any_of({smt::all_of({smt::any_of({r != r2, k != k2}), a == a2}),
+                           smt::bv_ult(bv(q, static_cast<std::uint64_t>(rows * 128 - cb)), a),
+                           smt::bv_and(a, bv(q, static_cast<std::uint64_t>(cb - 1))) != bv(q, 0)}));
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+  {
+    // 16-bit C: a warp's 4-byte stores meet each bank once. 32-bit C: a half-warp's 8-byte stores
+    // (one phase each) meet each bank at most twice: lanes of rows r and r xor 1 land in the same
+    // pair of chunks under the 128-byte swizzle, which the copy engine's layout fixes.
+    const bool once = cb == 2;
+    Check c{once ? "c_slab_conflict_free" : "c_slab_conflicts_at_most_2",
+            once ? "a warp's 4-byte stores of its pairs into the slab meet each bank once"
+                 : "a half-warp's 8-byte stores of its pairs into the slab meet each bank at most twice"};
+    Query q(c.name);
+    Pt a = point(q, "");
+    q.z().add(a.e == bv(q, 0));
+    Expr l1 = smt::bv_and(a.t, bv(q, 31));
+    std::vector<Expr> lanes = {l1};
+    for (const char* s : {"lane'", "lane''"}) {
+      if (once && lanes.size() == 2) break;
+      Expr l = q.named(s, q.z().bv_var(s, 32));
+      q.z().add(smt::bv_ult(l, bv(q, 32)));
+      for (const Expr& o : lanes) q.z().add(l != o);
+      lanes.push_back(l);
+    }
+    auto bank = [&](const Expr& lane) {
+      Pt b{smt::bv_shl(smt::bv_lshr(a.t, 5), 5) + lane, a.f, a.j, a.h, a.e};  // a lane of the same warp
+      Expr x = addr(q, row(q, b), col(q, b));
+      return once ? smt::bv_and(smt::bv_lshr(x, 2), bv(q, 31)) : smt::bv_and(smt::bv_lshr(x, 3), bv(q, 15));
+    };
+    for (size_t k = 1; k < lanes.size(); ++k) {
+      q.z().add(bank(lanes[k]) == bank(lanes[0]));
+      if (!once) q.z().add(smt::bv_lshr(lanes[k], 4) == smt::bv_lshr(lanes[0], 4));
+    }
+    c.passed = q.holds(c);
+    cert.checks.push_back(c);
+  }
+}
+
 }  // namespace
 
 Certificate verify(const Plan& p) {
@@ -334,6 +464,9 @@ Certificate verify(const Plan& p) {
       },
       [&](Certificate& c) {
         if (p.persistent_blocks > 0) persistent_tiles(p, c);
+      },
+      [&](Certificate& c) {
+        if (p.c_store == "tma") c_store_slabs(p, c);
       },
       [&](Certificate& c) {
         if (p.target_kind == hw::TargetKind::Gpu && (p.split_k > 1 || extent_of(d.k_vars, "split") > 1)) k_splits(p, c);

@@ -167,3 +167,29 @@ TEST_CASE("verify: a problem too large for 32-bit indices fails the overflow che
   auto cert = verify::verify(pl);
   CHECK(!check(cert, "a_index_32bit").passed);
 }
+
+TEST_CASE("verify: C through the TMA is stored by slabs whose every element is written once, conflict-free") {
+  Plan pl = plan_for(
+      "target hopper;\nprecision { activation: fp16; weight: fp16; output: fp16; }\n"
+      "shape { M: 4096; N: 4096; K: 512; }\n");
+  REQUIRE(pl.c_store == "tma");
+  auto cert = verify::verify(pl);
+  CHECK(cert.all_passed());
+  for (const char* name :
+       {"c_slab_shape", "c_slab_unique", "c_slab_covered", "c_slab_addresses", "c_slab_conflict_free"})
+    CHECK(check(cert, name).passed);
+  // 32-bit C: 8-byte pairs, at most two to a bank per half-warp.
+  Plan wide = plan_for(
+      "target hopper;\nprecision { activation: bf16; weight: bf16; output: fp32; }\n"
+      "shape { M: 1000; N: 776; K: 1024; }\nconstraints { loader: tma; }\n");
+  REQUIRE(wide.c_store == "tma");
+  CHECK(check(verify::verify(wide), "c_slab_conflicts_at_most_2").passed);
+  // A warpgroup's rows that are not whole 64-row fragments leave part of the slab unwritten.
+  Plan partial = pl;
+  partial.tile_m = 80 * (partial.tile_m / 64);
+  CHECK(!check(verify::verify(partial), "c_slab_covered").passed);
+  // An 8-bit C has no slab store.
+  Plan bytes = pl;
+  bytes.c_type = "int8";
+  CHECK(!check(verify::verify(bytes), "c_slab_shape").passed);
+}
