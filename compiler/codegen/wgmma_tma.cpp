@@ -226,31 +226,31 @@ class WgmmaTmaKernel : WgmmaBase {
   Value* issuer() { return b_.CreateICmpEQ(b_.CreateAnd(tid_, c32(127)), c32(0)); }
 
   void epilogue_through_slabs() {
-    const std::int64_t buffer_bytes = group_rows_ * 128;
+    const std::int64_t buffer_bytes = group_rows_ * 128, slab_cols = 128 / element_bytes(p_.c_type);
+    // The buffer of the warpgroup's current slab: its pair's, then the count's parity.
+    auto buffer = [&] {
+      Value* parity = b_.CreateAnd(b_.CreateLoad(b_.getInt32Ty(), slab_count_), c32(1));
+      Value* mine = b_.CreateAdd(c32(c_buffers_), b_.CreateMul(group_, c32(2 * buffer_bytes)));
+      return b_.CreateAdd(smem_base_, b_.CreateAdd(mine, b_.CreateMul(parity, c32(buffer_bytes))));
+    };
     Slabs slabs;
     slabs.begin = [&](std::int64_t) {
       emit_guarded(issuer(), true, [&] { emit_ptx_statement(b_, "cp.async.bulk.wait_group.read 1;"); });
       group_barrier();
-      Value* count = b_.CreateLoad(b_.getInt32Ty(), slab_count_);
-      Value* mine = b_.CreateAdd(c32(c_buffers_), b_.CreateMul(group_, c32(2 * buffer_bytes)));
-      return b_.CreateAdd(smem_base_, b_.CreateAdd(mine, b_.CreateMul(b_.CreateAnd(count, c32(1)), c32(buffer_bytes))));
+      return buffer();
     };
     slabs.end = [&](std::int64_t s) {
       // Every thread's writes, then the copy engine's read of them (the async proxy).
       emit_ptx_statement(b_, "fence.proxy.async.shared::cta;");
       group_barrier();
-      Value* count = b_.CreateLoad(b_.getInt32Ty(), slab_count_);
-      Value* buffer = b_.CreateAdd(
-          smem_base_, b_.CreateAdd(b_.CreateAdd(c32(c_buffers_), b_.CreateMul(group_, c32(2 * buffer_bytes))),
-                                   b_.CreateMul(b_.CreateAnd(count, c32(1)), c32(buffer_bytes))));
-      const std::int64_t slab_cols = 128 / element_bytes(p_.c_type);
+      Value* at = buffer();
       emit_guarded(issuer(), true, [&] {
         statement(
             "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];\n"
             "cp.async.bulk.commit_group;",
-            {tensor_map(2), b_.CreateAdd(col_base_, c32(s * slab_cols)), b_.CreateAdd(row_base_, group_row_), buffer});
+            {tensor_map(2), b_.CreateAdd(col_base_, c32(s * slab_cols)), b_.CreateAdd(row_base_, group_row_), at});
       });
-      b_.CreateStore(b_.CreateAdd(count, c32(1)), slab_count_);
+      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt32Ty(), slab_count_), c32(1)), slab_count_);
     };
     epilogue(&slabs);
   }
