@@ -70,7 +70,7 @@ class WgmmaTmaKernel : WgmmaBase {
     // Shared memory: the stages, C's two slab buffers per consumer warpgroup (c_store "tma"; each
     // group_rows × 128 bytes, so 1024-byte aligned as the 128-byte swizzle needs), the barriers.
     c_buffers_ = stages_ * (a_stage_ + b_stage_);
-    barriers_ = c_buffers_ + (c_tma_ ? 2 * bm_ * 128 : 0);
+    barriers_ = c_buffers_ + (c_tma_ ? c_store_bytes(bm_) : 0);
     // Persistent (persistent_blocks > 0): the plan's blocks (verify proved they take every tile
     // once), each looping over the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster
     // order. Otherwise one block per tile (per tile and split with a split K).

@@ -63,6 +63,10 @@ struct IndexDesc {
   int swizzle_bits = 0;                 // XOR swizzle: bits [7, 7+b) into [4, 4+b) of the byte offset
 };
 
+/// Shared memory of C's store through the tensor-memory accelerator (c_store "tma"): two buffers
+/// of a 128-byte column slab of the tile's rows.
+inline std::int64_t c_store_bytes(std::int64_t tile_m) { return 2 * tile_m * 128; }
+
 struct Plan {
   // What is computed
   std::string target;                                // hw model name
@@ -102,7 +106,8 @@ struct Plan {
                                        // b + G, ... (G blocks); 0: one block per tile
   std::string c_store = "direct";      // GPU: how C reaches global memory: "direct" (each thread stores its
                                        // pairs) or "tma" (staged in shared memory, 128-byte column slabs,
-                                       // stored by the tensor-memory accelerator while the next tile runs)
+                                       // stored by the tensor-memory accelerator while the next tile runs:
+                                       // c_store_bytes of shared memory after the stages)
   std::string smem_layout;             // none | padded | swizzle_32b | swizzle_64b | swizzle_128b | banked (NPU)
   std::string dataflow;                // NPU: weight_stationary | output_stationary
   std::int64_t instr_m = 0, instr_n = 0, instr_k = 0;  // instruction shape (PE array on NPUs)

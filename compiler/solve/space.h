@@ -103,9 +103,6 @@ std::int64_t threads(std::int64_t wm, std::int64_t wn);
 inline constexpr std::int64_t kLoaderCpAsync = 0, kLoaderTma = 1;
 /// Shared memory of the TMA loader's barriers per stage: "full" and "empty", 8 bytes each.
 inline constexpr std::int64_t kTmaBarrierBytes = 16;
-/// Shared memory of C's store through the tensor-memory accelerator: two buffers of a 128-byte
-/// column slab of the tile's rows.
-inline std::int64_t c_store_bytes(std::int64_t tile_m) { return 2 * tile_m * 128; }
 /// Registers a TMA producer warpgroup keeps per thread (setmaxnreg.dec): its loop of copies.
 inline constexpr std::int64_t kProducerRegisters = 40;
 /// Why the TMA loader cannot load this problem's operands ("" when it can): the rules
