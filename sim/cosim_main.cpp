@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   std::int64_t &m = args.m, &n = args.n, &k = args.k;
   std::int64_t k_max = 0;  // the plan's largest K (0: not known)
   std::int64_t batch = 1;  // the plan's batch (or --batch's): matrices one after the other
+  bool swapped = false;    // the plan's "operands_swapped": a column-major C, run as Cᵀ = Bᵀ·Aᵀ
   std::int64_t* ld = args.ld;
   int &acc_bits = args.acc_bits, &c_bits = args.c_bits;
   dg::sim::Epilogue epi;  // the plan's fused epilogue
@@ -206,6 +207,13 @@ int main(int argc, char** argv) {
     // operands are matrices of batch × rows rows (the design's loop walks them, or the runtime
     // starts one run a matrix on a design without it).
     if (plan_text.find("\"b_row_major\": false") != std::string::npos) args.b_col = true;
+    // A column-major C: the plan is the transpose's, Cᵀ = Bᵀ·Aᵀ. The runtime speaks the spec's names
+    // (its M, N, A, B and lda, ldb); from here on the harness works in the plan's, as the design does.
+    swapped = plan_text.find("\"operands_swapped\": true") != std::string::npos;
+    if (swapped) {
+      std::swap(um, un);
+      std::swap(ld[0], ld[1]);
+    }
     if (const auto at = plan_text.find("\"batch\": "); at != std::string::npos)
       batch = std::max<std::int64_t>(1, std::strtoll(plan_text.c_str() + at + 9, nullptr, 10));
     if (dgmm_k_range(h, &kmin, &kmax) == DGMM_OK) k_max = kmax;
@@ -323,8 +331,10 @@ int main(int argc, char** argv) {
     // The real runtime programs the NPU: bind the buffers' physical addresses, launch, wait.
     bound = sim.reg_read(dg::npu_regs::reg("BOUND").offset);
     sim.progress_hook(bound);
-    if (dgmm_bind_input(h, "A", A.base) != DGMM_OK || dgmm_bind_input(h, "B", B.base) != DGMM_OK ||
-        dgmm_bind_output(h, "C", C.base) != DGMM_OK || (epi.bias && dgmm_bind_input(h, "bias", Bias.base) != DGMM_OK) ||
+    // (Swapped, the plan's A is the spec's B.)
+    if (dgmm_bind_input(h, swapped ? "B" : "A", A.base) != DGMM_OK ||
+        dgmm_bind_input(h, swapped ? "A" : "B", B.base) != DGMM_OK || dgmm_bind_output(h, "C", C.base) != DGMM_OK ||
+        (epi.bias && dgmm_bind_input(h, "bias", Bias.base) != DGMM_OK) ||
         (epi.requant && dgmm_bind_input(h, "rq", Rq.base) != DGMM_OK)) {
       runtime_error = std::string("bind: ") + dgmm_last_error();
       refused = true;
@@ -538,14 +548,21 @@ int main(int argc, char** argv) {
                                               : std::to_string(sim.starts()) + " STARTs, one a matrix"))
                               .c_str()
                         : "");
+  if (swapped)
+    std::printf(
+        "  swapped      the spec's C is column-major: the design computes Cᵀ = Bᵀ·Aᵀ, the problem above (A "
+        "is the spec's B, M its N)\n");
   std::printf("  operands     A at 0x%" PRIx64 ", B at 0x%" PRIx64 ", C at 0x%" PRIx64 " (%u-bit bus addresses)\n",
               A.base, B.base, C.base, o.addr_bits);
+  // (The spec's lda and ldb: swapped, the plan's A is the spec's B.)
   if (A.ld != 0 || B.ld != 0 || C.ld != 0)
     std::printf("  strides      lda %" PRId64 ", ldb %" PRId64 ", ldc %" PRId64 " elements (rows %" PRIu64 ", %" PRIu64
                 ", %" PRIu64
                 " bytes apart); the bytes between C's rows "
                 "untouched\n",
-                ld[0], ld[1], ld[2], A.ld ? A.ld : A.row, B.ld ? B.ld : B.row, C.ld ? C.ld : C.row);
+                ld[swapped ? 1 : 0], ld[swapped ? 0 : 1], ld[2],
+                swapped ? (B.ld ? B.ld : B.row) : (A.ld ? A.ld : A.row),
+                swapped ? (A.ld ? A.ld : A.row) : (B.ld ? B.ld : B.row), C.ld ? C.ld : C.row);
   if (epi.bias || epi.relu || epi.requant) {
     std::string what = epi.bias && epi.relu ? "relu(A·B + bias)"
                        : epi.bias           ? "A·B + bias"

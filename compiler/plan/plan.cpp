@@ -62,7 +62,8 @@ nlohmann::json to_json(const Plan& p) {
   if (p.c_store != "direct") j["c_store"] = p.c_store;  // ... and C's store where it is not direct
   if (p.alpha != 1) j["alpha"] = p.alpha;               // ... and alpha and beta where they act
   if (p.beta != 0) j["beta"] = p.beta;
-  if (p.m_dynamic) {  // ... and a run-time M range where M has one
+  if (p.operands_swapped) j["operands_swapped"] = true;  // ... and the swap where the plan is Cᵀ = Bᵀ·Aᵀ
+  if (p.m_dynamic) {                                     // ... and a run-time M range where M has one
     j["m_dynamic"] = true;
     j["M_min"] = p.M_min;
   }
@@ -99,6 +100,9 @@ Plan plan_from_json(const nlohmann::json& j) {
     if (p.k_warps < 1) throw UserError(fmt::format("plan: k_warps is {}; it must be at least 1", p.k_warps));
     p.alpha = j.value("alpha", 1.0);
     p.beta = j.value("beta", 0.0);
+    p.operands_swapped = j.value("operands_swapped", false);
+    if (p.operands_swapped && p.target_kind != hw::TargetKind::Npu)
+      throw UserError("plan: operands_swapped is true on a GPU plan; only NPU plans swap their operands");
     p.m_dynamic = j.value("m_dynamic", false);
     p.M_min = p.m_dynamic ? j.at("M_min").get<std::int64_t>() : p.M;
     if (p.M_min < 1 || p.M_min > p.M)
@@ -141,6 +145,9 @@ std::ostream& operator<<(std::ostream& os, const Plan& p) {
                     p.n_dynamic ? fmt::format("[{}, {}]", p.N_min, p.N) : std::to_string(p.N),
                     p.k_dynamic ? fmt::format("[{}, {}]", p.K_min, p.K_max) : std::to_string(p.K),
                     p.batch > 1 ? fmt::format(", batch {}", p.batch) : "");
+  if (p.operands_swapped)
+    os << "  swapped      C is column-major: the NPU computes Cᵀ = Bᵀ·Aᵀ; A, B, M and N here are the "
+          "transpose's (A is the spec's B, M its N)\n";
   os << fmt::format(
       "  precisions   A {} · B {} → acc {} → C {}{}\n", p.a_type, p.b_type, p.acc_type, p.c_type,
       p.weight_conversion.empty() ? "" : fmt::format(" (B converted to {} in registers)", p.weight_conversion));

@@ -85,6 +85,10 @@ struct Plan {
   std::int64_t N_min = 0;
   std::int64_t n_align = 1;  // a run-time N must be a multiple of this (B's and C's rows whole bus beats)
   std::int64_t k_align = 1;  // a run-time K must be a multiple of this (NPU: A's rows whole bus beats)
+  // NPU, a column-major C: the plan is the transpose's, Cᵀ = Bᵀ·Aᵀ (GemmProblem::operands_swapped).
+  // Its A is the user's B, its B the user's A, its M and N the user's N and M; the runtime binds
+  // and sizes by the user's names. Written in the JSON only where true.
+  bool operands_swapped = false;
   bool pad_k = false;
   std::string epilogue = "none";
   std::string scale_a = "none", scale_b = "none";  // "per_tensor": one fp32 operand multiplies the accumulation

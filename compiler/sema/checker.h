@@ -93,6 +93,7 @@ class Checker {
   void resolve_output(bool tensor);
 
   void check_npu_rules();
+  bool check_npu_swap();  // a column-major C: can the design compute Cᵀ = Bᵀ·Aᵀ?
 
   const ast::Spec& spec_;
   const std::string& hw_dir_;
@@ -105,5 +106,9 @@ class Checker {
   std::map<std::string, std::map<std::string, const ast::Entry*>> entries_;
   std::vector<const ast::Expr*> exprs_;
 };
+
+/// The transposed problem Cᵀ = Bᵀ·Aᵀ of a column-major C on an NPU (GemmProblem::operands_swapped):
+/// A and B, M and N and their ranges exchanged, and tile_m and tile_n in the user's constraints.
+void swap_operands(GemmProblem& p);
 
 }  // namespace dg::sema

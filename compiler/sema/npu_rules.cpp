@@ -107,16 +107,23 @@ void Checker::check_npu_rules() {
       return;
     }
   // Operand layouts: the AGUs walk row-major A and C, and B either way (a column-major B, N×K in
-  // memory, is read K-major by the output-stationary engine).
-  for (const auto& [lay, name] : {std::pair{&p_.a_layout, "A"}, std::pair{&p_.c_layout, "C"}})
-    if (lay->value == Layout::ColMajor) {
-      d_.error(lay->loc, fmt::format("a column-major {} is not generated for NPUs: {}'s AGUs walk {} row by row "
-                                     "({} rows of {} elements in memory)",
-                                     name, p_.hw.name, name, "M", name[0] == 'A' ? "K" : "N"));
-      d_.note(lay->loc, name[0] == 'A' ? "store A row-major (M×K): 'A: row_major;' or no layout for A"
-                                       : "store C row-major (M×N): 'C: row_major;' or no layout for C");
-      return;
-    }
+  // memory, is read K-major by the output-stationary engine). A column-major C is the transpose of
+  // a row-major one: the design computes Cᵀ = Bᵀ·Aᵀ, whose operands are the spec's as they lie in
+  // memory (a column-major B is Bᵀ row-major; A, either way, is Aᵀ the other way; C is Cᵀ
+  // row-major). From here on the problem is that one (operands_swapped).
+  if (p_.c_layout.value == Layout::ColMajor) {
+    if (!check_npu_swap()) return;
+    swap_operands(p_);
+  }
+  if (p_.a_layout.value == Layout::ColMajor) {
+    d_.error(p_.a_layout.loc, fmt::format("a column-major A is not generated for NPUs with a row-major C: {}'s AGUs "
+                                          "walk A row by row (M rows of K elements in memory)",
+                                          p_.hw.name));
+    d_.note(p_.a_layout.loc,
+            "store A row-major (M×K): 'A: row_major;' or no layout for A; or store B and C column-major too, and the "
+            "design computes Cᵀ = Bᵀ·Aᵀ");
+    return;
+  }
   if (p_.b_layout.value == Layout::ColMajor && p_.dataflow.user && p_.dataflow.value == "weight_stationary") {
     d_.error(p_.dataflow.loc,
              "a column-major B (N×K in memory) is read by the output-stationary engine only: the weight-stationary "
@@ -150,8 +157,13 @@ void Checker::check_npu_rules() {
       const char* name;
       const char* rows;
     };
+    // (After the swap, the problem's N is the user's M, and its rows of C are the user's columns.)
+    const bool sw = p_.operands_swapped;
     for (const End& e : {End{p_.k_dynamic, &p_.K_min, &p_.K_max, al.k, "K", bcol ? "A's and B's rows" : "A's rows"},
-                         End{p_.n_dynamic, &p_.N_min, &p_.N_max, al.n, "N", bcol ? "C's rows" : "B's and C's rows"}}) {
+                         End{p_.n_dynamic, &p_.N_min, &p_.N_max, al.n, sw ? "M" : "N",
+                             sw     ? "C's columns"
+                             : bcol ? "C's rows"
+                                    : "B's and C's rows"}}) {
       if (!e.dynamic) continue;
       for (const Declared<std::int64_t>* end : {e.min, e.max})
         if (end->value % e.align != 0) {
@@ -180,9 +192,11 @@ void Checker::check_npu_rules() {
       std::int64_t rows, cols;
       int bits;
     };
-    for (const Op& o : {Op{'A', M, K, hw::npu_element_bits(p_.a.value.bits)},
-                        Op{'B', bcol ? N : K, bcol ? K : N, hw::npu_element_bits(p_.b.value.bits)},
-                        Op{'C', M, N, hw::npu_element_bits(p_.c.value.bits)}}) {
+    // (After the swap, the problem's A is the user's B, N×K, and its B the user's A, M×K.)
+    const bool sw = p_.operands_swapped;
+    for (const Op& o : {Op{sw ? 'B' : 'A', M, K, hw::npu_element_bits(p_.a.value.bits)},
+                        Op{sw ? 'A' : 'B', bcol ? N : K, bcol ? K : N, hw::npu_element_bits(p_.b.value.bits)},
+                        Op{'C', sw ? N : M, sw ? M : N, hw::npu_element_bits(p_.c.value.bits)}}) {
       const std::int64_t bits = o.rows * o.cols * o.bits;
       if (bits % n.bus_data_bits == 0) continue;
       d_.error(p_.batch.loc,
@@ -197,6 +211,84 @@ void Checker::check_npu_rules() {
     }
   }
   p_.compute_paths = {hw::Family::Npu};
+}
+
+bool Checker::check_npu_swap() {
+  const hw::NpuModel& n = p_.hw.npu;
+  const Loc at = p_.c_layout.loc;
+  if (p_.b_layout.value != Layout::ColMajor) {
+    d_.error(at, fmt::format("a column-major C is generated as its transpose, Cᵀ = Bᵀ·Aᵀ, which {} reads row by "
+                             "row from B: it needs a column-major B (N×K in memory), and B is row-major",
+                             p_.hw.name));
+    d_.note(at, "declare 'B: col_major;' (B stored N×K), or store C row-major ('C: row_major;')");
+    return false;
+  }
+  // The drain's bias and requantization records are per column of what it writes; of Cᵀ's columns
+  // they would be per row of C.
+  const bool bias = p_.epilogue.user && p_.epilogue.value.front().rfind("bias", 0) == 0;
+  if (bias || p_.c.value.bits == 8 || p_.c.value.bits == 16) {
+    d_.error(bias ? p_.epilogue.loc : p_.c.loc,
+             fmt::format("{} is not generated with a column-major C: the design computes Cᵀ = Bᵀ·Aᵀ, and its "
+                         "drain applies {} per column of Cᵀ, which is per row of C",
+                         bias ? "a bias" : fmt::format("a requantized {} output", p_.c.value.name),
+                         bias ? "the bias" : "the requantization records"));
+    d_.note(at, bias ? "store C row-major, or add the bias outside the GEMM"
+                     : "store C row-major, or declare an int32 or int64 output");
+    return false;
+  }
+  // With a row-major A, Bᵀ·Aᵀ reads Aᵀ as a column-major B: the output-stationary engine's path.
+  const bool os_offered = std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") != n.dataflows.end();
+  if (p_.a_layout.value == Layout::RowMajor &&
+      ((p_.dataflow.user && p_.dataflow.value == "weight_stationary") || !os_offered)) {
+    d_.error(p_.dataflow.user ? p_.dataflow.loc : at,
+             fmt::format("a column-major C with a row-major A is generated as Cᵀ = Bᵀ·Aᵀ, which reads A as a "
+                         "column-major operand: the output-stationary engine's path only, and {}",
+                         os_offered
+                             ? "the spec asks for weight_stationary"
+                             : fmt::format("{} offers {} (npu.dataflows)", p_.hw.name, join_words(n.dataflows, ", "))));
+    d_.note(at, os_offered ? "let the solver choose the dataflow, store A column-major too, or store C row-major"
+                           : "store A column-major too, store C row-major, or add output_stationary to the model's "
+                             "npu.dataflows");
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+/// The expression with M and N, tile_m and tile_n exchanged.
+void swap_names(ast::Expr& e) {
+  static const std::map<std::string, std::string> other = {
+      {"M", "N"}, {"N", "M"}, {"tile_m", "tile_n"}, {"tile_n", "tile_m"}};
+  if (e.kind == ast::Expr::Kind::Var)
+    if (auto it = other.find(e.text); it != other.end()) e.text = it->second;
+  if (e.lhs) swap_names(*e.lhs);
+  if (e.rhs) swap_names(*e.rhs);
+}
+
+}  // namespace
+
+void swap_operands(GemmProblem& p) {
+  std::swap(p.a, p.b);
+  std::swap(p.M, p.N);
+  std::swap(p.M_min, p.N_min);
+  std::swap(p.M_max, p.N_max);
+  std::swap(p.m_dynamic, p.n_dynamic);
+  std::swap(p.scale_a, p.scale_b);
+  // Each operand of the transpose lies as the spec's does, in the other layout: Bᵀ (N×K) is
+  // row-major where B is column-major, Aᵀ (K×M) column-major where A is row-major, and so on.
+  auto flip = [](Layout l) { return l == Layout::RowMajor ? Layout::ColMajor : Layout::RowMajor; };
+  const Declared<Layout> a = p.a_layout, b = p.b_layout;
+  p.a_layout = {flip(b.value), b.loc, b.user};
+  p.b_layout = {flip(a.value), a.loc, a.user};
+  p.c_layout.value = flip(p.c_layout.value);
+  for (UserConstraint& u : p.user_constraints) {
+    ast::ExprPtr e = ast::clone(*u.expr);
+    swap_names(*e);
+    u.text = ast::expr_to_string(*e);
+    u.expr = std::shared_ptr<const ast::Expr>(std::move(e));
+  }
+  p.operands_swapped = !p.operands_swapped;
 }
 
 }  // namespace dg::sema

@@ -52,6 +52,7 @@ nlohmann::json to_json(const GemmProblem& p) {
                  {"B", layout_name(p.b_layout.value)},
                  {"C", layout_name(p.c_layout.value)},
                  {"smem", p.smem_layout.value.empty() ? "solver" : p.smem_layout.value}};
+  if (p.operands_swapped) j["operands_swapped"] = true;
   if (p.scale_a.user || p.scale_b.user) j["scales"] = {{"A", p.scale_a.value}, {"B", p.scale_b.value}};
   nlohmann::json c;
   c["use_hmma"] = p.use_hmma.value;
@@ -101,6 +102,9 @@ std::ostream& operator<<(std::ostream& os, const GemmProblem& p) {
   os << "  layout      A " << layout_name(p.a_layout.value) << ", B " << layout_name(p.b_layout.value) << ", C "
      << layout_name(p.c_layout.value) << ", smem " << (p.smem_layout.value.empty() ? "(solver)" : p.smem_layout.value)
      << "\n";
+  if (p.operands_swapped)
+    os << "  swapped     C is column-major: the NPU computes Cᵀ = Bᵀ·Aᵀ (A, B, M, N and the layouts above are "
+          "the transpose's)\n";
   os << "  compute     ";
   os << fmt::format("{}", fmt::join(p.compute_paths, ", "));
   if (p.k_step) os << " (K step " << p.k_step << ")";

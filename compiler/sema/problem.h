@@ -95,6 +95,11 @@ struct GemmProblem {
   std::string weight_conversion;
   /// The instruction families the precisions map onto (mma.sync, wgmma, simt, npu).
   std::vector<hw::Family> compute_paths;
+  /// NPU, a column-major C (and B): the problem is the transpose the design computes, Cᵀ = Bᵀ·Aᵀ.
+  /// Its A is the spec's B (N×K, row-major: the column-major B as it lies), its B the spec's A (in
+  /// the other layout), its C the spec's C (row-major: the column-major C as it lies); M and N,
+  /// their ranges, and tile_m and tile_n in the constraints are exchanged (sema::swap_operands).
+  bool operands_swapped = false;
 };
 
 /// Names usable in free constraint expressions: schedule variables the solver decides, and the

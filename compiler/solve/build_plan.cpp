@@ -106,6 +106,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
   pl.m_dynamic = p.m_dynamic;
   pl.M_min = p.M_min.value;
   pl.n_dynamic = p.n_dynamic;
+  pl.operands_swapped = p.operands_swapped;
   pl.N_min = p.N_min.value;
   pl.pad_k = p.pad_k.value;
   if (p.epilogue.user) pl.epilogue = p.epilogue.value.front();
@@ -303,6 +304,8 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   if (pl.m_dynamic != p.m_dynamic) return differs("m_dynamic", pl.m_dynamic, p.m_dynamic);
   if (pl.M_min != p.M_min.value) return differs("M_min", pl.M_min, p.M_min.value);
   if (pl.n_dynamic != p.n_dynamic) return differs("n_dynamic", pl.n_dynamic, p.n_dynamic);
+  if (pl.operands_swapped != p.operands_swapped)
+    return differs("operands_swapped", pl.operands_swapped, p.operands_swapped);
   if (pl.N_min != p.N_min.value) return differs("N_min", pl.N_min, p.N_min.value);
   if (pl.batch != p.batch.value) return differs("batch", pl.batch, p.batch.value);
   if (pl.pad_k != p.pad_k.value) return differs("pad_k", pl.pad_k, p.pad_k.value);

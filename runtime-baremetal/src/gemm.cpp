@@ -155,6 +155,8 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   // any whole number of bytes.
   json::Span layout;
   if (r.get(r.root, "npu_layout", &layout, true)) r.boolean(layout, "byte_rows", &p.byte_rows);
+  // A column-major C, planned as its transpose Cᵀ = Bᵀ·Aᵀ.
+  r.boolean(r.root, "operands_swapped", &p.swapped);
   if (r.status != PlanStatus::Ok) return r.status;
   Elem e[kOperands], acc;
   if (!r.dtype("a_type", &e[kA]) || !r.dtype("b_type", &e[kB]) || !r.dtype("acc_type", &acc) ||
@@ -200,6 +202,11 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
     }
   }
   if (r.status != PlanStatus::Ok) return r.status;
+  if (p.swapped && (p.epi_bias || p.epi_rq)) {
+    err->str("plan field 'operands_swapped': a swapped plan (Cᵀ = Bᵀ·Aᵀ) has no bias or requantization, which ");
+    err->str("would apply per row of C");
+    return PlanStatus::Unsupported;
+  }
   p.M = static_cast<uint32_t>(M);
   p.M_min = static_cast<uint32_t>(m_min);
   p.M_max = p.M;

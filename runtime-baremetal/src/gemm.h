@@ -57,7 +57,23 @@ struct GemmPlan {
   // The fused epilogue (the plan's "epilogue" and an int8 or int16 C): its operands bias (N int32)
   // and rq (N records of 8 bytes: requantization of an int8 or int16 C), and ReLU.
   bool epi_bias, epi_relu, epi_rq;
+  // A column-major C on the NPU: the plan is the transpose's, Cᵀ = Bᵀ·Aᵀ (its "operands_swapped").
+  // Its A is the user's B and its B the user's A, its M and N the user's N and M; every layout
+  // above is the plan's. The API speaks the user's names (user_name, user_row_major).
+  bool swapped;
 };
+
+/// The name the user gives the plan's operand i: with swapped operands the plan's A is 'B'.
+inline char user_name(const GemmPlan& p, uint32_t i) {
+  return static_cast<char>(p.swapped && i < kC ? 'B' - i : 'A' + i);
+}
+
+/// The plan's operand i, by the user's name: with swapped operands 'A' is the plan's B.
+inline uint32_t plan_operand(const GemmPlan& p, uint32_t user) { return p.swapped && user < kC ? 1 - user : user; }
+
+/// Whether the user's operand (the plan's operand i) is row-major: each of a swapped plan's
+/// operands is the transpose of the user's.
+inline bool user_row_major(const GemmPlan& p, uint32_t i) { return p.op[i].row_major != p.swapped; }
 
 /// The fused epilogue's operands, bound by name beside A, B and C.
 enum EpiOperand : uint32_t { kBias = 0, kRq = 1, kEpiOperands = 2 };

@@ -310,11 +310,12 @@ dgmm_status npu_check_ld(const dgmm_kernel* h, uint32_t i) {
   const uint32_t bits = dg::bm::bits(o.type), inner = o.row_major ? o.cols : o.rows;
   const uint64_t ld_bits = uint64_t{o.ld} * bits;
   ErrorDetail d;
-  d.str("operand '").chr(static_cast<char>('A' + i)).str("': leading dimension ").num(o.ld);
+  d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("': leading dimension ").num(o.ld);
   if (!h->has_ld) {
     if (o.ld == inner) return DGMM_OK;
     d.str(": the module's NPU design has no leading-dimension registers (LDA, LDB, LDC: its model's npu.ld_registers ");
-    d.str("is false), it reads packed rows of ").num(inner).str(" elements");
+    d.str("is false), it reads packed ").str(dg::bm::user_row_major(h->plan, i) ? "rows" : "columns");
+    d.str(" of ").num(inner).str(" elements");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   // A packed operand's rows are whole beats where its row is (the plan's k_align, and the START
@@ -350,7 +351,7 @@ dgmm_status npu_check_batch_stride(const dgmm_kernel* h, uint32_t i) {
   const dg::bm::OperandLayout& o = h->plan.op[i];
   if (h->plan.batch <= 1 || h->beat_bytes == 0 || o.batch_stride % h->beat_bytes == 0) return DGMM_OK;
   ErrorDetail d;
-  d.str("operand '").chr(static_cast<char>('A' + i)).str("': a batch's matrices are ").num(o.batch_stride);
+  d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("': a batch's matrices are ").num(o.batch_stride);
   d.str(" bytes apart, not whole ").num(h->beat_bytes).str("-byte bus beats");
   d.str(h->has_ld ? ": set a leading dimension that makes them so (dgmm_set_ld)"
                   : ": choose M, N and K that make them so");
@@ -367,7 +368,7 @@ bool npu_reaches(const dgmm_kernel* h, uint64_t address, uint64_t bytes) {
 dgmm_status npu_check_reach(const dgmm_kernel* h, uint32_t i, uint64_t address) {
   if (npu_reaches(h, address, h->plan.op[i].bytes)) return DGMM_OK;
   ErrorDetail d;
-  d.str("operand '").chr(static_cast<char>('A' + i)).str("' at ");
+  d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("' at ");
   d.hex(static_cast<uint32_t>(address >> 32)).str(":").hex(static_cast<uint32_t>(address));
   d.str(" does not fit the NPU's ").num(h->addr_bits).str("-bit bus addresses");
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
@@ -479,16 +480,20 @@ bool str_same(const char* a, const char* b) {
   return *a == *b;
 }
 
-int operand_index(const char* name) {
+/// The plan's operand the user names "A", "B" or "C" (dg::bm::plan_operand), or -1.
+int operand_index(const dg::bm::GemmPlan& p, const char* name) {
   if (name == nullptr || name[0] == '\0' || name[1] != '\0') return -1;
-  return name[0] == 'A' ? 0 : name[0] == 'B' ? 1 : name[0] == 'C' ? 2 : -1;
+  if (name[0] != 'A' && name[0] != 'B' && name[0] != 'C') return -1;
+  return static_cast<int>(dg::bm::plan_operand(p, static_cast<uint32_t>(name[0] - 'A')));
 }
 
 bool wraps(uint64_t address, uint64_t bytes) { return address > ~uint64_t{0} - bytes; }
 
-dgmm_status wrap_error(int i) {
+dgmm_status wrap_error(const dgmm_kernel* h, int i) {
   ErrorDetail d;
-  d.str("operand '").chr(static_cast<char>('A' + i)).str("' would wrap around the address space");
+  d.str("operand '")
+      .chr(dg::bm::user_name(h->plan, static_cast<uint32_t>(i)))
+      .str("' would wrap around the address space");
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
 }
 
@@ -511,7 +516,7 @@ dgmm_status recheck_operands(const dgmm_kernel* h, Undo undo) {
   for (int i = 0; i < static_cast<int>(dg::bm::kOperands); ++i) {
     dgmm_status s = DGMM_OK;
     if (h->bound[i] && wraps(h->addr[i], h->plan.op[i].bytes))
-      s = wrap_error(i);
+      s = wrap_error(h, i);
     else if (h->engine == DGMM_ENGINE_NPU)
       s = npu_check_ld(h, static_cast<uint32_t>(i));
     if (s != DGMM_OK) {
@@ -560,7 +565,7 @@ dgmm_status bind(dgmm_handle h, const char* name, uint64_t address, bool output)
   if (!valid(h)) return bad_handle();
   for (uint32_t e = 0; name != nullptr && e < dg::bm::kEpiOperands; ++e)
     if (str_same(name, dg::bm::epi_name(e))) return bind_epi(h, e, address, output);
-  const int i = operand_index(name);
+  const int i = operand_index(h->plan, name);
   ErrorDetail d;
   if (i < 0) {
     d.str("unknown operand '").str(name != nullptr ? name : "(null)").str("' (A, B, C, bias or rq)");
@@ -581,13 +586,56 @@ dgmm_status bind(dgmm_handle h, const char* name, uint64_t address, bool output)
     d.str(address == 0 ? " is null" : " is not aligned to its element size");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
-  if (wraps(address, h->plan.op[i].bytes)) return wrap_error(i);
+  if (wraps(address, h->plan.op[i].bytes)) return wrap_error(h, i);
   if (h->engine == DGMM_ENGINE_NPU) {
     if (const dgmm_status s = npu_check_reach(h, static_cast<uint32_t>(i), address); s != DGMM_OK) return s;
   }
   h->addr[i] = address;
   h->bound[i] = true;
   return DGMM_OK;
+}
+
+/// The plan's M (the user's `name`: N when the plan swapped its operands) set to m.
+dgmm_status set_plan_m(dgmm_handle h, uint32_t m, char name) {
+  if (const dgmm_status s = idle(h, name == 'M' ? "M change" : "N change"); s != DGMM_OK) return s;
+  if (m < h->plan.M_min || m > h->plan.M_max) return outside_range(name, m, h->plan.M_min, h->plan.M_max);
+  const uint32_t old_m = h->plan.M;
+  dg::bm::set_m(&h->plan, m);
+  return recheck_operands(h, [&] { dg::bm::set_m(&h->plan, old_m); });
+}
+
+/// The plan's N (the user's `name`: M when the plan swapped its operands) set to n.
+dgmm_status set_plan_n(dgmm_handle h, uint32_t n, char name) {
+  if (const dgmm_status s = idle(h, name == 'M' ? "M change" : "N change"); s != DGMM_OK) return s;
+  if (n < h->plan.N_min || n > h->plan.N_max) return outside_range(name, n, h->plan.N_min, h->plan.N_max);
+  const uint32_t align = h->plan.n_align;
+  ErrorDetail d;
+  d.chr(name).chr(' ').num(n);
+  if (n % align != 0) {
+    d.str(" is not a multiple of ").num(align);
+    d.str(h->plan.swapped ? ": the plan's DMA moves columns of M elements (C's) in whole "
+                          : ": the plan's DMA moves rows of N elements (C's, and a row-major B's) in whole ");
+    d.str(h->plan.byte_rows ? "bytes" : "bus beats");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  for (uint32_t i = dg::bm::kB; i < dg::bm::kOperands; ++i) {
+    const dg::bm::OperandLayout& o = h->plan.op[i];
+    const char* lines = dg::bm::user_row_major(h->plan, i) ? "rows" : "columns";
+    if (o.ld_is_n && !o.ld_set && (n & 1) != 0 && o.type == dg::bm::DType::Int4) {
+      d.str(" is odd: operand '").chr(dg::bm::user_name(h->plan, i));
+      d.str("' has 4-bit elements packed two per byte along ").chr(name).str(", and each of its ").str(lines);
+      d.str(" must start on a byte");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+    if (o.ld_set && o.row_major && n > o.ld) {
+      d.str(" is above operand '").chr(dg::bm::user_name(h->plan, i));
+      d.str("''s leading dimension ").num(o.ld).str(" (set by dgmm_set_ld): its ").str(lines).str(" would overlap");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+  }
+  const uint32_t old_n = h->plan.N;
+  dg::bm::set_n(&h->plan, n);
+  return recheck_operands(h, [&] { dg::bm::set_n(&h->plan, old_n); });
 }
 
 }  // namespace
@@ -681,9 +729,9 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
     const dg::bm::OperandLayout& o = h->plan.op[i];
     if (o.ld_is_k && o.ld_set && k > o.ld) {
       ErrorDetail d;
-      d.str("K ").num(k).str(" is above operand '").chr(static_cast<char>('A' + i));
+      d.str("K ").num(k).str(" is above operand '").chr(dg::bm::user_name(h->plan, i));
       d.str("''s leading dimension ").num(o.ld).str(" (set by dgmm_set_ld): its ");
-      d.str(i == dg::bm::kA ? "rows" : "columns").str(" would overlap");
+      d.str(dg::bm::user_row_major(h->plan, i) ? "rows" : "columns").str(" would overlap");
       return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
     }
   }
@@ -697,9 +745,9 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
           .str(": the plan's DMA moves rows of K elements (A's, and a column-major B's) in whole ")
           .str(h->plan.byte_rows ? "bytes" : "bus beats");
     } else {
-      d.str(" is odd: operand '").chr(static_cast<char>('A' + odd));
+      d.str(" is odd: operand '").chr(dg::bm::user_name(h->plan, odd));
       d.str("' has 4-bit elements packed two per byte along K, and each of its ")
-          .str(odd == dg::bm::kA ? "rows" : "columns")
+          .str(dg::bm::user_row_major(h->plan, odd) ? "rows" : "columns")
           .str(" must start on a byte");
     }
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
@@ -711,42 +759,12 @@ dgmm_status dgmm_set_k(dgmm_handle h, uint32_t k) {
 
 dgmm_status dgmm_set_m(dgmm_handle h, uint32_t m) {
   if (!valid(h)) return bad_handle();
-  if (const dgmm_status s = idle(h, "M change"); s != DGMM_OK) return s;
-  if (m < h->plan.M_min || m > h->plan.M_max) return outside_range('M', m, h->plan.M_min, h->plan.M_max);
-  const uint32_t old_m = h->plan.M;
-  dg::bm::set_m(&h->plan, m);
-  return recheck_operands(h, [&] { dg::bm::set_m(&h->plan, old_m); });
+  return h->plan.swapped ? set_plan_n(h, m, 'M') : set_plan_m(h, m, 'M');
 }
 
 dgmm_status dgmm_set_n(dgmm_handle h, uint32_t n) {
   if (!valid(h)) return bad_handle();
-  if (const dgmm_status s = idle(h, "N change"); s != DGMM_OK) return s;
-  if (n < h->plan.N_min || n > h->plan.N_max) return outside_range('N', n, h->plan.N_min, h->plan.N_max);
-  const uint32_t align = h->plan.n_align;
-  ErrorDetail d;
-  d.str("N ").num(n);
-  if (n % align != 0) {
-    d.str(" is not a multiple of ").num(align);
-    d.str(": the plan's DMA moves rows of N elements (C's, and a row-major B's) in whole ");
-    d.str(h->plan.byte_rows ? "bytes" : "bus beats");
-    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-  }
-  for (uint32_t i = dg::bm::kB; i < dg::bm::kOperands; ++i) {
-    const dg::bm::OperandLayout& o = h->plan.op[i];
-    if (o.ld_is_n && !o.ld_set && (n & 1) != 0 && o.type == dg::bm::DType::Int4) {
-      d.str(" is odd: operand '").chr(static_cast<char>('A' + i));
-      d.str("' has 4-bit elements packed two per byte along N, and each of its rows must start on a byte");
-      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-    }
-    if (o.ld_set && o.row_major && n > o.ld) {
-      d.str(" is above operand '").chr(static_cast<char>('A' + i));
-      d.str("''s leading dimension ").num(o.ld).str(" (set by dgmm_set_ld): its rows would overlap");
-      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-    }
-  }
-  const uint32_t old_n = h->plan.N;
-  dg::bm::set_n(&h->plan, n);
-  return recheck_operands(h, [&] { dg::bm::set_n(&h->plan, old_n); });
+  return h->plan.swapped ? set_plan_m(h, n, 'N') : set_plan_n(h, n, 'N');
 }
 
 dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
@@ -757,7 +775,7 @@ dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
     d.str("operand '").str(name).str("' is one vector: it has no leading dimension");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
-  const int i = operand_index(name);
+  const int i = operand_index(h->plan, name);
   if (i < 0) {
     d.str("unknown operand '").str(name != nullptr ? name : "(null)").str("' (A, B or C)");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
@@ -768,7 +786,9 @@ dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
   const uint32_t inner = o.row_major ? o.cols : o.rows;
   d.str("operand '").str(name).str("': leading dimension ").num(ld);
   if (ld != 0 && ld < inner) {
-    d.str(" is smaller than its ").str(o.row_major ? "rows' " : "columns' ").num(inner).str(" elements");
+    d.str(" is smaller than its ")
+        .str(dg::bm::user_row_major(h->plan, static_cast<uint32_t>(i)) ? "rows' " : "columns' ");
+    d.num(inner).str(" elements");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   if (ld != 0 && o.type == dg::bm::DType::Int4 && (ld & 1) != 0) {
@@ -780,7 +800,7 @@ dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
   dg::bm::set_k(&h->plan, h->plan.K);  // the extents at the new leading dimension
   dgmm_status s = DGMM_OK;
   if (h->bound[i] && wraps(h->addr[i], o.bytes))
-    s = wrap_error(i);
+    s = wrap_error(h, i);
   else if (h->engine == DGMM_ENGINE_NPU)
     s = npu_check_ld(h, static_cast<uint32_t>(i));
   if (s == DGMM_OK && h->engine == DGMM_ENGINE_NPU && h->bound[i])
@@ -798,7 +818,7 @@ dgmm_status dgmm_launch(dgmm_handle h) {
   for (uint32_t i = 0; i < dg::bm::kOperands; ++i) {
     if (!h->bound[i]) {
       ErrorDetail d;
-      d.str("operand '").chr(static_cast<char>('A' + i)).str("' is not bound");
+      d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("' is not bound");
       return fail(DGMM_ERROR_UNBOUND_OPERAND, d);
     }
   }
@@ -821,7 +841,7 @@ dgmm_status dgmm_launch(dgmm_handle h) {
     if (h->engine == DGMM_ENGINE_REFERENCE &&
         h->addr[i] > static_cast<uint64_t>(static_cast<uintptr_t>(-1)) - h->plan.op[i].bytes) {
       ErrorDetail d;
-      d.str("operand '").chr(static_cast<char>('A' + i)).str("' at ");
+      d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("' at ");
       d.hex(static_cast<uint32_t>(h->addr[i] >> 32)).str(":").hex(static_cast<uint32_t>(h->addr[i]));
       d.str(" is beyond this CPU's pointers, which the reference executor reads it through");
       return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
@@ -952,16 +972,18 @@ dgmm_status dgmm_operand_info(dgmm_handle h, const char* name, dgmm_operand* out
     out->bytes = static_cast<size_t>(dg::bm::epi_bytes(h->plan, e));
     return DGMM_OK;
   }
-  const int i = operand_index(name);
+  const int i = operand_index(h->plan, name);
   if (i < 0 || out == nullptr) return fail(DGMM_ERROR_INVALID_ARGUMENT, "unknown operand or null output");
   const dg::bm::OperandLayout& o = h->plan.op[i];
-  out->rows = o.rows;
-  out->cols = o.cols;
+  // The user's operand: the transpose of the plan's where the plan swapped its operands.
+  const bool t = h->plan.swapped;
+  out->rows = t ? o.cols : o.rows;
+  out->cols = t ? o.rows : o.cols;
   out->ld = o.ld;
   out->element_bits = dg::bm::bits(o.type);
   out->value_bits = o.value_bits;
   out->is_signed = o.is_signed ? 1 : 0;
-  out->row_major = o.row_major ? 1 : 0;
+  out->row_major = dg::bm::user_row_major(h->plan, static_cast<uint32_t>(i)) ? 1 : 0;
   out->is_output = i == dg::bm::kC ? 1 : 0;
   out->bytes = o.bytes;
   return DGMM_OK;
@@ -970,26 +992,27 @@ dgmm_status dgmm_operand_info(dgmm_handle h, const char* name, dgmm_operand* out
 dgmm_status dgmm_problem(dgmm_handle h, uint32_t* m, uint32_t* n, uint32_t* k, uint32_t* tile_m, uint32_t* tile_n,
                          uint32_t* tile_k) {
   if (!valid(h)) return bad_handle();
-  if (m != nullptr) *m = h->plan.M;
-  if (n != nullptr) *n = h->plan.N;
+  const bool t = h->plan.swapped;  // the plan's M and N are the user's N and M
+  if (m != nullptr) *m = t ? h->plan.N : h->plan.M;
+  if (n != nullptr) *n = t ? h->plan.M : h->plan.N;
   if (k != nullptr) *k = h->plan.K;
-  if (tile_m != nullptr) *tile_m = h->plan.tile_m;
-  if (tile_n != nullptr) *tile_n = h->plan.tile_n;
+  if (tile_m != nullptr) *tile_m = t ? h->plan.tile_n : h->plan.tile_m;
+  if (tile_n != nullptr) *tile_n = t ? h->plan.tile_m : h->plan.tile_n;
   if (tile_k != nullptr) *tile_k = h->plan.tile_k;
   return DGMM_OK;
 }
 
 dgmm_status dgmm_m_range(dgmm_handle h, uint32_t* m_min, uint32_t* m_max) {
   if (!valid(h)) return bad_handle();
-  if (m_min != nullptr) *m_min = h->plan.M_min;
-  if (m_max != nullptr) *m_max = h->plan.M_max;
+  if (m_min != nullptr) *m_min = h->plan.swapped ? h->plan.N_min : h->plan.M_min;
+  if (m_max != nullptr) *m_max = h->plan.swapped ? h->plan.N_max : h->plan.M_max;
   return DGMM_OK;
 }
 
 dgmm_status dgmm_n_range(dgmm_handle h, uint32_t* n_min, uint32_t* n_max) {
   if (!valid(h)) return bad_handle();
-  if (n_min != nullptr) *n_min = h->plan.N_min;
-  if (n_max != nullptr) *n_max = h->plan.N_max;
+  if (n_min != nullptr) *n_min = h->plan.swapped ? h->plan.M_min : h->plan.N_min;
+  if (n_max != nullptr) *n_max = h->plan.swapped ? h->plan.M_max : h->plan.N_max;
   return DGMM_OK;
 }
 

@@ -51,6 +51,7 @@ struct PlanArgs {
   int n_align = 1;
   int k_max = -1;        // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
   std::string epilogue;  // the plan's "epilogue" when not empty (absent otherwise, as older modules)
+  bool swapped = false;  // "operands_swapped": the plan is the transpose's, Cᵀ = Bᵀ·Aᵀ
 };
 
 // A plan like the compiler's (keys sorted, nested objects that repeat top-level key names).
@@ -72,8 +73,9 @@ std::string plan_json(const PlanArgs& p) {
     << (p.m_min > 0 ? ",\n  \"m_dynamic\": true" : "")
     << (p.n_min > 0 ? ",\n  \"n_align\": " + std::to_string(p.n_align) + ",\n  \"n_dynamic\": true" : "")
     << ",\n  \"notes\": [\"tile_m: 1\"],\n"
-    << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \"" << p.target_kind << "\",\n  \"tile_k\": " << p.tk
-    << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn << "\n}\n";
+    << (p.swapped ? "  \"operands_swapped\": true,\n" : "") << "  \"predicted_us\": 1.5e-3,\n  \"target_kind\": \""
+    << p.target_kind << "\",\n  \"tile_k\": " << p.tk << ",\n  \"tile_m\": " << p.tm << ",\n  \"tile_n\": " << p.tn
+    << "\n}\n";
   return s.str();
 }
 
@@ -807,6 +809,67 @@ void test_n_range() {
   q.m_min = 1, q.k_dynamic = true, q.k_min = 1, q.b_row = false;
   CHECK(run_raw(q, 9, 7, 2, 9));
   CHECK(run_raw(q, 10, 12, 5, 3));
+}
+
+void test_swapped() {
+  // A column-major C planned as the transpose Cᵀ = Bᵀ·Aᵀ: the plan's A is the spec's B (N×K
+  // row-major: a column-major B), its B the spec's A (K×M column-major: a row-major A), its M and N
+  // the spec's N and M. The API speaks the spec's names: M = 7 in [3, 7], N = 5, K = 9.
+  PlanArgs p;
+  p.M = 5, p.N = 7, p.K = 9, p.n_min = 3, p.tm = 2, p.tn = 4, p.tk = 4;
+  p.b_row = false, p.swapped = true;
+  dgmm_handle h = load(make_module(plan_json(p)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  uint32_t m = 0, n = 0, k = 0, tm = 0, tn = 0, lo = 0, hi = 0;
+  CHECK(dgmm_problem(h, &m, &n, &k, &tm, &tn, nullptr) == DGMM_OK && m == 7 && n == 5 && k == 9 && tm == 4 && tn == 2);
+  CHECK(dgmm_m_range(h, &lo, &hi) == DGMM_OK && lo == 3 && hi == 7);
+  CHECK(dgmm_n_range(h, &lo, &hi) == DGMM_OK && lo == 5 && hi == 5);
+  const dgmm_operand a = operand(h, "A"), b = operand(h, "B"), c = operand(h, "C");
+  CHECK(a.rows == 7 && a.cols == 9 && a.row_major == 1 && a.ld == 9 && a.is_output == 0);
+  CHECK(b.rows == 9 && b.cols == 5 && b.row_major == 0 && b.ld == 9 && b.is_output == 0);
+  CHECK(c.rows == 7 && c.cols == 5 && c.row_major == 0 && c.ld == 7 && c.is_output == 1 && c.bytes == 140);
+  // Refusals name the spec's M and operands.
+  CHECK(dgmm_set_m(h, 8) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "M 8 is outside the plan's M range [3, 7]"));
+  CHECK(dgmm_set_n(h, 4) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "N 4 is not the plan's N 5"));
+  CHECK(dgmm_set_ld(h, "A", 8) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'A': leading dimension 8 is smaller than its rows' 9 elements"));
+  CHECK(dgmm_set_ld(h, "C", 6) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "operand 'C': leading dimension 6 is smaller than its columns' 7 elements"));
+  static int8_t A[7 * 9], B[5 * 9];
+  static int32_t C[7 * 5];
+  CHECK(dgmm_bind_input(h, "B", reinterpret_cast<uintptr_t>(B)) == DGMM_OK);
+  CHECK(dgmm_bind_output(h, "C", reinterpret_cast<uintptr_t>(C)) == DGMM_OK);
+  CHECK(dgmm_launch(h) == DGMM_ERROR_UNBOUND_OPERAND);
+  CHECK(contains(dgmm_last_error(), "operand 'A' is not bound"));
+  CHECK(dgmm_bind_input(h, "A", reinterpret_cast<uintptr_t>(A)) == DGMM_OK);
+  // The reference executor at M = 7 and at M = 4: C (column-major, packed) = A (row-major) ·
+  // B (column-major).
+  uint32_t seed = 7;
+  auto next = [&] { return static_cast<int8_t>((seed = seed * 1103515245u + 12345u) >> 24); };
+  for (uint32_t mm : {7u, 4u}) {
+    for (auto& x : A) x = next();
+    for (auto& x : B) x = next();
+    CHECK(dgmm_set_m(h, mm) == DGMM_OK);
+    // (C's columns are packed at the current M: they are the rows of the plan's Cᵀ, at its N.)
+    CHECK(operand(h, "A").rows == mm && operand(h, "C").rows == mm && operand(h, "C").ld == mm);
+    CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+    bool same = true;
+    for (uint32_t i = 0; i < mm; ++i)
+      for (uint32_t j = 0; j < 5; ++j) {
+        int32_t want = 0;
+        for (uint32_t kk = 0; kk < 9; ++kk) want += A[i * 9 + kk] * B[j * 9 + kk];
+        same &= C[j * mm + i] == want;
+      }
+    CHECK(same);
+  }
+  // A swapped plan has no bias or requantization (they would apply per row of C).
+  PlanArgs bad = p;
+  bad.epilogue = "bias";
+  CHECK(load_status(make_module(plan_json(bad))) == DGMM_ERROR_UNSUPPORTED);
+  CHECK(contains(dgmm_last_error(), "plan field 'operands_swapped'"));
 }
 
 void test_custom_widths() {
@@ -2214,6 +2277,7 @@ int main() {
   test_k_range();
   test_m_range();
   test_n_range();
+  test_swapped();
   test_k_range_gemm();
   test_custom_widths();
   test_int4();

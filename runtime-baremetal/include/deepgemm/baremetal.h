@@ -59,6 +59,16 @@
  * dgmm_problem and dgmm_operand_info report the current M and N and the extents that follow from
  * them. A fixed plan has M_min == M_max == M and N_min == N_max == N.
  *
+ * A column-major C. The NPU writes C by rows; a plan for a column-major C (with a column-major B,
+ * and A either way) is the transpose's, C^T = B^T x A^T (plan field "operands_swapped": its "A"
+ * is the spec's B, N x K row-major as that column-major B lies in memory; its "B" the spec's A, in
+ * the other layout; its "M" and "N" the spec's N and M). The API speaks the spec's names throughout: "A" binds the
+ * spec's A, dgmm_set_m sets the spec's M, dgmm_problem, dgmm_m_range, dgmm_n_range and
+ * dgmm_operand_info report the spec's M, N, tiles and layouts, and errors name the spec's
+ * operands. The NPU registers (M, N, LDA, LDB, ...) take the plan's: the runtime programs them.
+ * With a run-time M, the columns of such a C are packed at the current M (they are the rows of
+ * the plan's C^T at its N), as are the columns of a column-major A.
+ *
  * Leading dimensions at run time. dgmm_set_ld(handle, "A", lda) (and "B", "C") makes an operand a
  * sub-matrix of a larger array: its rows (row-major) start ld elements apart, as BLAS's lda; 0
  * returns to the plan's (packed, for a K-range operand along K: the current K). The buffer then
