@@ -127,8 +127,9 @@ int run(int argc, char** argv) {
           "K>0"));
   for (int i = 0; i < 3; ++i)
     simc->add_option(fmt::format("--ld{}", "abc"[i]), sopts.ld[i],
-                     fmt::format("{}'s leading dimension in elements: its rows start that far apart, inside a larger "
-                                 "buffer whose bytes between rows {} (default: packed; dgmm_set_ld)",
+                     fmt::format("{}'s leading dimension in elements: its rows (its columns, when the spec stores it "
+                                 "column-major) start that far apart, inside a larger buffer whose bytes between "
+                                 "them {} (default: packed; dgmm_set_ld)",
                                  "ABC"[i], i == 2 ? "must stay untouched" : "are not read"))
         ->check(CLI::Range(1u, 0x7fffffffu));
   CLI::Option* latency_opt = simc->add_option("--latency", sopts.latency,
