@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
   }
   std::printf("device: %s, %d SMs, L2 %d MB%s\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
               graph ? "; time per launch from graph replays" : "; time per launch from single launches");
-  std::printf("%-6s %6s %6s %6s  %10s %10s %8s %9s %9s  %s\n", "type", "M", "N", "K", "ours TF/s", "cuBLAS", "ratio",
-              "ours GB/s", "us", "kernel");
+  // "pred us": the cost model's time (the plan's predicted_us); "meas/pred": measured over it.
+  std::printf("%-6s %6s %6s %6s  %10s %10s %8s %9s %9s %9s %9s  %s\n", "type", "M", "N", "K", "ours TF/s", "cuBLAS",
+              "ratio", "ours GB/s", "us", "pred us", "meas/pred", "kernel");
   cublasHandle_t cb;
   DG_CUBLAS(cublasCreate(&cb));
   cudaStream_t cstream;
@@ -310,8 +311,10 @@ int main(int argc, char** argv) {
                                                            : "f4") +
                                         mi.a_type
                                   : mi.a_type;  // e4m3, e4m3xm2
-    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f  %s%s\n", type.c_str(), M, N, K, tf_ours, tf_cublas,
-                ratio, gbs, t_ours * 1000, mi.kernel.c_str(),
+    // The prediction is for the plan's K (the largest of a K range).
+    const double pred = K == int(L.K) ? mi.predicted_us : 0;
+    std::printf("%-6s %6d %6d %6d  %10.1f %10.1f %8.3f %9.0f %9.1f %9.1f %9.2f  %s%s\n", type.c_str(), M, N, K, tf_ours,
+                tf_cublas, ratio, gbs, t_ours * 1000, pred, pred > 0 ? t_ours * 1000 / pred : 0.0, mi.kernel.c_str(),
                 batch > 1        ? (" batch " + std::to_string(batch)).c_str()
                 : L.K_min != L.K ? (" K range " + std::to_string(L.K_min) + ".." + std::to_string(L.K)).c_str()
                                  : "");

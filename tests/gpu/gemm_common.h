@@ -51,6 +51,7 @@ struct ModuleInfo {
   bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as sc_a, sc_b
   std::string scale_b_kind;               // the plan's scale_b: "none", "per_tensor", "group_G", "per_column"
   double alpha = 1, beta = 0;             // C = epilogue(alpha · (A·B) + bias + beta · C_in)
+  double predicted_us = 0;                // the cost model's time for one launch (the plan's predicted_us)
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
   bool has_c_in() const { return beta != 0; }
   /// alpha and beta scale exactly (zero or powers of two): small-integer checks stay exact.
@@ -139,6 +140,7 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   };
   m.alpha = real("alpha", 1.0);
   m.beta = real("beta", 0.0);
+  m.predicted_us = real("predicted_us", 0.0);
   m.scale_a = field("scale_a") == "per_tensor";
   m.scale_b = field("scale_b") == "per_tensor";
   m.scale_b_kind = field("scale_b");
