@@ -76,9 +76,16 @@ int run(int argc, char** argv) {
   compile->add_flag("-v,--verbose", copts.verbose, "Narrate each stage with counts and times (on stderr)");
   compile->add_flag("--force-rebuild", copts.force_rebuild, "Ignore the module cache");
   compile
+      ->add_option("--solver-work", copts.solver_work,
+                   "The schedule solver's budget for each instruction family's queries, in Z3's resource units "
+                   "(default 100000000, about 35 s to 2 min of one core): the same spec gets the same answer, or "
+                   "the same error naming its free constraints, on every machine however loaded")
+      ->check(number_in(1000, 4e9, "the solver's work budget in units"));
+  compile
       ->add_option("--solver-timeout", copts.solver_timeout_s,
-                   "Seconds the schedule solver may spend on one spec's queries (default 60); a spec it cannot "
-                   "answer in time is an error that names its free constraints")
+                   "Wall-clock seconds the schedule solver may spend on each family's queries besides its work "
+                   "budget (default 600); a spec it cannot answer in time is an error that names its free "
+                   "constraints")
       ->check(number_in(0.001, 3600.0, "the solver's budget in seconds"));
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "

@@ -339,6 +339,7 @@ Verdict solve_schedule(Run& r) {
   r.say.start();
   r.say.info("Enumerating tile candidates (M×N×K) and solving the schedule constraints...");
   r.sopts.budget_s = r.o.solver_timeout_s;
+  r.sopts.work = r.o.solver_work;
   try {
     r.solved = solve::solve(*r.problem, r.sopts);
   } catch (const solve::GaveUp& e) {

@@ -2,9 +2,12 @@
 // Each stage may be the last one (--emit=STAGE), whose dump is written to the output.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "solve/solve.h"
 
 namespace dg::driver {
 
@@ -15,9 +18,10 @@ struct CompileOptions {
   std::string hw_dir;
   bool verbose = false;
   bool force_rebuild = false;
-  double solver_timeout_s = 60;  // the schedule solver's budget
-  bool synth = false;            // NPU: synthesize the design (Yosys; the board's place and route) into the module
-  std::string bitstream;         // with synth: also write the module's FPGA bitstream to this file
+  double solver_timeout_s = 600;                    // the schedule solver's wall-clock backstop
+  std::uint64_t solver_work = solve::kDefaultWork;  // its budget in Z3's resource units
+  bool synth = false;     // NPU: synthesize the design (Yosys; the board's place and route) into the module
+  std::string bitstream;  // with synth: also write the module's FPGA bitstream to this file
   std::vector<std::string> fpga = {"ice40", "ecp5", "xilinx"};  // with synth: the FPGA flows to run
   std::string sign_key;                                         // a secret key file: sign the module
   std::string from_plan;  // a saved plan (--emit=plan): its schedule, checked against every rule, is the one used

@@ -209,23 +209,29 @@ void Solver::maximize(const Expr& e) {
 
 Result Solver::check() { return check_without({}); }
 
-void Solver::set_budget(double seconds) {
+void Solver::set_budget(double seconds, std::uint64_t work) {
   budget_ = seconds + seconds_;  // counted in seconds spent in checks
+  budget_set_ = seconds;
+  work_set_ = work;
+  work_budget_ = work > 0 ? work_ + work : 0;
   budget_spent_ = false;
 }
 
 Result Solver::check_without(const std::vector<std::string>& relaxed) {
   auto t0 = std::chrono::steady_clock::now();
-  if (budget_ > 0) {
-    const double left = budget_ - seconds_;
-    if (left <= 0.001) {
+  if (budget_ > 0 || work_budget_ > 0) {
+    const double left = budget_ > 0 ? budget_ - seconds_ : 60.0;
+    const std::uint64_t work_left = work_budget_ > work_ ? work_budget_ - work_ : 0;
+    if (left <= 0.001 || (work_budget_ > 0 && work_left == 0)) {
       budget_spent_ = true;
+      spent_ = left <= 0.001 ? "time" : "work";
       impl_->core.clear();
       impl_->model.reset();
       return Result::Unknown;
     }
     z3::params p(impl_->ctx);
     p.set("timeout", static_cast<unsigned>(std::min(60000.0, left * 1000.0)));
+    if (work_budget_ > 0) p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(work_left, 0xFFFFFFFFu)));
     if (impl_->opt_) impl_->opt().set(p);
     impl_->plain.set(p);
   }
@@ -245,12 +251,24 @@ Result Solver::check_without(const std::vector<std::string>& relaxed) {
   double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   seconds_ += dt;
   ++checks_;
+  const std::uint64_t work_before = work_;
+  {  // the context's resource count so far (one counter for the optimizer and the plain solver)
+    const z3::stats st = optimizing ? impl_->opt().statistics() : impl_->plain.statistics();
+    for (unsigned i = 0; i < st.size(); ++i)
+      if (st.key(i) == "rlimit count")
+        work_ = std::max<std::uint64_t>(
+            work_, st.is_uint(i) ? st.uint_value(i) : static_cast<std::uint64_t>(st.double_value(i)));
+  }
+  if (r == z3::unknown && (budget_ > 0 || work_budget_ > 0)) {  // which budget stopped it, for the message
+    if (work_budget_ > 0 && work_ >= work_budget_) spent_ = "work", budget_spent_ = true;
+    if (budget_ > 0 && seconds_ >= budget_ - 0.001) spent_ = "time", budget_spent_ = true;
+  }
   if (std::getenv("DG_DEBUG_SMT"))
-    fprintf(stderr, "check %d %s %.1f ms\n", checks_,
+    fprintf(stderr, "check %d %s %.1f ms %llu units\n", checks_,
             r == z3::sat     ? "sat"
             : r == z3::unsat ? "unsat"
                              : "unknown",
-            dt * 1000);
+            dt * 1000, static_cast<unsigned long long>(work_ - work_before));
   impl_->core.clear();
   impl_->model.reset();
   if (r == z3::sat) {
@@ -309,8 +327,19 @@ void Solver::pop() {
   if (impl_->objective_scope > impl_->depth) impl_->objective_scope = -1;
 }
 
+std::string Solver::budget_text() const {
+  std::string t;
+  if (budget_set_ > 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%g s", budget_set_);
+    t = b;
+  }
+  if (work_set_ > 0) t += (t.empty() ? "" : " and ") + std::to_string(work_set_) + " units";
+  return t.empty() ? "60 s" : t;
+}
+
 std::string Solver::reason_unknown() const {
-  if (budget_spent_) return "its time budget is spent";
+  if (budget_spent_) return std::string("its ") + (spent_ != nullptr ? spent_ : "time") + " budget is spent";
   return impl_->objective_scope >= 0 ? Z3_optimize_get_reason_unknown(impl_->ctx, impl_->opt())
                                      : impl_->plain.reason_unknown();
 }

@@ -133,9 +133,11 @@ class Solver {
   void minimize(const Expr& e);
   void maximize(const Expr& e);
 
-  /// A wall-clock budget for every check from now on, together: each check may use what is left
-  /// (at most 60 s), and once it is spent a check answers Unknown without running.
-  void set_budget(double seconds);
+  /// A budget for every check from now on, together: wall-clock seconds, and (work > 0) Z3's
+  /// resource units ("rlimit"), which count the same on every machine however loaded it is. Each
+  /// check may use what is left of both (at most 60 s), and once either is spent a check answers
+  /// Unknown without running.
+  void set_budget(double seconds, std::uint64_t work = 0);
 
   /// Run the query (optionally only over a subset of tracked rules).
   Result check();
@@ -148,10 +150,13 @@ class Solver {
   void push();
   void pop();
 
-  /// Seconds spent in check() so far, and number of checks.
+  /// Seconds spent in check() so far, Z3's resource units, and number of checks.
   double seconds() const { return seconds_; }
+  std::uint64_t work() const { return work_; }
   int checks() const { return checks_; }
   std::string reason_unknown() const;
+  /// The budget as set_budget set it, for messages ("60 s and 200000000 units").
+  std::string budget_text() const;
   /// The assertions as SMT-LIB2 text (for DEEPGEMM_DUMP_SMT and debugging).
   std::string to_smt2() const;
 
@@ -162,7 +167,12 @@ class Solver {
   std::unique_ptr<Impl> impl_;
   double seconds_ = 0;
   int checks_ = 0;
-  double budget_ = 0;  // seconds; 0 = none (each check still stops after 60 s)
+  double budget_ = 0;      // seconds; 0 = none (each check still stops after 60 s)
+  double budget_set_ = 0;  // as set: seconds, units
+  std::uint64_t work_set_ = 0;
+  std::uint64_t work_ = 0;         // the context's resource units after the last check
+  std::uint64_t work_budget_ = 0;  // the units at which checks stop; 0 = none
+  const char* spent_ = nullptr;    // which budget a check found spent
   bool budget_spent_ = false;
 };
 

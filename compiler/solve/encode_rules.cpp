@@ -14,9 +14,9 @@ std::string kb(std::int64_t bytes) {
   return bytes % 1024 == 0 ? fmt::format("{} KB", bytes / 1024) : fmt::format("{:.1f} KB", bytes / 1024.0);
 }
 
-void gave_up(double budget_s, const smt::Solver& z) {
-  throw GaveUp(
-      fmt::format("the schedule solver gave no answer within its {:g} s budget ({})", budget_s, z.reason_unknown()));
+void gave_up(const smt::Solver& z) {
+  throw GaveUp(fmt::format("the schedule solver gave no answer within its budget of {} ({})", z.budget_text(),
+                           z.reason_unknown()));
 }
 
 namespace {

@@ -11,7 +11,7 @@ namespace {
 /// The largest (or smallest) value of `e` in [lo, hi] over the rules except `relaxed`, by
 /// bisection with plain satisfiability checks; nullopt when no point exists at all.
 std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t lo, std::int64_t hi, bool largest,
-                                    const std::vector<std::string>& relaxed, double budget_s) {
+                                    const std::vector<std::string>& relaxed) {
   auto reachable = [&](std::int64_t v) {
     z.push();
     z.add(largest ? e >= v : e <= v);
@@ -19,9 +19,9 @@ std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t 
     z.pop();
     if (r == smt::Result::Unknown)
       throw GaveUp(
-          fmt::format("the schedule solver gave no answer within its {:g} s budget while explaining an "
+          fmt::format("the schedule solver gave no answer within its budget of {} while explaining an "
                       "infeasible spec ({})",
-                      budget_s, z.reason_unknown()));
+                      z.budget_text(), z.reason_unknown()));
     return r == smt::Result::Sat;
   };
   if (!reachable(largest ? lo : hi)) return std::nullopt;
@@ -45,7 +45,7 @@ std::optional<std::int64_t> extreme(smt::Solver& z, const Expr& e, std::int64_t 
 
 }  // namespace
 
-void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const GemmProblem& p, double budget_s) {
+void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const GemmProblem& p) {
   const Space& s = r.space;
   // Shrink the solver's core to a minimal conflicting set.
   std::vector<std::string> core = z.unsat_core();
@@ -59,7 +59,7 @@ void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const
     std::vector<std::string> trial = core;
     trial.erase(trial.begin() + static_cast<std::ptrdiff_t>(i));
     smt::Result tr = z.check_without(all_but(trial));
-    if (tr == smt::Result::Unknown) gave_up(budget_s, z);
+    if (tr == smt::Result::Unknown) gave_up(z);
     if (tr == smt::Result::Unsat)
       core = trial;
     else
@@ -76,7 +76,7 @@ void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const
   };
   for (const auto& c : r.conflict) {
     if (c.name == "spec.l2_hit_rate_min" && m.l2) {
-      if (auto best = extreme(z, *m.l2, 0, 1000, true, {c.name}, budget_s))
+      if (auto best = extreme(z, *m.l2, 0, 1000, true, {c.name}))
         r.hints.push_back(fmt::format("highest achievable l2_hit_rate_min{} on {}: {:.3f}", others(c.name), p.hw.name,
                                       *best / 1000.0));
     } else if (c.name == "hw.npu_layout" && s.index_of("dataflow") >= 0) {
@@ -86,7 +86,7 @@ void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const
         z.push();
         z.add(q.is_value("dataflow", df));
         const smt::Result tr = z.check_without({c.name});
-        if (tr == smt::Result::Unknown) gave_up(budget_s, z);
+        if (tr == smt::Result::Unknown) gave_up(z);
         const Point pt = tr == smt::Result::Sat ? q.read(z) : Point{};
         z.pop();
         if (pt.empty()) continue;
@@ -100,7 +100,7 @@ void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const
     } else if (c.name == "spec.sm_mem_limit" && m.smem) {
       std::int64_t cap = s.gpu ? p.hw.gpu.smem_per_block_bytes
                                : std::int64_t(p.hw.npu.spad_banks) * p.hw.npu.spad_rows * p.hw.npu.spad_width_bits / 8;
-      if (auto best = extreme(z, *m.smem, 0, cap, false, {c.name}, budget_s))
+      if (auto best = extreme(z, *m.smem, 0, cap, false, {c.name}))
         r.hints.push_back(
             fmt::format("smallest sm_mem_limit any plan needs{} on {}: {}", others(c.name), p.hw.name, kb(*best)));
     }

@@ -10,6 +10,6 @@ namespace dg::solve {
 
 /// Fill r.conflict and r.hints after `z` answered UNSAT over the rules of `m`.
 /// `q` reads a point of the space from a model of `z` (for the tile shapes the other rules allow).
-void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const GemmProblem& p, double budget_s);
+void explain_conflict(Result& r, smt::Solver& z, const Model& m, Query& q, const GemmProblem& p);
 
 }  // namespace dg::solve

@@ -124,6 +124,6 @@ std::string kb(std::int64_t bytes);
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// The solver gave no answer within its budget: a user error (GaveUp) naming Z3's reason.
-[[noreturn]] void gave_up(double budget_s, const smt::Solver& z);
+[[noreturn]] void gave_up(const smt::Solver& z);
 
 }  // namespace dg::solve

@@ -59,7 +59,7 @@ Result solve_family(const GemmProblem& p, const Options& opts, hw::Family family
   r.space.w4_lighter = opts.w4_lighter;
   const Space& s = r.space;
   smt::Solver z("schedule", /*optimizing=*/true);
-  z.set_budget(opts.budget_s);
+  z.set_budget(opts.budget_s, opts.work);
   Query q(s, z);
   Model m;
   encode_rules(s, z, q, m);
@@ -117,7 +117,7 @@ Result solve_family(const GemmProblem& p, const Options& opts, hw::Family family
     std::ofstream(dump) << z.to_smt2() << "; objective: " << m.cost->str() << "\n";
   std::optional<Cube> best_cube;
   std::int64_t best = 0;
-  auto unknown = [&] { gave_up(opts.budget_s, z); };
+  auto unknown = [&] { gave_up(z); };
   // DG_DEBUG_SOLVE=1 traces the search on stderr: each cube's feasibility, bound check and
   // optimization, and the total.
   const bool trace = std::getenv("DG_DEBUG_SOLVE") != nullptr;
@@ -194,7 +194,7 @@ Result solve_family(const GemmProblem& p, const Options& opts, hw::Family family
     pl.feasible_tiles = r.feasible_tiles;
     r.plan = pl;
   } else {
-    explain_conflict(r, z, m, q, p, opts.budget_s);
+    explain_conflict(r, z, m, q, p);
   }
   r.seconds = z.seconds();
   r.checks = z.checks();

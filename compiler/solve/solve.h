@@ -6,6 +6,7 @@
 
 #include "support/error.h"
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -27,11 +28,20 @@ struct Rule {
   std::string decl;    // user rules: the declaration as written ("sm_mem_limit 96")
 };
 
+/// The schedule solver's default work budget per family, in Z3's resource units. On the 2-core
+/// build host Z3 spends 0.9 to 3 million a second (the second figure on ordinary schedule queries,
+/// the first on a hard nonlinear free constraint), and the heaviest spec of the tests takes about
+/// 6 million in all: a budget of 100 million leaves that room sixteen times over.
+inline constexpr std::uint64_t kDefaultWork = 100'000'000;
+
 struct Options {
   int max_values = 0;                // cap each variable's domain (tests)
   std::vector<Point> exclude;        // points a backend rejected: the next-best plan is wanted
   std::optional<hw::Family> family;  // solve this instruction family only (none: every one the problem allows)
-  double budget_s = 60;              // wall-clock seconds for all of one solve's queries
+  // The budget of one family's queries, together: Z3's resource units ("rlimit"), which give
+  // the same answer on every machine however loaded it is, and wall-clock seconds as a backstop.
+  std::uint64_t work = kDefaultWork;
+  double budget_s = 600;
   /// A saved plan's schedule (compile --from-plan): each variable held to its value by a rule of
   /// its own ("plan.tile_m"), so that a plan breaking a rule is explained like an infeasible spec.
   std::vector<std::pair<std::string, std::int64_t>> fixed;
