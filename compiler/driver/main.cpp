@@ -78,7 +78,8 @@ int run(int argc, char** argv) {
   compile
       ->add_option("--solver-work", copts.solver_work,
                    "The schedule solver's budget for each instruction family's queries, in Z3's resource units "
-                   "(default 100000000, about 35 s to 2 min of one core): the same spec gets the same answer, or "
+                   "(default 50000000: seconds for an ordinary spec, about 2.5 min of a hard nonlinear free constraint "
+                   "on one core): the same spec gets the same answer, or "
                    "the same error naming its free constraints, on every machine however loaded")
       ->check(number_in(1000, 4e9, "the solver's work budget in units"));
   compile

@@ -230,7 +230,9 @@ Result Solver::check_without(const std::vector<std::string>& relaxed) {
       return Result::Unknown;
     }
     z3::params p(impl_->ctx);
-    p.set("timeout", static_cast<unsigned>(std::min(60000.0, left * 1000.0)));
+    // Without a work budget, no check runs past 60 s; with one, the work decides, and the wall
+    // clock (what is left of it) is only the backstop.
+    p.set("timeout", static_cast<unsigned>(work_budget_ > 0 ? left * 1000.0 : std::min(60000.0, left * 1000.0)));
     if (work_budget_ > 0) p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(work_left, 0xFFFFFFFFu)));
     if (impl_->opt_) impl_->opt().set(p);
     impl_->plain.set(p);

@@ -135,8 +135,8 @@ class Solver {
 
   /// A budget for every check from now on, together: wall-clock seconds, and (work > 0) Z3's
   /// resource units ("rlimit"), which count the same on every machine however loaded it is. Each
-  /// check may use what is left of both (at most 60 s), and once either is spent a check answers
-  /// Unknown without running.
+  /// check may use what is left of both (at most 60 s where no work budget is set), and once either
+  /// is spent a check answers Unknown without running.
   void set_budget(double seconds, std::uint64_t work = 0);
 
   /// Run the query (optionally only over a subset of tracked rules).

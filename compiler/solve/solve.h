@@ -29,10 +29,11 @@ struct Rule {
 };
 
 /// The schedule solver's default work budget per family, in Z3's resource units. On the 2-core
-/// build host Z3 spends 0.9 to 3 million a second (the second figure on ordinary schedule queries,
-/// the first on a hard nonlinear free constraint), and the heaviest spec of the tests takes about
-/// 6 million in all: a budget of 100 million leaves that room sixteen times over.
-inline constexpr std::uint64_t kDefaultWork = 100'000'000;
+/// build host ordinary schedule queries spend 2.3 to 4.1 million a second, and the heaviest spec of
+/// the tests takes about 6 million in all: 50 million leaves that room eight times over. A hard
+/// nonlinear free constraint spends them ever slower (tests/error/slow/hard_query.dgml: 20 million
+/// in about 22 s, 50 million in 147 s; bench/RESULTS.md).
+inline constexpr std::uint64_t kDefaultWork = 50'000'000;
 
 struct Options {
   int max_values = 0;                // cap each variable's domain (tests)
