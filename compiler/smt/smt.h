@@ -150,12 +150,11 @@ class Solver {
   void push();
   void pop();
 
-  /// Seconds spent in check() so far, Z3's resource units, and number of checks.
+  /// Seconds spent in check() so far, and number of checks.
   double seconds() const { return seconds_; }
-  std::uint64_t work() const { return work_; }
   int checks() const { return checks_; }
   std::string reason_unknown() const;
-  /// The budget as set_budget set it, for messages ("60 s and 200000000 units").
+  /// The budget as set_budget set it, for messages ("600 s and 50000000 units").
   std::string budget_text() const;
   /// The assertions as SMT-LIB2 text (for DEEPGEMM_DUMP_SMT and debugging).
   std::string to_smt2() const;
