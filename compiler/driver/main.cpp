@@ -46,6 +46,19 @@ CLI::Validator number_in(double lo, double hi, const std::string& what) {
       fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
 }
 
+/// A CLI check for a whole number in [lo, hi], written in decimal digits only.
+CLI::Validator whole_number_in(std::uint64_t lo, std::uint64_t hi, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& v) {
+        const bool digits = !v.empty() && v.size() <= 19 && v.find_first_not_of("0123456789") == std::string::npos;
+        const std::uint64_t x = digits ? std::stoull(v) : 0;
+        return digits && x >= lo && x <= hi
+                   ? std::string()
+                   : fmt::format("{} must be a whole number from {} to {}, not '{}'", what, lo, hi, v);
+      },
+      fmt::format("INTEGER in [{}, {}]", lo, hi));
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "DeepGEMM: a GEMM compiler driven by declared constraints.\n"
@@ -81,7 +94,7 @@ int run(int argc, char** argv) {
                    "(default 50000000: seconds for an ordinary spec, about 2.5 min of a hard nonlinear free constraint "
                    "on one core): the same spec gets the same answer, or "
                    "the same error naming its free constraints, on every machine however loaded")
-      ->check(number_in(1000, 4e9, "the solver's work budget in units"));
+      ->check(whole_number_in(1000, 4'000'000'000, "the solver's work budget in units"));
   compile
       ->add_option("--solver-timeout", copts.solver_timeout_s,
                    "Wall-clock seconds the schedule solver may spend on each family's queries besides its work "

@@ -75,7 +75,8 @@ expect 1 "gave no answer within its budget of 0.5 s and 50000000 units \\(its ti
 expect 1 "gave no answer within its budget of 0.001 s and 50000000 units|No valid candidate found" "$D" compile "$SRC/tests/error/infeasible_free_constraints.dgml" --emit=plan --solver-timeout 0.001
 # The work budget (Z3's resource units): the same error on every machine, however loaded.
 expect 1 "gave no answer within its budget of 600 s and 2000000 units \\(its work budget is spent\\)" "$D" compile "$SRC/tests/error/slow/hard_query.dgml" --emit=plan --solver-work 2000000
-expect 1 "--solver-work: the solver's work budget in units must be a number from 1000 to 4e\\+09, not '0'" "$D" compile "$SPEC" --solver-work 0
+expect 1 "--solver-work: the solver's work budget in units must be a whole number from 1000 to 4000000000, not '0'" "$D" compile "$SPEC" --solver-work 0
+expect 1 "--solver-work: the solver's work budget in units must be a whole number from 1000 to 4000000000, not '1e6'" "$D" compile "$SPEC" --solver-work 1e6
 
 # The cache: an entry for another target at this spec's key is not served.
 expect 0 "" "$D" compile "$SPEC" -o gpu.ko
