@@ -90,16 +90,18 @@ int run(int argc, char** argv) {
   compile->add_flag("--force-rebuild", copts.force_rebuild, "Ignore the module cache");
   compile
       ->add_option("--solver-work", copts.solver_work,
-                   "The schedule solver's budget for each instruction family's queries, in Z3's resource units "
-                   "(default 50000000: seconds for an ordinary spec, about 2.5 min of a hard nonlinear free constraint "
-                   "on one core): the same spec gets the same answer, or "
-                   "the same error naming its free constraints, on every machine however loaded")
+                   fmt::format("The schedule solver's budget for each instruction family's queries, in Z3's resource "
+                               "units (default {}: seconds for an ordinary spec, about 2.5 min of a hard nonlinear "
+                               "free constraint on one core): the same spec gets the same answer, or the same error "
+                               "naming its free constraints, on every machine however loaded",
+                               dg::solve::kDefaultWork))
       ->check(whole_number_in(1000, 4'000'000'000, "the solver's work budget in units"));
   compile
       ->add_option("--solver-timeout", copts.solver_timeout_s,
-                   "Wall-clock seconds the schedule solver may spend on each family's queries besides its work "
-                   "budget (default 600); a spec it cannot answer in time is an error that names its free "
-                   "constraints")
+                   fmt::format("Wall-clock seconds the schedule solver may spend on each family's queries besides its "
+                               "work budget (default {:g}); a spec it cannot answer in time is an error that names "
+                               "its free constraints",
+                               dg::smt::kBackstopSeconds))
       ->check(number_in(0.001, 3600.0, "the solver's budget in seconds"));
   compile->add_flag("--synth", copts.synth,
                     "NPU targets: also synthesize the generated design with Yosys (and place and route it for the "

@@ -18,7 +18,7 @@ struct CompileOptions {
   std::string hw_dir;
   bool verbose = false;
   bool force_rebuild = false;
-  double solver_timeout_s = 600;                    // the schedule solver's wall-clock backstop
+  double solver_timeout_s = smt::kBackstopSeconds;  // the schedule solver's wall-clock backstop
   std::uint64_t solver_work = solve::kDefaultWork;  // its budget in Z3's resource units
   bool synth = false;     // NPU: synthesize the design (Yosys; the board's place and route) into the module
   std::string bitstream;  // with synth: also write the module's FPGA bitstream to this file

@@ -108,6 +108,10 @@ TextAnswer check_text(const std::string& name, const std::string& smtlib, std::u
 
 /// One named query context: a Z3 context with a solver, and an optimizer when `optimizing`
 /// (minimize/maximize are allowed only then).
+/// The wall clock's share of a work-bounded budget: a backstop far past what the work allows on
+/// an idle machine, which only a machine many times slower would reach.
+inline constexpr double kBackstopSeconds = 600;
+
 class Solver {
  public:
   explicit Solver(std::string name, bool optimizing = false);

@@ -15,6 +15,7 @@
 #include "dgml/diag.h"
 #include "plan/plan.h"
 #include "sema/problem.h"
+#include "smt/smt.h"
 #include "solve/space.h"
 
 namespace dg::solve {
@@ -31,8 +32,8 @@ struct Rule {
 /// The schedule solver's default work budget per family, in Z3's resource units. On the 2-core
 /// build host ordinary schedule queries spend 2.3 to 4.1 million a second, and the heaviest spec of
 /// the tests takes about 6 million in all: 50 million leaves that room eight times over. A hard
-/// nonlinear free constraint spends them ever slower (tests/error/slow/hard_query.dgml: 20 million
-/// in about 22 s, 50 million in 147 s; bench/RESULTS.md).
+/// nonlinear free constraint spends them ever slower (tests/error/slow/hard_query.dgml: 18.4 million
+/// in 20 s, 50 million in 147 s; bench/RESULTS.md).
 inline constexpr std::uint64_t kDefaultWork = 50'000'000;
 
 struct Options {
@@ -42,7 +43,7 @@ struct Options {
   // The budget of one family's queries, together: Z3's resource units ("rlimit"), which give
   // the same answer on every machine however loaded it is, and wall-clock seconds as a backstop.
   std::uint64_t work = kDefaultWork;
-  double budget_s = 600;
+  double budget_s = smt::kBackstopSeconds;
   /// A saved plan's schedule (compile --from-plan): each variable held to its value by a rule of
   /// its own ("plan.tile_m"), so that a plan breaking a rule is explained like an infeasible spec.
   std::vector<std::pair<std::string, std::int64_t>> fixed;

@@ -25,14 +25,14 @@ using smt::Expr;
 constexpr std::int64_t kInt32Max = 2147483647;
 
 /// A proof check's budget in Z3's resource units, so that a check proves or fails alike on an idle
-/// and a loaded machine (the wall clock, 600 s, only as a backstop). The heaviest check of the tests
+/// and a loaded machine (the wall clock only as a backstop, smt::kBackstopSeconds). The heaviest check of the tests
 /// takes about 0.4 million (bench/RESULTS.md, "Compiler: the schedule solver bounded by solver work").
 constexpr std::uint64_t kCheckWork = 50'000'000;
 
 /// One named query over a copy of the index variables.
 class Query {
  public:
-  explicit Query(const std::string& name) : z_(name) { z_.set_budget(600, kCheckWork); }
+  explicit Query(const std::string& name) : z_(name) { z_.set_budget(smt::kBackstopSeconds, kCheckWork); }
   smt::Solver& z() { return z_; }
 
   /// Fresh copies of `vars`, constrained to their ranges; returned by name.
