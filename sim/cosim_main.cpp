@@ -28,8 +28,8 @@
 //            with a beat wholly between rows and a strobed write on the bytes between C's rows,
 //            and those bytes must keep their fill; with
 //            --module the runtime sets them, dgmm_set_ld, else the harness writes LDA/LDB/LDC in
-//            bytes), --b-layout row|col (B's layout for runs the harness programs: col is N rows of
-//            K elements; with --module the plan's)
+//            bytes), --a-layout row|col and --b-layout row|col (the layouts for runs the harness
+//            programs: A col is K rows of M elements, B col N rows of K; with --module the plan's)
 //
 // The design is the generated AXI4 top, Verilated with DG_AXI4_CHECK: the AXI4 protocol checker
 // (dg_axi4_check) is bound to its register slave and its three masters, and a rule it finds
@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
     // operands are matrices of batch × rows rows (the design's loop walks them, or the runtime
     // starts one run a matrix on a design without it).
     if (plan_text.find("\"b_row_major\": false") != std::string::npos) args.b_col = true;
+    if (plan_text.find("\"a_row_major\": false") != std::string::npos) args.a_col = true;
     // A column-major C: the plan is the transpose's, Cᵀ = Bᵀ·Aᵀ. The runtime speaks the spec's names
     // (its M, N, A, B and lda, ldb); from here on the harness works in the plan's, as the design does.
     swapped = plan_text.find("\"operands_swapped\": true") != std::string::npos;
@@ -233,10 +234,12 @@ int main(int argc, char** argv) {
   if (k_max == 0) k_max = k;
   // Packed where not given; a given one holds its row (the runtime checked it for --module; the
   // registers take any, which --expect-error LD uses).
-  // B's memory rows: K rows of N elements, or N rows of K when it is column-major.
-  const bool b_col = args.b_col;
+  // B's memory rows: K rows of N elements, or N rows of K when it is column-major; A's M rows of K,
+  // or K rows of M.
+  const bool b_col = args.b_col, a_col = args.a_col;
   const std::int64_t b_rows = b_col ? n : k, b_inner = b_col ? k : n;
-  const std::int64_t packed[3] = {k, b_inner, n};
+  const std::int64_t a_rows = a_col ? k : m, a_inner = a_col ? m : k;
+  const std::int64_t packed[3] = {a_inner, b_inner, n};
   for (int i = 0; i < 3; ++i) {
     if (ld[i] < 0 || ld[i] > 0x7fffffff) return usage(std::string("--ld") + "abc"[i] + " must be 1 to 2^31 - 1");
     if (ld[i] == 0) ld[i] = packed[i];
@@ -273,9 +276,9 @@ int main(int argc, char** argv) {
   const unsigned beat = sim.beat();
   // Each operand: its rows ld elements apart, the last one ending the buffer; a batch's matrices
   // one after the other, as one matrix of batch × rows rows.
-  const std::int64_t a_elems = (batch * m - 1) * ld[0] + k, b_elems = (batch * b_rows - 1) * ld[1] + b_inner;
+  const std::int64_t a_elems = (batch * a_rows - 1) * ld[0] + a_inner, b_elems = (batch * b_rows - 1) * ld[1] + b_inner;
   const unsigned c_bytes = static_cast<unsigned>(c_bits / 8);
-  const Buffer A{"A", o.base, fa.size(a_elems), fa.size(k), ld[0] == k ? 0 : fa.size(ld[0])};
+  const Buffer A{"A", o.base, fa.size(a_elems), fa.size(a_inner), ld[0] == a_inner ? 0 : fa.size(ld[0])};
   const Buffer B{"B", o.base + 0x10000000u, fb.size(b_elems), fb.size(b_inner), ld[1] == b_inner ? 0 : fb.size(ld[1])};
   const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>((batch * m - 1) * ld[2] + n) * c_bytes,
                  static_cast<std::uint64_t>(n) * c_bytes, ld[2] == n ? 0 : static_cast<std::uint64_t>(ld[2]) * c_bytes};
@@ -390,7 +393,7 @@ int main(int argc, char** argv) {
     }
     if (args.batch != -1) {
       // BATCH and the strides: the matrices one after another (a design without them is refused).
-      const std::uint32_t stride[3] = {static_cast<std::uint32_t>(fa.size(m * ld[0])),
+      const std::uint32_t stride[3] = {static_cast<std::uint32_t>(fa.size(a_rows * ld[0])),
                                        static_cast<std::uint32_t>(fb.size(b_rows * ld[1])),
                                        static_cast<std::uint32_t>(m * ld[2] * c_bytes)};
       constexpr std::uint32_t stride_reg[3] = {dg::npu_regs::reg("A_STRIDE").offset,
@@ -484,9 +487,11 @@ int main(int argc, char** argv) {
     auto expected = [&](std::int64_t i, std::int64_t j) {
       const std::int64_t b0 = i / m * b_rows;  // the first row of this matrix's B
       std::uint64_t sum = 0;
-      for (std::int64_t kk = 0; kk < k; ++kk)
-        sum += static_cast<std::uint64_t>(decode(fa, a_mem, i * ld[0] + kk) *
+      for (std::int64_t kk = 0; kk < k; ++kk) {
+        const std::int64_t a_at = a_col ? (i / m * k + kk) * ld[0] + i % m : i * ld[0] + kk;
+        sum += static_cast<std::uint64_t>(decode(fa, a_mem, a_at) *
                                           decode(fb, b_mem, b_col ? (b0 + j) * ld[1] + kk : (b0 + kk) * ld[1] + j));
+      }
       return dg::sim::c_element_epi(sum, acc_bits, c_bits, epi, cols[static_cast<std::size_t>(j)]);
     };
     for (std::int64_t i = 0; i < batch * m; ++i)
@@ -540,9 +545,9 @@ int main(int argc, char** argv) {
               TOP_NAME, h != nullptr ? "programmed by the freestanding runtime" : "registers programmed by the harness",
               o.seed, o.latency, 100 * o.stall);
   std::printf("  problem      C[%" PRId64 "x%" PRId64 "] = A[%" PRId64 "x%" PRId64
-              "] %s x B %s%s, int%d (%d-bit accumulators)%s\n",
-              m, n, m, k, fa.name().c_str(), fb.name().c_str(), b_col ? " column-major (N rows of K)" : "", c_bits,
-              acc_bits,
+              "] %s%s x B %s%s, int%d (%d-bit accumulators)%s\n",
+              m, n, m, k, fa.name().c_str(), a_col ? " column-major (K rows of M)" : "", fb.name().c_str(),
+              b_col ? " column-major (N rows of K)" : "", c_bits, acc_bits,
               batch > 1 ? (", a batch of " + std::to_string(batch) + ": " +
                            (sim.starts() == 1 ? std::string("one START, the design's batch loop")
                                               : std::to_string(sim.starts()) + " STARTs, one a matrix"))

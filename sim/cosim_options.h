@@ -39,6 +39,7 @@ struct Args {
   Format fa, fb;
   bool have_a = false, have_b = false;
   bool b_col = false;  // --b-layout col: B is column-major (N rows of K elements; --module: the plan's)
+  bool a_col = false;  // --a-layout col: A is column-major (K rows of M elements; --module: the plan's)
 };
 
 /// The usage text after `why`, on stderr; returns 2 (a bad argument's exit code).
@@ -50,7 +51,7 @@ inline int usage(const std::string& why) {
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
                "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n"
                "         --base ADDR --addr-bits N --expect-error NAME --lda LD --ldb LD --ldc LD --batch B\n"
-               "         --b-layout row|col\n",
+               "         --a-layout row|col --b-layout row|col\n",
                why.c_str());
   return 2;
 }
@@ -116,7 +117,10 @@ inline int parse_args(int argc, char** argv, Args& args) {
       o.addr_bits = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
     else if (key == "--expect-error")
       o.expect_error = v;
-    else if (key == "--b-layout") {
+    else if (key == "--a-layout") {
+      if (v != "row" && v != "col") return usage("bad --a-layout " + v + " (row or col)");
+      args.a_col = v == "col";
+    } else if (key == "--b-layout") {
       if (v != "row" && v != "col") return usage("bad --b-layout " + v + " (row or col)");
       args.b_col = v == "col";
     } else if (key == "--batch")

@@ -91,10 +91,17 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   // each of the array's pe_cols rows of B (one bank each) per scratchpad read, so a group also
   // fits a word of B.
   const bool bcol = t.b_col_major;
+  // A column-major A's tile rows run along M like a row-major B's along N: the engine reads a
+  // group's G rows of A (one bank each, the sub-block's pe_rows elements of each: a_seg words).
+  const bool acol = t.a_col_major;
   if (ws && bcol)
     refuse(
         "a column-major B (N×K in memory) is read by the output-stationary engine only: the weight-stationary "
         "engine loads weight blocks from K-major rows of B");
+  if (ws && acol)
+    refuse(
+        "a column-major A (K×M in memory) is read by the output-stationary engine only: the weight-stationary "
+        "engine streams rows of A along K");
   if (bcol && n.pe_cols > banks)
     refuse(
         fmt::format("a column-major B: the engine reads the array's {} columns of B, one tile row of B each, from "
@@ -106,7 +113,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
                     "rows read at once (the array's columns) do not divide the {} banks",
                     n.pe_cols, banks));
   std::int64_t os_group = std::max<std::int64_t>(
-      1, std::min({word_bits / t.a_bits, bcol ? word_bits / t.b_bits : word_bits, banks, t.tile_k}));
+      1, std::min({acol ? word_bits : word_bits / t.a_bits, bcol ? word_bits / t.b_bits : word_bits, banks, t.tile_k}));
   while (os_group > 1 &&
          (!pow2(os_group) || t.tile_k % os_group != 0 || (bcol && (word_bits / t.b_bits) % os_group != 0)))
     --os_group;
@@ -118,13 +125,21 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
                     "one",
                     seg_bits, word_bits));
   l.b_seg = bcol ? 1 : std::max<std::int64_t>(1, seg_bits / word_bits);
+  const std::int64_t a_seg_bits = std::int64_t{n.pe_rows} * t.a_bits;
+  if (acol && !ws && a_seg_bits % word_bits != 0 && word_bits % a_seg_bits != 0)
+    refuse(
+        fmt::format("a column-major A: a PE-array-tall segment of an A row ({} bits) neither fills whole {}-bit "
+                    "scratchpad words nor divides one",
+                    a_seg_bits, word_bits));
+  l.a_seg = acol ? std::max<std::int64_t>(1, a_seg_bits / word_bits) : 1;
   const std::int64_t b_row_elems = bcol ? t.tile_k : t.tile_n, b_rows = bcol ? t.tile_n : t.tile_k;
-  if ((t.tile_k * t.a_bits) % word_bits != 0 || (b_row_elems * t.b_bits) % word_bits != 0)
+  const std::int64_t a_row_elems = acol ? t.tile_m : t.tile_k, a_rows = acol ? t.tile_k : t.tile_m;
+  if ((a_row_elems * t.a_bits) % word_bits != 0 || (b_row_elems * t.b_bits) % word_bits != 0)
     refuse(fmt::format("tile rows of A ({} bits) and B ({} bits) must be whole {}-bit scratchpad words",
-                       t.tile_k * t.a_bits, b_row_elems * t.b_bits, word_bits));
-  l.a_words = ceil_div(t.tile_k * t.a_bits, word_bits);
+                       a_row_elems * t.a_bits, b_row_elems * t.b_bits, word_bits));
+  l.a_words = ceil_div(a_row_elems * t.a_bits, word_bits);
   l.b_words = ceil_div(b_row_elems * t.b_bits, word_bits);
-  const std::int64_t a_buf = ceil_div(t.tile_m, banks) * l.a_words;
+  const std::int64_t a_buf = ceil_div(a_rows, banks) * l.a_words;
   const std::int64_t b_buf = ceil_div(b_rows, banks) * l.b_words;
   l.a_base0 = 0;
   l.a_base1 = a_buf;
@@ -147,7 +162,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   // cover it (one more than its bytes need when it straddles); where the scratchpad word is not
   // the beat, the regrouping (dg_rd_gear) gives one word a cycle after the cycle that takes the
   // row's first beat, so a row takes the larger of its beats and its words plus one.
-  l.byte_rows = npu_byte_rows(n, t.K, t.N, t.a_bits, t.b_bits, t.c_bits, bcol);
+  l.byte_rows = npu_byte_rows(n, t.M, t.K, t.N, t.a_bits, t.b_bits, t.c_bits, acol, bcol);
   const std::int64_t straddle = l.byte_rows ? 1 : 0;
   const std::int64_t gear = word_bits != 8 * beat ? 1 : 0;
   auto fill_cycles = [&](std::int64_t elems, int bits) {
@@ -156,7 +171,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
 
   // The request queues cover the DRAM latency with requests of a tile row each.
   auto row_beats = [&](std::int64_t elems, int bits) { return std::max<std::int64_t>(1, elems * bits / (8 * beat)); };
-  const std::int64_t ra = row_beats(t.tile_k, t.a_bits) + straddle, rb = row_beats(b_row_elems, t.b_bits) + straddle,
+  const std::int64_t ra = row_beats(a_row_elems, t.a_bits) + straddle, rb = row_beats(b_row_elems, t.b_bits) + straddle,
                      rc = row_beats(t.tile_n, t.c_bits) + straddle;
   l.queue_a = npu_queue_entries(n, ra, false);
   l.queue_b = npu_queue_entries(n, rb, false);
@@ -168,7 +183,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
 
   // The cycle estimate, fitted to co-simulation (`deepgemm sweep bench/npu/sweep.json`, the table
   // in tests/unit/data/npu_cycles.csv, bench/RESULTS.md). Each K step costs the slowest of:
-  //  - the engine: per sub-block, the step's groups of K at max(group, B segments + 3) cycles;
+  //  - the engine: per sub-block, the step's groups of K at max(group, A and B segments + 2) cycles;
   //  - A's and B's fetch: the stream, and the part of the DRAM latency and of the fill pipeline
   //    that the engine's lag behind its scratchpad reads does not hide (the engine reads a step
   //    only once both buffers are full, and frees a buffer when the step's last group is read).
@@ -185,9 +200,12 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
         static_cast<double>(rows) * (n.dram_latency_cycles + kRoundTrip + static_cast<double>(row_beats)) / queue;
     return std::max({beats, kIssue * bursts, in_flight});
   };
-  auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) {
-    return stream(rows_m, fill_cycles(kk, t.a_bits), l.queue_a) + kFillA;
+  // (A column-major A: the step's K rows of the tile's M.)
+  auto a_stream = [&](std::int64_t rows_m, std::int64_t kk) {
+    return acol ? stream(kk, fill_cycles(rows_m, t.a_bits), l.queue_a)
+                : stream(rows_m, fill_cycles(kk, t.a_bits), l.queue_a);
   };
+  auto a_fetch = [&](std::int64_t rows_m, std::int64_t kk) { return a_stream(rows_m, kk) + kFillA; };
   // (A column-major B: tile_n rows of the step's K.)
   auto b_stream = [&](std::int64_t kk) {
     return bcol ? stream(t.tile_n, fill_cycles(kk, t.b_bits), l.queue_b)
@@ -196,7 +214,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   auto b_fetch = [&](std::int64_t kk) { return b_stream(kk) + kExposedB * n.dram_latency_cycles; };
   const std::int64_t sub_blocks =
       std::max<std::int64_t>(1, t.tile_m / n.pe_rows) * std::max<std::int64_t>(1, t.tile_n / n.pe_cols);
-  const std::int64_t per_group = std::max<std::int64_t>(l.group, l.b_seg + 3);
+  const std::int64_t per_group = std::max<std::int64_t>(l.group, l.a_seg + l.b_seg + 2);
   // Weight stationary: per weight block (pe_rows k × pe_cols n), the tile's rows stream one per
   // cycle in batches of min(banks, tile_m) rows (one scratchpad read each), or the reads bind: an
   // item (a batch, or the next block's weights, b_seg words) passes the one prefetch register in
@@ -225,8 +243,7 @@ NpuLayout npu_layout(const NpuModel& n, const NpuTiling& t) {
   // The first step's fill, the last drain and the last C tile's write-out.
   const std::int64_t m0 = std::min(t.M, t.tile_m), k0 = std::min(t.K, t.tile_k);
   // (The epilogue's operands go first on B's channels.)
-  const double first = std::max(stream(m0, fill_cycles(k0, t.a_bits), l.queue_a),
-                                b_stream(k0) + static_cast<double>(ceil_div(t.epi_bytes, beat))) +
+  const double first = std::max(a_stream(m0, k0), b_stream(k0) + static_cast<double>(ceil_div(t.epi_bytes, beat))) +
                        n.dram_latency_cycles;
   // The last C tile is the last M and N extents: its rows' beats (with byte rows, one more where
   // a row straddles).

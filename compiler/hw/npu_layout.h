@@ -22,6 +22,9 @@ struct NpuTiling {
   // B stored column-major (N×K in memory, the layout of most frameworks' weights): a tile row of B
   // in DRAM and in the scratchpad runs along K, tile_n rows of tile_k elements.
   bool b_col_major = false;
+  // A stored column-major (K×M in memory): a tile row of A runs along M, tile_k rows of tile_m
+  // elements, which the output-stationary engine reads as it reads a row-major B's.
+  bool a_col_major = false;
   // Bytes of the fused epilogue's operands (npu_epilogue_bytes), read once at the start of a run
   // on B's read channels ahead of B's first bursts.
   std::int64_t epi_bytes = 0;
@@ -34,37 +37,39 @@ inline std::int64_t npu_epilogue_bytes(std::int64_t N, const std::string& epilog
   return (bias ? N * 4 : 0) + (c_bits == 8 || c_bits == 16 ? N * 8 : 0);
 }
 
-/// Whether the generated design moves byte rows: some row of A (K elements of a_bits), B (N, or K
-/// when B is column-major) or C (N) is not a whole number of bus beats, or the scratchpad word is
-/// not the bus beat (the DMA then regroups the bytes of each row into words). Its DMA fetches the
-/// beats that cover each row.
-inline bool npu_byte_rows(const NpuModel& n, std::int64_t K, std::int64_t N, int a_bits, int b_bits, int c_bits,
-                          bool b_col_major = false) {
+/// Whether the generated design moves byte rows: some row of A (K elements of a_bits, or M when A
+/// is column-major), B (N, or K when B is column-major) or C (N) is not a whole number of bus
+/// beats, or the scratchpad word is not the bus beat (the DMA then regroups the bytes of each row
+/// into words). Its DMA fetches the beats that cover each row.
+inline bool npu_byte_rows(const NpuModel& n, std::int64_t M, std::int64_t K, std::int64_t N, int a_bits, int b_bits,
+                          int c_bits, bool a_col_major, bool b_col_major) {
   const std::int64_t beat_bits = n.bus_data_bits;
-  return (K * a_bits) % beat_bits != 0 || ((b_col_major ? K : N) * b_bits) % beat_bits != 0 ||
+  return ((a_col_major ? M : K) * a_bits) % beat_bits != 0 || ((b_col_major ? K : N) * b_bits) % beat_bits != 0 ||
          (N * c_bits) % beat_bits != 0 || n.spad_width_bits != n.bus_data_bits;
 }
 
 /// The alignment in elements of a run-time K and N (the plan's k_align and n_align): the DMA moves
-/// whole bus beats of A's rows (K elements), B's (K when B is column-major, else N) and C's (N),
-/// or whole bytes of them in a design with byte rows. Bits are as the elements lie in NPU memory
-/// (npu_element_bits).
+/// whole bus beats of A's rows (K elements; M when A is column-major, whose M is fixed), B's (K
+/// when B is column-major, else N) and C's (N), or whole bytes of them in a design with byte rows.
+/// Bits are as the elements lie in NPU memory (npu_element_bits).
 struct NpuRunTimeAlign {
   std::int64_t k = 1, n = 1;
 };
 inline NpuRunTimeAlign npu_run_time_align(const NpuModel& n, bool byte_rows, int a_bits, int b_bits, int c_bits,
-                                          bool b_col_major) {
+                                          bool a_col_major, bool b_col_major) {
   const std::int64_t unit = byte_rows ? 8 : n.bus_data_bits;
   auto per = [&](int bits) { return unit / std::gcd(unit, std::int64_t{bits}); };
-  return {b_col_major ? std::lcm(per(a_bits), per(b_bits)) : per(a_bits),
+  const std::int64_t k_a = a_col_major ? 1 : per(a_bits);
+  return {b_col_major ? std::lcm(k_a, per(b_bits)) : k_a,
           b_col_major ? per(c_bits) : std::lcm(per(b_bits), per(c_bits))};
 }
 
 struct NpuLayout {
   // The compute engine: K elements of a tile row the array consumes per scratchpad read (a group),
   // and scratchpad words per PE-array-wide segment of a B row (1 for a column-major B, whose
-  // tile rows the engine reads like A's: one per bank).
-  std::int64_t group = 1, b_seg = 1;
+  // tile rows the engine reads like A's: one per bank) and of a column-major A's row (1 for a
+  // row-major A).
+  std::int64_t group = 1, b_seg = 1, a_seg = 1;
   // The scratchpad: words per tile row of A and B (B's rows run along N, or along K when B is
   // column-major); the two buffers of each, as word offsets inside every bank (tile row r lives in
   // bank r mod banks); words of a bank in use.

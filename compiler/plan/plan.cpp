@@ -48,7 +48,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, target, target_kind, family, a_type, b_
 
 }  // namespace dg
 namespace dg::hw {
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NpuLayout, group, b_seg, a_words, b_words, a_base0, a_base1, b_base0, b_base1,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NpuLayout, group, b_seg, a_seg, a_words, b_words, a_base0, a_base1, b_base0, b_base1,
                                    words_per_bank, b_first, acc_rows, beats_per_acc_row, queue_a, queue_b, queue_c,
                                    outstanding_rd, outstanding_wr, byte_rows, cycles, compute_cycles, dma_cycles)
 }  // namespace dg::hw

@@ -115,14 +115,40 @@ void Checker::check_npu_rules() {
     if (!check_npu_swap()) return;
     swap_operands(p_);
   }
+  // A column-major A (K×M in memory) is read along M by the output-stationary engine, as it reads
+  // a row-major B along N. (After the swap, that A is the spec's row-major B, Bᵀ.)
   if (p_.a_layout.value == Layout::ColMajor) {
-    d_.error(p_.a_layout.loc, fmt::format("a column-major A is not generated for NPUs with a row-major C: {}'s AGUs "
-                                          "walk A row by row (M rows of K elements in memory)",
-                                          p_.hw.name));
-    d_.note(p_.a_layout.loc,
-            "store A row-major (M×K): 'A: row_major;' or no layout for A; or store B and C column-major too, and the "
-            "design computes Cᵀ = Bᵀ·Aᵀ");
-    return;
+    const bool sw = p_.operands_swapped;
+    const std::string what = sw ? "a column-major C with a row-major B is generated as Cᵀ = Bᵀ·Aᵀ, which reads B "
+                                  "as a column-major operand"
+                                : "a column-major A (K×M in memory) is read";
+    const std::string fix = sw ? "store B column-major (N×K) too, or store C row-major" : "store A row-major (M×K)";
+    const Loc at = sw ? p_.c_layout.loc : p_.a_layout.loc;
+    const bool os_offered = std::find(n.dataflows.begin(), n.dataflows.end(), "output_stationary") != n.dataflows.end();
+    if (p_.dataflow.user && p_.dataflow.value == "weight_stationary") {
+      d_.error(p_.dataflow.loc, fmt::format("{} by the output-stationary engine only: the weight-stationary engine "
+                                            "streams rows of A along K",
+                                            what));
+      d_.note(at, fmt::format("{}, or let the solver choose the dataflow", fix));
+      return;
+    }
+    if (!os_offered) {
+      d_.error(at, fmt::format("{} by the output-stationary engine only, and {} offers {} (npu.dataflows)", what,
+                               p_.hw.name, join_words(n.dataflows, ", ")));
+      d_.note(at, fmt::format("{}, or add output_stationary to the model's npu.dataflows", fix));
+      return;
+    }
+    // Its rows are M elements, moved in whole bus beats (or bytes): the design fixes M.
+    if (p_.m_dynamic) {
+      const char* dim = sw ? "N" : "M";
+      d_.error(p_.M_min.user ? p_.M_min.loc : at,
+               sw ? std::string("a column-major C with a row-major B and a run-time N is not generated: the design "
+                                "computes Cᵀ = Bᵀ·Aᵀ, whose DMA moves B's rows of N elements, sized at compile time")
+                  : std::string("a column-major A with a run-time M is not generated: the DMA moves A's rows of M "
+                                "elements, which the design sizes at compile time"));
+      d_.note(at, fmt::format("fix {0} ('{0}: {1};'), or {2}", dim, p_.M.value, fix));
+      return;
+    }
   }
   if (p_.b_layout.value == Layout::ColMajor && p_.dataflow.user && p_.dataflow.value == "weight_stationary") {
     d_.error(p_.dataflow.loc,
@@ -144,11 +170,11 @@ void Checker::check_npu_rules() {
   // moves whole bus beats, or whole bytes in a design with byte rows (hw::npu_run_time_align, the
   // plan's k_align and n_align).
   if (p_.k_dynamic || p_.n_dynamic) {
-    const bool bcol = p_.b_layout.value == Layout::ColMajor;
+    const bool bcol = p_.b_layout.value == Layout::ColMajor, acol = p_.a_layout.value == Layout::ColMajor;
     const int ab = hw::npu_element_bits(p_.a.value.bits), bb = hw::npu_element_bits(p_.b.value.bits),
               cb = hw::npu_element_bits(p_.c.value.bits);
-    const bool bytes = hw::npu_byte_rows(n, p_.K.value, p_.N.value, ab, bb, cb, bcol);
-    const hw::NpuRunTimeAlign al = hw::npu_run_time_align(n, bytes, ab, bb, cb, bcol);
+    const bool bytes = hw::npu_byte_rows(n, p_.M.value, p_.K.value, p_.N.value, ab, bb, cb, acol, bcol);
+    const hw::NpuRunTimeAlign al = hw::npu_run_time_align(n, bytes, ab, bb, cb, acol, bcol);
     struct End {
       bool dynamic;
       const Declared<std::int64_t>* min;
@@ -159,7 +185,10 @@ void Checker::check_npu_rules() {
     };
     // (After the swap, the problem's N is the user's M, and its rows of C are the user's columns.)
     const bool sw = p_.operands_swapped;
-    for (const End& e : {End{p_.k_dynamic, &p_.K_min, &p_.K_max, al.k, "K", bcol ? "A's and B's rows" : "A's rows"},
+    for (const End& e : {End{p_.k_dynamic, &p_.K_min, &p_.K_max, al.k, "K",
+                             acol   ? "B's rows"
+                             : bcol ? "A's and B's rows"
+                                    : "A's rows"},
                          End{p_.n_dynamic, &p_.N_min, &p_.N_max, al.n, sw ? "M" : "N",
                              sw     ? "C's columns"
                              : bcol ? "C's rows"
@@ -216,13 +245,6 @@ void Checker::check_npu_rules() {
 bool Checker::check_npu_swap() {
   const hw::NpuModel& n = p_.hw.npu;
   const Loc at = p_.c_layout.loc;
-  if (p_.b_layout.value != Layout::ColMajor) {
-    d_.error(at, fmt::format("a column-major C is generated as its transpose, Cᵀ = Bᵀ·Aᵀ, which {} reads row by "
-                             "row from B: it needs a column-major B (N×K in memory), and B is row-major",
-                             p_.hw.name));
-    d_.note(at, "declare 'B: col_major;' (B stored N×K), or store C row-major ('C: row_major;')");
-    return false;
-  }
   // The drain's bias and requantization records are per column of what it writes; of Cᵀ's columns
   // they would be per row of C.
   const bool bias = p_.epilogue.user && p_.epilogue.value.front().rfind("bias", 0) == 0;

@@ -194,9 +194,10 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.npu_layout = npu_layout_of(s, pl.tile_m, pl.tile_n, pl.tile_k, v("dataflow"));
     // A run-time K or N keeps the rows the DMA moves whole bus beats (whole bytes in a design with
     // byte rows): hw::npu_run_time_align, which the spec check applies to K_min and N_min too.
-    const hw::NpuRunTimeAlign al = hw::npu_run_time_align(
-        p.hw.npu, pl.npu_layout->byte_rows, hw::npu_element_bits(p.a.value.bits), hw::npu_element_bits(p.b.value.bits),
-        hw::npu_element_bits(p.c.value.bits), p.b_layout.value == Layout::ColMajor);
+    const hw::NpuRunTimeAlign al =
+        hw::npu_run_time_align(p.hw.npu, pl.npu_layout->byte_rows, hw::npu_element_bits(p.a.value.bits),
+                               hw::npu_element_bits(p.b.value.bits), hw::npu_element_bits(p.c.value.bits),
+                               p.a_layout.value == Layout::ColMajor, p.b_layout.value == Layout::ColMajor);
     if (p.k_dynamic) pl.k_align = al.k;
     if (p.n_dynamic) pl.n_align = al.n;
     pl.k_iters = ceil_div(s.K, pl.tile_k);

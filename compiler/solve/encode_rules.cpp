@@ -253,18 +253,19 @@ class Encoder {
     std::int64_t beat = n.bus_data_bits / 8;
     // A design that moves byte rows (hw::npu_byte_rows) realigns any row; else tile rows are whole
     // beats, so that every request is.
-    // (A column-major B's tile rows run along K: tile_k elements.)
-    const bool b_col = p().b_layout.value == Layout::ColMajor;
-    if (hw::npu_byte_rows(n, s_.K, s_.N, s_.a_bits, s_.b_bits, s_.c_bits, b_col))
+    // (A column-major B's tile rows run along K: tile_k elements; a column-major A's along M.)
+    const bool b_col = p().b_layout.value == Layout::ColMajor, a_col = p().a_layout.value == Layout::ColMajor;
+    if (hw::npu_byte_rows(n, s_.M, s_.K, s_.N, s_.a_bits, s_.b_bits, s_.c_bits, a_col, b_col))
       rule("hw.burst_alignment", "tile rows are whole bytes (the DMA realigns rows to bus beats)", "hardware",
-           flag({"tile_n", "tile_k"}, [&](const Vals& v) {
-             return (v[1] * s_.a_bits) % 8 == 0 && ((b_col ? v[1] : v[0]) * s_.b_bits) % 8 == 0;
+           flag({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) {
+             return ((a_col ? v[0] : v[2]) * s_.a_bits) % 8 == 0 && ((b_col ? v[2] : v[1]) * s_.b_bits) % 8 == 0;
            }));
     else
       rule("hw.burst_alignment", fmt::format("tile rows are whole {}-byte bus beats", beat), "hardware",
-           flag({"tile_n", "tile_k"}, [&](const Vals& v) {
-             return (v[1] * s_.a_bits / 8) % beat == 0 && ((b_col ? v[1] : v[0]) * s_.b_bits / 8) % beat == 0 &&
-                    (v[1] * s_.a_bits) % 8 == 0;
+           flag({"tile_m", "tile_n", "tile_k"}, [&](const Vals& v) {
+             const std::int64_t a_row = a_col ? v[0] : v[2];
+             return (a_row * s_.a_bits / 8) % beat == 0 && ((b_col ? v[2] : v[1]) * s_.b_bits / 8) % beat == 0 &&
+                    (a_row * s_.a_bits) % 8 == 0;
            }));
     // What else the generated design needs of a tile shape (whole scratchpad words per tile row,
     // the double buffers inside each bank's rows, ...): the layout's own conditions.

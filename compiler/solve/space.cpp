@@ -672,6 +672,7 @@ hw::NpuLayout npu_layout_of(const Space& s, std::int64_t tm, std::int64_t tn, st
   t.c_bits = s.c_bits;
   t.output_stationary = df == 1;
   t.b_col_major = s.problem->b_layout.value == Layout::ColMajor;
+  t.a_col_major = s.problem->a_layout.value == Layout::ColMajor;
   const auto& epi = s.problem->epilogue;
   t.epi_bytes = hw::npu_epilogue_bytes(s.N, epi.user && !epi.value.empty() ? epi.value.front() : "none", s.c_bits);
   return hw::npu_layout(s.problem->hw.npu, t);

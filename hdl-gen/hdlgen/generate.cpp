@@ -259,12 +259,15 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
   // The row stride: the latched LDA/LDB/LDC register where the design has them; else packed rows,
   // a constant when the leading dimension is fixed (N, and K without a range), so that synthesis
   // multiplies by a constant, and the latched K's bytes otherwise.
-  const bool ld_fixed = s.seg_dim == 'k' ? kmin == kmax : nmin == p.N;
-  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : p.N) * s.ebits / 8;
+  // (A column-major A's rows are M elements, which the design fixes.)
+  const bool ld_fixed = s.seg_dim == 'k' ? kmin == kmax : s.seg_dim == 'm' ? mmin == p.M : nmin == p.N;
+  const std::int64_t ld_const = (s.seg_dim == 'k' ? kmax : s.seg_dim == 'm' ? p.M : p.N) * s.ebits / 8;
   const std::string ld_bytes =
       ld_reg     ? "  assign ld_bytes = ld_q;\n"
       : ld_fixed ? fmt::format("  assign ld_bytes = 32'd{};  // packed rows; {} is fixed by the plan\n", ld_const,
-                               s.seg_dim == 'k' ? "K" : "N")
+                               s.seg_dim == 'k'   ? "K"
+                               : s.seg_dim == 'm' ? "M"
+                                                  : "N")
                  : "  assign ld_bytes = (32'(@LD@_q) << LgBits) >> 3;  // packed rows\n";
   // The property's row stride: the latched register; with packed rows the plan's constant when
   // fixed (the latched register equals it, as asserted), which keeps the proof linear.
@@ -373,12 +376,12 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       // (A column-major B: K tiles times the block's rows along N, the last block_n partial.)
       per_block = fmt::format("({} ? {} : {} * 32'd{})", full_n, times_tile(kts, p.tile_n), kts, last_n);
       in_block = fmt::format("({} ? {} : {} * 32'd{}) + 32'(r_q)", full_n, times_tile(kt, p.tile_n), kt, last_n);
-    } else if (s.id == "a") {
+    } else if (s.row_dim == 'm') {
       // K tiles (the last one partial) times the block's rows (the last block_m partial).
       per_block = fmt::format("({} ? {} : {} * 32'd{})", full_m, times_tile(kts, p.tile_m), kts, last_m);
       in_block = fmt::format("({} ? {} : {} * 32'd{}) + 32'(r_q)", full_m, times_tile(kt, p.tile_m), kt, last_m);
     } else {
-      // One request per row of B, K rows in all.
+      // One request per row of B (or of a column-major A), K rows in all.
       per_block = "32'(k_q)";
       in_block = "32'(k0_q) + 32'(r_q)";
     }
@@ -409,14 +412,14 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
         "    if (rst_ni && f_past_valid && done_q) assert (f_blocks == 32'd{} && f_in == 32'd0);  // all {} blocks, "
         "none more\n"
         "  end\n",
-        s.id == "a" || s.row_dim == 'n' ? "ceil(K / TileK) times its rows" : "K, one per row of B", per_block, block,
-        gm * gn, in_block, gm * gn, gm * gn);
+        s.row_dim != 'k' ? "ceil(K / TileK) times its rows" : "K, one per row along K", per_block, block, gm * gn,
+        in_block, gm * gn, gm * gn);
   } else {
     const std::int64_t K = kmax;
     const std::string nt = fmt::format("({})", per_tile("32'(n0_q)", p.tile_n)),
                       kt = fmt::format("({})", per_tile("32'(k0_q)", p.tile_k));
     std::string idx, total;
-    if (s.id == "a") {
+    if (s.row_dim == 'm' && s.has_k_loop) {
       const std::string inner = fmt::format("({} * 32'd{} + {})", nt, gk, kt);
       idx = fmt::format("32'(m0_q) * 32'd{} + ({} ? {} : {} * 32'd{}) + 32'(r_q)", gn * gk, full_m,
                         times_tile(inner, p.tile_m), inner, last_m);
@@ -427,7 +430,8 @@ std::string agu(const Plan& p, const hw::HwModel& hw, const Stream& s, const std
       idx = fmt::format("({}) * 32'd{} + 32'(n0_q) * 32'd{} + ({} ? {} : {} * 32'd{}) + 32'(r_q)",
                         per_tile("32'(m0_q)", p.tile_m), p.N * gk, gk, full_n, times_tile(kt, p.tile_n), kt, last_n);
       total = std::to_string(gm * p.N * gk);
-    } else if (s.id == "b") {
+    } else if (s.row_dim == 'k') {
+      // (B, or a column-major A: K rows per block.)
       idx = fmt::format("(({}) * 32'd{} + {}) * 32'd{} + 32'(k0_q) + 32'(r_q)", per_tile("32'(m0_q)", p.tile_m), gn, nt,
                         K);
       total = std::to_string(gm * gn * K);
@@ -588,11 +592,12 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
         fmt::format("a {} output is not generated for NPUs: declare output int32 (saturated from wider "
                     "accumulators), int64, or int8 or int16 (requantized per column)",
                     p.c_type));
-  // B either way (a column-major B's tile rows run along K); A and C row by row (the spec check
-  // refused the others).
-  if (!p.index.a_row_major || !p.index.c_row_major)
-    throw UserError("the AGUs walk row-major A and C only: store A and C row-major");
-  const bool b_col = !p.index.b_row_major;
+  // A and B either way (a column-major B's tile rows run along K, a column-major A's along M); C
+  // row by row (a column-major C is the transpose's row-major one: the spec check swapped it).
+  if (!p.index.c_row_major) throw UserError("the AGUs walk a row-major C only: store C row-major");
+  const bool b_col = !p.index.b_row_major, a_col = !p.index.a_row_major;
+  if (a_col && p.m_dynamic)
+    throw UserError("a column-major A's rows are M elements, which the design fixes: a run-time M is not generated");
   // A batch (batch > 1) is the core's loop: one START runs BATCH matrices (top.cpp, batch_text).
   const std::string epilogue = p.epilogue.empty() ? "none" : p.epilogue;
   if (epilogue != "none" && epilogue != "relu" && epilogue != "bias" && epilogue != "bias_relu")
@@ -626,7 +631,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   };
   // A run-time K is checked by the runtime against the plan's k_align; the largest K of the range
   // (the K a module starts with) must itself be one.
-  bytes_of("A", p.k_dynamic ? "K_max" : "K", p.k_dynamic ? p.K_max : p.K, ea);
+  if (a_col)
+    bytes_of("A (column-major)", "M", p.M, ea);
+  else
+    bytes_of("A", p.k_dynamic ? "K_max" : "K", p.k_dynamic ? p.K_max : p.K, ea);
   if (b_col)
     bytes_of("B (column-major)", p.k_dynamic ? "K_max" : "K", p.k_dynamic ? p.K_max : p.K, eb);
   else
@@ -660,6 +668,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tiling.c_bits = static_cast<int>(ec);
   tiling.output_stationary = p.dataflow == "output_stationary";
   tiling.b_col_major = b_col;
+  tiling.a_col_major = a_col;
   tiling.epi_bytes = hw::npu_epilogue_bytes(p.N, epilogue, static_cast<int>(ec));
   const hw::NpuLayout lay = hw::npu_layout(n, tiling);
   if (!lay.unbuildable.empty()) refuse(lay.unbuildable);
@@ -686,6 +695,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.tile_k = p.tile_k;
   e.g = lay.group;
   e.b_seg = lay.b_seg;
+  e.a_seg = lay.a_seg;
   e.a_words = lay.a_words;
   e.b_words = lay.b_words;
   e.a_base0 = lay.a_base0;
@@ -703,6 +713,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   e.weight_stationary = p.dataflow == "weight_stationary";
   e.bank_xor = n.spad_bank_map == "xor";
   e.b_col_major = b_col;
+  e.a_col_major = a_col;
 
   Design d;
   d.top = "npu_gemm_" + name;
@@ -722,7 +733,9 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
       p.k_dynamic ? fmt::format("in [{}, {}] (run time)", p.K_min, p.K_max) : std::to_string(p.K), p.tile_m, p.tile_n,
       p.tile_k, p.dataflow);
   const std::vector<Stream> streams = {
-      {"a", "A (activations, M×K, row-major): tile_m rows of tile_k elements", 'm', 'k', true, ea},
+      a_col ? Stream{"a", "A (activations, M×K, column-major: K rows of M elements): tile_k rows of tile_m elements",
+                     'k', 'm', true, ea}
+            : Stream{"a", "A (activations, M×K, row-major): tile_m rows of tile_k elements", 'm', 'k', true, ea},
       b_col ? Stream{"b", "B (weights, K×N, column-major: N rows of K elements): tile_n rows of tile_k elements", 'n',
                      'k', true, eb}
             : Stream{"b", "B (weights, K×N, row-major): tile_k rows of tile_n elements", 'k', 'n', true, eb},
@@ -752,6 +765,7 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   tp.byte_rows = lay.byte_rows;
   tp.b_col_major = b_col;
   tp.row_bytes_b = (b_col ? kmax : p.N) * eb / 8;
+  tp.a_col_major = a_col;
   tp.extent_c = p.M * p.N * ec / 8;
   tp.engine = e;
   std::vector<VerilogFile> agus;

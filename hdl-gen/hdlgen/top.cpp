@@ -188,7 +188,7 @@ constexpr const char* kTop = R"(// @HEADER@
     else if (@NCHECK@) check = @ERRW@'d@E_N@;
     else if (k_q < @DW@'(@KMIN@) || k_q > @DW@'(@KMAX@)) check = @ERRW@'d@E_K@;
 @BATCH_CHECK@    else if (((a_base_q | b_base_q | c_base_q@EPI_ALIGN@) & 32'd@BEAT1@) != 32'd0) check = @ERRW@'d@E_BASE_ALIGN@;
-    else if ((((32'(k_q) << @LEA@) | (32'(@BROWELEMS@) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@ROWB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
+    else if ((((32'(@AROWELEMS@) << @LEA@) | (32'(@BROWELEMS@) << @LEB@) | (32'(n_q) << @LEC@)) & 32'd@ROWB1@) != 32'd0) check = @ERRW@'d@E_ROW_BEATS@;
 @LDCHECK@    else if (@RANGE_CHECK@) check = @ERRW@'d@E_BASE_RANGE@;
   end
 
@@ -995,7 +995,10 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
   } else if (tp.k_fixed && tp.m_min == tp.m_max && tp.n_min == tp.n_max) {
     // Packed rows at the plan's M, N and K: each extent is a constant, so each check is a
     // comparison.
-    last_byte("a", tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3), batch);
+    last_byte(
+        "a",
+        tp.a_col_major ? tp.k_max * ((tp.m_max << tp.lg_bits[0]) >> 3) : tp.m_max * ((tp.k_max << tp.lg_bits[0]) >> 3),
+        batch);
     last_byte("b", (tp.b_col_major ? tp.n_max : tp.k_max) * tp.row_bytes_b, batch);
     last_byte("c", tp.extent_c, batch);
   } else {
@@ -1006,7 +1009,7 @@ std::map<std::string, std::string> address_values(const TopParams& tp) {
     const std::string m = dim(tp.m_min == tp.m_max, tp.m_max, "m_q"), n = dim(tp.n_min == tp.n_max, tp.n_max, "n_q"),
                       k = dim(tp.k_fixed, tp.k_max, "k_q");
     for (const auto& [x, rows, cols, lg] :
-         {std::tuple{"a", m, k, tp.lg_bits[0]},
+         {tp.a_col_major ? std::tuple{"a", k, m, tp.lg_bits[0]} : std::tuple{"a", m, k, tp.lg_bits[0]},
           tp.b_col_major ? std::tuple{"b", n, k, tp.lg_bits[1]} : std::tuple{"b", k, n, tp.lg_bits[1]},
           std::tuple{"c", m, n, tp.lg_bits[2]}})
       range.push_back(fmt::format("{} + {} * (({} << {}) >> 3) > {{1'b1, {}'d0}}", wide(x), rows, cols, lg, aw));
@@ -1201,13 +1204,13 @@ std::string top_module(const TopParams& tp) {
              "  logic [31:0] lda_q, ldb_q, ldc_q;\n"
              "  logic [31:0] a_row, b_row, c_row, a_ld, b_ld, c_ld;\n"
              "  logic [63:0] a_extent, b_extent, c_extent;\n"
-             "  assign a_row = (32'(k_q) << @LEA@) >> 3;\n"
+             "  assign a_row = (32'(@AROWELEMS@) << @LEA@) >> 3;\n"
              "  assign b_row = (32'(@BROWELEMS@) << @LEB@) >> 3;\n"
              "  assign c_row = (32'(n_q) << @LEC@) >> 3;\n"
              "  assign a_ld = lda_q != 32'd0 ? lda_q : a_row;\n"
              "  assign b_ld = ldb_q != 32'd0 ? ldb_q : b_row;\n"
              "  assign c_ld = ldc_q != 32'd0 ? ldc_q : c_row;\n"
-             "  assign a_extent = @MROWS1@ * 64'(a_ld) + 64'(a_row);\n"
+             "  assign a_extent = @AROWS1@ * 64'(a_ld) + 64'(a_row);\n"
              "  assign b_extent = @BROWS1@ * 64'(b_ld) + 64'(b_row);\n"
              "  assign c_extent = @MROWS1@ * 64'(c_ld) + 64'(c_row);\n"
            : ""},
@@ -1282,7 +1285,13 @@ std::string top_module(const TopParams& tp) {
                   : tp.k_fixed   ? fmt::format("64'd{}", tp.k_max - 1)
                                  : "(64'(k_q) - 64'd1)"},
        {"BROWELEMS", tp.b_col_major ? "k_q" : "n_q"},
-       {"BCOL", e.b_col_major ? ", .BColMajor(1'b1)" : ""},
+       // A's rows: M, or K when A is column-major (its rows are then M elements, M fixed).
+       {"AROWS1", !tp.a_col_major ? (tp.m_min == tp.m_max ? fmt::format("64'd{}", tp.m_max - 1) : "(64'(m_q) - 64'd1)")
+                  : tp.k_fixed    ? fmt::format("64'd{}", tp.k_max - 1)
+                                  : "(64'(k_q) - 64'd1)"},
+       {"AROWELEMS", tp.a_col_major ? "m_q" : "k_q"},
+       {"BCOL", std::string(e.b_col_major ? ", .BColMajor(1'b1)" : "") +
+                    (e.a_col_major ? fmt::format(", .AColMajor(1'b1), .ASeg({})", e.a_seg) : "")},
        {"NMAX", std::to_string(tp.n_max)},
        {"NMIN", std::to_string(tp.n_min)},
        {"KMIN", std::to_string(tp.k_min)},

@@ -29,7 +29,8 @@ struct EngineParams {
   int a_bits = 8, b_bits = 8, aw = 8, bw = 8;  // element bits in memory (4: packed) and used
   bool a_signed = true, b_signed = true;
   std::int64_t g = 16, tile_m = 16, tile_n = 16, tile_k = 16;
-  std::int64_t a_words = 1, b_words = 1, a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0, b_seg = 1;
+  std::int64_t a_words = 1, b_words = 1, a_base0 = 0, a_base1 = 0, b_base0 = 0, b_base1 = 0, b_seg = 1,
+               a_seg = 1;              // words per array-tall segment of a column-major A's row
   std::int64_t beats_per_acc_row = 4;  // bus beats per row of C from an accumulator row
   int acc_bits = 32;                   // accumulator width (the model's acc_width)
   int c_bits = 32;                     // C element width: 32 or 64 (a narrower C saturates)
@@ -38,6 +39,7 @@ struct EngineParams {
   bool weight_stationary = false;      // the engine: dg_engine_ws (else dg_engine, output stationary)
   bool bank_xor = false;               // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
   bool b_col_major = false;            // B's tile rows run along K (a column-major B)
+  bool a_col_major = false;            // A's tile rows run along M (a column-major A)
 };
 
 /// The fused epilogue of the C write-out (dg_epilogue) and the fetch of its operands
@@ -72,6 +74,7 @@ struct TopParams {
   bool byte_rows = false;                      // rows not whole beats: realigned (the layout's byte_rows)
   std::int64_t row_bytes_b = 0, extent_c = 0;  // packed rows: B's row and C's bytes (constants)
   bool b_col_major = false;                    // B is N rows of K elements (column-major)
+  bool a_col_major = false;                    // A is K rows of M elements (column-major; M fixed)
   EpiParams epi;                               // the fused epilogue (none by default)
 };
 

@@ -2968,7 +2968,9 @@ endmodule
 //             the sub-block's Rows tile rows (one bank each, one cycle), then the B words of the
 //             group's G tile rows (one bank each, BSeg cycles) -- or, with BColMajor (B's tile
 //             rows run along K), the B words of the sub-block's Cols tile rows (one bank each,
-//             one cycle), as for A -- into the prefetch registers;
+//             one cycle), as for A -- into the prefetch registers. With AColMajor (A's tile rows
+//             run along M) the A words are those of the group's G tile rows (one bank each, ASeg
+//             cycles), as for a row-major B;
 //   compute   feeds the MAC array one k per cycle for G cycles (a k past K adds zero), while the
 //             prefetch of the next group proceeds;
 //   drain     after a sub-block's last group of a step, moves the array's shadow registers into
@@ -3009,7 +3011,9 @@ module dg_engine #(
   parameter bit Shadow   = 1'b1,  // the MAC array has shadow registers (else it waits while draining)
   parameter int AccW     = 32,    // accumulator bits: 32, 48 or 64
   parameter bit BankXor  = 1'b0,  // the bank mapping (dg_bank_map): XOR-swizzled, else modulo
-  parameter bit BColMajor = 1'b0  // B's tile rows run along K: TileN rows of BWords words (Cols <= Banks)
+  parameter bit BColMajor = 1'b0, // B's tile rows run along K: TileN rows of BWords words (Cols <= Banks)
+  parameter bit AColMajor = 1'b0, // A's tile rows run along M: TileK rows of AWords words
+  parameter int ASeg     = 1      // scratchpad words per A row segment of a sub-block (AColMajor)
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -3043,14 +3047,15 @@ module dg_engine #(
   localparam int GiW = NG > 1 ? $clog2(NG) : 1;
   localparam int CW  = G > 1 ? $clog2(G) : 1;     // k within a group
   localparam int KvW = $clog2(G + 1);
-  localparam int PhW = $clog2(BSeg + 1);
+  localparam int APh = AColMajor ? ASeg : 1;      // read cycles of A per group
+  localparam int BPh  = BColMajor ? 1 : BSeg;     // read cycles of B per group
+  localparam int PhW = $clog2(APh + BPh);
   localparam int RiW = Rows > 1 ? $clog2(Rows) : 1;
   localparam int LaneW = $clog2(WordBits);        // a bit offset inside a word
   localparam int GA   = G * EABits;               // bits of one A row of a group
   localparam int SegB = Cols * EBBits;            // bits of one B row of a sub-block
   localparam int ElemsA = WordBits / EABits;
   localparam int ElemsB = WordBits / EBBits;
-  localparam int BPh  = BColMajor ? 1 : BSeg;     // read cycles of B per group
 
   // ---- prefetch: the loop nest ------------------------------------------------------------------
   logic            p_busy_q, sb_q, cb_q;
@@ -3106,7 +3111,9 @@ module dg_engine #(
 
   logic rd_go, rd_last;
   assign rd_go   = p_busy_q && (ph_q != '0 || (!pf_valid_q && !(cap_q && cap_last_q) && a_full_i[sb_q] && b_full_i[sb_q]));
-  assign rd_last = ph_q == PhW'(BPh);
+  assign rd_last = ph_q == PhW'(APh + BPh - 1);
+  logic rd_a;  // this read cycle is one of A's
+  assign rd_a    = ph_q < PhW'(APh);
 
   // Scratchpad read addresses: A rows mi*Rows + i sit in banks offA + i (mod Banks), B rows g*G + t
   // in banks offB + t (G divides Banks). Where Rows does not divide Banks (an array of, say, 6 rows
@@ -3115,24 +3122,28 @@ module dg_engine #(
   // dg_bank_map, places j of word row q, which it also inverts.)
   // A column-major B's rows nj*Cols + j sit in banks offB + j, like A's (BWrap: Cols does not
   // divide Banks).
-  localparam bit AWrap = Banks % Rows != 0;
+  // A column-major A's rows g*G + t sit in banks offA + t, like a row-major B's (G divides Banks).
+  localparam bit AWrap = !AColMajor && Banks % Rows != 0;
   localparam bit BWrap = BColMajor && Banks % Cols != 0;
   logic [LgBanks-1:0] off_a, off_b, q_a, q_b, q_rd;
   logic [SpadAW-1:0]  word_a, word_b;
   logic [LaneW-1:0]   lane_a, lane_b;
-  assign off_a  = LgBanks'((32'(mi_q) * Rows) % Banks);
+  assign off_a  = AColMajor ? LgBanks'((32'(g_q) * G) % Banks) : LgBanks'((32'(mi_q) * Rows) % Banks);
   assign off_b  = BColMajor ? LgBanks'((32'(nj_q) * Cols) % Banks) : LgBanks'((32'(g_q) * G) % Banks);
-  assign q_a    = LgBanks'((32'(mi_q) * Rows) / Banks);
+  assign q_a    = AColMajor ? LgBanks'((32'(g_q) * G) / Banks) : LgBanks'((32'(mi_q) * Rows) / Banks);
   assign q_b    = BColMajor ? LgBanks'((32'(nj_q) * Cols) / Banks) : LgBanks'((32'(g_q) * G) / Banks);
-  assign q_rd   = ph_q == '0 ? q_a : q_b;
-  assign word_a = SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(mi_q) * Rows / Banks) * AWords)
-                + SpadAW'(32'(g_q) * G * EABits / WordBits);
+  assign q_rd   = rd_a ? q_a : q_b;
+  assign word_a = AColMajor
+                ? SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(g_q) * G / Banks) * AWords)
+                  + SpadAW'(32'(mi_q) * Rows * EABits / WordBits) + SpadAW'(ph_q)
+                : SpadAW'(sb_q ? ABase1 : ABase0) + SpadAW'((32'(mi_q) * Rows / Banks) * AWords)
+                  + SpadAW'(32'(g_q) * G * EABits / WordBits);
   assign word_b = BColMajor
                 ? SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(nj_q) * Cols / Banks) * BWords)
                   + SpadAW'(32'(g_q) * G * EBBits / WordBits)
                 : SpadAW'(sb_q ? BBase1 : BBase0) + SpadAW'((32'(g_q) * G / Banks) * BWords)
-                  + SpadAW'(32'(nj_q) * Cols * EBBits / WordBits) + SpadAW'(ph_q) - SpadAW'(1);
-  assign lane_a = LaneW'(((32'(g_q) * G) % ElemsA) * EABits);
+                  + SpadAW'(32'(nj_q) * Cols * EBBits / WordBits) + SpadAW'(ph_q) - SpadAW'(APh);
+  assign lane_a = AColMajor ? LaneW'((32'(mi_q) * Rows * EABits) % WordBits) : LaneW'(((32'(g_q) * G) % ElemsA) * EABits);
   assign lane_b = BColMajor ? LaneW'(((32'(g_q) * G) % ElemsB) * EBBits) : LaneW'((32'(nj_q) * Cols * EBBits) % WordBits);
 
   for (genvar b = 0; b < Banks; b++) begin : g_rd
@@ -3153,8 +3164,8 @@ module dg_engine #(
     end else begin : g_no_wrap_b
       assign wrapped_b = 1'b0;
     end
-    assign rd_en_o[b] = rd_go && (ph_q == '0 ? 32'(ia) < Rows : 32'(tb) < (BColMajor ? Cols : G));
-    assign rd_addr_o[b*SpadAW +: SpadAW] = ph_q != '0 ? (wrapped_b ? word_b + SpadAW'(BWords) : word_b)
+    assign rd_en_o[b] = rd_go && (rd_a ? 32'(ia) < (AColMajor ? G : Rows) : 32'(tb) < (BColMajor ? Cols : G));
+    assign rd_addr_o[b*SpadAW +: SpadAW] = !rd_a ? (wrapped_b ? word_b + SpadAW'(BWords) : word_b)
                                          : wrapped ? word_a + SpadAW'(AWords) : word_a;
   end
 
@@ -3201,9 +3212,9 @@ module dg_engine #(
       cap_q <= rd_go;
       if (rd_go) begin
         cap_ph_q <= ph_q;
-        cap_off_q <= ph_q == '0 ? off_a : off_b;
+        cap_off_q <= rd_a ? off_a : off_b;
         cap_q_q <= q_rd;
-        cap_lane_q <= ph_q == '0 ? lane_a : lane_b;
+        cap_lane_q <= rd_a ? lane_a : lane_b;
         cap_last_q <= rd_last;
         cap_release_q <= rd_last && last_g && last_nj && last_mi;
         cap_sb_q <= sb_q;
@@ -3326,8 +3337,17 @@ module dg_engine #(
     end else begin
       // Capture: A rows from their banks, or one word of each B row.
       if (cap_q) begin
-        if (cap_ph_q == '0) begin
-          for (int i = 0; i < Rows; i++) pf_a_q[i*GA +: GA] <= GA'(cap_word[i] >> cap_lane_q);
+        if (cap_ph_q < PhW'(APh)) begin
+          if (AColMajor) begin
+            // Row i's G k from the group's rows (k-major), the elements of word cap_ph of the
+            // sub-block's segment: row i's k-ordered group in the prefetch, as for a row-major A.
+            for (int i = 0; i < Rows; i++)
+              if (i / ElemsA == 32'(cap_ph_q))
+                for (int t = 0; t < G; t++)
+                  pf_a_q[i*GA + t*EABits +: EABits] <= EABits'(WordBits'(cap_word[t] >> cap_lane_q) >> ((i % ElemsA) * EABits));
+          end else begin
+            for (int i = 0; i < Rows; i++) pf_a_q[i*GA +: GA] <= GA'(cap_word[i] >> cap_lane_q);
+          end
         end else if (BColMajor) begin
           // Column j's G k from its row's word, into the prefetch's k-major order.
           for (int j = 0; j < Cols; j++)
@@ -3340,7 +3360,7 @@ module dg_engine #(
               // but it is still elaborated with SegB wider than the word)
               pf_b_q[t*SegB +: SegB] <= SegB'(WordBits'(cap_word[t] >> cap_lane_q));
             else
-              pf_b_q[t*SegB + (32'(cap_ph_q) - 1) * WordBits +: WordBits] <= cap_word[t];
+              pf_b_q[t*SegB + (32'(cap_ph_q) - APh) * WordBits +: WordBits] <= cap_word[t];
           end
         end
       end

@@ -223,6 +223,36 @@ TEST_CASE("npu layout: buffers, queues and refusals") {
   CHECK(!npu_layout(n, t).unbuildable.empty());
 }
 
+TEST_CASE("npu layout: a column-major A") {
+  NpuModel n = npu16_at(100);
+  NpuTiling t{256, 256, 256, 64, 32, 128};
+  t.a_col_major = true;
+  const NpuLayout l = npu_layout(n, t);
+  CHECK(l.unbuildable.empty());
+  CHECK(l.a_words == 4);                  // a tile row of A runs along M: 64 int8 elements, 4 words of 16 bytes
+  CHECK(l.a_seg == 1);                    // the array's 16 rows: one word
+  CHECK(l.a_base1 == l.a_base0 + 8 * 4);  // 128 rows of K over 16 banks: 8 rows per bank
+  CHECK(l.b_base0 == 2 * 8 * 4);
+  CHECK(l.group == 16);  // a group is no longer bounded by a word of A's K
+  // A's rows are M elements: an M that is no whole beat makes byte rows, a K that is no longer does.
+  CHECK(npu_byte_rows(n, 72, 256, 256, 8, 8, 32, true, false));
+  CHECK(!npu_byte_rows(n, 64, 200, 256, 8, 8, 32, true, false));
+  CHECK(npu_run_time_align(n, false, 8, 8, 32, true, false).k == 1);
+  CHECK(npu_run_time_align(n, false, 8, 8, 32, true, true).k == 16);
+  // The weight-stationary engine does not read it.
+  t.output_stationary = false;
+  CHECK(npu_layout(n, t).unbuildable.find("output-stationary engine only") != std::string::npos);
+  t.output_stationary = true;
+  // Segments of 16-bit elements: 32 bytes, two words a read.
+  t.a_bits = 16;
+  CHECK(npu_layout(n, t).a_seg == 2);
+  // A 12-row array of 8-bit elements: a 96-bit segment straddles 128-bit words.
+  n.pe_rows = 12;
+  t.a_bits = 8;
+  t.tile_m = 48;
+  CHECK(npu_layout(n, t).unbuildable.find("neither fills whole") != std::string::npos);
+}
+
 TEST_CASE("npu layout: a column-major B") {
   NpuModel n = npu16_at(100);
   NpuTiling t{256, 256, 256, 64, 32, 128};
@@ -235,9 +265,9 @@ TEST_CASE("npu layout: a column-major B") {
   CHECK(l.words_per_bank == 2 * (32 + 16));
   CHECK(l.group == 16);
   // B's rows are K elements: a K that is no whole beat makes byte rows, an N that is no longer does.
-  CHECK(npu_byte_rows(n, 256, 204, 8, 8, 32, false));  // 204 bytes of a row-major B's row
-  CHECK(!npu_byte_rows(n, 256, 204, 8, 8, 32, true));  // (C's row, 816 bytes, is whole beats)
-  CHECK(npu_byte_rows(n, 200, 256, 8, 8, 32, true));
+  CHECK(npu_byte_rows(n, 64, 256, 204, 8, 8, 32, false, false));  // 204 bytes of a row-major B's row
+  CHECK(!npu_byte_rows(n, 64, 256, 204, 8, 8, 32, false, true));  // (C's row, 816 bytes, is whole beats)
+  CHECK(npu_byte_rows(n, 64, 200, 256, 8, 8, 32, false, true));
   // The weight-stationary engine does not read it; nor an array wider than the banks.
   t.output_stationary = false;
   CHECK(npu_layout(n, t).unbuildable.find("output-stationary engine only") != std::string::npos);
