@@ -49,11 +49,11 @@ inline bool npu_byte_rows(const NpuModel& n, std::int64_t M, std::int64_t K, std
 }
 
 /// The alignment in elements of a run-time K and N (the plan's k_align and n_align): the DMA moves
-/// whole bus beats of A's rows (K elements; M when A is column-major, whose M is fixed), B's (K
+/// whole bus beats of A's rows (K elements; M when A is column-major: the plan's m_align), B's (K
 /// when B is column-major, else N) and C's (N), or whole bytes of them in a design with byte rows.
 /// Bits are as the elements lie in NPU memory (npu_element_bits).
 struct NpuRunTimeAlign {
-  std::int64_t k = 1, n = 1;
+  std::int64_t k = 1, n = 1, m = 1;
 };
 inline NpuRunTimeAlign npu_run_time_align(const NpuModel& n, bool byte_rows, int a_bits, int b_bits, int c_bits,
                                           bool a_col_major, bool b_col_major) {
@@ -61,7 +61,7 @@ inline NpuRunTimeAlign npu_run_time_align(const NpuModel& n, bool byte_rows, int
   auto per = [&](int bits) { return unit / std::gcd(unit, std::int64_t{bits}); };
   const std::int64_t k_a = a_col_major ? 1 : per(a_bits);
   return {b_col_major ? std::lcm(k_a, per(b_bits)) : k_a,
-          b_col_major ? per(c_bits) : std::lcm(per(b_bits), per(c_bits))};
+          b_col_major ? per(c_bits) : std::lcm(per(b_bits), per(c_bits)), a_col_major ? per(a_bits) : 1};
 }
 
 struct NpuLayout {

@@ -66,6 +66,7 @@ nlohmann::json to_json(const Plan& p) {
   if (p.m_dynamic) {                                     // ... and a run-time M range where M has one
     j["m_dynamic"] = true;
     j["M_min"] = p.M_min;
+    if (p.m_align != 1) j["m_align"] = p.m_align;  // (a column-major A's rows of M elements)
   }
   if (p.n_dynamic) {
     j["n_dynamic"] = true;
@@ -107,6 +108,9 @@ Plan plan_from_json(const nlohmann::json& j) {
     p.M_min = p.m_dynamic ? j.at("M_min").get<std::int64_t>() : p.M;
     if (p.M_min < 1 || p.M_min > p.M)
       throw UserError(fmt::format("plan: M_min is {}; it must be in [1, M = {}]", p.M_min, p.M));
+    p.m_align = p.m_dynamic ? j.value("m_align", std::int64_t{1}) : 1;
+    if (p.m_align < 1 || p.m_align > 65536)
+      throw UserError(fmt::format("plan: m_align is {}; it must be in [1, 65536]", p.m_align));
     p.n_dynamic = j.value("n_dynamic", false);
     p.N_min = p.n_dynamic ? j.at("N_min").get<std::int64_t>() : p.N;
     p.n_align = p.n_dynamic ? j.value("n_align", std::int64_t{1}) : 1;

@@ -84,6 +84,7 @@ struct Plan {
   bool n_dynamic = false;
   std::int64_t N_min = 0;
   std::int64_t n_align = 1;  // a run-time N must be a multiple of this (B's and C's rows whole bus beats)
+  std::int64_t m_align = 1;  // a run-time M must be a multiple of this (NPU: a column-major A's rows)
   std::int64_t k_align = 1;  // a run-time K must be a multiple of this (NPU: A's rows whole bus beats)
   // NPU, a column-major C: the plan is the transpose's, Cᵀ = Bᵀ·Aᵀ (GemmProblem::operands_swapped).
   // Its A is the user's B, its B the user's A, its M and N the user's N and M; the runtime binds

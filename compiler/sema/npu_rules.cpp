@@ -138,17 +138,6 @@ void Checker::check_npu_rules() {
       d_.note(at, fmt::format("{}, or add output_stationary to the model's npu.dataflows", fix));
       return;
     }
-    // Its rows are M elements, moved in whole bus beats (or bytes): the design fixes M.
-    if (p_.m_dynamic) {
-      const char* dim = sw ? "N" : "M";
-      d_.error(p_.M_min.user ? p_.M_min.loc : at,
-               sw ? std::string("a column-major C with a row-major B and a run-time N is not generated: the design "
-                                "computes Cᵀ = Bᵀ·Aᵀ, whose DMA moves B's rows of N elements, sized at compile time")
-                  : std::string("a column-major A with a run-time M is not generated: the DMA moves A's rows of M "
-                                "elements, which the design sizes at compile time"));
-      d_.note(at, fmt::format("fix {0} ('{0}: {1};'), or {2}", dim, p_.M.value, fix));
-      return;
-    }
   }
   if (p_.b_layout.value == Layout::ColMajor && p_.dataflow.user && p_.dataflow.value == "weight_stationary") {
     d_.error(p_.dataflow.loc,
@@ -166,10 +155,10 @@ void Checker::check_npu_rules() {
     d_.note(p_.b_layout.loc, "store B row-major (K×N), or add output_stationary to the model's npu.dataflows");
     return;
   }
-  // A run-time K or N: each value a run may set, the range's ends included, keeps the rows the DMA
-  // moves whole bus beats, or whole bytes in a design with byte rows (hw::npu_run_time_align, the
-  // plan's k_align and n_align).
-  if (p_.k_dynamic || p_.n_dynamic) {
+  // A run-time K, N or M: each value a run may set, the range's ends included, keeps the rows the
+  // DMA moves whole bus beats, or whole bytes in a design with byte rows (hw::npu_run_time_align,
+  // the plan's k_align, n_align and m_align).
+  if (p_.k_dynamic || p_.n_dynamic || p_.m_dynamic) {
     const bool bcol = p_.b_layout.value == Layout::ColMajor, acol = p_.a_layout.value == Layout::ColMajor;
     const int ab = hw::npu_element_bits(p_.a.value.bits), bb = hw::npu_element_bits(p_.b.value.bits),
               cb = hw::npu_element_bits(p_.c.value.bits);
@@ -185,7 +174,10 @@ void Checker::check_npu_rules() {
     };
     // (After the swap, the problem's N is the user's M, and its rows of C are the user's columns.)
     const bool sw = p_.operands_swapped;
-    for (const End& e : {End{p_.k_dynamic, &p_.K_min, &p_.K_max, al.k, "K",
+    // (A run-time M: a column-major A's columns of M elements; after the swap, the spec's row-major
+    // B's rows of N.)
+    for (const End& e : {End{p_.m_dynamic, &p_.M_min, &p_.M_max, al.m, sw ? "N" : "M", sw ? "B's rows" : "A's columns"},
+                         End{p_.k_dynamic, &p_.K_min, &p_.K_max, al.k, "K",
                              acol   ? "B's rows"
                              : bcol ? "A's and B's rows"
                                     : "A's rows"},

@@ -200,6 +200,7 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
                                p.a_layout.value == Layout::ColMajor, p.b_layout.value == Layout::ColMajor);
     if (p.k_dynamic) pl.k_align = al.k;
     if (p.n_dynamic) pl.n_align = al.n;
+    if (p.m_dynamic) pl.m_align = al.m;
     pl.k_iters = ceil_div(s.K, pl.tile_k);
     pl.instr_k = 1;
     // NPU costs are cycles (the layout's estimate); the model's clock turns them into time.

@@ -596,8 +596,6 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   // row by row (a column-major C is the transpose's row-major one: the spec check swapped it).
   if (!p.index.c_row_major) throw UserError("the AGUs walk a row-major C only: store C row-major");
   const bool b_col = !p.index.b_row_major, a_col = !p.index.a_row_major;
-  if (a_col && p.m_dynamic)
-    throw UserError("a column-major A's rows are M elements, which the design fixes: a run-time M is not generated");
   // A batch (batch > 1) is the core's loop: one START runs BATCH matrices (top.cpp, batch_text).
   const std::string epilogue = p.epilogue.empty() ? "none" : p.epilogue;
   if (epilogue != "none" && epilogue != "relu" && epilogue != "bias" && epilogue != "bias_relu")

@@ -74,7 +74,7 @@ struct TopParams {
   bool byte_rows = false;                      // rows not whole beats: realigned (the layout's byte_rows)
   std::int64_t row_bytes_b = 0, extent_c = 0;  // packed rows: B's row and C's bytes (constants)
   bool b_col_major = false;                    // B is N rows of K elements (column-major)
-  bool a_col_major = false;                    // A is K rows of M elements (column-major; M fixed)
+  bool a_col_major = false;                    // A is K rows of M elements (column-major)
   EpiParams epi;                               // the fused epilogue (none by default)
 };
 

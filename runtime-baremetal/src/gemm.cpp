@@ -141,9 +141,12 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   }
   // An M range: "M" holds M_max, M_min is at most that.
   bool m_dynamic = false;
-  int64_t m_min = M;
+  int64_t m_min = M, m_align = 1;
   r.boolean(r.root, "m_dynamic", &m_dynamic);
-  if (m_dynamic) r.integer(r.root, "M_min", 1, M, &m_min);
+  if (m_dynamic) {
+    r.integer(r.root, "M_min", 1, M, &m_min);
+    r.integer(r.root, "m_align", 1, 1 << 16, &m_align, true);
+  }
   bool n_dynamic = false;
   int64_t n_min = N, n_align = 1;
   r.boolean(r.root, "n_dynamic", &n_dynamic);
@@ -210,6 +213,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   p.M = static_cast<uint32_t>(M);
   p.M_min = static_cast<uint32_t>(m_min);
   p.M_max = p.M;
+  p.m_align = static_cast<uint32_t>(m_align);
   p.N_min = static_cast<uint32_t>(n_min);
   p.N_max = static_cast<uint32_t>(N);
   p.n_align = static_cast<uint32_t>(n_align);
@@ -248,6 +252,9 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
                                      : (o.row_major ? p.N : p.M);
     o.ld_is_k = k_dynamic && i != kC && o.row_major == (i == kA);
     o.ld_is_n = n_dynamic && i != kA && o.row_major;
+    // (A column-major A's columns follow the run-time M where the plan packs them; a padded plan
+    // stride holds every M of the range.)
+    o.ld_is_m = m_dynamic && i == kA && !o.row_major && (ld == 0 || ld == inner);
     if (ld == 0) ld = inner;
     if (ld < inner) {
       ld_field(err, ld_key[i], ld).str(" is smaller than the ").num(inner).str(" elements of a row or column");
@@ -313,6 +320,7 @@ uint32_t set_k(GemmPlan* p, uint32_t k) {
     o.cols = cols[i];
     if (o.ld_is_k && !o.ld_set) o.ld = k;
     if (o.ld_is_n && !o.ld_set) o.ld = p->N;
+    if (o.ld_is_m && !o.ld_set) o.ld = p->M;
     const uint32_t inner = o.row_major ? o.cols : o.rows;
     const uint32_t outer = o.row_major ? o.rows : o.cols;
     // One matrix: its last row (column) ends (outer - 1) × ld + inner elements in; the batch's

@@ -27,6 +27,7 @@ struct OperandLayout {
   bool row_major;
   bool ld_is_k;        // K-range plan, rows (A) or columns (B) along K: ld is the current K
   bool ld_is_n;        // N-range plan, rows of a row-major B or C: ld is the current N
+  bool ld_is_m;        // M-range plan, columns of a column-major A: ld is the current M
   bool ld_set;         // ld was chosen by dgmm_set_ld: it no longer follows K
   DType type;          // the container
   uint8_t value_bits;  // 2 .. bits(type): N of sN / uN; int4 = s4, int8 = s8, int16 = s16, int32 = s32
@@ -47,6 +48,7 @@ struct GemmPlan {
   uint32_t M_min, M_max;   // a run-time M (the plan's "m_dynamic", "M_min"; "M" holds M_max); M_min == M_max == M
                            // when M is fixed. A handle starts at M_max; set_m changes M.
   uint32_t k_align = 1;    // a run-time K is a multiple of this (the plan's "k_align"; absent: 1)
+  uint32_t m_align = 1;    // ... and a run-time M ("m_align": a column-major A's columns; absent: 1)
   bool byte_rows = false;  // NPU: rows and leading dimensions of whole bytes, not whole bus beats
                            // (the plan's npu_layout "byte_rows"; absent: false)
   uint32_t tile_m, tile_n, tile_k;  // clamped to M, N, K_max

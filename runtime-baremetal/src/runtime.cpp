@@ -599,6 +599,28 @@ dgmm_status bind(dgmm_handle h, const char* name, uint64_t address, bool output)
 dgmm_status set_plan_m(dgmm_handle h, uint32_t m, char name) {
   if (const dgmm_status s = idle(h, name == 'M' ? "M change" : "N change"); s != DGMM_OK) return s;
   if (m < h->plan.M_min || m > h->plan.M_max) return outside_range(name, m, h->plan.M_min, h->plan.M_max);
+  // A column-major A's columns are M elements (the user's row-major B's rows of N when swapped).
+  const dg::bm::OperandLayout& a = h->plan.op[dg::bm::kA];
+  const char* lines = dg::bm::user_row_major(h->plan, dg::bm::kA) ? "rows" : "columns";
+  ErrorDetail d;
+  d.chr(name).chr(' ').num(m);
+  if (m % h->plan.m_align != 0) {
+    d.str(" is not a multiple of ").num(h->plan.m_align).str(": the plan's DMA moves operand '");
+    d.chr(dg::bm::user_name(h->plan, dg::bm::kA)).str("''s ").str(lines).str(" of ").chr(name);
+    d.str(" elements in whole ").str(h->plan.byte_rows ? "bytes" : "bus beats");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (a.ld_is_m && !a.ld_set && (m & 1) != 0 && a.type == dg::bm::DType::Int4) {
+    d.str(" is odd: operand '").chr(dg::bm::user_name(h->plan, dg::bm::kA));
+    d.str("' has 4-bit elements packed two per byte along ").chr(name).str(", and each of its ").str(lines);
+    d.str(" must start on a byte");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (a.ld_set && !a.row_major && m > a.ld) {
+    d.str(" is above operand '").chr(dg::bm::user_name(h->plan, dg::bm::kA));
+    d.str("''s leading dimension ").num(a.ld).str(" (set by dgmm_set_ld): its ").str(lines).str(" would overlap");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
   const uint32_t old_m = h->plan.M;
   dg::bm::set_m(&h->plan, m);
   return recheck_operands(h, [&] { dg::bm::set_m(&h->plan, old_m); });
@@ -796,7 +818,7 @@ dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   o.ld_set = ld != 0;
-  o.ld = ld != 0 ? ld : o.ld_is_k ? h->plan.K : o.ld_is_n ? h->plan.N : o.plan_ld;
+  o.ld = ld != 0 ? ld : o.ld_is_k ? h->plan.K : o.ld_is_n ? h->plan.N : o.ld_is_m ? h->plan.M : o.plan_ld;
   dg::bm::set_k(&h->plan, h->plan.K);  // the extents at the new leading dimension
   dgmm_status s = DGMM_OK;
   if (h->bound[i] && wraps(h->addr[i], o.bytes))

@@ -46,8 +46,9 @@ struct PlanArgs {
   bool k_dynamic = false;  // K is chosen at run time, in [k_min, K]
   int k_align = 0;         // the plan's "k_align" when > 0 (absent otherwise, as older modules)
   int k_min = 0;
-  int m_min = 0;  // > 0: M is chosen at run time, in [m_min, M] ("m_dynamic", "M_min")
-  int n_min = 0;  // > 0: N is chosen at run time, in [n_min, N] ("n_dynamic", "N_min", "n_align")
+  int m_min = 0;    // > 0: M is chosen at run time, in [m_min, M] ("m_dynamic", "M_min")
+  int m_align = 0;  // the plan's "m_align" when > 0 (absent otherwise: 1)
+  int n_min = 0;    // > 0: N is chosen at run time, in [n_min, N] ("n_dynamic", "N_min", "n_align")
   int n_align = 1;
   int k_max = -1;        // the plan's "K_max" field when >= 0, else K (as the compiler writes it)
   std::string epilogue;  // the plan's "epilogue" when not empty (absent otherwise, as older modules)
@@ -70,6 +71,7 @@ std::string plan_json(const PlanArgs& p) {
     << ", \"ldc\": " << p.ldc
     << ", \"terms\": [{\"var\": \"}]{[\", \"coeff\": -3}]},\n  \"k_dynamic\": " << (p.k_dynamic ? "true" : "false")
     << (p.k_align > 0 ? ",\n  \"k_align\": " + std::to_string(p.k_align) : std::string())
+    << (p.m_align > 0 ? ",\n  \"m_align\": " + std::to_string(p.m_align) : std::string())
     << (p.m_min > 0 ? ",\n  \"m_dynamic\": true" : "")
     << (p.n_min > 0 ? ",\n  \"n_align\": " + std::to_string(p.n_align) + ",\n  \"n_dynamic\": true" : "")
     << ",\n  \"notes\": [\"tile_m: 1\"],\n"
@@ -754,6 +756,21 @@ void test_m_range() {
   q.k_dynamic = true, q.k_min = 1, q.a_row = false, q.lda = 11, q.c_row = false, q.ldc = 9;
   CHECK(run_raw(q, 7, 5, 6));
   CHECK(run_raw(q, 8, 12, 2));
+  // A packed column-major A: its columns are M elements, so its stride follows M, and M is a
+  // multiple of the plan's m_align (whole bus beats of A's columns).
+  PlanArgs c = p;
+  c.M = 12, c.m_min = 4, c.m_align = 4, c.a_row = false;
+  h = load(make_module(plan_json(c)));
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(operand(h, "A").ld == 12 && operand(h, "A").bytes == 12 * 12);
+  CHECK(dgmm_set_m(h, 6) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "M 6 is not a multiple of 4: the plan's DMA moves operand 'A''s columns of M"));
+  CHECK(dgmm_set_m(h, 8) == DGMM_OK);
+  CHECK(operand(h, "A").ld == 8 && operand(h, "A").bytes == 12 * 8);
+  CHECK(dgmm_set_ld(h, "A", 8) == DGMM_OK && dgmm_set_m(h, 12) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "M 12 is above operand 'A''s leading dimension 8 (set by dgmm_set_ld)"));
+  CHECK(run_raw(c, 9, 0, 8) && run_raw(c, 10, 0, 4));
 }
 
 void test_n_range() {

@@ -194,9 +194,13 @@ dgmm_status dgmm_set_k(dgmm_handle handle, uint32_t k);
 
 /** Sets the M of the following launches (see "M and N at run time" above):
  *  DGMM_ERROR_INVALID_ARGUMENT, with a message naming the plan's range, when m is outside
- *  [M_min, M_max] (for a fixed-M plan only m == M is accepted), or when an operand already bound
- *  would wrap around the address space at that M; DGMM_ERROR_INVALID_STATE while a launch runs.
- *  Bindings stay; on failure M stays as it was. */
+ *  [M_min, M_max] (for a fixed-M plan only m == M is accepted), not a multiple of the plan's
+ *  m_align (the NPU's DMA moves a column-major A's columns of M elements in whole bus beats, or
+ *  bytes), odd where a 4-bit column-major A's columns are packed, above a leading dimension
+ *  dgmm_set_ld set on a column-major A, or when an operand already bound would wrap around the
+ *  address space at that M; DGMM_ERROR_INVALID_STATE while a launch runs. (With a column-major C,
+ *  dgmm_set_n refuses the same of a row-major B's rows of N.) Bindings stay; on failure M stays as
+ *  it was. */
 dgmm_status dgmm_set_m(dgmm_handle handle, uint32_t m);
 
 /** Sets the N of the following launches (see "M and N at run time" above):
