@@ -30,7 +30,8 @@
 //     and sums the S slots in split order, 0 first, into its accumulators, reading its own slot
 //     back too: the order of the additions is fixed, so the result has the same bits whichever
 //     block arrives last, in every run. Then the plan's epilogue (scales, bias, activation, cast)
-//     runs once, on the sum. The other blocks end.
+//     runs once, on the sum, and stores C as the plan says (directly, or through the slab
+//     buffers and the TMA with c_store "tma"). The other blocks end.
 // No block waits for another, so any schedule of the S blocks completes. The workspace
 // (launch_format.h): one 32-bit counter per tile (padded to 256 bytes), then tiles × S slots of
 // tile_m · tile_n · 4 bytes; the runtime zeroes it once, and the kernel leaves the counters 0.
@@ -298,7 +299,10 @@ class WgmmaTmaKernel : WgmmaBase {
       };
       add(b_.getInt64(0), true);
       loop(c32(split_ - 1), [&](Value* j) { add(i64(b_.CreateAdd(j, c32(1))), false); });
-      epilogue();
+      if (c_tma_)
+        epilogue_through_slabs();
+      else
+        epilogue();
     });
   }
   /// One arrive on the empty barrier of the stage of K tile g, when `cond`.
@@ -345,8 +349,10 @@ class WgmmaTmaKernel : WgmmaBase {
       emit_ptx_statement(b_, "fence.mbarrier_init.release.cluster;");
     });
     b_.CreateCall(intr(llvm::Intrinsic::nvvm_barrier0));
-    if (c_tma_) {  // in the entry block, so that it lives in a register
-      slab_count_ = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "slabs");
+    if (c_tma_) {  // at the top of the entry block, so that it lives in a register (not .local)
+      llvm::BasicBlock& entry = b_.GetInsertBlock()->getParent()->getEntryBlock();
+      llvm::IRBuilder<> top(&entry, entry.getFirstInsertionPt());
+      slab_count_ = top.CreateAlloca(b_.getInt32Ty(), nullptr, "slabs");
       b_.CreateStore(c32(0), slab_count_);
     }
 
@@ -403,7 +409,6 @@ std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
     return "a split K launches one block per tile and split: at most 2^31 - 1 blocks";
   if (p.c_store == "tma") {
     const std::int64_t bits = 8 * element_bytes(p.c_type);
-    if (p.split_k > 1) return "C's store through the TMA runs without a split K (c_store)";
     if (!p.index.c_row_major || (bits != 16 && bits != 32) || (p.index.ldc * bits / 8) % 16 != 0)
       return "C's store through the TMA needs a row-major C of 16- or 32-bit elements whose rows are whole 16-byte "
              "chunks (c_store)";

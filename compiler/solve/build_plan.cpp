@@ -158,11 +158,12 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
                          element_load_registers(s, pl.tile_m, pl.tile_n, pl.tile_k, pl.warp_m, pl.warp_n, pl.stages);
     // C through the tensor-memory accelerator (wgmma_tma.cpp): each consumer warpgroup writes a
     // 128-byte-wide column slab of its rows into one of two shared-memory buffers, and the copy
-    // engine stores it while the warpgroup goes on (the next slab, the next tile's wgmma). For the
-    // TMA kernel without a split K, one packed row-major C of 16- or 32-bit elements whose rows are
-    // whole 16-byte chunks, where the two buffers still fit beside the stages.
-    if (pl.family == hw::Family::Wgmma && pl.loader == "tma" && pl.split_k == 1 && s.batch == 1 &&
-        p.c_layout.value == Layout::RowMajor && (s.c_bits == 16 || s.c_bits == 32) && (s.N * s.c_bits / 8) % 16 == 0) {
+    // engine stores it while the warpgroup goes on (the next slab, the next tile's wgmma). With a
+    // split K, the tile's last block stores the sum so. For the TMA kernel, one packed row-major C
+    // of 16- or 32-bit elements whose rows are whole 16-byte chunks, where the two buffers still
+    // fit beside the stages.
+    if (pl.family == hw::Family::Wgmma && pl.loader == "tma" && s.batch == 1 && p.c_layout.value == Layout::RowMajor &&
+        (s.c_bits == 16 || s.c_bits == 32) && (s.N * s.c_bits / 8) % 16 == 0) {
       const std::int64_t staged = pl.smem_bytes + c_store_bytes(pl.tile_m);
       const auto& g = p.hw.gpu;
       if (staged <= g.smem_per_block_bytes && pl.blocks_per_sm * (staged + 1024) <= g.smem_per_sm_bytes) {
