@@ -595,6 +595,28 @@ dgmm_status bind(dgmm_handle h, const char* name, uint64_t address, bool output)
   return DGMM_OK;
 }
 
+/// Operand i's lines under a new M or N (`name` = `value`): with 4-bit elements packed along that
+/// dimension (`packed_along`, the leading dimension not set), each line must start on a byte, so
+/// the value is even; where the lines run along it (`ld_along`) a leading dimension set by
+/// dgmm_set_ld bounds it. DGMM_OK, or the refusal, its text after `d`'s "NAME VALUE".
+dgmm_status check_lines(dgmm_handle h, uint32_t i, uint32_t value, char name, bool packed_along, bool ld_along,
+                        ErrorDetail& d) {
+  const dg::bm::OperandLayout& o = h->plan.op[i];
+  const char* lines = dg::bm::user_row_major(h->plan, i) ? "rows" : "columns";
+  if (packed_along && !o.ld_set && (value & 1) != 0 && o.type == dg::bm::DType::Int4) {
+    d.str(" is odd: operand '").chr(dg::bm::user_name(h->plan, i));
+    d.str("' has 4-bit elements packed two per byte along ").chr(name).str(", and each of its ").str(lines);
+    d.str(" must start on a byte");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (o.ld_set && ld_along && value > o.ld) {
+    d.str(" is above operand '").chr(dg::bm::user_name(h->plan, i));
+    d.str("''s leading dimension ").num(o.ld).str(" (set by dgmm_set_ld): its ").str(lines).str(" would overlap");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  return DGMM_OK;
+}
+
 /// The plan's M (the user's `name`: N when the plan swapped its operands) set to m.
 dgmm_status set_plan_m(dgmm_handle h, uint32_t m, char name) {
   if (const dgmm_status s = idle(h, name == 'M' ? "M change" : "N change"); s != DGMM_OK) return s;
@@ -610,17 +632,7 @@ dgmm_status set_plan_m(dgmm_handle h, uint32_t m, char name) {
     d.str(" elements in whole ").str(h->plan.byte_rows ? "bytes" : "bus beats");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
-  if (a.ld_is_m && !a.ld_set && (m & 1) != 0 && a.type == dg::bm::DType::Int4) {
-    d.str(" is odd: operand '").chr(dg::bm::user_name(h->plan, dg::bm::kA));
-    d.str("' has 4-bit elements packed two per byte along ").chr(name).str(", and each of its ").str(lines);
-    d.str(" must start on a byte");
-    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-  }
-  if (a.ld_set && !a.row_major && m > a.ld) {
-    d.str(" is above operand '").chr(dg::bm::user_name(h->plan, dg::bm::kA));
-    d.str("''s leading dimension ").num(a.ld).str(" (set by dgmm_set_ld): its ").str(lines).str(" would overlap");
-    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-  }
+  if (const dgmm_status s = check_lines(h, dg::bm::kA, m, name, a.ld_is_m, !a.row_major, d); s != DGMM_OK) return s;
   const uint32_t old_m = h->plan.M;
   dg::bm::set_m(&h->plan, m);
   return recheck_operands(h, [&] { dg::bm::set_m(&h->plan, old_m); });
@@ -642,18 +654,7 @@ dgmm_status set_plan_n(dgmm_handle h, uint32_t n, char name) {
   }
   for (uint32_t i = dg::bm::kB; i < dg::bm::kOperands; ++i) {
     const dg::bm::OperandLayout& o = h->plan.op[i];
-    const char* lines = dg::bm::user_row_major(h->plan, i) ? "rows" : "columns";
-    if (o.ld_is_n && !o.ld_set && (n & 1) != 0 && o.type == dg::bm::DType::Int4) {
-      d.str(" is odd: operand '").chr(dg::bm::user_name(h->plan, i));
-      d.str("' has 4-bit elements packed two per byte along ").chr(name).str(", and each of its ").str(lines);
-      d.str(" must start on a byte");
-      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-    }
-    if (o.ld_set && o.row_major && n > o.ld) {
-      d.str(" is above operand '").chr(dg::bm::user_name(h->plan, i));
-      d.str("''s leading dimension ").num(o.ld).str(" (set by dgmm_set_ld): its ").str(lines).str(" would overlap");
-      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
-    }
+    if (const dgmm_status s = check_lines(h, i, n, name, o.ld_is_n, o.row_major, d); s != DGMM_OK) return s;
   }
   const uint32_t old_n = h->plan.N;
   dg::bm::set_n(&h->plan, n);
