@@ -28,6 +28,10 @@ if ls "$mods"/w4_*.ko > /dev/null 2>&1; then
   echo "== the same, each side timed by graph replays (no host launch overhead)"
   build/runtime-only/bench/gpu_bench --graph "$mods"/w4_*.ko 2>&1 | tee "$logs/bench_w4_graph.log"
 fi
+if ls "$mods"/w4f*_*.ko > /dev/null 2>&1; then
+  echo "== 4-bit weights on wgmma: the solver's pick (w4f_), forced onto mma.sync (w4fm_) and wgmma (w4fw_), against cuBLAS fp16; graph replays"
+  build/runtime-only/bench/gpu_bench --graph "$mods"/w4f*_*.ko 2>&1 | tee "$logs/bench_w4f.log"
+fi
 if ls "$mods"/family_*.ko > /dev/null 2>&1; then
   echo "== the mma.sync family on the large shapes"
   build/runtime-only/bench/gpu_bench "$mods"/family_*.ko 2>&1 | tee "$logs/bench_family.log"

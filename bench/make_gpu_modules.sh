@@ -17,13 +17,16 @@
 #                             and with split_k 1 forced (off), same loader
 #   check_w4_*.ko, w4_<type>_g128_MxNxK.ko  4-bit weights (W4A16): checks with tails and each
 #                             scale grouping, and the benchmark against cuBLAS fp16 of the same shape
+#   check_w4w_*.ko, w4f*_fp16_g128_MxNxK.ko  4-bit weights on wgmma (the TMA kernel's producer
+#                             converts them): checks, and the benchmark picked, mma.sync, wgmma
 #   weak_<type>_MxNxK.ko      the classes the table holds least of: M = 256, K = 512 and 1024 at
 #                             M = N = 4096 and 8192, N = 576 and 2112 at K = 7168
-# usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|tma|oddk|w4|splitk|epilogue|simt|residual]
+# usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|tma|oddk|w4|w4w|splitk|epilogue|simt|residual]
 #   (bench: only the benchmark table; weak: only the weak classes; fp8: only the fp8, scales and
 #   batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
+#   w4w: only the 4-bit weights on wgmma;
 #   epilogue: only the fused epilogues' checks and benchmark; simt: only the fp16-accumulation
 #   (fp16_fma) and split-K SIMT checks and benchmark; residual: alpha and beta with a C input)
 set -euo pipefail
@@ -307,6 +310,36 @@ if [ "$what" = all ] || [ "$what" = w4 ]; then
   done
 fi
 if [ "$what" = w4 ]; then
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
+# 4-bit weights on wgmma (the TMA kernel's producer converts them into the stages): checks forced
+# onto the family (tails of M, N and K, each grouping, no scales, a fused epilogue, an fp32 output,
+# u4, E2M1, both activation types, a split K where the solver takes one); w4f_*.ko the same
+# benchmark shapes as the solver picks them (w4f_), forced onto mma.sync (w4fm_) and onto wgmma
+# (w4fw_).
+if [ "$what" = all ] || [ "$what" = w4w ]; then
+  spec_w4 fp16 fp16 200 1048 4128 "B: group_32;" "check_w4w_fp16_g32_200x1048x4128.ko" "cast_output: fp16; family: wgmma;"
+  spec_w4 bf16 bf16 77 1048 2112 "B: group_64;" "check_w4w_bf16_g64_77x1048x2112.ko" "cast_output: bf16; family: wgmma;"
+  spec_w4 fp16 fp16 130 4104 1024 "B: per_column;" "check_w4w_fp16_percol_bias_silu_130x4104x1024.ko" "cast_output: fp16; op_type: bias_silu; family: wgmma;"
+  spec_w4 fp16 fp32 256 4096 4096 "B: group_128;" "check_w4w_fp16_g128_fp32_256x4096x4096.ko" "family: wgmma;"
+  spec_w4 bf16 fp16 64 256 256 "" "check_w4w_bf16_noscale_64x256x256.ko" "family: wgmma;"
+  spec_w4 fp16 fp16 300 1000 4096 "B: group_64;" "check_w4w_u4_fp16_g64_300x1000x4096.ko" "cast_output: fp16; family: wgmma;" hopper u4
+  spec_w4 fp16 fp16 200 1000 4128 "B: group_32;" "check_w4w_e2m1_fp16_g32_200x1000x4128.ko" "cast_output: fp16; family: wgmma;" hopper int4_e2m1
+  spec_w4 bf16 bf16 1000 776 1024 "B: group_128;" "check_w4w_e2m1_bf16_g128_1000x776x1024.ko" "cast_output: bf16; family: wgmma;" hopper int4_e2m1
+  spec_w4 fp16 fp16 16 4096 4096 "B: group_128;" "check_w4w_fp16_g128_16x4096x4096.ko" "cast_output: fp16; family: wgmma;"
+  spec_w4 fp16 fp16 4096 4096 4096 "B: group_128;" "check_w4w_fp16_g128_4096x4096x4096.ko" "cast_output: fp16; family: wgmma;"
+  spec_w4 fp16 fp16 128 4096 4096 "B: group_128;" "check_w4w_fp16_g128_res_128x4096x4096.ko" "cast_output: fp16; family: wgmma; beta: 1;"
+  spec_w4 fp16 fp16 1024 4096 4096 "B: group_128;" "check_w4w_fp16_g128_1024x4096x4096.ko" "cast_output: fp16; family: wgmma;"
+  for m in 16 32 64 128 256 1024 4096; do
+    spec_w4 fp16 fp16 $m 4096 4096 "B: group_128;" "w4f_fp16_g128_${m}x4096x4096.ko" "cast_output: fp16;"
+    spec_w4 fp16 fp16 $m 4096 4096 "B: group_128;" "w4fm_fp16_g128_${m}x4096x4096.ko" "cast_output: fp16; family: mma_sync;"
+    spec_w4 fp16 fp16 $m 4096 4096 "B: group_128;" "w4fw_fp16_g128_${m}x4096x4096.ko" "cast_output: fp16; family: wgmma;"
+  done
+  for m in 128 4096; do
+    spec_w4 fp16 fp16 $m 14336 4096 "B: group_128;" "w4fw_fp16_g128_${m}x14336x4096.ko" "cast_output: fp16; family: wgmma;"
+  done
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
   exit 0

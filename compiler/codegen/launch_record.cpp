@@ -90,7 +90,8 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   // 4-bit weights: B holds them packed (header included) in the n8k128 layout (n8k128u for u4:
   // unsigned nibbles, zero point 8; n8k128f4 for E2M1 codes), and their group
   // scales, in the activation's type, are sc_b: K/group rows (one for per_column) of N, row-major.
-  if (p.loader == "registers") {
+  // The same for the weight-streaming kernel and the wgmma kernel that converts them.
+  if (p.loader == "registers" || p.w4_staged()) {
     ko::launch::Operand& b = l.operands[1];
     b.packing = p.b_type == "u4"          ? ko::w4::kLayoutN8K128U4
                 : p.b_type == "int4_e2m1" ? ko::w4::kLayoutN8K128F4

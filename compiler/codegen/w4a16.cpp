@@ -42,14 +42,73 @@ namespace dg::codegen {
 
 namespace {
 
+/// FP4 E2M1 codes (s e1 e0 m) → fp16x2 (bf16x2): the exponent and mantissa bits go to the top of
+/// the 16-bit format's exponent-mantissa boundary (bits 9-11 for fp16, 6-8 for bf16), the sign to
+/// bit 15, which reads as 2^(e - bias16)·(1 + m/2) (a subnormal for e = 0, m/2 · 2^(1 - bias16));
+/// one multiply by 2^(bias16 - 1) (2^14, bf16 2^126) gives E2M1's value 2^(e - 1)·(1 + m/2), or
+/// m/2, exactly. The multiply is an fma with -0.0, which keeps the sign of zero.
+std::array<llvm::Value*, 4> convert_e2m1(llvm::IRBuilder<>& b, InlinePtx& cv, bool bf16) {
+  std::string text = "{\n\t.reg .b32 t<4>, m<4>, c<2>;\n";
+  text += bf16 ? "\tmov.b32 c0, 0x7e807e80;\n" : "\tmov.b32 c0, 0x74007400;\n";
+  text += "\tmov.b32 c1, 0x80008000;\n";
+  for (int i = 0; i < 4; ++i) {
+    text += i == 0 ? "\tmov.b32 t0, $4;\n" : fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
+    text += fmt::format("\tand.b32 m{0}, t{0}, 0x00070007;\n\tshl.b32 m{0}, m{0}, {1};\n", i, bf16 ? 6 : 9);
+    text += fmt::format("\tand.b32 t{0}, t{0}, 0x00080008;\n\tshl.b32 t{0}, t{0}, 12;\n", i);
+    text += fmt::format("\tor.b32 t{0}, t{0}, m{0};\n", i);
+    text += fmt::format("\tfma.rn.{}x2 ${}, t{}, c0, c1;\n", bf16 ? "bf16" : "f16", i, i);
+  }
+  text += "}";
+  llvm::Value* r = cv.emit(b, text, false, false);
+  return {b.CreateExtractValue(r, 0), b.CreateExtractValue(r, 1), b.CreateExtractValue(r, 2),
+          b.CreateExtractValue(r, 3)};
+}
+
+}  // namespace
+
+/// One word of 8 nibbles → four fp16x2 (bf16x2) registers: register i holds k0 + 2i, k0 + 2i + 1.
+std::array<llvm::Value*, 4> convert_w4_word(llvm::IRBuilder<>& b, llvm::Value* word, bool bf16, bool e2m1) {
+  InlinePtx cv;
+  for (int i = 0; i < 4; ++i) cv.out('r');
+  cv.in(word, 'r');
+  if (e2m1) return convert_e2m1(b, cv, bf16);
+  // fp16: 0x6400 | u is 1024 + u, minus 1032 is u - 8 = v; a nibble left in bits 4-7 gives
+  // 0x6400 | 16u = 1024 + 16u, and (1024 + 16u)·(1/16) - 72 is v too, so registers 1 and 3
+  // need no shift of their own (one shift by 8 serves 2 and 3). bf16 has 7 mantissa bits, too
+  // few for 16u: each register is shifted into bits 0-3, 0x4300 | u is 128 + u, minus 136 (as
+  // 1·x + (-136): sm_80 has no bf16x2 subtraction).
+  std::string text = "{\n\t.reg .b32 t<4>, c<3>, s;\n";
+  if (bf16) {
+    text += "\tmov.b32 c0, 0x3f803f80;\n\tmov.b32 c1, 0xc308c308;\n";
+    for (int i = 0; i < 4; ++i) {
+      const std::string src = i == 0 ? "$4" : fmt::format("t{}", i);
+      if (i > 0) text += fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
+      text += fmt::format("\tlop3.b32 t{}, {}, 0x000f000f, 0x43004300, 0xea;\n", i, src);
+      text += fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i);
+    }
+  } else {
+    // c0 = 1032, c1 = 1/16 (0x2c00), c2 = -72 (0xd480), each in both halves.
+    text += "\tmov.b32 c0, 0x64086408;\n\tmov.b32 c1, 0x2c002c00;\n\tmov.b32 c2, 0xd480d480;\n";
+    text += "\tshr.b32 s, $4, 8;\n";
+    for (int i = 0; i < 4; ++i) {
+      text += fmt::format("\tlop3.b32 t{}, {}, {}, 0x64006400, 0xea;\n", i, i < 2 ? "$4" : "s",
+                          i % 2 == 0 ? "0x000f000f" : "0x00f000f0");
+      text += i % 2 == 0 ? fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i)
+                         : fmt::format("\tfma.rn.f16x2 ${}, t{}, c1, c2;\n", i, i);
+    }
+  }
+  text += "}";
+  llvm::Value* r = cv.emit(b, text, false, false);
+  return {b.CreateExtractValue(r, 0), b.CreateExtractValue(r, 1), b.CreateExtractValue(r, 2),
+          b.CreateExtractValue(r, 3)};
+}
+
+namespace {
+
 using llvm::Value;
 
 /// The group size of the plan's weight scales: 0 without scales, K for per_column.
-std::int64_t group_size(const Plan& p) {
-  if (p.scale_b == "per_column") return p.K;
-  if (p.scale_b.rfind("group_", 0) == 0) return std::stoll(p.scale_b.substr(6));
-  return 0;
-}
+std::int64_t group_size(const Plan& p) { return w4_group_size(p.scale_b, p.K); }
 
 class W4a16Kernel : KernelBuilder {
  public:
@@ -115,64 +174,7 @@ class W4a16Kernel : KernelBuilder {
             b_.CreateExtractValue(r, 3)};
   }
 
-  /// One word of 8 nibbles → four fp16x2 (bf16x2) registers: register i holds k0 + 2i, k0 + 2i + 1.
-  std::array<Value*, 4> convert(Value* word) {
-    InlinePtx cv;
-    for (int i = 0; i < 4; ++i) cv.out('r');
-    cv.in(word, 'r');
-    if (e2m1_) return convert_e2m1(cv);
-    // fp16: 0x6400 | u is 1024 + u, minus 1032 is u - 8 = v; a nibble left in bits 4-7 gives
-    // 0x6400 | 16u = 1024 + 16u, and (1024 + 16u)·(1/16) - 72 is v too, so registers 1 and 3
-    // need no shift of their own (one shift by 8 serves 2 and 3). bf16 has 7 mantissa bits, too
-    // few for 16u: each register is shifted into bits 0-3, 0x4300 | u is 128 + u, minus 136 (as
-    // 1·x + (-136): sm_80 has no bf16x2 subtraction).
-    std::string text = "{\n\t.reg .b32 t<4>, c<3>, s;\n";
-    if (bf16_) {
-      text += "\tmov.b32 c0, 0x3f803f80;\n\tmov.b32 c1, 0xc308c308;\n";
-      for (int i = 0; i < 4; ++i) {
-        const std::string src = i == 0 ? "$4" : fmt::format("t{}", i);
-        if (i > 0) text += fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
-        text += fmt::format("\tlop3.b32 t{}, {}, 0x000f000f, 0x43004300, 0xea;\n", i, src);
-        text += fmt::format("\tfma.rn.bf16x2 ${}, t{}, c0, c1;\n", i, i);
-      }
-    } else {
-      // c0 = 1032, c1 = 1/16 (0x2c00), c2 = -72 (0xd480), each in both halves.
-      text += "\tmov.b32 c0, 0x64086408;\n\tmov.b32 c1, 0x2c002c00;\n\tmov.b32 c2, 0xd480d480;\n";
-      text += "\tshr.b32 s, $4, 8;\n";
-      for (int i = 0; i < 4; ++i) {
-        text += fmt::format("\tlop3.b32 t{}, {}, {}, 0x64006400, 0xea;\n", i, i < 2 ? "$4" : "s",
-                            i % 2 == 0 ? "0x000f000f" : "0x00f000f0");
-        text += i % 2 == 0 ? fmt::format("\tsub.f16x2 ${}, t{}, c0;\n", i, i)
-                           : fmt::format("\tfma.rn.f16x2 ${}, t{}, c1, c2;\n", i, i);
-      }
-    }
-    text += "}";
-    Value* r = cv.emit(b_, text, false, false);
-    return {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1), b_.CreateExtractValue(r, 2),
-            b_.CreateExtractValue(r, 3)};
-  }
-
-  /// FP4 E2M1 codes (s e1 e0 m) → fp16x2 (bf16x2): the exponent and mantissa bits go to the top of
-  /// the 16-bit format's exponent-mantissa boundary (bits 9-11 for fp16, 6-8 for bf16), the sign to
-  /// bit 15, which reads as 2^(e - bias16)·(1 + m/2) (a subnormal for e = 0, m/2 · 2^(1 - bias16));
-  /// one multiply by 2^(bias16 - 1) (2^14, bf16 2^126) gives E2M1's value 2^(e - 1)·(1 + m/2), or
-  /// m/2, exactly. The multiply is an fma with -0.0, which keeps the sign of zero.
-  std::array<Value*, 4> convert_e2m1(InlinePtx& cv) {
-    std::string text = "{\n\t.reg .b32 t<4>, m<4>, c<2>;\n";
-    text += bf16_ ? "\tmov.b32 c0, 0x7e807e80;\n" : "\tmov.b32 c0, 0x74007400;\n";
-    text += "\tmov.b32 c1, 0x80008000;\n";
-    for (int i = 0; i < 4; ++i) {
-      text += i == 0 ? "\tmov.b32 t0, $4;\n" : fmt::format("\tshr.b32 t{}, $4, {};\n", i, 4 * i);
-      text += fmt::format("\tand.b32 m{0}, t{0}, 0x00070007;\n\tshl.b32 m{0}, m{0}, {1};\n", i, bf16_ ? 6 : 9);
-      text += fmt::format("\tand.b32 t{0}, t{0}, 0x00080008;\n\tshl.b32 t{0}, t{0}, 12;\n", i);
-      text += fmt::format("\tor.b32 t{0}, t{0}, m{0};\n", i);
-      text += fmt::format("\tfma.rn.{}x2 ${}, t{}, c0, c1;\n", bf16_ ? "bf16" : "f16", i, i);
-    }
-    text += "}";
-    Value* r = cv.emit(b_, text, false, false);
-    return {b_.CreateExtractValue(r, 0), b_.CreateExtractValue(r, 1), b_.CreateExtractValue(r, 2),
-            b_.CreateExtractValue(r, 3)};
-  }
+  std::array<Value*, 4> convert(Value* word) { return convert_w4_word(b_, word, bf16_, e2m1_); }
 
   /// This lane's scales of group `gi` for n8 tile j: one 32-bit word (columns c0 and c0 + 1 of the
   /// lane's accumulator pairs), or with the operands swapped one 16-bit value (column g). Columns

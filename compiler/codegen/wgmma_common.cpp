@@ -38,6 +38,9 @@ void WgmmaBase::read_plan() {
   elem_bytes_ = element_bytes(p_.a_type);
   int8_ = p_.a_type == "int8";
   acc_per_frag_ = bn_ / 2;  // m64nNk*: N/2 accumulators per thread
+  // 4-bit weights reach the stages converted by the producer, K-major whatever the spec's B.
+  b_n_major_ = d.b_row_major && !p_.w4_staged();
+  if (p_.w4_staged()) b_stage_ = bn_ * 128;
 }
 
 void WgmmaBase::zero_accumulators() {
@@ -84,7 +87,7 @@ void WgmmaBase::mma(std::int64_t f, Value* desc_a, Value* desc_b) {
   } else {
     const char* t = p_.a_type == "bf16" ? "bf16" : "f16";
     shape_types = fmt::format("m64n{}k16.f32.{}.{}", bn_, t, t);
-    tail = fmt::format(", 1, 1, 0, {}", p_.index.b_row_major ? 1 : 0);  // B N-major: transposed
+    tail = fmt::format(", 1, 1, 0, {}", b_n_major_ ? 1 : 0);  // B N-major: transposed
   }
   std::string text = fmt::format(
       "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\n"
@@ -97,7 +100,7 @@ void WgmmaBase::mma(std::int64_t f, Value* desc_a, Value* desc_b) {
 
 /// The wgmma group of one K tile: tile_k / 16 steps on every fragment of this warpgroup.
 void WgmmaBase::compute_stage(Value* stage) {
-  const bool b_n_major = p_.index.b_row_major;
+  const bool b_n_major = b_n_major_;
   const std::uint64_t a_high = descriptor_high_bits(16, 1024);  // K-major: LBO unused, 8 rows apart
   const std::uint64_t b_high = b_n_major ? descriptor_high_bits(static_cast<std::uint64_t>(bk_ * 128), 1024)  // slabs
                                          : a_high;

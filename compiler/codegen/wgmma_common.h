@@ -56,6 +56,7 @@ class WgmmaBase : protected KernelBuilder {
   std::int64_t bm_ = 0, bn_ = 0, bk_ = 0, groups_ = 1, fm_ = 1, group_rows_ = 0, warp_rows_ = 16, k_tiles_ = 1;
   std::int64_t stages_ = 3, a_stage_ = 0, b_stage_ = 0, acc_per_frag_ = 0, elem_bytes_ = 2;
   bool int8_ = false;
+  bool b_n_major_ = false;   // B's stage N-major (a row-major B, not 4-bit weights): slabs, transposed
   bool fresh_lane_ = false;  // the epilogue re-reads the lane (a persistent kernel's tile loop)
   Value *acc_ = nullptr, *group_row_ = nullptr, *group_row_bytes_ = nullptr, *warp_row_ = nullptr,
         *smem_base_ = nullptr, *warp_ = nullptr, *group_ = nullptr;

@@ -35,9 +35,11 @@
 // No block waits for another, so any schedule of the S blocks completes. The workspace
 // (launch_format.h): one 32-bit counter per tile (padded to 256 bytes), then tiles × S slots of
 // tile_m · tile_n · 4 bytes; the runtime zeroes it once, and the kernel leaves the counters 0.
+#include <deepgemm/w4_pack.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "codegen/families.h"
 #include "codegen/inline_ptx.h"
@@ -67,11 +69,19 @@ class WgmmaTmaKernel : WgmmaBase {
     DG_INTERNAL_ASSERT(split_ == 1 || (per_split_ > 0 && !p_.k_dynamic && p_.persistent_blocks == 0),
                        "a split K reached the TMA kernel with a run-time K or a persistent loop");
     c_tma_ = p_.c_store == "tma";
-    begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, c_tma_ ? 3 : 2, split_ > 1);
+    w4_ = p_.w4_staged();
+    group_size_ = w4_ ? w4_group_size(p_.scale_b, p_.K) : 0;
+    // The tensor maps: A's, B's (not for 4-bit weights, which the producer stages by cp.async), C's.
+    const unsigned b_maps = w4_ ? 0 : 1;
+    c_map_ = 1 + b_maps;
+    begin_kernel(name, 128 * (groups_ + 1), p_.blocks_per_sm, 1024, 1 + b_maps + (c_tma_ ? 1 : 0), split_ > 1);
+    scale_arg_ = has_bias() ? 4 : 3;
     // Shared memory: the stages, C's two slab buffers per consumer warpgroup (c_store "tma"; each
-    // group_rows × 128 bytes, so 1024-byte aligned as the 128-byte swizzle needs), the barriers.
+    // group_rows × 128 bytes, so 1024-byte aligned as the 128-byte swizzle needs), the 4-bit
+    // weights' staging slots, the barriers.
     c_buffers_ = stages_ * (a_stage_ + b_stage_);
-    barriers_ = c_buffers_ + (c_tma_ ? c_store_bytes(bm_) : 0);
+    staging_ = c_buffers_ + (c_tma_ ? c_store_bytes(bm_) : 0);
+    barriers_ = staging_ + (w4_ ? w4_staging_bytes(bn_, group_size_) : 0);
     // Persistent (persistent_blocks > 0): the plan's blocks (verify proved they take every tile
     // once), each looping over the tiles blockIdx.x, blockIdx.x + grid, ... in the plan's raster
     // order. Otherwise one block per tile (per tile and split with a split K).
@@ -86,8 +96,10 @@ class WgmmaTmaKernel : WgmmaBase {
     const std::uint32_t row = static_cast<std::uint32_t>(128 / elem_bytes_);  // one 128-byte swizzle row
     li.box[0][0] = row;
     li.box[0][1] = static_cast<std::uint32_t>(bm_);
-    li.box[1][0] = row;
-    li.box[1][1] = static_cast<std::uint32_t>(p_.index.b_row_major ? bk_ : bn_);
+    if (!w4_) {
+      li.box[1][0] = row;
+      li.box[1][1] = static_cast<std::uint32_t>(p_.index.b_row_major ? bk_ : bn_);
+    }
     if (c_tma_) {  // C: one slab (128 bytes of a row) of a warpgroup's rows
       li.box[2][0] = static_cast<std::uint32_t>(128 / element_bytes(p_.c_type));
       li.box[2][1] = static_cast<std::uint32_t>(group_rows_);
@@ -185,6 +197,167 @@ class WgmmaTmaKernel : WgmmaBase {
     });
   }
 
+  // ---- 4-bit weights (Plan::w4_staged) ----
+  //
+  // Every thread of the producer warpgroup takes part. Per output tile, the packed 128-k blocks of
+  // the tile's columns (tile_n / 8 n8 tiles of 512 bytes each, <deepgemm/w4_pack.h>) and their
+  // scale rows are copied by cp.async into kW4Slots staging slots, kW4Slots - 1 blocks ahead. Each
+  // block is two K tiles of 64: for each, once the stage is empty, one thread has the copy engine
+  // load A's tile as before (arrive.expect_tx, the full barrier's first arrival), and the 128
+  // threads convert the block's half into the stage as a K-major fp16/bf16 tile in the 128-byte
+  // swizzle wgmma reads (convert_w4_word: one packed word is eight consecutive k of one column,
+  // one 16-byte chunk of its row), multiplied by the group's scale (one rounding to the 16-bit
+  // type; exact for power-of-two scales), fence the writes for the async proxy, meet at a named
+  // barrier, and one thread arrives on the full barrier a second time. A split's first K tile
+  // is even (wgmma_tma_unsupported), so its blocks are whole.
+
+  /// The producer warpgroup's named barrier (its 128 threads).
+  void producer_barrier() { emit_ptx_statement(b_, "bar.sync 15, 128;"); }
+  Value* slot_at(Value* q) {
+    return b_.CreateAdd(smem_base_, b_.CreateAdd(c32(staging_), b_.CreateMul(b_.CreateURem(q, c32(kW4Slots)),
+                                                                             c32(w4_slot_bytes(bn_, group_size_)))));
+  }
+  /// 16 bytes from global `src` (i64 byte offset from operand `arg`) into shared `dst`; zeros when
+  /// `valid` is false.
+  void copy16(Value* dst, unsigned arg, Value* byte, Value* valid) {
+    Value* ptr = b_.CreatePtrToInt(b_.CreateGEP(b_.getInt8Ty(), this->arg(arg), byte), b_.getInt64Ty());
+    statement("cp.async.cg.shared.global [$0], [$1], 16, $2;", {dst, ptr, b_.CreateSelect(valid, c32(16), c32(0))});
+  }
+
+  /// cp.async copies of packed block qg (a global 128-k block index) of the tile's columns, and of
+  /// its scale rows, into the slot at `slot`.
+  void stage_block(Value* ptid, Value* qg, Value* slot) {
+    const std::int64_t kb = (p_.K + 127) / 128, n8 = p_.N / 8;
+    Value* j0 = b_.CreateLShr(col_base_, 3);
+    for (std::int64_t r = 0; r < bn_ / 32; ++r) {
+      Value* c = b_.CreateAdd(ptid, c32(128 * r));
+      Value* jl = b_.CreateLShr(c, 5);
+      Value* lane = b_.CreateAnd(c, c32(31));
+      Value* jg = b_.CreateAdd(j0, jl);
+      Value* valid = b_.CreateICmpULT(jg, c32(n8));
+      jg = b_.CreateSelect(valid, jg, c32(0));
+      auto* i64 = b_.getInt64Ty();
+      Value* chunk = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(jg, i64), b_.getInt64(kb)), b_.CreateZExt(qg, i64));
+      Value* byte =
+          b_.CreateAdd(b_.CreateMul(chunk, b_.getInt64(512)),
+                       b_.CreateAdd(b_.getInt64(ko::w4::kHeaderBytes), b_.CreateZExt(b_.CreateShl(lane, 4), i64)));
+      copy16(b_.CreateAdd(slot, b_.CreateAdd(b_.CreateShl(jl, 9), b_.CreateShl(lane, 4))), 1, byte, valid);
+    }
+    const std::int64_t rows = w4_scale_rows(group_size_);
+    if (rows == 0) return;
+    // rows × tile_n / 8 chunks of 16 bytes (at most 4 × 32): one per thread.
+    const std::int64_t per_row = bn_ / 8, groups = p_.K / group_size_;
+    emit_guarded(b_.CreateICmpULT(ptid, c32(rows * per_row)), rows * per_row < 128, [&] {
+      Value* rr = b_.CreateUDiv(ptid, c32(per_row));
+      Value* cc = b_.CreateURem(ptid, c32(per_row));
+      Value* row = group_size_ < 128 ? b_.CreateAdd(b_.CreateMul(qg, c32(rows)), rr)
+                                     : b_.CreateUDiv(b_.CreateMul(qg, c32(128)), c32(group_size_));
+      Value* col = b_.CreateAdd(col_base_, b_.CreateShl(cc, 3));
+      Value* valid = b_.CreateAnd(b_.CreateICmpULT(row, c32(groups)), b_.CreateICmpULT(col, c32(p_.N)));
+      row = b_.CreateSelect(valid, row, c32(0));
+      col = b_.CreateSelect(valid, col, c32(0));
+      auto* i64 = b_.getInt64Ty();
+      Value* elem = b_.CreateAdd(b_.CreateMul(b_.CreateZExt(row, i64), b_.getInt64(p_.N)), b_.CreateZExt(col, i64));
+      Value* dst = b_.CreateAdd(
+          slot, b_.CreateAdd(c32(per_row * 512), b_.CreateAdd(b_.CreateMul(rr, c32(bn_ * 2)), b_.CreateShl(cc, 4))));
+      copy16(dst, scale_arg_, b_.CreateShl(elem, 1), valid);
+    });
+  }
+
+  /// Fill the stage of the block's g-th K tile (g = i·tiles + kt) with A's tile (the copy engine)
+  /// and half h of the staged block at `slot`, converted.
+  void fill_stage_w4(Value* ptid, Value* issuer, Value* g, Value* kt, Value* slot, std::int64_t h) {
+    Value* s = b_.CreateURem(g, c32(stages_));
+    Value* round = b_.CreateUDiv(g, c32(stages_));
+    wait(empty(s), b_.CreateXor(b_.CreateAnd(round, c32(1)), c32(1)));
+    Value* bar = full(s);
+    emit_guarded(issuer, true, [&] {
+      statement("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", {bar, c32(a_stage_)});
+      Value* k0 = b_.CreateMul(b_.CreateAdd(k_first_, kt), c32(bk_));
+      copy(b_.CreateAdd(smem_base_, b_.CreateMul(s, c32(a_stage_))), 0, k0, row_base_, bar);
+    });
+    Value* b_dst = b_.CreateAdd(smem_base_, b_.CreateAdd(b_region(), b_.CreateMul(s, c32(b_stage_))));
+    const bool bf16 = p_.a_type == "bf16", e2m1 = p_.b_type == "int4_e2m1";
+    // Item it (of 8·tile_n: n8 tile jl, lane, word w' of the half) → one packed word, eight k of
+    // column 8·jl + lane/4 from 32·w' + 8·(lane % 4): chunk 4·w' + lane % 4 of that row.
+    loop(c32(bn_ / 16), [&](Value* r) {
+      Value* it = b_.CreateAdd(ptid, b_.CreateMul(r, c32(128)));
+      Value* jl = b_.CreateLShr(it, 6);
+      Value* lane = b_.CreateAnd(b_.CreateLShr(it, 1), c32(31));
+      Value* wp = b_.CreateAnd(it, c32(1));
+      Value* src =
+          b_.CreateAdd(slot, b_.CreateAdd(b_.CreateShl(jl, 9), b_.CreateAdd(b_.CreateShl(lane, 4), c32(8 * h))));
+      src = b_.CreateAdd(src, b_.CreateShl(wp, 2));
+      InlinePtx ld;
+      ld.out('r');
+      ld.in(src, 'r');
+      Value* word = ld.emit(b_, "ld.shared.b32 $0, [$1];");
+      std::array<Value*, 4> v = convert_w4_word(b_, word, bf16, e2m1);
+      Value* t = b_.CreateAnd(lane, c32(3));
+      Value* n = b_.CreateAdd(b_.CreateShl(jl, 3), b_.CreateLShr(lane, 2));
+      if (group_size_ > 0) {
+        // The scale of column n in this word's group: row (64·h + 32·w' + 8·t) / G of the block's.
+        Value* row =
+            group_size_ < 128
+                ? b_.CreateUDiv(b_.CreateAdd(c32(64 * h), b_.CreateAdd(b_.CreateShl(wp, 5), b_.CreateShl(t, 3))),
+                                c32(group_size_))
+                : c32(0);
+        Value* at = b_.CreateAdd(
+            slot, b_.CreateAdd(c32(bn_ / 8 * 512), b_.CreateAdd(b_.CreateMul(row, c32(bn_ * 2)), b_.CreateShl(n, 1))));
+        InlinePtx sl;
+        sl.out('r');
+        sl.in(at, 'r');
+        Value* sc = sl.emit(b_, "{\n.reg .b16 h;\nld.shared.b16 h, [$1];\nmov.b32 $0, {h, h};\n}");
+        for (auto& x : v) {
+          InlinePtx m;
+          m.out('r');
+          m.in(x, 'r');
+          m.in(sc, 'r');
+          // (bf16: an fma with -0.0, which keeps the sign of a zero product, as sm_80 has no bf16x2 mul.)
+          x = m.emit(b_,
+                     bf16 ? "{\n.reg .b32 z;\nmov.b32 z, 0x80008000;\nfma.rn.bf16x2 $0, $1, $2, z;\n}"
+                          : "mul.rn.f16x2 $0, $1, $2;",
+                     false, false);
+        }
+      }
+      Value* dst = b_.CreateAdd(b_dst, swizzled(n, b_.CreateAdd(b_.CreateShl(wp, 2), t)));
+      statement("st.shared.v4.b32 [$0], {$1, $2, $3, $4};", {dst, v[0], v[1], v[2], v[3]});
+    });
+    emit_ptx_statement(b_, "fence.proxy.async.shared::cta;");
+    producer_barrier();
+    emit_guarded(issuer, true, [&] { statement("mbarrier.arrive.shared::cta.b64 _, [$0];", {bar}); });
+  }
+
+  void produce_w4(Value* tiles) {
+    Value* ptid = b_.CreateSub(tid_, c32(128 * groups_));
+    Value* issuer = b_.CreateICmpEQ(ptid, c32(0));
+    for_tiles([&](Value* i) {
+      Value* blocks = b_.CreateLShr(b_.CreateAdd(tiles, c32(1)), 1);
+      Value* q_first = b_.CreateLShr(k_first_, 1);
+      // Stage local block q (when below `blocks`) into slot q mod kW4Slots; always one commit
+      // group, so that "wait_group kW4Slots - 1" means block q has landed.
+      auto issue = [&](Value* q) {
+        emit_guarded(b_.CreateICmpULT(q, blocks), true,
+                     [&] { stage_block(ptid, b_.CreateAdd(q_first, q), slot_at(q)); });
+        emit_ptx_statement(b_, "cp.async.commit_group;");
+      };
+      for (std::int64_t d = 0; d + 1 < kW4Slots; ++d) issue(c32(d));
+      loop(blocks, [&](Value* q) {
+        // The slot block q + kW4Slots - 1 takes was converted in iteration q - 1, which ended at
+        // the producer's barrier.
+        issue(b_.CreateAdd(q, c32(kW4Slots - 1)));
+        emit_ptx_statement(b_, fmt::format("cp.async.wait_group {};", kW4Slots - 1));
+        producer_barrier();
+        Value* slot = slot_at(q);
+        for (std::int64_t h = 0; h < 2; ++h) {
+          Value* kt = b_.CreateAdd(b_.CreateShl(q, 1), c32(h));
+          emit_guarded(b_.CreateICmpULT(kt, tiles), h == 1,
+                       [&] { fill_stage_w4(ptid, issuer, b_.CreateAdd(b_.CreateMul(i, tiles), kt), kt, slot, h); });
+        }
+      });
+    });
+  }
+
   /// The consumers, per output tile: wgmma over each stage once full, the stage of the retired
   /// group released, the last one once every group retired; then the tile's epilogue, while the
   /// producer already fills the stages with the next tile.
@@ -249,7 +422,7 @@ class WgmmaTmaKernel : WgmmaBase {
         statement(
             "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];\n"
             "cp.async.bulk.commit_group;",
-            {tensor_map(2), b_.CreateAdd(col_base_, c32(s * slab_cols)), b_.CreateAdd(row_base_, group_row_), at});
+            {tensor_map(c_map_), b_.CreateAdd(col_base_, c32(s * slab_cols)), b_.CreateAdd(row_base_, group_row_), at});
       });
       b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt32Ty(), slab_count_), c32(1)), slab_count_);
     };
@@ -317,9 +490,9 @@ class WgmmaTmaKernel : WgmmaBase {
   void rebalance(bool producer) {
     const std::int64_t budget = 65536 / std::max<std::int64_t>(1, p_.blocks_per_sm);
     const std::int64_t entry = std::min<std::int64_t>(255, budget / (128 * (groups_ + 1))) / 8 * 8;
-    const std::int64_t consumer = std::min<std::int64_t>(240, (budget - 128 * kProducerRegs) / (128 * groups_) / 8 * 8);
-    if (producer && kProducerRegs < entry)
-      emit_ptx_statement(b_, fmt::format("setmaxnreg.dec.sync.aligned.u32 {};", kProducerRegs));
+    const std::int64_t kept = w4_ ? kW4ProducerRegisters : kProducerRegs;
+    const std::int64_t consumer = std::min<std::int64_t>(240, (budget - 128 * kept) / (128 * groups_) / 8 * 8);
+    if (producer && kept < entry) emit_ptx_statement(b_, fmt::format("setmaxnreg.dec.sync.aligned.u32 {};", kept));
     if (!producer && consumer > entry)
       emit_ptx_statement(b_, fmt::format("setmaxnreg.inc.sync.aligned.u32 {};", consumer));
   }
@@ -343,7 +516,8 @@ class WgmmaTmaKernel : WgmmaBase {
     // empty one arrive per consumer warp.
     emit_guarded(b_.CreateICmpEQ(tid_, c32(0)), true, [&] {
       for (std::int64_t s = 0; s < stages_; ++s) {
-        statement("mbarrier.init.shared::cta.b64 [$0], $1;", {full(c32(s)), c32(1)});
+        // (4-bit weights: a second arrive once the producer's threads converted B into the stage.)
+        statement("mbarrier.init.shared::cta.b64 [$0], $1;", {full(c32(s)), c32(w4_ ? 2 : 1)});
         statement("mbarrier.init.shared::cta.b64 [$0], $1;", {empty(c32(s)), c32(4 * groups_)});
       }
       emit_ptx_statement(b_, "fence.mbarrier_init.release.cluster;");
@@ -364,7 +538,10 @@ class WgmmaTmaKernel : WgmmaBase {
 
     b_.SetInsertPoint(producer);
     rebalance(true);
-    emit_guarded(b_.CreateICmpEQ(tid_, c32(128 * groups_)), true, [&] { produce(tiles); });
+    if (w4_)
+      produce_w4(tiles);  // every producer thread converts weights
+    else
+      emit_guarded(b_.CreateICmpEQ(tid_, c32(128 * groups_)), true, [&] { produce(tiles); });
     b_.CreateBr(end);
 
     b_.SetInsertPoint(consumer);
@@ -378,7 +555,12 @@ class WgmmaTmaKernel : WgmmaBase {
     b_.CreateRetVoid();
   }
 
-  std::int64_t barriers_ = 0;    // byte offset of the barriers: after every stage and C's buffers
+  std::int64_t barriers_ = 0;    // byte offset of the barriers: after every stage, C's buffers, the staging
+  std::int64_t staging_ = 0;     // byte offset of the 4-bit weights' staging slots
+  bool w4_ = false;              // 4-bit weights converted by the producer (Plan::w4_staged)
+  std::int64_t group_size_ = 0;  // their scales' group size along K (0: none; K: per_column)
+  unsigned c_map_ = 2;           // C's tensor map: after A's and B's (after A's alone with 4-bit weights)
+  unsigned scale_arg_ = 3;       // the scales' pointer parameter (sc_b)
   std::int64_t c_buffers_ = 0;   // byte offset of C's slab buffers (c_store "tma")
   bool c_tma_ = false;           // C stored through the tensor-memory accelerator
   Value* slab_count_ = nullptr;  // the warpgroup's slabs so far (an i32 slot): which buffer is next
@@ -407,6 +589,23 @@ std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.split_k > 1 &&
       static_cast<std::uint64_t>(p.grid_m * p.grid_n) * static_cast<std::uint64_t>(p.split_k) > 0x7fffffffu)
     return "a split K launches one block per tile and split: at most 2^31 - 1 blocks";
+  if (p.w4_staged()) {
+    if (p.b_type != "int4" && p.b_type != "u4" && p.b_type != "int4_e2m1")
+      return fmt::format("weight {} is not generated yet (int4, u4 and int4_e2m1 only)", p.b_type);
+    if ((p.a_type != "fp16" && p.a_type != "bf16") || p.weight_conversion != p.a_type || p.acc_type != "fp32")
+      return "4-bit weights are converted to the fp16 or bf16 activation's type and accumulate in fp32";
+    if (p.tile_k != 64 || p.tile_n % 64 != 0)
+      return "4-bit weights on wgmma take K tiles of 64 and tile_n a multiple of 64";
+    if (p.N % 8 != 0 || p.K % 32 != 0 || p.k_dynamic) return "4-bit weights need N a multiple of 8, K of 32, K fixed";
+    if (!p.index.a_row_major) return "4-bit weights on wgmma: a row-major A";
+    if (p.scale_a != "none" || p.scale_b == "per_tensor") return "4-bit weights take group scales on B only";
+    const std::int64_t g = w4_group_size(p.scale_b, p.K);
+    if (g > 0 && g != p.K && (g > 128 || 128 % g != 0 || p.K % g != 0))
+      return fmt::format("group size {} (32, 64, 128 or per_column, dividing K)", g);
+    const std::int64_t tiles = (p.K + p.tile_k - 1) / p.tile_k;
+    if (p.split_k > 1 && ((tiles + p.split_k - 1) / p.split_k) % 2 != 0)
+      return "a split K of 4-bit weights gives each split an even number of K tiles (whole 128-k blocks)";
+  }
   if (p.c_store == "tma") {
     const std::int64_t bits = 8 * element_bytes(p.c_type);
     if (!p.index.c_row_major || (bits != 16 && bits != 32) || (p.index.ldc * bits / 8) % 16 != 0)

@@ -67,6 +67,30 @@ struct IndexDesc {
 /// of a 128-byte column slab of the tile's rows.
 inline std::int64_t c_store_bytes(std::int64_t tile_m) { return 2 * tile_m * 128; }
 
+/// The wgmma TMA kernel's 4-bit weights (wgmma_tma.cpp): the producer warpgroup stages packed
+/// 128-k blocks of the tile's columns (tile_n / 8 n8 tiles of 512 bytes, <deepgemm/w4_pack.h>)
+/// and their scale rows (tile_n values of 16 bits each) by cp.async in kW4Slots slots, kW4Slots - 1
+/// blocks ahead of the one it converts into the stages. `group`: the scales' group size along K
+/// (0: no scales; K for per_column).
+inline constexpr std::int64_t kW4Slots = 3;
+/// Registers each producer thread keeps (setmaxnreg) while it converts 4-bit weights: with the
+/// TMA producer's 40 the conversion spilled (ptxas: 16 to 40 bytes at every tile shape), with 64
+/// it still spilled 20 bytes in a persistent tile loop (4096³, 64×192).
+inline constexpr std::int64_t kW4ProducerRegisters = 80;
+inline std::int64_t w4_scale_rows(std::int64_t group) { return group <= 0 ? 0 : group < 128 ? 128 / group : 1; }
+inline std::int64_t w4_slot_bytes(std::int64_t tile_n, std::int64_t group) {
+  return tile_n / 8 * 512 + w4_scale_rows(group) * tile_n * 2;
+}
+inline std::int64_t w4_staging_bytes(std::int64_t tile_n, std::int64_t group) {
+  return kW4Slots * w4_slot_bytes(tile_n, group);
+}
+/// The group size of 4-bit weights' scales (`scale_b`): 0 without, K for per_column, G for group_G.
+inline std::int64_t w4_group_size(const std::string& scale_b, std::int64_t K) {
+  if (scale_b == "per_column") return K;
+  if (scale_b.rfind("group_", 0) == 0) return std::stoll(scale_b.substr(6));
+  return 0;
+}
+
 struct Plan {
   // What is computed
   std::string target;                                // hw model name
@@ -97,6 +121,9 @@ struct Plan {
   // M×N input of C's type and layout). Written in the JSON only where not 1 and 0.
   double alpha = 1, beta = 0;
   bool reads_c_in() const { return beta != 0; }
+  /// 4-bit weights on the wgmma family: packed in the n8k128 layout, converted by the TMA kernel's
+  /// producer warpgroup into K-major fp16/bf16 stages (wgmma_tma.cpp).
+  bool w4_staged() const { return family == hw::Family::Wgmma && !weight_conversion.empty(); }
 
   // The schedule (GPU: block/warp tiling; NPU: array tiling)
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;

@@ -461,17 +461,23 @@ void Checker::check_scaled_accumulation() {
       d_.error(sb.loc, "4-bit weights take group scales: write group_32, group_64, group_128 or per_column");
       return;
     }
-    if (p_.family.user && p_.family.value != hw::Family::MmaSync) {
+    if (p_.family.user && p_.family.value != hw::Family::MmaSync &&
+        !(p_.family.value == hw::Family::Wgmma && p_.hw.gpu.has_tma)) {
       d_.error(p_.family.loc,
-               "4-bit weights are generated on the mma.sync family only (their weights stream "
-               "into registers); leave out 'family' or write 'family: mma_sync;'");
+               fmt::format("4-bit weights are generated on the mma.sync family (their weights stream into "
+                           "registers) and, on a target with the tensor-memory accelerator, on wgmma (the TMA "
+                           "kernel's producer converts them){}",
+                           p_.family.value == hw::Family::Wgmma
+                               ? fmt::format("; {} has no tensor-memory accelerator", p_.hw.name)
+                               : ""));
+      d_.note(p_.family.loc, "leave out 'family', or write 'family: mma_sync;'");
       return;
     }
     if (p_.loader.user || p_.persistent.user || p_.split_k.user) {
       d_.error(p_.loader.user       ? p_.loader.loc
                : p_.persistent.user ? p_.persistent.loc
                                     : p_.split_k.loc,
-               "4-bit weights stream into registers, not through the wgmma loaders: leave out 'loader', "
+               "4-bit weights take the loader, tile loop and K split the solver picks: leave out 'loader', "
                "'persistent' and 'split_k'");
       return;
     }

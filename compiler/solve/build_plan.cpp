@@ -240,13 +240,14 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
     pl.regs_per_thread = w.blocks_per_sm == 2 ? 128 : 255;
     pl.l2_hit_rate = 0;
     pl.bank_conflict_rate = 0;
-    // Time: the packed weights, A and C over DRAM bandwidth against the multiplies at mma.sync's
-    // rate, plus one DRAM latency.
+    // Time: the packed weights, A and C over DRAM bandwidth against the multiplies at the rate this
+    // kernel reaches (kW4RegistersMathShare of the peak), plus one DRAM latency.
     const double bytes = static_cast<double>(s.M) * s.K * 2 + static_cast<double>(s.K) * s.N / 2 +
                          (w.group > 0 ? static_cast<double>(s.K / w.group) * s.N * 2 : 0) +
                          static_cast<double>(s.M) * s.N * s.c_bits / 8;
     const double sms = static_cast<double>(p.hw.gpu.sm_count);
-    const double mem_ns = bytes / (s.dram_bytes_per_ns_sm * sms), math_ns = flops / (s.peak_flops_per_ns_sm * sms);
+    const double mem_ns = bytes / (s.dram_bytes_per_ns_sm * sms),
+                 math_ns = flops / (s.peak_flops_per_ns_sm * kW4RegistersMathShare * sms);
     pl.predicted_us = (std::max(mem_ns, math_ns) + s.latency_ns) / 1000.0;
     pl.predicted_tflops = flops / (pl.predicted_us * 1e6);
     pl.bound = mem_ns >= math_ns ? "memory" : "compute";
@@ -258,6 +259,11 @@ Plan make_plan(const Space& s, const Point& x, const std::vector<Rule>& rules) {
         pl.tile_m, pl.tile_n, pl.warp_n, pl.k_warps, pl.stages - 1,
         s.w4_lighter > 0 ? "; lighter than the schedule's first choice, which ptxas found spills registers" : ""));
   }
+  if (s.w4)
+    pl.notes.push_back(fmt::format(
+        "weights packed in the n8k128 layout (deepgemm pack) are staged by cp.async, {} blocks of 128 k ahead, and "
+        "converted to {} (times their scales) by the producer warpgroup into K-major stages that wgmma reads",
+        kW4Slots - 1, p.weight_conversion));
   if (p.c.value.name != p.acc.value.name)
     pl.notes.push_back(fmt::format("{} accumulation, cast to {} on store", p.acc.value.name, p.c.value.name));
   if (p.pad_k.value && s.K % pl.tile_k != 0)
@@ -321,7 +327,9 @@ std::string plan_mismatch(const Plan& pl, const GemmProblem& p) {
   if (pl.scale_a != sa) return differs("scale_a", pl.scale_a, sa);
   if (pl.scale_b != sb) return differs("scale_b", pl.scale_b, sb);
   // The 4-bit weight kernel's schedule is not searched: a plan of it holds the one w4_schedule gives.
-  const bool w4 = p.hw.is_gpu() && p.b.value.bits == 4 && !p.weight_conversion.empty();
+  // (On the wgmma family 4-bit weights take the TMA kernel's searched schedule.)
+  const bool w4 =
+      p.hw.is_gpu() && p.b.value.bits == 4 && !p.weight_conversion.empty() && pl.family == hw::Family::MmaSync;
   if (w4 != (pl.loader == "registers")) return differs("loader", pl.loader, w4 ? "registers" : "cp.async or tma");
   if (w4) {
     auto text = [](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t kw, std::int64_t st,

@@ -112,6 +112,8 @@ class Encoder {
       per_stage =
           per_stage + q_.table({"loader"}, [&](const Vals& v) { return v[0] == kLoaderTma ? kTmaBarrierBytes : 0; });
     Expr smem = q_.times_var("stages", per_stage);
+    // 4-bit weights: the producer's staging slots beside the stages.
+    if (s_.w4) smem = smem + q_.table({"tile_n"}, [&](const Vals& v) { return staging_bytes(s_, v[0]); });
     m_.smem = smem;
     rule("hw.smem_per_block", fmt::format("shared memory per block <= {} ({})", kb(g.smem_per_block_bytes), hwn),
          "hardware", smem <= g.smem_per_block_bytes);
@@ -159,6 +161,12 @@ class Encoder {
            const std::int64_t tiles = ceil_div(s_.K, v[0]);
            return (v[1] - 1) * ceil_div(tiles, v[1]) < tiles;
          }));
+    // 4-bit weights on wgmma are staged by 128-k blocks (two K tiles): a split starts on one.
+    if (s_.w4)
+      rule("family.split_k_w4", "each K split of 4-bit weights takes an even number of K tiles (whole 128-k blocks)",
+           "generator", flag({"tile_k", "split_k"}, [&](const Vals& v) {
+             return v[1] == 1 || ceil_div(ceil_div(s_.K, v[0]), v[1]) % 2 == 0;
+           }));
     // Which kernels reduce K splits: the wgmma kernel with the TMA loader and the SIMT kernel
     // (the last block per tile sums the workspace's partials), one block per (tile, split), at a K
     // fixed at compile time.

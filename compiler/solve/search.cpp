@@ -218,7 +218,10 @@ Result solve(const GemmProblem& p, const Options& opts) {
       if (!first) first = std::move(r);
       continue;
     }
-    if (!best || r.cost < best->cost) best = std::move(r);
+    // 4-bit weights: the weight-streaming kernel's plan is not the searched point, so the families
+    // compare by their plans' predicted times.
+    const bool w4 = p.hw.is_gpu() && p.b.value.bits == 4 && !p.weight_conversion.empty();
+    if (!best || (w4 ? r.plan->predicted_us < best->plan->predicted_us : r.cost < best->cost)) best = std::move(r);
   }
   Result out = best ? std::move(*best) : std::move(*first);
   out.seconds = seconds;

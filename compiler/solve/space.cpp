@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <set>
 
+#include "plan/plan.h"
 #include "support/error.h"
 
 namespace dg::solve {
@@ -98,11 +99,15 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   s.dram_bytes_per_ns_sm = g.dram_bandwidth_gbps / g.sm_count;
   s.l2_bytes_per_ns_sm = g.l2_bandwidth_gbps / g.sm_count;
   s.latency_ns = g.dram_latency_ns;
-  const std::int64_t atom = 128;                  // bytes per swizzle-atom row
-  const std::int64_t slab = atom * 8 / s.b_bits;  // B elements per 128-byte slab row
+  const std::int64_t atom = 128;  // bytes per swizzle-atom row
+  // 4-bit weights: converted by the TMA kernel's producer into K-major 16-bit stages.
+  s.w4 = s.b_bits == 4 && !p.weight_conversion.empty();
+  s.b_smem_bits = s.w4 ? 16 : s.b_bits;
+  s.w4_group = s.w4 ? w4_group_size(p.scale_b.value.empty() ? "none" : p.scale_b.value, p.K.value) : 0;
+  const std::int64_t slab = atom * 8 / s.b_smem_bits;  // B elements per 128-byte slab row
   std::vector<std::int64_t> tm = {64, 128, 256}, tn;
   // N-major B comes in slabs of 128 bytes; a K-major B tile needs only tile_n a multiple of 64.
-  std::int64_t tn_min = p.b_layout.value == Layout::RowMajor ? slab : 64;
+  std::int64_t tn_min = p.b_layout.value == Layout::RowMajor && !s.w4 ? slab : 64;
   for (std::int64_t v : powers(tn_min, ins->n)) tn.push_back(v);
   // Three slabs: a narrow N that is a multiple of 192 (576, 2112) fills every column of its
   // tiles, where 256 would leave a quarter-full last tile.
@@ -117,6 +122,7 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   // the consumers (wgmma_tma.cpp); its own rules (solve.cpp) say when it can.
   std::vector<std::int64_t> loader = {kLoaderCpAsync};
   if (g.has_tma) loader.push_back(kLoaderTma);
+  if (s.w4) loader = {kLoaderTma};  // only the TMA kernel converts 4-bit weights
   for (auto* v : {&tm, &tn, &tk, &wm, &stages, &split, &raster, &occ}) cap(*v, max_values);
   s.vars = {
       {"tile_m", tm, fmt::format("multiples of the instruction's M ({}) per warpgroup", s.im)},
@@ -199,7 +205,16 @@ std::vector<hw::Family> families(const GemmProblem& p) {
   if (p.family.user) return {p.family.value};
   // 4-bit weights converted in registers: the mma.sync family's weight-streaming kernel
   // (codegen/w4a16.cpp), whose plan says loader "registers".
-  if (p.b.value.bits == 4 && !p.weight_conversion.empty()) return {hw::Family::MmaSync};
+  // From kW4WgmmaMinM rows on Hopper with the TMA, the wgmma family too: its TMA kernel's
+  // producer converts them into the stages (codegen/wgmma_tma.cpp); the cost chooses.
+  if (p.b.value.bits == 4 && !p.weight_conversion.empty()) {
+    const hw::MmaShape* w = pick_instr(p, hw::Family::Wgmma);
+    if (w && p.hw.gpu.has_tma && p.M.value >= kW4WgmmaMinM && p.batch.value == 1 && !p.k_dynamic && !p.m_dynamic &&
+        !p.n_dynamic && !p.operands_swapped && p.a_layout.value == Layout::RowMajor &&
+        p.c_layout.value == Layout::RowMajor)
+      return {hw::Family::MmaSync, hw::Family::Wgmma};
+    return {hw::Family::MmaSync};
+  }
   std::vector<hw::Family> out;
   for (hw::Family f : {hw::Family::MmaSync, hw::Family::Wgmma}) {
     // An instruction that reads B K-major only (the model's b_k_major_only) cannot take a
@@ -226,6 +241,7 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
   s.batch = p.batch.value;
   s.a_bits = p.a.value.bits;
   s.b_bits = p.b.value.bits;
+  s.b_smem_bits = s.b_bits;
   s.c_bits = p.c.value.bits;
   s.reads_c_in = p.beta.value != 0;
   {
@@ -241,6 +257,7 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
     // bursts and the scratchpad are sized by it.
     s.a_bits = hw::npu_element_bits(s.a_bits);
     s.b_bits = hw::npu_element_bits(s.b_bits);
+    s.b_smem_bits = s.b_bits;
     s.gpu = false;
     s.family = hw::Family::Npu;
     s.im = n.pe_rows;
@@ -359,6 +376,10 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
 // ---- GPU derived quantities ------------------------------------------------------------------
 
 std::int64_t stage_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+  return (tm * tk * s.a_bits + tk * tn * s.b_smem_bits) / 8;
+}
+
+std::int64_t dram_stage_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
   return (tm * tk * s.a_bits + tk * tn * s.b_bits) / 8;
 }
 
@@ -370,9 +391,9 @@ void smem_tile_shape(const Space& s, bool a, std::int64_t tm, std::int64_t tn, s
     rows = rm ? tm : tk;
     row_bytes = (rm ? tk : tm) * s.a_bits / 8;
   } else {
-    bool rm = p.b_layout.value == Layout::RowMajor;
+    bool rm = p.b_layout.value == Layout::RowMajor && !s.w4;  // 4-bit weights: a K-major stage
     rows = rm ? tk : tn;
-    row_bytes = (rm ? tn : tk) * s.b_bits / 8;
+    row_bytes = (rm ? tn : tk) * s.b_smem_bits / 8;
   }
   // wgmma reads 128-byte swizzle atoms: a wider row is stored as 128-byte slabs, one after the
   // other (slab-major), each holding every row of the tile.
@@ -392,8 +413,10 @@ std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::in
 
 std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t stages,
                         std::int64_t layout) {
-  return stages * (stage_bytes(s, tm, tn, tk) + pad_bytes(s, tm, tn, tk, layout));
+  return stages * (stage_bytes(s, tm, tn, tk) + pad_bytes(s, tm, tn, tk, layout)) + staging_bytes(s, tn);
 }
+
+std::int64_t staging_bytes(const Space& s, std::int64_t tn) { return s.w4 ? w4_staging_bytes(tn, s.w4_group) : 0; }
 
 std::int64_t threads(std::int64_t wm, std::int64_t wn) { return 32 * wm * wn; }
 
@@ -403,7 +426,8 @@ std::int64_t ldb_of(const Space& s) { return s.problem->b_layout.value == Layout
 }  // namespace
 
 bool tma_strides_aligned(const Space& s) {
-  return (lda_of(s) * s.a_bits) % 128 == 0 && (ldb_of(s) * s.b_bits) % 128 == 0;
+  // 4-bit weights are staged by cp.async from their packed layout, not mapped.
+  return (lda_of(s) * s.a_bits) % 128 == 0 && (s.w4 || (ldb_of(s) * s.b_bits) % 128 == 0);
 }
 
 std::string tma_strides_rule(const Space& s) {
@@ -423,6 +447,7 @@ bool rows_by_element(const Space& s, bool a) {
   // Without cp.async (Volta's m8n8k4) every tile travels through registers anyway, counted in
   // regs_per_thread's staging.
   if (!s.gpu || !s.problem->hw.gpu.has_cp_async) return false;
+  if (!a && s.w4) return false;  // 4-bit weights: whole 512-byte blocks (the packed layout)
   return a ? (lda_of(s) * s.a_bits) % 128 != 0 : (ldb_of(s) * s.b_bits) % 128 != 0;
 }
 
@@ -444,7 +469,7 @@ std::int64_t block_registers(const Space& s, std::int64_t tm, std::int64_t tn, s
                              std::int64_t wn, std::int64_t loader) {
   const std::int64_t r = regs_per_thread(s, tm, tn, tk, wm, wn);
   // A TMA producer warpgroup gives its registers back (setmaxnreg) down to kProducerRegisters.
-  return r * threads(wm, wn) + (loader == kLoaderTma ? 128 * kProducerRegisters : 0);
+  return r * threads(wm, wn) + (loader == kLoaderTma ? 128 * (s.w4 ? kW4ProducerRegisters : kProducerRegisters) : 0);
 }
 
 std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t wm,
@@ -575,7 +600,7 @@ std::int64_t log_epilogue(const Space& s, std::int64_t tm, std::int64_t tn, std:
   // beta ≠ 0: the C_in tile is read as well.
   double c_bytes = (s.reads_c_in ? 2.0 : 1.0) * tm * tn * s.c_bits / 8.0;
   if (split > 1) c_bytes += static_cast<double>(split) * tm * tn * s.acc_bits / 8.0;
-  double per_iter = static_cast<double>(stage_bytes(s, tm, tn, tk));
+  double per_iter = static_cast<double>(dram_stage_bytes(s, tm, tn, tk));
   double k_iters = static_cast<double>(ceil_div(s.K, tk * split));
   return scaled_log2(1.0 + c_bytes / per_iter / k_iters);
 }
@@ -613,7 +638,7 @@ std::int64_t log_math_occ(const Space& s, std::int64_t wm, std::int64_t wn, std:
 }
 
 std::int64_t log_mem_tile(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
-  return scaled_log2(static_cast<double>(stage_bytes(s, tm, tn, tk)));
+  return scaled_log2(static_cast<double>(dram_stage_bytes(s, tm, tn, tk)));
 }
 
 std::int64_t log_mem_rate(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t raster, std::int64_t occ) {

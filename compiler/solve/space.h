@@ -43,9 +43,14 @@ struct Space {
   std::int64_t im = 1, in = 1, ik = 1;    // a warp's step (instruction, or PE array) shape
   std::int64_t instr_m = 0, instr_n = 0;  // the instruction's own M and N where they differ (m8n8k4)
   int a_bits = 16, b_bits = 16, c_bits = 16, acc_bits = 32, compute_bits = 16;
-  bool reads_c_in = false;                      // beta ≠ 0: the epilogue reads C_in, a tile of C's type, too
-  std::int64_t w4_lighter = 0;                  // Options::w4_lighter
-  bool wgmma_alternative = false;               // the problem may run on wgmma too (families()), with TMA (unbatched)
+  bool reads_c_in = false;         // beta ≠ 0: the epilogue reads C_in, a tile of C's type, too
+  std::int64_t w4_lighter = 0;     // Options::w4_lighter
+  bool wgmma_alternative = false;  // the problem may run on wgmma too (families()), with TMA (unbatched)
+  // 4-bit weights on the wgmma family (Plan::w4_staged): B's stage holds the converted fp16/bf16
+  // tile (b_smem_bits, K-major) while DRAM moves b_bits; w4_group is the scales' group size.
+  bool w4 = false;
+  int b_smem_bits = 16;  // make_space: b_bits, but 16 for 4-bit weights on wgmma
+  std::int64_t w4_group = 0;
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
   double peak_flops_per_ns_sm = 0;              // GPU: per SM
   double dram_bytes_per_ns_sm = 0, l2_bytes_per_ns_sm = 0;
@@ -66,6 +71,16 @@ Space make_space(const GemmProblem& p, int max_values = 0, std::optional<hw::Fam
 /// declared `family`, else every tensor-core family the target has for these precisions
 /// (mma.sync, then wgmma), else simt; {"npu"} on an NPU.
 std::vector<hw::Family> families(const GemmProblem& p);
+
+/// The smallest M at which 4-bit weights may run on the wgmma family besides the weight-streaming
+/// mma.sync kernel (families()): below it the 64-row wgmma tile is mostly padding.
+inline constexpr std::int64_t kW4WgmmaMinM = 64;
+/// The weight-streaming kernel's multiplies (mma.sync m16n8k16 behind the in-register conversion)
+/// run at this share of the family's peak (the model's mma_sync_peak_tflops, 313) where compute
+/// bounds it: 150 TFLOP/s at M = 256 and 176 at M = 4096 (4096 × 4096, groups of 128) on one H100,
+/// run 34 in bench/RESULTS.md. Its plan's time uses it, so that the solver compares it with the
+/// wgmma family's truthfully at large M.
+inline constexpr double kW4RegistersMathShare = 0.55;
 
 /// The 4-bit weight kernel's schedule (codegen/w4a16.cpp builds exactly this; the plan carries
 /// it and verify proves its index maps). A block owns tile_m = 16·fm rows (fm = ceil(M/16), at
@@ -94,7 +109,11 @@ constexpr std::int64_t kW4MaxLighter = 4;
 using Point = std::vector<std::int64_t>;
 
 // ---- derived quantities (GPU) ----------------------------------------------------------------
+/// One stage's shared memory (B at b_smem_bits), and the bytes its tiles move from memory (B at b_bits).
 std::int64_t stage_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+std::int64_t dram_stage_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk);
+/// Shared memory beside the stages: the 4-bit weights' staging slots (w4_staging_bytes), else 0.
+std::int64_t staging_bytes(const Space& s, std::int64_t tn);
 std::int64_t pad_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t layout);
 std::int64_t smem_bytes(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t stages,
                         std::int64_t layout);

@@ -51,7 +51,7 @@ if(tma)
     message(FATAL_ERROR "a TMA kernel loads tiles with cp.async too")
   endif()
   set(loads ${tma_loads})
-else()
+elseif(NOT FAMILY STREQUAL "wgmma_w4")  # (which uses both: its own checks below)
   if(ptx MATCHES "cp\\.async\\.bulk|mbarrier")
     message(FATAL_ERROR "a cp.async kernel uses the TMA loader's instructions")
   endif()
@@ -80,6 +80,19 @@ elseif(FAMILY STREQUAL "simt")
 elseif(FAMILY STREQUAL "mma_sync_int8")
   set(wants "\\.target sm_80" "mma\\.sync\\.aligned\\.m16n8k32\\.row\\.col\\.s32\\.s8\\.s8\\.s32"
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16" "cp\\.async\\.cg\\.shared\\.global")
+elseif(FAMILY STREQUAL "wgmma_w4")
+  # 4-bit weights on wgmma (wgmma_tma.cpp): A by the tensor-memory accelerator, the packed weights
+  # and their scales staged by cp.async from the producer warpgroup, converted there (lop3 into the
+  # magic exponent, or E2M1's bit moves) into K-major stages (16-byte shared stores, fenced for the
+  # async proxy, a producer barrier), wgmma on fp16/bf16, B not transposed.
+  set(wants "\\.target sm_90a" "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k16\\.f32\\.(f16|bf16)\\.(f16|bf16) [^;]*, p, 1, 1, 0, 0;"
+            "cp\\.async\\.bulk\\.tensor\\.2d\\.shared::cluster\\.global\\.tile\\.mbarrier::complete_tx::bytes"
+            "mbarrier\\.arrive\\.expect_tx\\.shared::cta\\.b64" "mbarrier\\.try_wait\\.parity\\.shared::cta\\.b64"
+            "cp\\.async\\.cg\\.shared\\.global" "cp\\.async\\.wait_group 2" "st\\.shared\\.v4\\.b32"
+            "fence\\.proxy\\.async\\.shared::cta" "bar\\.sync 15, 128" "setmaxnreg\\.dec\\.sync\\.aligned\\.u32 80")
+  if(ptx MATCHES "ld\\.global\\.nc\\.L1::no_allocate")
+    message(FATAL_ERROR "the wgmma kernel streams 4-bit weights into registers instead of staging them")
+  endif()
 elseif(FAMILY MATCHES "^w4")
   # 4-bit weights (w4a16.cpp): 16-byte non-allocating loads with an L2 evict-first policy straight
   # into registers, lop3 into the magic exponent and one subtraction or fma per pair (fp16) or an fma

@@ -356,6 +356,35 @@ TEST_CASE("solver: NPU plans fit the double-buffered scratchpad") {
   CHECK(r.plan->smem_bytes <= 256 * 1024);
 }
 
+TEST_CASE("solver: 4-bit weights on wgmma from large M, the weight-streaming kernel at small M") {
+  auto big = problem(
+      "target hopper;\nprecision { activation: fp16; weight: int4; }\nshape { M: 4096; N: 4096; K: 4096; }\n"
+      "scales { B: group_128; }\n");
+  Result r = dg::solve::solve(big);
+  REQUIRE(r.plan);
+  CHECK(r.plan->family == dg::hw::Family::Wgmma);
+  CHECK(r.plan->w4_staged());
+  CHECK(r.plan->loader == "tma");
+  CHECK(r.plan->tile_k == 64);
+  CHECK(violations(r.space, r.point).empty());
+  // The stages hold B converted (16 bits), beside the staging slots of packed blocks and scales.
+  const std::int64_t stages = r.plan->stages * (r.plan->tile_m + r.plan->tile_n) * 64 * 2;
+  CHECK(r.plan->smem_bytes >= stages + w4_staging_bytes(r.plan->tile_n, 128));
+  CHECK(r.plan->smem_bytes <= 227 * 1024);
+  CHECK(r.plan->index.b_smem_row_bytes == 128);
+  CHECK(r.plan->index.b_smem_rows == r.plan->tile_n);
+  // A split K takes whole 128-k blocks.
+  if (r.plan->split_k > 1) CHECK((4096 / 64 + r.plan->split_k - 1) / r.plan->split_k % 2 == 0);
+  auto small = problem(
+      "target hopper;\nprecision { activation: fp16; weight: int4; }\nshape { M: 16; N: 4096; K: 4096; }\n"
+      "scales { B: group_128; }\n");
+  Result s = dg::solve::solve(small);
+  REQUIRE(s.plan);
+  CHECK(s.plan->family == dg::hw::Family::MmaSync);
+  CHECK(s.plan->loader == "registers");
+  CHECK_FALSE(s.plan->w4_staged());
+}
+
 TEST_CASE("plan: JSON round-trips byte-identically") {
   auto p =
       problem("target hopper;\nprecision { activation: fp16; weight: int4; }\nshape { M: 16; N: 4096; K: 4096; }\n");
