@@ -7,14 +7,17 @@ foreach(f ${FILES})
   file(READ ${f} text)
   # A module with properties (assertions under FORMAL) is proved on its own, but for protocol
   # checkers (*_check): those hold no design, and are bound by the proofs (*_proof) and by
-  # co-simulation instead. (A module may show its state to proofs under FORMAL without asserting.)
+  # co-simulation instead; and but for a module with a proof wrapper (<module>_proof.v), whose
+  # properties need the environment the wrapper assumes and are proved through it. (A module may
+  # show its state to proofs under FORMAL without asserting.)
+  get_filename_component(dir ${f} DIRECTORY)
   string(FIND "${text}" "`ifdef FORMAL" at)
   set(asserts -1)
   if(NOT at EQUAL -1)
     string(SUBSTRING "${text}" ${at} -1 formal_part)
     string(FIND "${formal_part}" "assert (" asserts)
   endif()
-  if(at EQUAL -1 OR asserts EQUAL -1 OR stem MATCHES "_check$")
+  if(at EQUAL -1 OR asserts EQUAL -1 OR stem MATCHES "_check$" OR EXISTS ${dir}/${stem}_proof.v)
     set(props false)
   else()
     set(props true)

@@ -876,12 +876,25 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                                         {"WordBits", e.word_bits},
                                         {"SpadAW", e.spad_aw},
                                         {"BFirst", e.b_first ? 1 : 0}};
+  // The output-stationary engine in its environment (dg_engine_proof): its parameters as the core
+  // instantiates it, and the plan's M, N and K (the start check's ranges).
+  if (!e.weight_stationary) {
+    auto& ep_params = d.formal_params["dg_engine_proof"];
+    for (const auto& [name, value] : engine_parameters(tp)) ep_params.emplace_back(name, value);
+    for (const auto& [name, value] : {std::pair<const char*, std::int64_t>{"MMin", tp.m_min},
+                                      {"MMax", tp.m_max},
+                                      {"NMin", tp.n_min},
+                                      {"NMax", tp.n_max},
+                                      {"KMin", tp.k_min},
+                                      {"KMax", tp.k_max}})
+      ep_params.emplace_back(name, value);
+  }
   for (auto& f : agus) d.files.push_back(std::move(f));
   // A scratchpad word other than the bus beat: the read side regroups bytes (dg_rd_gear).
   const bool gear = word != beat;
   for (const auto& lib : rtl_library()) {
     // One compute engine: the plan's dataflow's.
-    const bool os_only = lib.module == "dg_engine" || lib.module == "dg_mac_array";
+    const bool os_only = lib.module == "dg_engine" || lib.module == "dg_engine_proof" || lib.module == "dg_mac_array";
     const bool ws_only = lib.module == "dg_engine_ws" || lib.module == "dg_ws_array";
     if ((os_only && e.weight_stationary) || (ws_only && !e.weight_stationary)) continue;
     // The epilogue's modules: in designs with one only.

@@ -5,6 +5,7 @@
 #include <deepgemm/npu_regs.h>
 
 #include <map>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -1069,6 +1070,42 @@ int log2_exact(std::int64_t v) {
 }
 }  // namespace
 
+std::vector<std::pair<std::string, std::int64_t>> engine_parameters(const TopParams& tp) {
+  const EngineParams& e = tp.engine;
+  std::vector<std::pair<std::string, std::int64_t>> p = {{"Rows", e.rows},
+                                                         {"Cols", e.cols},
+                                                         {"Banks", e.banks},
+                                                         {"LgBanks", e.lg_banks},
+                                                         {"WordBits", e.word_bits},
+                                                         {"SpadAW", e.spad_aw},
+                                                         {"EABits", e.a_bits},
+                                                         {"EBBits", e.b_bits},
+                                                         {"AW", e.aw},
+                                                         {"BW", e.bw},
+                                                         {"ASigned", e.a_signed},
+                                                         {"BSigned", e.b_signed},
+                                                         {"G", e.g},
+                                                         {"TileM", e.tile_m},
+                                                         {"TileN", e.tile_n},
+                                                         {"TileK", e.tile_k},
+                                                         {"DW", tp.dw},
+                                                         {"AWords", e.a_words},
+                                                         {"BWords", e.b_words},
+                                                         {"ABase0", e.a_base0},
+                                                         {"ABase1", e.a_base1},
+                                                         {"BBase0", e.b_base0},
+                                                         {"BBase1", e.b_base1},
+                                                         {"BSeg", e.b_seg},
+                                                         {"AccAW", e.acc_aw},
+                                                         {"Shadow", e.shadow},
+                                                         {"AccW", e.acc_bits},
+                                                         {"BankXor", e.bank_xor},
+                                                         {"BColMajor", e.b_col_major},
+                                                         {"AColMajor", e.a_col_major},
+                                                         {"ASeg", e.a_seg}};
+  return p;
+}
+
 std::string top_module(const TopParams& tp) {
   std::string streams;
   for (const auto& s : tp.streams) {
@@ -1249,14 +1286,21 @@ std::string top_module(const TopParams& tp) {
             ".AccAW(AccAW),\n"
             "    .AccW(@ACCW@)@BANKXOR@\n"
             "  )"
-          : "  dg_engine #(\n"
-            "    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),\n"
-            "    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@), .G(@G@),\n"
-            "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
-            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), "
-            ".AccAW(AccAW),\n"
-            "    .Shadow(1'b@SHADOW@), .AccW(@ACCW@)@BANKXOR@@BCOL@\n"
-            "  )";
+          : [&] {
+              // (one-bit parameters as 1'b0/1'b1; a line ends after each of `breaks`)
+              static const std::set<std::string> bits = {"ASigned", "BSigned",   "Shadow",
+                                                         "BankXor", "BColMajor", "AColMajor"};
+              static const std::set<std::string> breaks = {"SpadAW", "G", "BWords", "AccAW"};
+              std::string text = "  dg_engine #(\n   ";
+              const auto params = engine_parameters(tp);
+              for (std::size_t i = 0; i < params.size(); ++i) {
+                const auto& [name, value] = params[i];
+                text +=
+                    bits.count(name) ? fmt::format(" .{}(1'b{})", name, value) : fmt::format(" .{}({})", name, value);
+                if (i + 1 < params.size()) text += breaks.count(name) ? ",\n   " : ",";
+              }
+              return text + "\n  )";
+            }();
   std::map<std::string, std::string> first = {{"HEADER", tp.header},  {"REGDOC", doc},    {"STREAMS", streams},
                                               {"EPI", epi},           {"ENGINE", engine}, {"REGWRITES", reg_writes},
                                               {"REGREADS", reg_reads}};

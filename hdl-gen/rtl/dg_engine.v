@@ -496,4 +496,56 @@ module dg_engine #(
   end
 
   assign idle_o = !p_busy_q && !cap_q && !pf_valid_q && !cm_valid_q && !shadow_full_q;
+`ifdef FORMAL
+  // ---- properties -------------------------------------------------------------------------------
+  // Proved by k-induction through dg_engine_proof, whose assumptions are the environment's
+  // promises: START only while the engine is idle, with M, N and K inside the plan's ranges; a
+  // scratchpad buffer emptied only after the engine released it; an accumulator buffer taken by the
+  // C stream only after the engine handed it over. The data path is outside these properties (the
+  // co-simulation checks the sums bit for bit); they are about where and when the engine reads and
+  // writes.
+  localparam int ABufW = ABase1 - ABase0;  // scratchpad words per bank of one A or B buffer
+  localparam int BBufW = BBase1 - BBase0;
+  localparam int AccRows = NMi * Rows * NNj;  // accumulator rows of one C tile
+  always @(*) if (rst_ni) begin
+    // The loop counters stay inside the tile; the tile origins inside the problem, with room for
+    // one more tile in DW bits (the last-tile tests cannot wrap).
+    assert (32'(mi_q) < NMi && 32'(nj_q) < NNj && 32'(g_q) < NG && 32'(ph_q) < APh + BPh);
+    assert (64'(m_q) + TileM < 64'(1) << DW && 64'(n_q) + TileN < 64'(1) << DW && 64'(k_q) + TileK < 64'(1) << DW);
+    if (p_busy_q) assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
+    // Reads come only from a buffer the DMA filled and has not been given back: a group's first
+    // read waits for both, and a step's buffer is released the cycle after its last read, when
+    // the reads have moved to the other buffer.
+    if (p_busy_q && ph_q != '0) assert (a_full_i[sb_q] && b_full_i[sb_q]);
+    if (rd_go) assert (a_full_i[sb_q] && b_full_i[sb_q]);
+    if (cap_q && cap_release_q) assert (cap_sb_q != sb_q && a_full_i[cap_sb_q] && b_full_i[cap_sb_q]);
+    // A capture never overwrites a prefetch the array has not taken: the read after a group's last
+    // is the next group's first, which waits for the prefetch registers.
+    if (cap_q && cap_last_q) assert (ph_q == '0);
+    if (cap_q) assert (!pf_valid_q);
+    // The meta fields of every stage stay inside the C tile.
+    assert (32'(cap_meta_q.mi) < NMi && 32'(cap_meta_q.nj) < NNj);
+    assert (32'(pf_meta_q.mi) < NMi && 32'(pf_meta_q.nj) < NNj);
+    assert (32'(cm_meta_q.mi) < NMi && 32'(cm_meta_q.nj) < NNj);
+    assert (32'(d_meta_q.mi) < NMi && 32'(d_meta_q.nj) < NNj);
+    assert (32'(d_i_q) < Rows && 32'(w_i_q) < Rows);
+    // The drain reads and writes only an accumulator buffer the C stream does not hold, at a row
+    // of the C tile that the address port carries whole.
+    if (d_state_q != 2'd0 || w_valid_q) assert (shadow_full_q && !acc_full_i[d_meta_q.cb]);
+    if (acc_re_o) assert (!acc_full_i[acc_buf_o] && d_row < AccRows && d_row < 32'(1) << AccAW);
+    if (acc_we_o) assert (!acc_full_i[acc_buf_o] && w_row < AccRows && w_row < 32'(1) << AccAW);
+  end
+  // Every scratchpad read lies inside its operand's buffer of the step.
+  for (genvar b = 0; b < Banks; b++) begin : g_rd_check
+    always @(*)
+      if (rst_ni && rd_en_o[b]) begin
+        if (rd_a)
+          assert (rd_addr_o[b*SpadAW +: SpadAW] >= SpadAW'(sb_q ? ABase1 : ABase0) &&
+                  32'(rd_addr_o[b*SpadAW +: SpadAW]) < (sb_q ? ABase1 : ABase0) + ABufW);
+        else
+          assert (rd_addr_o[b*SpadAW +: SpadAW] >= SpadAW'(sb_q ? BBase1 : BBase0) &&
+                  32'(rd_addr_o[b*SpadAW +: SpadAW]) < (sb_q ? BBase1 : BBase0) + BBufW);
+      end
+  end
+`endif
 endmodule

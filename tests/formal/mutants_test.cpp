@@ -225,8 +225,8 @@ TEST_CASE("formal: every property of the generated design is proved by k-inducti
   INFO(hdlgen::report_text(r));
   REQUIRE(r.error.empty());
   // Three AGUs, the read master and the write master's address side against the AXI4 protocol
-  // checker, the burst splitter, the scratchpad write arbiter.
-  CHECK(r.modules.size() == 7);
+  // checker, the burst splitter, the scratchpad write arbiter, the compute engine in its environment.
+  CHECK(r.modules.size() == 8);
   CHECK(r.all_proved());
   for (const auto& m : r.modules)
     for (const auto& p : m.result.properties) CHECK(p.detail.find("k-induction") == 0);
@@ -516,7 +516,7 @@ TEST_CASE("formal: with 64- and 40-bit bus addresses every property is proved at
     hdlgen::FormalReport r = hdlgen::prove(d);
     INFO(hdlgen::report_text(r));
     REQUIRE(r.error.empty());
-    CHECK(r.modules.size() == 7);
+    CHECK(r.modules.size() == 8);
     CHECK(r.all_proved());
     // The library modules are proved at the design's width, the AGUs' addresses are that wide.
     const std::string text = hdlgen::report_text(r);
@@ -557,7 +557,7 @@ TEST_CASE("formal: on a 6x12 array (tiles of 12 and 24) every property is proved
   hdlgen::FormalReport r = hdlgen::prove(d);
   INFO(hdlgen::report_text(r));
   REQUIRE(r.error.empty());
-  CHECK(r.modules.size() == 7);
+  CHECK(r.modules.size() == 8);
   CHECK(r.all_proved());
   // The tile indices are divisions and products by the tiles, not shifts.
   for (const auto& v : d.files)
@@ -733,6 +733,79 @@ TEST_CASE("formal: a column-major B's AGU that ends its tiles after 4 of their r
       "npu_gemm_bc_agu_b.v", "last_r", [](const std::string& old) { return "(" + old + ") || r_q == 8'd3"; },
       b_col_major(), "bc");
   auto m = prove_one(d, "npu_gemm_bc_agu_b");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+// The output-stationary compute engine in its environment (dg_engine_proof): its loop counters,
+// scratchpad reads, buffer hand-overs and drain, at the parameters each design instantiates it
+// with, proved at every compile; each seeded bug below makes the proof fail.
+
+/// The engine's proof of `f`'s design, which must use the output-stationary engine.
+hdlgen::ModuleProof engine_proof(const Fixture& f, const std::string& name) {
+  REQUIRE(f.plan.dataflow == "output_stationary");
+  hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, name);
+  REQUIRE(std::find(d.formal_tops.begin(), d.formal_tops.end(), "dg_engine_proof") != d.formal_tops.end());
+  return prove_one(d, "dg_engine_proof");
+}
+
+TEST_CASE("formal: the output-stationary engine's properties are proved in its environment") {
+  // npu16 (shadow registers, 16 rows on 16 banks), npu4 without shadow registers with a
+  // column-major B and a column-major A (run-time M and K), a 6x12 array (rows that do not divide
+  // the banks), the XOR-swizzled bank mapping.
+  const std::vector<std::tuple<const char*, Fixture>> cases = {
+      {"tiny", tiny()},
+      {"bc", b_col_major()},
+      {"ac", load("tests/cosim/npu4_acol.dgml")},
+      {"s6x12", shape6x12()},
+      {"xor", load_test_model("tests/cosim/npu_xor.dgml", "npu16_xor")}};
+  for (const auto& [name, f] : cases) {
+    INFO(name);
+    auto m = engine_proof(f, name);
+    INFO(hdlgen::report_text({{m}, ""}));
+    CHECK(m.result.all_proved());
+    CHECK(m.result.properties.size() >= 20);
+  }
+}
+
+/// The tiny design with the engine mutated (`lhs`'s assignment, or the code `from` replaced).
+hdlgen::ModuleProof engine_mutant(const std::string& lhs, const std::function<std::string(const std::string&)>& rhs) {
+  return prove_one(mutate_assign("dg_engine.v", lhs, rhs), "dg_engine_proof");
+}
+hdlgen::ModuleProof engine_mutant_code(const std::string& from, const std::string& to_code) {
+  return prove_one(mutate("dg_engine.v", from, to_code), "dg_engine_proof");
+}
+
+TEST_CASE("formal: an engine that reads a group without waiting for B's buffer is caught") {
+  auto m = engine_mutant("rd_go", to("p_busy_q && (ph_q != '0 || (!pf_valid_q && !(cap_q && cap_last_q) && "
+                                     "a_full_i[sb_q]))"));
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+  CHECK(some_fails_after_reset(m));
+}
+
+TEST_CASE("formal: an engine that releases a step's buffer before its last sub-block is read is caught") {
+  // (tiny: two sub-blocks along N; the buffer is given back after the first.)
+  auto m = engine_mutant_code("cap_release_q <= rd_last && last_g && last_nj && last_mi;",
+                              "cap_release_q <= rd_last && last_g && last_mi;");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: an engine whose B reads are one word off is caught by the buffer bounds") {
+  auto m = engine_mutant("word_b", [](const std::string& old) { return "(" + old + ") + SpadAW'(1)"; });
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: an engine that drains into an accumulator buffer the C stream holds is caught") {
+  auto m = engine_mutant_code("2'd0: if (!acc_full_i[d_meta_q.cb]) begin", "2'd0: if (1'b1) begin");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: an engine whose K loop runs one tile past K is caught") {
+  auto m = engine_mutant("last_k", to("k0_q + DW'(TileK) > k_q"));
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
 }

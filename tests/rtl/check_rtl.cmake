@@ -13,8 +13,8 @@ if(NOT rc EQUAL 0)
 endif()
 file(GLOB files ${WORK}/v/*.v)
 list(LENGTH files n)
-if(NOT n EQUAL 21)
-  message(FATAL_ERROR "expected 21 Verilog files, got ${n}: ${files}")
+if(NOT n EQUAL 22)
+  message(FATAL_ERROR "expected 22 Verilog files, got ${n}: ${files}")
 endif()
 # 2. Deterministic: the bundle equals the golden.
 if(DEFINED ENV{DEEPGEMM_UPDATE_GOLDEN})
@@ -29,13 +29,15 @@ else()
   endif()
 endif()
 # 3. Lint-clean under verilator -Wall (the top and every module it instantiates), also with the
-# AXI4 protocol checkers bound (DG_AXI4_CHECK, as co-simulation builds it), and the proofs' tops.
+# AXI4 protocol checkers bound (DG_AXI4_CHECK, as co-simulation builds it), and the proofs' tops
+# (the compute engine's among them).
 include(${CMAKE_CURRENT_LIST_DIR}/verilator_lint.cmake)
 dg_verilator_lint(FILES ${files} LINTS "--top-module,npu_gemm_tiny_npu" "--top-module,npu_gemm_tiny_npu,-DDG_AXI4_CHECK"
-                  "--top-module,dg_axi_rd_proof" "--top-module,dg_axi_wr_proof" "--top-module,dg_axi_wdata_proof")
+                  "--top-module,dg_axi_rd_proof" "--top-module,dg_axi_wr_proof" "--top-module,dg_axi_wdata_proof"
+                  "--top-module,dg_engine_proof")
 # 4. The module holds the Verilog, the register map and the proof report (synthesis: compile --synth).
 execute_process(COMMAND ${CMD} compile ${SPEC} -o ${WORK}/tiny.ko --verbose RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT err MATCHES "properties of 7 modules proved")
+if(NOT rc EQUAL 0 OR NOT err MATCHES "properties of 8 modules proved")
   message(FATAL_ERROR "compile to a module (${rc}):\n${err}")
 endif()
 execute_process(COMMAND ${CMD} inspect ${WORK}/tiny.ko OUTPUT_VARIABLE ins)
@@ -49,7 +51,7 @@ endforeach()
 foreach(pass 1 2)
   execute_process(COMMAND ${CMD} inspect ${WORK}/tiny.ko --verilog ${WORK}/x RESULT_VARIABLE rc OUTPUT_VARIABLE ins
                   ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0 OR NOT ins MATCHES "verilog: 21 files written to ")
+  if(NOT rc EQUAL 0 OR NOT ins MATCHES "verilog: 22 files written to ")
     message(FATAL_ERROR "inspect --verilog (pass ${pass}, ${rc}):\n${ins}${err}")
   endif()
 endforeach()

@@ -660,11 +660,11 @@ module npu_gemm_tiny_npu_core (
   logic [1:0] a_full, b_full;
   logic       release_step, release_buf;
   dg_engine #(
-    .Rows(16), .Cols(16), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
+    .Rows(16), .Cols(16), .Banks(16), .LgBanks(4), .WordBits(128), .SpadAW(10),
     .EABits(8), .EBBits(8), .AW(8), .BW(8), .ASigned(1'b1), .BSigned(1'b1), .G(16),
     .TileM(16), .TileN(32), .TileK(64), .DW(8), .AWords(4), .BWords(2),
-    .ABase0(0), .ABase1(4), .BBase0(8), .BBase1(16), .BSeg(1), .AccAW(AccAW),
-    .Shadow(1'b1), .AccW(32)
+    .ABase0(0), .ABase1(4), .BBase0(8), .BBase1(16), .BSeg(1), .AccAW(5),
+    .Shadow(1'b1), .AccW(32), .BankXor(1'b0), .BColMajor(1'b0), .AColMajor(1'b0), .ASeg(1)
   ) u_engine (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -3458,6 +3458,212 @@ module dg_engine #(
   end
 
   assign idle_o = !p_busy_q && !cap_q && !pf_valid_q && !cm_valid_q && !shadow_full_q;
+`ifdef FORMAL
+  // ---- properties -------------------------------------------------------------------------------
+  // Proved by k-induction through dg_engine_proof, whose assumptions are the environment's
+  // promises: START only while the engine is idle, with M, N and K inside the plan's ranges; a
+  // scratchpad buffer emptied only after the engine released it; an accumulator buffer taken by the
+  // C stream only after the engine handed it over. The data path is outside these properties (the
+  // co-simulation checks the sums bit for bit); they are about where and when the engine reads and
+  // writes.
+  localparam int ABufW = ABase1 - ABase0;  // scratchpad words per bank of one A or B buffer
+  localparam int BBufW = BBase1 - BBase0;
+  localparam int AccRows = NMi * Rows * NNj;  // accumulator rows of one C tile
+  always @(*) if (rst_ni) begin
+    // The loop counters stay inside the tile; the tile origins inside the problem, with room for
+    // one more tile in DW bits (the last-tile tests cannot wrap).
+    assert (32'(mi_q) < NMi && 32'(nj_q) < NNj && 32'(g_q) < NG && 32'(ph_q) < APh + BPh);
+    assert (64'(m_q) + TileM < 64'(1) << DW && 64'(n_q) + TileN < 64'(1) << DW && 64'(k_q) + TileK < 64'(1) << DW);
+    if (p_busy_q) assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
+    // Reads come only from a buffer the DMA filled and has not been given back: a group's first
+    // read waits for both, and a step's buffer is released the cycle after its last read, when
+    // the reads have moved to the other buffer.
+    if (p_busy_q && ph_q != '0) assert (a_full_i[sb_q] && b_full_i[sb_q]);
+    if (rd_go) assert (a_full_i[sb_q] && b_full_i[sb_q]);
+    if (cap_q && cap_release_q) assert (cap_sb_q != sb_q && a_full_i[cap_sb_q] && b_full_i[cap_sb_q]);
+    // A capture never overwrites a prefetch the array has not taken: the read after a group's last
+    // is the next group's first, which waits for the prefetch registers.
+    if (cap_q && cap_last_q) assert (ph_q == '0);
+    if (cap_q) assert (!pf_valid_q);
+    // The meta fields of every stage stay inside the C tile.
+    assert (32'(cap_meta_q.mi) < NMi && 32'(cap_meta_q.nj) < NNj);
+    assert (32'(pf_meta_q.mi) < NMi && 32'(pf_meta_q.nj) < NNj);
+    assert (32'(cm_meta_q.mi) < NMi && 32'(cm_meta_q.nj) < NNj);
+    assert (32'(d_meta_q.mi) < NMi && 32'(d_meta_q.nj) < NNj);
+    assert (32'(d_i_q) < Rows && 32'(w_i_q) < Rows);
+    // The drain reads and writes only an accumulator buffer the C stream does not hold, at a row
+    // of the C tile that the address port carries whole.
+    if (d_state_q != 2'd0 || w_valid_q) assert (shadow_full_q && !acc_full_i[d_meta_q.cb]);
+    if (acc_re_o) assert (!acc_full_i[acc_buf_o] && d_row < AccRows && d_row < 32'(1) << AccAW);
+    if (acc_we_o) assert (!acc_full_i[acc_buf_o] && w_row < AccRows && w_row < 32'(1) << AccAW);
+  end
+  // Every scratchpad read lies inside its operand's buffer of the step.
+  for (genvar b = 0; b < Banks; b++) begin : g_rd_check
+    always @(*)
+      if (rst_ni && rd_en_o[b]) begin
+        if (rd_a)
+          assert (rd_addr_o[b*SpadAW +: SpadAW] >= SpadAW'(sb_q ? ABase1 : ABase0) &&
+                  32'(rd_addr_o[b*SpadAW +: SpadAW]) < (sb_q ? ABase1 : ABase0) + ABufW);
+        else
+          assert (rd_addr_o[b*SpadAW +: SpadAW] >= SpadAW'(sb_q ? BBase1 : BBase0) &&
+                  32'(rd_addr_o[b*SpadAW +: SpadAW]) < (sb_q ? BBase1 : BBase0) + BBufW);
+      end
+  end
+`endif
+endmodule
+// ---- file: dg_engine_proof.v
+// dg_engine_proof: the output-stationary compute engine (dg_engine) in its environment, for proof
+// by k-induction of the engine's properties (its FORMAL block): the loop counters and tile
+// origins stay inside the tile and the problem, every scratchpad read lies inside the step's
+// buffer of its operand and comes from a buffer the DMA filled, a capture never overwrites a
+// prefetch not yet taken, and the drain reads and writes only accumulator rows of the C tile in a
+// buffer the C stream does not hold. The environment is assumed as the generated top provides it:
+//   - START comes only while the engine is idle (the top refuses it while running), with M, N and
+//     K inside the plan's values or run-time ranges (the top's start check);
+//   - a scratchpad buffer's full flag falls only after the engine released that buffer, or after
+//     START (the scratchpad fill refills a buffer only once it is given back);
+//   - an accumulator buffer's full flag rises only after the engine handed that buffer over
+//     (acc_set_o), and falls whenever the C stream has written it out.
+// The scratchpad's and the accumulators' read data are zero and the written sums go nowhere: the
+// engine's control does not depend on them, and the data path, left without a load, drops out of
+// the proof. Part of the fixed DeepGEMM RTL library; not synthesized.
+module dg_engine_proof #(
+  parameter int Rows     = 16,
+  parameter int Cols     = 16,
+  parameter int Banks    = 16,
+  parameter int LgBanks  = 4,
+  parameter int WordBits = 128,
+  parameter int SpadAW   = 10,
+  parameter int EABits   = 8,
+  parameter int EBBits   = 8,
+  parameter int AW       = 8,
+  parameter int BW       = 8,
+  parameter bit ASigned  = 1'b1,
+  parameter bit BSigned  = 1'b1,
+  parameter int G        = 16,
+  parameter int TileM    = 16,
+  parameter int TileN    = 32,
+  parameter int TileK    = 64,
+  parameter int DW       = 12,
+  parameter int AWords   = 4,
+  parameter int BWords   = 2,
+  parameter int ABase0   = 0,
+  parameter int ABase1   = 4,
+  parameter int BBase0   = 8,
+  parameter int BBase1   = 16,
+  parameter int BSeg     = 1,
+  parameter int AccAW    = 5,
+  parameter bit Shadow   = 1'b1,
+  parameter int AccW     = 32,
+  parameter bit BankXor  = 1'b0,
+  parameter bit BColMajor = 1'b0,
+  parameter bit AColMajor = 1'b0,
+  parameter int ASeg     = 1,
+  // the plan's M, N and K: fixed (min = max) or the run-time ranges the top's start check allows
+  // (used under FORMAL only)
+  /* verilator lint_off UNUSEDPARAM */
+  parameter int MMin     = 16,
+  parameter int MMax     = 16,
+  parameter int NMin     = 32,
+  parameter int NMax     = 32,
+  parameter int KMin     = 64,
+  parameter int KMax     = 64
+  /* verilator lint_on UNUSEDPARAM */
+) (
+  input  logic          clk_i,
+  input  logic          rst_ni,
+  input  logic          start_i,
+  input  logic [DW-1:0] m_i,
+  input  logic [DW-1:0] n_i,
+  input  logic [DW-1:0] k_i,
+  input  logic [1:0]    a_full_i,
+  input  logic [1:0]    b_full_i,
+  input  logic [1:0]    acc_full_i
+);
+  logic                   idle, release_step, release_buf, acc_set, acc_buf, acc_re, acc_we;
+  logic [Banks-1:0]       rd_en;
+  logic [Banks*SpadAW-1:0] rd_addr;
+  logic [AccAW-1:0]       acc_raddr, acc_waddr;
+  logic [Cols*AccW-1:0]   acc_wdata;
+
+  dg_engine #(
+    .Rows(Rows), .Cols(Cols), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
+    .EABits(EABits), .EBBits(EBBits), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .G(G),
+    .TileM(TileM), .TileN(TileN), .TileK(TileK), .DW(DW), .AWords(AWords), .BWords(BWords),
+    .ABase0(ABase0), .ABase1(ABase1), .BBase0(BBase0), .BBase1(BBase1), .BSeg(BSeg), .AccAW(AccAW),
+    .Shadow(Shadow), .AccW(AccW), .BankXor(BankXor), .BColMajor(BColMajor), .AColMajor(AColMajor), .ASeg(ASeg)
+  ) u_engine (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .start_i      (start_i),
+    .m_i          (m_i),
+    .n_i          (n_i),
+    .k_i          (k_i),
+    .idle_o       (idle),
+    .a_full_i     (a_full_i),
+    .b_full_i     (b_full_i),
+    .release_o    (release_step),
+    .release_buf_o(release_buf),
+    .rd_en_o      (rd_en),
+    .rd_addr_o    (rd_addr),
+    .rd_data_i    ('0),
+    .acc_full_i   (acc_full_i),
+    .acc_set_o    (acc_set),
+    .acc_buf_o    (acc_buf),
+    .acc_re_o     (acc_re),
+    .acc_raddr_o  (acc_raddr),
+    .acc_rdata_i  ('0),
+    .acc_we_o     (acc_we),
+    .acc_waddr_o  (acc_waddr),
+    .acc_wdata_o  (acc_wdata)
+  );
+
+`ifdef FORMAL
+  // The previous cycle's flags, releases and hand-overs.
+  logic [1:0] a_full_q, b_full_q, acc_full_q;
+  logic       start_q, release_q, release_buf_q, acc_set_q, acc_buf_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      a_full_q <= '0;
+      b_full_q <= '0;
+      acc_full_q <= '0;
+      start_q <= 1'b0;
+      release_q <= 1'b0;
+      release_buf_q <= 1'b0;
+      acc_set_q <= 1'b0;
+      acc_buf_q <= 1'b0;
+    end else begin
+      a_full_q <= a_full_i;
+      b_full_q <= b_full_i;
+      acc_full_q <= acc_full_i;
+      start_q <= start_i;
+      release_q <= release_step;
+      release_buf_q <= release_buf;
+      acc_set_q <= acc_set;
+      acc_buf_q <= acc_buf;
+    end
+  end
+
+  // The proof starts in reset.
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) begin
+    if (!f_past_valid) assume (!rst_ni);
+    if (start_i)
+      assume (idle && 32'(m_i) >= MMin && 32'(m_i) <= MMax && 32'(n_i) >= NMin && 32'(n_i) <= NMax &&
+              32'(k_i) >= KMin && 32'(k_i) <= KMax);
+    for (int x = 0; x < 2; x++) begin
+      if ((a_full_q[x] && !a_full_i[x]) || (b_full_q[x] && !b_full_i[x]))
+        assume (start_q || (release_q && release_buf_q == 1'(x)));
+      if (!acc_full_q[x] && acc_full_i[x]) assume (acc_set_q && acc_buf_q == 1'(x));
+    end
+    // An idle engine neither reads nor writes.
+    if (rst_ni && idle) assert (rd_en == '0 && !acc_re && !acc_we && !release_step && !acc_set);
+  end
+`endif
+  logic unused;
+  assign unused = ^{acc_raddr, acc_waddr, acc_wdata, idle, release_step, release_buf, acc_set, acc_buf, acc_re,
+                    acc_we, rd_en, rd_addr};  // (used under FORMAL)
 endmodule
 // ---- file: dg_fifo.v
 // dg_fifo: a synchronous first-word-fall-through FIFO of 2^LgDepth entries (the DMA's request
