@@ -876,10 +876,10 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
                                         {"WordBits", e.word_bits},
                                         {"SpadAW", e.spad_aw},
                                         {"BFirst", e.b_first ? 1 : 0}};
-  // The output-stationary engine in its environment (dg_engine_proof): its parameters as the core
-  // instantiates it, and the plan's M, N and K (the start check's ranges).
-  if (!e.weight_stationary) {
-    auto& ep_params = d.formal_params["dg_engine_proof"];
+  // The compute engine in its environment (dg_engine_proof, dg_engine_ws_proof): its parameters as
+  // the core instantiates it, and the plan's M, N and K (the start check's ranges).
+  {
+    auto& ep_params = d.formal_params[e.weight_stationary ? "dg_engine_ws_proof" : "dg_engine_proof"];
     for (const auto& [name, value] : engine_parameters(tp)) ep_params.emplace_back(name, value);
     for (const auto& [name, value] : {std::pair<const char*, std::int64_t>{"MMin", tp.m_min},
                                       {"MMax", tp.m_max},
@@ -895,7 +895,8 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
   for (const auto& lib : rtl_library()) {
     // One compute engine: the plan's dataflow's.
     const bool os_only = lib.module == "dg_engine" || lib.module == "dg_engine_proof" || lib.module == "dg_mac_array";
-    const bool ws_only = lib.module == "dg_engine_ws" || lib.module == "dg_ws_array";
+    const bool ws_only =
+        lib.module == "dg_engine_ws" || lib.module == "dg_engine_ws_proof" || lib.module == "dg_ws_array";
     if ((os_only && e.weight_stationary) || (ws_only && !e.weight_stationary)) continue;
     // The epilogue's modules: in designs with one only.
     if ((lib.module == "dg_epilogue" && !ep.any()) || (lib.module == "dg_epi_fetch" && !ep.fetch())) continue;

@@ -1103,6 +1103,12 @@ std::vector<std::pair<std::string, std::int64_t>> engine_parameters(const TopPar
                                                          {"BColMajor", e.b_col_major},
                                                          {"AColMajor", e.a_col_major},
                                                          {"ASeg", e.a_seg}};
+  // The weight-stationary engine has no groups, shadow registers or column-major operands.
+  if (e.weight_stationary)
+    std::erase_if(p, [](const auto& v) {
+      return v.first == "G" || v.first == "Shadow" || v.first == "BColMajor" || v.first == "AColMajor" ||
+             v.first == "ASeg";
+    });
   return p;
 }
 
@@ -1276,31 +1282,20 @@ std::string top_module(const TopParams& tp) {
   regs.merge(address_values(tp));
   // The plan's compute engine: output stationary (dg_engine) or weight stationary (dg_engine_ws);
   // both speak the same scratchpad and accumulator interfaces.
-  const std::string engine =
-      e.weight_stationary
-          ? "  dg_engine_ws #(\n"
-            "    .Rows(@PR@), .Cols(@PC@), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),\n"
-            "    .EABits(@EA@), .EBBits(@EB@), .AW(@AW@), .BW(@BW@), .ASigned(1'b@AS@), .BSigned(1'b@BS@),\n"
-            "    .TileM(@TM@), .TileN(@TN@), .TileK(@TK@), .DW(@DW@), .AWords(@AWORDS@), .BWords(@BWORDS@),\n"
-            "    .ABase0(@ABASE0@), .ABase1(@ABASE1@), .BBase0(@BBASE0@), .BBase1(@BBASE1@), .BSeg(@BSEG@), "
-            ".AccAW(AccAW),\n"
-            "    .AccW(@ACCW@)@BANKXOR@\n"
-            "  )"
-          : [&] {
-              // (one-bit parameters as 1'b0/1'b1; a line ends after each of `breaks`)
-              static const std::set<std::string> bits = {"ASigned", "BSigned",   "Shadow",
-                                                         "BankXor", "BColMajor", "AColMajor"};
-              static const std::set<std::string> breaks = {"SpadAW", "G", "BWords", "AccAW"};
-              std::string text = "  dg_engine #(\n   ";
-              const auto params = engine_parameters(tp);
-              for (std::size_t i = 0; i < params.size(); ++i) {
-                const auto& [name, value] = params[i];
-                text +=
-                    bits.count(name) ? fmt::format(" .{}(1'b{})", name, value) : fmt::format(" .{}({})", name, value);
-                if (i + 1 < params.size()) text += breaks.count(name) ? ",\n   " : ",";
-              }
-              return text + "\n  )";
-            }();
+  const std::string engine = [&] {
+    // (one-bit parameters as 1'b0/1'b1; a line ends after each of `breaks`)
+    static const std::set<std::string> bits = {"ASigned", "BSigned", "Shadow", "BankXor", "BColMajor", "AColMajor"};
+    static const std::set<std::string> breaks = {"SpadAW", "G", "BSigned", "BWords", "AccAW"};
+    std::string text = e.weight_stationary ? "  dg_engine_ws #(\n   " : "  dg_engine #(\n   ";
+    const auto params = engine_parameters(tp);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const auto& [name, value] = params[i];
+      text += bits.count(name) ? fmt::format(" .{}(1'b{})", name, value) : fmt::format(" .{}({})", name, value);
+      const bool line_end = breaks.count(name) && !(name == "BSigned" && !e.weight_stationary);
+      if (i + 1 < params.size()) text += line_end ? ",\n   " : ",";
+    }
+    return text + "\n  )";
+  }();
   std::map<std::string, std::string> first = {{"HEADER", tp.header},  {"REGDOC", doc},    {"STREAMS", streams},
                                               {"EPI", epi},           {"ENGINE", engine}, {"REGWRITES", reg_writes},
                                               {"REGREADS", reg_reads}};

@@ -84,8 +84,8 @@ std::string top_module(const TopParams& tp);
 /// The top (module <top>): the core behind an AXI4-Lite register slave and one AXI4 master per
 /// stream.
 std::string axi_top_module(const TopParams& tp);
-/// The parameters of the output-stationary engine (dg_engine) as the core instantiates it: one
-/// list for the instantiation and for the engine's proof (dg_engine_proof).
+/// The parameters of the plan's compute engine (dg_engine or dg_engine_ws) as the core
+/// instantiates it: one list for the instantiation and for the engine's proof.
 std::vector<std::pair<std::string, std::int64_t>> engine_parameters(const TopParams& tp);
 /// The registers of a design with the given features (npu_regs::kFeature*; 0: none of them).
 std::vector<Register> top_registers(unsigned features = 0);

@@ -333,6 +333,7 @@ module dg_engine_ws #(
   end
 
   logic [Cols*AccW-1:0] psum;
+`ifndef FORMAL
   dg_ws_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .AccW(AccW)) u_array (
     .clk_i (clk_i),
     .rst_ni(rst_ni),
@@ -343,6 +344,9 @@ module dg_engine_ws #(
     .a_i   (a_vec),
     .psum_o(psum)
   );
+`else
+  assign psum = '0;
+`endif
 
   // The accumulator row of the streamed row: (q * BR + r) * (TileN / Cols) + nj.
   logic [MW-1:0] s_m;
@@ -375,6 +379,7 @@ module dg_engine_ws #(
       s_valid_q <= 1'b0;
       w_valid_q <= 1'b0;
     end else begin
+`ifndef FORMAL  // (the data path: see the properties below)
       // Capture: a batch of A rows, or one word of each of the block's B rows.
       if (cap_q) begin
         if (cap_meta_q.is_a) begin
@@ -388,6 +393,7 @@ module dg_engine_ws #(
           end
         end
       end
+`endif
       if (cap_q && cap_last_q) begin
         pf_valid_q <= 1'b1;
         pf_meta_q <= cap_meta_q;
@@ -432,4 +438,84 @@ module dg_engine_ws #(
                     pf_meta_q.q, pf_meta_q.first, pf_meta_q.nj, pf_meta_q.tile_last, cap_ph_q, pf_q};
 
   assign idle_o = !p_busy_q && !cap_q && !pf_valid_q && !s_valid_q && !w_valid_q;
+`ifdef FORMAL
+  // ---- properties -------------------------------------------------------------------------------
+  // Proved by k-induction through dg_engine_ws_proof, in the environment dg_engine_env assumes.
+  // The data path is outside them (the co-simulation checks the sums bit for bit); they are about
+  // where and when the engine reads and writes. Under FORMAL the data path's capture of the
+  // operands and the weight-stationary array are left out: nothing these properties see depends
+  // on them, and elaborating them costs Yosys minutes at 16-bit elements.
+  localparam int ABufW = ABase1 - ABase0;  // scratchpad words per bank of one A or B buffer
+  localparam int BBufW = BBase1 - BBase0;
+  localparam int AccRows = TileM * NNj;    // accumulator rows of one C tile
+  // An item is a C tile's last A batch: the items after it belong to the next C tile, whose
+  // accumulator buffer is the other one.
+  logic f_cap_flip, f_pf_flip, f_s_flip, f_next_cb, f_next_first;
+  assign f_cap_flip = cap_meta_q.is_a && cap_meta_q.tile_last;
+  assign f_pf_flip  = pf_meta_q.is_a && pf_meta_q.tile_last;
+  assign f_s_flip   = s_meta_q.tile_last;
+  // The C tile's buffer of the item after the streamed batch (read, prefetched or still to read).
+  assign f_next_cb  = cap_q ? cap_meta_q.cb : pf_valid_q ? pf_meta_q.cb : cb_q;
+  // ... and whether it is of the C tile's first block (its rows written, not added).
+  assign f_next_first = cap_q ? cap_meta_q.first : pf_valid_q ? pf_meta_q.first : !p_busy_q || (k0_q == '0 && kb_q == '0);
+  always @(*) if (rst_ni) begin
+    // The loop counters stay inside the tile; the tile origins inside the problem, with room for
+    // one more tile in DW bits (the last-tile tests cannot wrap).
+    assert (32'(nj_q) < NNj && 32'(kb_q) < NKb && 32'(q_q) < NQ && 32'(ph_q) < BSeg && (!in_a_q || ph_q == '0));
+    assert (64'(m_q) + TileM < 64'(1) << DW && 64'(n_q) + TileN < 64'(1) << DW && 64'(k_q) + TileK < 64'(1) << DW);
+    if (p_busy_q) assert (m0_q < m_q && n0_q < n_q && k0_q < k_q);
+    // Reads come only from a buffer the DMA filled and has not been given back: an item's first
+    // read waits for both, and a step's buffer is released the cycle after its last A batch is
+    // read, when the reads have moved to the other buffer.
+    if (p_busy_q && ph_q != '0) assert (a_full_i[sb_q] && b_full_i[sb_q]);
+    if (rd_go) assert (a_full_i[sb_q] && b_full_i[sb_q]);
+    if (cap_q && cap_release_q) assert (cap_sb_q != sb_q && a_full_i[cap_sb_q] && b_full_i[cap_sb_q]);
+    // A capture never overwrites a prefetch the array has not taken.
+    if (cap_q && cap_last_q) assert (ph_q == '0);
+    if (cap_q) assert (!pf_valid_q);
+    // An A batch is one read; a block's weights are read while the loop stays at that block.
+    if (cap_q && cap_meta_q.is_a) assert (cap_last_q);
+    if (cap_q && !cap_last_q) assert (!in_a_q && ph_q != '0 && !cap_meta_q.is_a);
+    if (cap_q && !cap_meta_q.is_a) assert (p_busy_q && cap_meta_q.first == (k0_q == '0 && kb_q == '0));
+    if (pf_valid_q && !pf_meta_q.is_a) assert (p_busy_q && in_a_q && pf_meta_q.first == (k0_q == '0 && kb_q == '0));
+    // The meta fields of every stage stay inside the C tile.
+    assert (32'(cap_meta_q.nj) < NNj && 32'(cap_meta_q.q) < NQ);
+    assert (32'(pf_meta_q.nj) < NNj && 32'(pf_meta_q.q) < NQ);
+    assert (32'(s_meta_q.nj) < NNj && 32'(s_meta_q.q) < NQ && 32'(s_r_q) < BR);
+    if (s_valid_q) assert (s_meta_q.is_a && s_row < AccRows && s_row < 32'(1) << AccAW);
+    if (w_valid_q) assert (32'(w_row_q) < AccRows);
+    // The order of the items in flight: a row written after the previous one streamed, the rows
+    // of a batch one per cycle, and each C tile's buffer the other one after a tile's last batch.
+    if (w_valid_q && s_valid_q && s_r_q != '0) assert (!w_set_q && w_cb_q == s_meta_q.cb);
+    if (w_valid_q && s_valid_q) assert (s_meta_q.cb == (w_set_q ? !w_cb_q : w_cb_q));
+    if (w_valid_q && !s_valid_q) assert (f_next_cb == (w_set_q ? !w_cb_q : w_cb_q));
+    if (w_set_q) assert (w_valid_q);
+    if (s_valid_q) assert (f_next_cb == (f_s_flip ? !s_meta_q.cb : s_meta_q.cb));
+    if (cap_q) assert (cb_q == (f_cap_flip ? !cap_meta_q.cb : cap_meta_q.cb));
+    if (pf_valid_q) assert (cb_q == (f_pf_flip ? !pf_meta_q.cb : pf_meta_q.cb));
+    // After a C tile's last row the next tile begins with its first block, which reads nothing.
+    if (w_valid_q && s_valid_q && w_set_q) assert (s_meta_q.first);
+    if (w_valid_q && !s_valid_q && w_set_q) assert (f_next_first);
+    if (s_valid_q && f_s_flip) assert (f_next_first);
+    if ((cap_q && f_cap_flip) || (pf_valid_q && f_pf_flip)) assert (!p_busy_q || (k0_q == '0 && kb_q == '0));
+    // The accumulator rows are read and written only in a buffer the C stream does not hold; a
+    // read and a write in one cycle are of one buffer.
+    if (s_valid_q) assert (!acc_full_i[s_meta_q.cb]);
+    if (w_valid_q) assert (!acc_full_i[w_cb_q]);
+    if (acc_re_o) assert (!acc_full_i[acc_buf_o] && acc_buf_o == s_meta_q.cb);
+    if (acc_we_o) assert (!acc_full_i[acc_buf_o] && acc_buf_o == w_cb_q);
+  end
+  // Every scratchpad read lies inside its operand's buffer of the step.
+  for (genvar b = 0; b < Banks; b++) begin : g_rd_check
+    always @(*)
+      if (rst_ni && rd_en_o[b]) begin
+        if (in_a_q)
+          assert (rd_addr_o[b*SpadAW +: SpadAW] >= SpadAW'(sb_q ? ABase1 : ABase0) &&
+                  32'(rd_addr_o[b*SpadAW +: SpadAW]) < (sb_q ? ABase1 : ABase0) + ABufW);
+        else
+          assert (rd_addr_o[b*SpadAW +: SpadAW] >= SpadAW'(sb_q ? BBase1 : BBase0) &&
+                  32'(rd_addr_o[b*SpadAW +: SpadAW]) < (sb_q ? BBase1 : BBase0) + BBufW);
+      end
+  end
+`endif
 endmodule

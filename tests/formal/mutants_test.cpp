@@ -737,16 +737,19 @@ TEST_CASE("formal: a column-major B's AGU that ends its tiles after 4 of their r
   CHECK(!m.result.all_proved());
 }
 
-// The output-stationary compute engine in its environment (dg_engine_proof): its loop counters,
-// scratchpad reads, buffer hand-overs and drain, at the parameters each design instantiates it
-// with, proved at every compile; each seeded bug below makes the proof fail.
+// The compute engines in their environment (dg_engine_proof, dg_engine_ws_proof): loop counters,
+// scratchpad reads, buffer hand-overs and the accumulator rows, at the parameters each design
+// instantiates the engine with, proved at every compile; each seeded bug below makes the proof
+// fail.
 
-/// The engine's proof of `f`'s design, which must use the output-stationary engine.
-hdlgen::ModuleProof engine_proof(const Fixture& f, const std::string& name) {
-  REQUIRE(f.plan.dataflow == "output_stationary");
+/// The engine's proof of `f`'s design, whose plan must have the dataflow `dataflow`.
+hdlgen::ModuleProof engine_proof(const Fixture& f, const std::string& name,
+                                 const std::string& dataflow = "output_stationary") {
+  REQUIRE(f.plan.dataflow == dataflow);
+  const std::string top = dataflow == "output_stationary" ? "dg_engine_proof" : "dg_engine_ws_proof";
   hdlgen::Design d = hdlgen::generate(f.plan, f.problem.hw, name);
-  REQUIRE(std::find(d.formal_tops.begin(), d.formal_tops.end(), "dg_engine_proof") != d.formal_tops.end());
-  return prove_one(d, "dg_engine_proof");
+  REQUIRE(std::find(d.formal_tops.begin(), d.formal_tops.end(), top) != d.formal_tops.end());
+  return prove_one(d, top);
 }
 
 TEST_CASE("formal: the output-stationary engine's properties are proved in its environment") {
@@ -806,6 +809,50 @@ TEST_CASE("formal: an engine that drains into an accumulator buffer the C stream
 
 TEST_CASE("formal: an engine whose K loop runs one tile past K is caught") {
   auto m = engine_mutant("last_k", to("k0_q + DW'(TileK) > k_q"));
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: the weight-stationary engine's properties are proved in its environment") {
+  // npu16 with a run-time K and partial tiles, npu16_ws, a 4x12 array, the XOR-swizzled bank
+  // mapping, rows that are not whole beats.
+  const std::vector<std::tuple<const char*, Fixture>> cases = {
+      {"kr", krange()},
+      {"ws", load_test_model("tests/cosim/npu_ws.dgml", "npu16_ws")},
+      {"ws4x12", load_test_model("tests/cosim/npu_ws_4x12.dgml", "npu4x12")},
+      {"wsxor", load_test_model("tests/cosim/npu_ws_xor.dgml", "npu16_xor")},
+      {"wsbr", load_test_model("tests/cosim/npu_ws_byte_rows.dgml", "npu16_ws")}};
+  for (const auto& [name, f] : cases) {
+    INFO(name);
+    auto m = engine_proof(f, name, "weight_stationary");
+    INFO(hdlgen::report_text({{m}, ""}));
+    CHECK(m.result.all_proved());
+    CHECK(m.result.properties.size() >= 30);
+  }
+}
+
+/// The run-time-K design (weight stationary) with its engine mutated.
+hdlgen::ModuleProof ws_mutant(const std::string& lhs, const std::function<std::string(const std::string&)>& rhs) {
+  REQUIRE(krange().plan.dataflow == "weight_stationary");
+  return prove_one(mutate_assign("dg_engine_ws.v", lhs, rhs, krange(), "kr"), "dg_engine_ws_proof");
+}
+
+TEST_CASE("formal: a weight-stationary engine that streams into an accumulator buffer the C stream holds is caught") {
+  auto m = ws_mutant("s_load", to("pf_valid_q && pf_meta_q.is_a && (!s_valid_q || s_last) && "
+                                  "(!pf_meta_q.first_q || sh_valid_q)"));
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: a weight-stationary engine whose A reads are one word off is caught by the buffer bounds") {
+  auto m = ws_mutant("word_a", [](const std::string& old) { return "(" + old + ") + SpadAW'(1)"; });
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: a weight-stationary engine that starts a block's weights without waiting for A's buffer is caught") {
+  auto m = ws_mutant("rd_go", to("p_busy_q && ((!in_a_q && ph_q != '0) || (!pf_valid_q && !(cap_q && cap_last_q) && "
+                                 "b_full_i[sb_q]))"));
   INFO(hdlgen::report_text({{m}, ""}));
   CHECK(!m.result.all_proved());
 }

@@ -3287,6 +3287,7 @@ module dg_engine #(
   end
 
   logic [Rows*Cols*AccW-1:0] shadow;
+`ifndef FORMAL
   dg_mac_array #(.Rows(Rows), .Cols(Cols), .AW(AW), .BW(BW), .ASigned(ASigned), .BSigned(BSigned), .Shadow(Shadow),
                  .AccW(AccW)) u_array (
     .clk_i      (clk_i),
@@ -3298,6 +3299,9 @@ module dg_engine #(
     .b_i        (b_vec),
     .shadow_o   (shadow)
   );
+`else
+  assign shadow = '0;
+`endif
 
   // The word each tile row of the capture reads: row t of the group sits in bank cap_off + t
   // (mod Banks: the bank index wraps), chosen by a Banks-way multiplexer; the lane inside it is a
@@ -3335,6 +3339,7 @@ module dg_engine #(
       pf_valid_q <= 1'b0;
       cm_valid_q <= 1'b0;
     end else begin
+`ifndef FORMAL  // (the data path: see the properties below)
       // Capture: A rows from their banks, or one word of each B row.
       if (cap_q) begin
         if (cap_ph_q < PhW'(APh)) begin
@@ -3364,6 +3369,7 @@ module dg_engine #(
           end
         end
       end
+`endif
       if (load) begin
         cm_a_q <= pf_a_q;
         cm_b_q <= pf_b_q;
@@ -3460,12 +3466,14 @@ module dg_engine #(
   assign idle_o = !p_busy_q && !cap_q && !pf_valid_q && !cm_valid_q && !shadow_full_q;
 `ifdef FORMAL
   // ---- properties -------------------------------------------------------------------------------
-  // Proved by k-induction through dg_engine_proof, whose assumptions are the environment's
-  // promises: START only while the engine is idle, with M, N and K inside the plan's ranges; a
-  // scratchpad buffer emptied only after the engine released it; an accumulator buffer taken by the
-  // C stream only after the engine handed it over. The data path is outside these properties (the
+  // Proved by k-induction through dg_engine_proof, in the environment dg_engine_env assumes
+  // (START only while the engine is idle, with M, N and K inside the plan's ranges; a scratchpad
+  // buffer emptied only after the engine released it; an accumulator buffer taken by the C stream
+  // only after the engine handed it over). The data path is outside these properties (the
   // co-simulation checks the sums bit for bit); they are about where and when the engine reads and
-  // writes.
+  // writes. Under FORMAL the data path's capture of the operands and the MAC array are left out:
+  // nothing these properties see depends on them, and elaborating them costs Yosys minutes at
+  // 16-bit elements.
   localparam int ABufW = ABase1 - ABase0;  // scratchpad words per bank of one A or B buffer
   localparam int BBufW = BBase1 - BBase0;
   localparam int AccRows = NMi * Rows * NNj;  // accumulator rows of one C tile
@@ -3511,22 +3519,101 @@ module dg_engine #(
   end
 `endif
 endmodule
-// ---- file: dg_engine_proof.v
-// dg_engine_proof: the output-stationary compute engine (dg_engine) in its environment, for proof
-// by k-induction of the engine's properties (its FORMAL block): the loop counters and tile
-// origins stay inside the tile and the problem, every scratchpad read lies inside the step's
-// buffer of its operand and comes from a buffer the DMA filled, a capture never overwrites a
-// prefetch not yet taken, and the drain reads and writes only accumulator rows of the C tile in a
-// buffer the C stream does not hold. The environment is assumed as the generated top provides it:
+// ---- file: dg_engine_env.v
+// dg_engine_env: the environment a compute engine (dg_engine, dg_engine_ws) is proved in, as the
+// generated top provides it, stated as assumptions for the engines' proofs (dg_engine_proof,
+// dg_engine_ws_proof):
+//   - the proof starts in reset;
 //   - START comes only while the engine is idle (the top refuses it while running), with M, N and
 //     K inside the plan's values or run-time ranges (the top's start check);
 //   - a scratchpad buffer's full flag falls only after the engine released that buffer, or after
 //     START (the scratchpad fill refills a buffer only once it is given back);
 //   - an accumulator buffer's full flag rises only after the engine handed that buffer over
-//     (acc_set_o), and falls whenever the C stream has written it out.
-// The scratchpad's and the accumulators' read data are zero and the written sums go nowhere: the
-// engine's control does not depend on them, and the data path, left without a load, drops out of
-// the proof. Part of the fixed DeepGEMM RTL library; not synthesized.
+//     (acc_set_i), and falls whenever the C stream has written it out.
+// It asserts nothing itself. Part of the fixed DeepGEMM RTL library; not synthesized.
+module dg_engine_env #(
+  parameter int DW   = 12,
+  // the plan's M, N and K: fixed (min = max) or the run-time ranges the top's start check allows
+  // (used under FORMAL only)
+  /* verilator lint_off UNUSEDPARAM */
+  parameter int MMin = 16,
+  parameter int MMax = 16,
+  parameter int NMin = 32,
+  parameter int NMax = 32,
+  parameter int KMin = 64,
+  parameter int KMax = 64
+  /* verilator lint_on UNUSEDPARAM */
+) (
+  input  logic          clk_i,
+  input  logic          rst_ni,
+  input  logic          start_i,
+  input  logic [DW-1:0] m_i,
+  input  logic [DW-1:0] n_i,
+  input  logic [DW-1:0] k_i,
+  input  logic          idle_i,
+  input  logic [1:0]    a_full_i,
+  input  logic [1:0]    b_full_i,
+  input  logic [1:0]    acc_full_i,
+  input  logic          release_i,
+  input  logic          release_buf_i,
+  input  logic          acc_set_i,
+  input  logic          acc_buf_i
+);
+`ifdef FORMAL
+  // The previous cycle's flags, releases and hand-overs.
+  logic [1:0] a_full_q, b_full_q, acc_full_q;
+  logic       start_q, release_q, release_buf_q, acc_set_q, acc_buf_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      a_full_q <= '0;
+      b_full_q <= '0;
+      acc_full_q <= '0;
+      start_q <= 1'b0;
+      release_q <= 1'b0;
+      release_buf_q <= 1'b0;
+      acc_set_q <= 1'b0;
+      acc_buf_q <= 1'b0;
+    end else begin
+      a_full_q <= a_full_i;
+      b_full_q <= b_full_i;
+      acc_full_q <= acc_full_i;
+      start_q <= start_i;
+      release_q <= release_i;
+      release_buf_q <= release_buf_i;
+      acc_set_q <= acc_set_i;
+      acc_buf_q <= acc_buf_i;
+    end
+  end
+
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) begin
+    if (!f_past_valid) assume (!rst_ni);
+    if (start_i)
+      assume (idle_i && 32'(m_i) >= MMin && 32'(m_i) <= MMax && 32'(n_i) >= NMin && 32'(n_i) <= NMax &&
+              32'(k_i) >= KMin && 32'(k_i) <= KMax);
+    for (int x = 0; x < 2; x++) begin
+      if ((a_full_q[x] && !a_full_i[x]) || (b_full_q[x] && !b_full_i[x]))
+        assume (start_q || (release_q && release_buf_q == 1'(x)));
+      if (!acc_full_q[x] && acc_full_i[x]) assume (acc_set_q && acc_buf_q == 1'(x));
+    end
+  end
+`else
+  logic unused;
+  assign unused = ^{clk_i, rst_ni, start_i, m_i, n_i, k_i, idle_i, a_full_i, b_full_i, acc_full_i, release_i,
+                    release_buf_i, acc_set_i, acc_buf_i};
+`endif
+endmodule
+// ---- file: dg_engine_proof.v
+// dg_engine_proof: the output-stationary compute engine (dg_engine) in its environment
+// (dg_engine_env), for proof by k-induction of the engine's properties (its FORMAL block): the
+// loop counters and tile origins stay inside the tile and the problem, every scratchpad read lies
+// inside the step's buffer of its operand and comes from a buffer the DMA filled, a capture never
+// overwrites a prefetch not yet taken, and the drain reads and writes only accumulator rows of the
+// C tile in a buffer the C stream does not hold. The scratchpad's and the accumulators' read data
+// are zero and the written sums go nowhere: the engine's control does not depend on them, and the
+// data path, left without a load, drops out of the proof. Part of the fixed DeepGEMM RTL library;
+// not synthesized.
 module dg_engine_proof #(
   parameter int Rows     = 16,
   parameter int Cols     = 16,
@@ -3559,16 +3646,13 @@ module dg_engine_proof #(
   parameter bit BColMajor = 1'b0,
   parameter bit AColMajor = 1'b0,
   parameter int ASeg     = 1,
-  // the plan's M, N and K: fixed (min = max) or the run-time ranges the top's start check allows
-  // (used under FORMAL only)
-  /* verilator lint_off UNUSEDPARAM */
+  // the plan's M, N and K (dg_engine_env)
   parameter int MMin     = 16,
   parameter int MMax     = 16,
   parameter int NMin     = 32,
   parameter int NMax     = 32,
   parameter int KMin     = 64,
   parameter int KMax     = 64
-  /* verilator lint_on UNUSEDPARAM */
 ) (
   input  logic          clk_i,
   input  logic          rst_ni,
@@ -3580,11 +3664,11 @@ module dg_engine_proof #(
   input  logic [1:0]    b_full_i,
   input  logic [1:0]    acc_full_i
 );
-  logic                   idle, release_step, release_buf, acc_set, acc_buf, acc_re, acc_we;
-  logic [Banks-1:0]       rd_en;
+  logic                    idle, release_step, release_buf, acc_set, acc_buf, acc_re, acc_we;
+  logic [Banks-1:0]        rd_en;
   logic [Banks*SpadAW-1:0] rd_addr;
-  logic [AccAW-1:0]       acc_raddr, acc_waddr;
-  logic [Cols*AccW-1:0]   acc_wdata;
+  logic [AccAW-1:0]        acc_raddr, acc_waddr;
+  logic [Cols*AccW-1:0]    acc_wdata;
 
   dg_engine #(
     .Rows(Rows), .Cols(Cols), .Banks(Banks), .LgBanks(LgBanks), .WordBits(WordBits), .SpadAW(SpadAW),
@@ -3618,52 +3702,29 @@ module dg_engine_proof #(
     .acc_wdata_o  (acc_wdata)
   );
 
-`ifdef FORMAL
-  // The previous cycle's flags, releases and hand-overs.
-  logic [1:0] a_full_q, b_full_q, acc_full_q;
-  logic       start_q, release_q, release_buf_q, acc_set_q, acc_buf_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      a_full_q <= '0;
-      b_full_q <= '0;
-      acc_full_q <= '0;
-      start_q <= 1'b0;
-      release_q <= 1'b0;
-      release_buf_q <= 1'b0;
-      acc_set_q <= 1'b0;
-      acc_buf_q <= 1'b0;
-    end else begin
-      a_full_q <= a_full_i;
-      b_full_q <= b_full_i;
-      acc_full_q <= acc_full_i;
-      start_q <= start_i;
-      release_q <= release_step;
-      release_buf_q <= release_buf;
-      acc_set_q <= acc_set;
-      acc_buf_q <= acc_buf;
-    end
-  end
+  dg_engine_env #(.DW(DW), .MMin(MMin), .MMax(MMax), .NMin(NMin), .NMax(NMax), .KMin(KMin), .KMax(KMax)) u_env (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .start_i      (start_i),
+    .m_i          (m_i),
+    .n_i          (n_i),
+    .k_i          (k_i),
+    .idle_i       (idle),
+    .a_full_i     (a_full_i),
+    .b_full_i     (b_full_i),
+    .acc_full_i   (acc_full_i),
+    .release_i    (release_step),
+    .release_buf_i(release_buf),
+    .acc_set_i    (acc_set),
+    .acc_buf_i    (acc_buf)
+  );
 
-  // The proof starts in reset.
-  reg f_past_valid = 1'b0;
-  always @(posedge clk_i) f_past_valid <= 1'b1;
-  always @(*) begin
-    if (!f_past_valid) assume (!rst_ni);
-    if (start_i)
-      assume (idle && 32'(m_i) >= MMin && 32'(m_i) <= MMax && 32'(n_i) >= NMin && 32'(n_i) <= NMax &&
-              32'(k_i) >= KMin && 32'(k_i) <= KMax);
-    for (int x = 0; x < 2; x++) begin
-      if ((a_full_q[x] && !a_full_i[x]) || (b_full_q[x] && !b_full_i[x]))
-        assume (start_q || (release_q && release_buf_q == 1'(x)));
-      if (!acc_full_q[x] && acc_full_i[x]) assume (acc_set_q && acc_buf_q == 1'(x));
-    end
-    // An idle engine neither reads nor writes.
-    if (rst_ni && idle) assert (rd_en == '0 && !acc_re && !acc_we && !release_step && !acc_set);
-  end
+`ifdef FORMAL
+  // An idle engine neither reads nor writes.
+  always @(*) if (rst_ni && idle) assert (rd_en == '0 && !acc_re && !acc_we && !release_step && !acc_set);
 `endif
   logic unused;
-  assign unused = ^{acc_raddr, acc_waddr, acc_wdata, idle, release_step, release_buf, acc_set, acc_buf, acc_re,
-                    acc_we, rd_en, rd_addr};  // (used under FORMAL)
+  assign unused = ^{acc_raddr, acc_waddr, acc_wdata, acc_re, acc_we, rd_en, rd_addr};  // (used under FORMAL)
 endmodule
 // ---- file: dg_fifo.v
 // dg_fifo: a synchronous first-word-fall-through FIFO of 2^LgDepth entries (the DMA's request

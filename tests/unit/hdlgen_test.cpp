@@ -58,9 +58,10 @@ TEST_CASE("hdlgen: the same plan gives byte-identical files") {
   CHECK(hdlgen::bundle(a) == hdlgen::bundle(b));
   CHECK(a.top == "npu_gemm_tiny");
   CHECK(a.core == "npu_gemm_tiny_core");
-  // The AXI4 top, the core, three AGUs, seventeen library modules (with the bank mapping, the AXI4
-  // masters, the register slave, the protocol checker and the proofs' tops).
-  CHECK(a.files.size() == 22);
+  // The AXI4 top, the core, three AGUs, eighteen library modules (with the bank mapping, the AXI4
+  // masters, the register slave, the protocol checker, the proofs' tops and the engine's
+  // environment).
+  CHECK(a.files.size() == 23);
 }
 
 TEST_CASE("hdlgen: the top instantiates the library with the plan's and the model's geometry") {

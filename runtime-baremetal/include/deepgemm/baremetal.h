@@ -35,10 +35,11 @@
  * Batches. A plan's "batch" B (1 when absent) multiplies B pairs of packed matrices: each operand
  * holds B matrices, matrix b starting b × (rows × ld) elements after the bound address (columns ×
  * ld for a column-major one), so that a batch is one taller matrix of B × rows rows;
- * dgmm_operand_info's bytes span all of them. A launch on the NPU runs the design once per matrix,
- * in order, each run started by the runtime when the previous one is DONE (the design has no
- * batch loop of its own); dgmm_npu_cycles gives the sum of the runs' CYCLES. The reference
- * executor runs the matrices in the same order.
+ * dgmm_operand_info's bytes span all of them. A launch on the NPU runs all of them with one START
+ * when the design has the BATCH and stride registers and every matrix stride fits them (32 bits);
+ * else the runtime runs the design once per matrix, in order, each run started when the previous
+ * one is DONE. dgmm_npu_cycles gives the CYCLES of all of them. The reference executor runs the
+ * matrices in the same order.
  *
  * K at run time. A plan may leave K to run time within [K_min, K_max] (plan fields "k_dynamic",
  * "K_min", "K_max"; "K" holds K_max). A handle starts at K = K_max; dgmm_set_k chooses the K of
@@ -74,10 +75,10 @@
  * returns to the plan's (packed, for a K-range operand along K: the current K). The buffer then
  * spans (rows - 1) x ld + cols elements (dgmm_operand_info's bytes); the elements between rows are
  * neither read nor, for C, written. An ld set on a K-range operand along K stays fixed: dgmm_set_k
- * then refuses a K above it. On the NPU engine the design moves whole bus beats, so ld x
- * element_bits / 8 must be a multiple of the bus beat (the module's register table records it),
- * and an operand must span at most 4 GiB; the NPU's LDA, LDB and LDC registers take the leading
- * dimensions in bytes (written at each launch).
+ * then refuses a K above it. On the NPU engine the design moves whole bus beats (whole bytes where
+ * it moves byte rows), so ld x element_bits / 8 must be a multiple of the bus beat (of a byte; the
+ * module's register table records which), and an operand must span at most 4 GiB; the NPU's LDA, LDB and LDC registers
+ * take the leading dimensions in bytes (written at each launch).
  *
  * Execution engines. Each handle runs its launches on one of two engines, chosen explicitly with
  * dgmm_set_engine; a new handle uses the reference executor.
@@ -104,9 +105,10 @@
  * follow K). dgmm_wait polls STATUS
  * (port_wait_irq between polls) until DONE or ERROR; ERROR becomes DGMM_ERROR_LAUNCH with a
  * dgmm_last_error message naming the ERROR register's code (1 M, 2 N, 3 K outside its range, 4 base not beat-aligned, 5
- * row not whole beats, 6 to 8 bus errors, 9 base or extent beyond the bus's address width). dgmm_npu_cycles gives the
- * CYCLES register of the last completed run. The data the NPU reads and writes is its own business: the runtime touches
- * no operand memory on this engine.
+ * row not whole beats, 6 to 8 bus errors, 9 base or extent beyond the bus's address width, 10 a leading dimension the
+ * design cannot take, 11 BATCH outside 1 to the plan's batch; the full list is npu_regs.h's kErrorCodes).
+ * dgmm_npu_cycles gives the CYCLES register of the last completed run. The data the NPU reads and writes is its own
+ * business: the runtime touches no operand memory on this engine.
  *
  * dgmm_wait polls completion through the port layer (port.h) on either engine.
  */
