@@ -332,6 +332,8 @@ if [ "$what" = all ] || [ "$what" = w4w ]; then
   spec_w4 fp16 fp16 4096 4096 4096 "B: group_128;" "check_w4w_fp16_g128_4096x4096x4096.ko" "cast_output: fp16; family: wgmma;"
   spec_w4 fp16 fp16 128 4096 4096 "B: group_128;" "check_w4w_fp16_g128_res_128x4096x4096.ko" "cast_output: fp16; family: wgmma; beta: 1;"
   spec_w4 fp16 fp16 1024 4096 4096 "B: group_128;" "check_w4w_fp16_g128_1024x4096x4096.ko" "cast_output: fp16; family: wgmma;"
+  # two consumer warpgroups (256×128 tiles, 384 threads) with tails in M and N, persistent
+  spec_w4 bf16 bf16 1000 4104 4096 "B: group_64;" "check_w4w_e2m1_bf16_g64_1000x4104x4096.ko" "cast_output: bf16; family: wgmma;" hopper int4_e2m1
   for m in 16 32 64 128 256 1024 4096; do
     spec_w4 fp16 fp16 $m 4096 4096 "B: group_128;" "w4f_fp16_g128_${m}x4096x4096.ko" "cast_output: fp16;"
     spec_w4 fp16 fp16 $m 4096 4096 "B: group_128;" "w4fm_fp16_g128_${m}x4096x4096.ko" "cast_output: fp16; family: mma_sync;"

@@ -486,12 +486,17 @@ class WgmmaTmaKernel : WgmmaBase {
   }
 
   /// Registers per thread: the launch bound's share at entry, then the producer's few and the
-  /// consumers' share of the rest (setmaxnreg counts are multiples of 8 in [24, 256]).
+  /// consumers' share of the rest (setmaxnreg counts are multiples of 8 in [24, 256]). The block
+  /// holds threads × entry registers from its launch to its end: setmaxnreg.inc waits until the
+  /// block's own pool has them, so the consumers take no more than the producer gave back (a
+  /// share of 65536 instead, with 384 threads and an 80-register producer, left the consumers
+  /// waiting forever).
   void rebalance(bool producer) {
     const std::int64_t budget = 65536 / std::max<std::int64_t>(1, p_.blocks_per_sm);
     const std::int64_t entry = std::min<std::int64_t>(255, budget / (128 * (groups_ + 1))) / 8 * 8;
-    const std::int64_t kept = w4_ ? kW4ProducerRegisters : kProducerRegs;
-    const std::int64_t consumer = std::min<std::int64_t>(240, (budget - 128 * kept) / (128 * groups_) / 8 * 8);
+    const std::int64_t kept = std::min(entry, w4_ ? kW4ProducerRegisters : kProducerRegs);
+    const std::int64_t pool = entry * 128 * (groups_ + 1);
+    const std::int64_t consumer = std::min<std::int64_t>(240, (pool - 128 * kept) / (128 * groups_) / 8 * 8);
     if (producer && kept < entry) emit_ptx_statement(b_, fmt::format("setmaxnreg.dec.sync.aligned.u32 {};", kept));
     if (!producer && consumer > entry)
       emit_ptx_statement(b_, fmt::format("setmaxnreg.inc.sync.aligned.u32 {};", consumer));
