@@ -201,6 +201,18 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 3; ++i)
       if (ld[i] != 0 && dgmm_set_ld(h, i == 0 ? "A" : i == 1 ? "B" : "C", static_cast<std::uint32_t>(ld[i])) != DGMM_OK)
         return refuse(std::string("--ld") + "abc"[i] + ": " + dgmm_last_error());
+    // --batch and --stride-*: the runtime's dgmm_set_batch and dgmm_set_batch_stride, which refuse
+    // at the call what the plan or the NPU cannot take.
+    if (args.batch != -1 && (args.batch < 1 || args.batch > 0xffffffff ||
+                             dgmm_set_batch(h, static_cast<std::uint32_t>(args.batch)) != DGMM_OK))
+      return refuse(std::string("--batch: ") + (args.batch < 1 ? "not a batch" : dgmm_last_error()));
+    for (int i = 0; i < 3; ++i)
+      if (args.stride[i] != -1 && dgmm_set_batch_stride(h,
+                                                        i == 0   ? "A"
+                                                        : i == 1 ? "B"
+                                                                 : "C",
+                                                        static_cast<std::uint64_t>(args.stride[i])) != DGMM_OK)
+        return refuse(std::string("--stride-") + "abc"[i] + ": " + dgmm_last_error());
     std::uint32_t um = 0, un = 0, uk = 0, kmin = 0, kmax = 0;
     dgmm_problem(h, &um, &un, &uk, nullptr, nullptr, nullptr);
     // A batch: matrix b of each operand follows matrix b - 1 (rows × ld elements on), so the
@@ -214,9 +226,11 @@ int main(int argc, char** argv) {
     if (swapped) {
       std::swap(um, un);
       std::swap(ld[0], ld[1]);
+      std::swap(args.stride[0], args.stride[1]);
     }
     if (const auto at = plan_text.find("\"batch\": "); at != std::string::npos)
       batch = std::max<std::int64_t>(1, std::strtoll(plan_text.c_str() + at + 9, nullptr, 10));
+    if (args.batch != -1) batch = args.batch;
     if (dgmm_k_range(h, &kmin, &kmax) == DGMM_OK) k_max = kmax;
     m = um;
     n = un;
@@ -226,8 +240,7 @@ int main(int argc, char** argv) {
   }
   // --batch: the BATCH register the harness writes (a design of a batched plan; 0 and values past
   // the plan's batch are for --expect-error BATCH), with the strides of matrices one after another.
-  if (args.batch != -1) {
-    if (h != nullptr) return usage("--batch is for runs the harness programs (--m ...); the runtime writes BATCH");
+  if (args.batch != -1 && h == nullptr) {
     if (args.batch < 0 || args.batch > 65535) return usage("--batch must be 0 to 65535");
     batch = std::max<std::int64_t>(1, args.batch);
   }
@@ -271,17 +284,36 @@ int main(int argc, char** argv) {
   // The operands: 256 MiB apart from A's address, above 4 GiB on a bus wider than 32 bits.
   if (!o.base_given) o.base = o.addr_bits > 32 ? (std::uint64_t{1} << (o.addr_bits - 1)) + 0x10000000u : 0x10000000u;
 
+  // A batch's matrices: stride[i] elements apart, rows × ld (one after the other) unless given;
+  // a given stride is 0 (an input shared by every matrix) or at least one matrix.
+  const std::int64_t rows_of[3] = {a_rows, b_rows, m};
+  std::int64_t matrix[3], stride[3];
+  for (int i = 0; i < 3; ++i) {
+    matrix[i] = (rows_of[i] - 1) * ld[i] + packed[i];
+    stride[i] = args.stride[i] == -1 ? rows_of[i] * ld[i] : args.stride[i];
+    if (args.stride[i] != -1 && (stride[i] != 0 || i == 2) && stride[i] < matrix[i])
+      return usage(std::string("--stride-") + "abc"[i] + " " + std::to_string(stride[i]) +
+                   ": the harness simulates strides of 0 (inputs) or at least one matrix (" +
+                   std::to_string(matrix[i]) + " elements)");
+    if (args.stride[i] != -1 && h == nullptr && args.batch == -1)
+      return usage(std::string("--stride-") + "abc"[i] + " needs --batch (the BATCH register) or --module");
+  }
   Sim sim(o);
   g_sim = &sim;
   const unsigned beat = sim.beat();
   // Each operand: its rows ld elements apart, the last one ending the buffer; a batch's matrices
-  // one after the other, as one matrix of batch × rows rows.
-  const std::int64_t a_elems = (batch * a_rows - 1) * ld[0] + a_inner, b_elems = (batch * b_rows - 1) * ld[1] + b_inner;
+  // stride elements apart (by default one after the other, as one matrix of batch × rows rows).
+  const std::int64_t a_elems = (batch - 1) * stride[0] + matrix[0], b_elems = (batch - 1) * stride[1] + matrix[1];
   const unsigned c_bytes = static_cast<unsigned>(c_bits / 8);
-  const Buffer A{"A", o.base, fa.size(a_elems), fa.size(a_inner), ld[0] == a_inner ? 0 : fa.size(ld[0])};
-  const Buffer B{"B", o.base + 0x10000000u, fb.size(b_elems), fb.size(b_inner), ld[1] == b_inner ? 0 : fb.size(ld[1])};
-  const Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>((batch * m - 1) * ld[2] + n) * c_bytes,
-                 static_cast<std::uint64_t>(n) * c_bytes, ld[2] == n ? 0 : static_cast<std::uint64_t>(ld[2]) * c_bytes};
+  Buffer A{"A", o.base, fa.size(a_elems), fa.size(a_inner), ld[0] == a_inner ? 0 : fa.size(ld[0])};
+  Buffer B{"B", o.base + 0x10000000u, fb.size(b_elems), fb.size(b_inner), ld[1] == b_inner ? 0 : fb.size(ld[1])};
+  Buffer C{"C", o.base + 0x20000000u, static_cast<std::uint64_t>((batch - 1) * stride[2] + matrix[2]) * c_bytes,
+           static_cast<std::uint64_t>(n) * c_bytes, ld[2] == n ? 0 : static_cast<std::uint64_t>(ld[2]) * c_bytes};
+  if (args.stride[0] != -1) A.matrix_stride = fa.size(stride[0]), A.matrix_bytes = fa.size(matrix[0]);
+  if (args.stride[1] != -1) B.matrix_stride = fb.size(stride[1]), B.matrix_bytes = fb.size(matrix[1]);
+  if (args.stride[2] != -1)
+    C.matrix_stride = static_cast<std::uint64_t>(stride[2]) * c_bytes,
+    C.matrix_bytes = static_cast<std::uint64_t>(matrix[2]) * c_bytes;
   sim.set_buffers(A, B, C);
   // The epilogue's operands: bias (N int32), rq (N records of 8 bytes).
   const Buffer Bias{"bias", o.base + 0x30000000u, epi.bias ? static_cast<std::uint64_t>(n) * 4 : 0};
@@ -392,10 +424,10 @@ int main(int argc, char** argv) {
                      "reads and writes packed rows");
     }
     if (args.batch != -1) {
-      // BATCH and the strides: the matrices one after another (a design without them is refused).
-      const std::uint32_t stride[3] = {static_cast<std::uint32_t>(fa.size(a_rows * ld[0])),
-                                       static_cast<std::uint32_t>(fb.size(b_rows * ld[1])),
-                                       static_cast<std::uint32_t>(m * ld[2] * c_bytes)};
+      // BATCH and the strides in bytes (a design without them is refused).
+      const std::uint32_t stride_bytes[3] = {static_cast<std::uint32_t>(fa.size(stride[0])),
+                                             static_cast<std::uint32_t>(fb.size(stride[1])),
+                                             static_cast<std::uint32_t>(stride[2] * c_bytes)};
       constexpr std::uint32_t stride_reg[3] = {dg::npu_regs::reg("A_STRIDE").offset,
                                                dg::npu_regs::reg("B_STRIDE").offset,
                                                dg::npu_regs::reg("C_STRIDE").offset};
@@ -403,7 +435,7 @@ int main(int argc, char** argv) {
       sim.reg_write(at, static_cast<std::uint32_t>(args.batch));
       if (sim.reg_read(at) != static_cast<std::uint32_t>(args.batch))
         return usage("--batch: the design has no BATCH register (its plan's batch is 1)");
-      for (int i = 0; i < 3; ++i) sim.reg_write(stride_reg[i], stride[i]);
+      for (int i = 0; i < 3; ++i) sim.reg_write(stride_reg[i], stride_bytes[i]);
     }
     sim.reg_write(dg::npu_regs::reg("CTRL").offset, dg::npu_regs::mask("CTRL", "START"));
     sim.run(error_want != 0 ? 1000 : limit);  // a refused START: a while, to see that nothing moves
@@ -485,12 +517,12 @@ int main(int argc, char** argv) {
     // or saturated to int32 from a wider accumulator.
     // Row i of C (of all batch × M): row i % M of matrix i / M, from that matrix's A and B.
     auto expected = [&](std::int64_t i, std::int64_t j) {
-      const std::int64_t b0 = i / m * b_rows;  // the first row of this matrix's B
+      const std::int64_t a0 = i / m * stride[0], b0 = i / m * stride[1];  // this matrix's A and B
       std::uint64_t sum = 0;
       for (std::int64_t kk = 0; kk < k; ++kk) {
-        const std::int64_t a_at = a_col ? (i / m * k + kk) * ld[0] + i % m : i * ld[0] + kk;
+        const std::int64_t a_at = a0 + (a_col ? kk * ld[0] + i % m : i % m * ld[0] + kk);
         sum += static_cast<std::uint64_t>(decode(fa, a_mem, a_at) *
-                                          decode(fb, b_mem, b_col ? (b0 + j) * ld[1] + kk : (b0 + kk) * ld[1] + j));
+                                          decode(fb, b_mem, b0 + (b_col ? j * ld[1] + kk : kk * ld[1] + j)));
       }
       return dg::sim::c_element_epi(sum, acc_bits, c_bits, epi, cols[static_cast<std::size_t>(j)]);
     };
@@ -499,9 +531,9 @@ int main(int argc, char** argv) {
         const std::int64_t want = expected(i, j);
         std::uint64_t raw = 0;
         for (unsigned byte = 0; byte < c_bytes; ++byte)
-          raw |=
-              static_cast<std::uint64_t>(*sim.at(C.base + static_cast<std::uint64_t>(i * ld[2] + j) * c_bytes + byte))
-              << (8 * byte);
+          raw |= static_cast<std::uint64_t>(*sim.at(
+                     C.base + static_cast<std::uint64_t>(i / m * stride[2] + i % m * ld[2] + j) * c_bytes + byte))
+                 << (8 * byte);
         const std::int64_t got = c_bytes == 1   ? static_cast<std::int8_t>(raw)
                                  : c_bytes == 2 ? static_cast<std::int16_t>(raw)
                                  : c_bytes == 4 ? static_cast<std::int32_t>(raw)

@@ -33,9 +33,11 @@ struct Args {
   Options o;
   std::string module_path;
   std::int64_t m = 0, n = 0, k = 0;
-  std::int64_t ld[3] = {0, 0, 0};  // A's, B's, C's leading dimensions in elements (0: packed)
-  std::int64_t batch = -1;         // --batch: the BATCH register the harness writes (-1: not given)
-  int acc_bits = 32, c_bits = 32;  // the accumulator's and C's widths (--module: the plan's)
+  std::int64_t ld[3] = {0, 0, 0};         // A's, B's, C's leading dimensions in elements (0: packed)
+  std::int64_t batch = -1;                // --batch: the BATCH register the harness writes, or with --module
+                                          // the runtime's dgmm_set_batch (-1: not given)
+  std::int64_t stride[3] = {-1, -1, -1};  // --stride-a/b/c: elements between a batch's matrices (-1: packed)
+  int acc_bits = 32, c_bits = 32;         // the accumulator's and C's widths (--module: the plan's)
   Format fa, fb;
   bool have_a = false, have_b = false;
   bool b_col = false;  // --b-layout col: B is column-major (N rows of K elements; --module: the plan's)
@@ -51,6 +53,7 @@ inline int usage(const std::string& why) {
                "options: --latency CYCLES --boundary BYTES --max-burst BEATS --stall P --seed S --max-cycles N\n"
                "         --inject read-error|write-error|no-rlast --trace FILE.vcd --quiet\n"
                "         --base ADDR --addr-bits N --expect-error NAME --lda LD --ldb LD --ldc LD --batch B\n"
+               "         --stride-a S --stride-b S --stride-c S (elements between a batch's matrices; 0: one shared)\n"
                "         --a-layout row|col --b-layout row|col\n",
                why.c_str());
   return 2;
@@ -96,7 +99,11 @@ inline int parse_args(int argc, char** argv, Args& args) {
       k = std::strtoll(v.c_str(), &end, 10);
     else if (key == "--lda" || key == "--ldb" || key == "--ldc")
       ld[key[4] - 'a'] = std::strtoll(v.c_str(), &end, 10);
-    else if (key == "--latency")
+    else if (key == "--stride-a" || key == "--stride-b" || key == "--stride-c") {
+      const std::int64_t st = std::strtoll(v.c_str(), &end, 10);
+      if (st < 0 || st > 0x7fffffff) return usage(key + " must be 0 to 2^31 - 1");
+      args.stride[key[9] - 'a'] = st;
+    } else if (key == "--latency")
       o.latency = static_cast<unsigned>(std::strtoul(v.c_str(), &end, 10));
     else if (key == "--boundary")
       o.boundary = std::strtoull(v.c_str(), &end, 10);

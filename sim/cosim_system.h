@@ -63,12 +63,23 @@ struct Buffer {
   const char* name = "";
   std::uint64_t base = 0, bytes = 0;
   std::uint64_t row = 0, ld = 0;  // a strided operand's row bytes and leading dimension in bytes (0: packed)
-  /// Whether byte a lies between rows (a strided operand's gaps).
-  bool in_gap(std::uint64_t a) const { return ld != 0 && ld != row && a >= base && (a - base) % ld >= row; }
+  // A batch's matrices further apart than one matrix: the bytes from one to the next, and one
+  // matrix's extent (0, 0: the matrices one after another, as one taller matrix).
+  std::uint64_t matrix_stride = 0, matrix_bytes = 0;
+  /// Whether byte a lies between rows (a strided operand's gaps), or between matrices.
+  bool in_gap(std::uint64_t a) const {
+    if (a < base) return false;
+    std::uint64_t off = a - base;
+    if (matrix_stride != 0 && matrix_stride > matrix_bytes) {
+      off %= matrix_stride;
+      if (off >= matrix_bytes) return true;
+    }
+    return ld != 0 && ld != row && off % ld >= row;
+  }
   /// Whether a beat of [addr, end) lies wholly between rows: a burst covers rows' bytes only, and
   /// the beats it moves at a row's ends (rows that are not whole beats) hold the row's bytes too.
   bool beat_in_gap(std::uint64_t addr, std::uint64_t end, unsigned beat) const {
-    if (ld == 0 || ld == row) return false;
+    if ((ld == 0 || ld == row) && (matrix_stride == 0 || matrix_stride <= matrix_bytes)) return false;
     for (std::uint64_t b = addr; b < end; b += beat) {
       bool all = true;
       for (std::uint64_t a = b; a < b + beat && all; ++a) all = in_gap(a);

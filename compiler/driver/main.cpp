@@ -155,6 +155,16 @@ int run(int argc, char** argv) {
                                  "them {} (default: packed; dgmm_set_ld)",
                                  "ABC"[i], i == 2 ? "must stay untouched" : "are not read"))
         ->check(CLI::Range(1u, 0x7fffffffu));
+  simc->add_option("--batch", sopts.batch,
+                   "Matrices of the run, 1 to the plan's batch (default: the plan's batch; dgmm_set_batch)")
+      ->check(CLI::Range(1u, 0xffffffffu));
+  for (int i = 0; i < 3; ++i)
+    simc->add_option(
+            fmt::format("--stride-{}", "abc"[i]), sopts.stride[i],
+            fmt::format("Elements from one matrix of {} to the next in a batch{} (default: one after the "
+                        "other; dgmm_set_batch_stride)",
+                        "ABC"[i], i == 2 ? ", at least one matrix" : ": 0 shares one matrix, else at least one"))
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{0x7fffffff}));
   CLI::Option* latency_opt = simc->add_option("--latency", sopts.latency,
                                               "DRAM read latency in cycles (default: the model's dram_latency_cycles)")
                                  ->check(CLI::Range(0u, 100000u));

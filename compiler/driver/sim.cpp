@@ -355,6 +355,9 @@ int sim(const SimOptions& o, const char* argv0, std::ostream& out, std::ostream&
   if (o.k != 0) cmd += fmt::format(" --k {}", o.k);
   for (int i = 0; i < 3; ++i)
     if (o.ld[i] != 0) cmd += fmt::format(" --ld{} {}", "abc"[i], o.ld[i]);
+  if (o.batch != 0) cmd += fmt::format(" --batch {}", o.batch);
+  for (int i = 0; i < 3; ++i)
+    if (o.stride[i] >= 0) cmd += fmt::format(" --stride-{} {}", "abc"[i], o.stride[i]);
   if (o.max_cycles != 0) cmd += fmt::format(" --max-cycles {}", o.max_cycles);
   if (!o.trace.empty()) cmd += " --trace " + shell_quote(o.trace);
   if (!o.base.empty()) cmd += " --base " + shell_quote(o.base);

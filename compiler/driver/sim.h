@@ -13,15 +13,17 @@
 namespace dg::driver {
 
 struct SimOptions {
-  std::string module;          // the .ko
-  std::int64_t m = 0;          // run-time M (0: the plan's)
-  std::int64_t n = 0;          // run-time N (0: the plan's)
-  std::int64_t k = 0;          // run-time K (0: the plan's)
-  std::uint32_t ld[3] = {};    // A's, B's and C's leading dimensions in elements (0: the plan's, packed)
-  unsigned latency = 100;      // DRAM read latency, cycles
-  bool latency_given = false;  // else the model's dram_latency_cycles
-  std::string hw_dir;          // where the module's hardware model is found
-  double stall = 0.0;          // back-pressure probability per handshake and cycle
+  std::string module;                     // the .ko
+  std::int64_t m = 0;                     // run-time M (0: the plan's)
+  std::int64_t n = 0;                     // run-time N (0: the plan's)
+  std::int64_t k = 0;                     // run-time K (0: the plan's)
+  std::uint32_t ld[3] = {};               // A's, B's and C's leading dimensions in elements (0: the plan's, packed)
+  std::uint32_t batch = 0;                // matrices of the run, for a plan with a batch (0: the plan's batch)
+  std::int64_t stride[3] = {-1, -1, -1};  // elements between a batch's matrices (-1: the plan's, packed)
+  unsigned latency = 100;                 // DRAM read latency, cycles
+  bool latency_given = false;             // else the model's dram_latency_cycles
+  std::string hw_dir;                     // where the module's hardware model is found
+  double stall = 0.0;                     // back-pressure probability per handshake and cycle
   std::uint64_t seed = 1;
   std::uint64_t max_cycles = 0;
   std::string trace;        // VCD file ("" none)

@@ -219,6 +219,7 @@ PlanStatus read_plan(const uint8_t* text, size_t size, GemmPlan* out, ko::ErrorD
   p.n_align = static_cast<uint32_t>(n_align);
   p.N = static_cast<uint32_t>(N);
   p.batch = static_cast<uint32_t>(batch);
+  p.batch_max = p.batch;
   p.K_min = static_cast<uint32_t>(k_min);
   p.k_align = static_cast<uint32_t>(k_align);
   p.K_max = static_cast<uint32_t>(K);
@@ -325,8 +326,8 @@ uint32_t set_k(GemmPlan* p, uint32_t k) {
     const uint32_t outer = o.row_major ? o.rows : o.cols;
     // One matrix: its last row (column) ends (outer - 1) × ld + inner elements in; the batch's
     // matrices are outer × ld elements apart (ld is even for 4-bit elements: whole bytes).
-    const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;  // < 2^62
-    const uint64_t stride = static_cast<uint64_t>(outer) * o.ld;             // < 2^62
+    const uint64_t elems = static_cast<uint64_t>(outer - 1) * o.ld + inner;                 // < 2^62
+    const uint64_t stride = o.stride_set ? o.stride : static_cast<uint64_t>(outer) * o.ld;  // < 2^62
     // Counted in half-bytes first (one per 4-bit element, 16 per int64): below 2^63 while
     // elems < 2^59; an operand of 2^58 bytes or more is beyond any target anyway.
     const uint64_t half = bits(o.type) / 4;

@@ -34,14 +34,19 @@ struct OperandLayout {
   bool is_signed;
   size_t bytes;           // extent of the operand in memory: every matrix of the batch
   size_t matrix_bytes;    // one matrix's extent (the last row's or column's end)
-  uint64_t batch_stride;  // bytes from one matrix of the batch to the next: outer × ld elements
+  uint64_t batch_stride;  // bytes from one matrix of the batch to the next: outer × ld elements, or
+                          // stride's (set_stride) elements
+  bool stride_set;        // the matrix stride was chosen by dgmm_set_batch_stride: `stride` elements
+  uint64_t stride;        // ... (below 2^59; 0: every matrix of the batch is the same one)
 };
 
 /// The GEMM of a plan. K is the current K, in [K_min, K_max] (K_min == K_max for a fixed-K plan);
 /// it starts at K_max (the plan's "K") and changes with set_k.
 struct GemmPlan {
   uint32_t M, N, K;
-  uint32_t batch = 1;  // packed matrices: matrix b of an operand starts b × batch_stride bytes after it
+  uint32_t batch = 1;      // matrices a launch multiplies: matrix b of an operand starts b × batch_stride bytes
+                           // after it; at most batch_max, and changed by dgmm_set_batch
+  uint32_t batch_max = 1;  // the plan's "batch" (1 when absent)
   uint32_t K_min, K_max;
   uint32_t N_min, N_max;  // ... and N ("n_dynamic", "N_min"; "N" holds N_max), a multiple of n_align
   uint32_t n_align;

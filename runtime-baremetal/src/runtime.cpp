@@ -353,9 +353,29 @@ dgmm_status npu_check_batch_stride(const dgmm_kernel* h, uint32_t i) {
   ErrorDetail d;
   d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("': a batch's matrices are ").num(o.batch_stride);
   d.str(" bytes apart, not whole ").num(h->beat_bytes).str("-byte bus beats");
-  d.str(h->has_ld ? ": set a leading dimension that makes them so (dgmm_set_ld)"
-                  : ": choose M, N and K that make them so");
+  d.str(o.stride_set ? ": set a stride that makes them so (dgmm_set_batch_stride)"
+        : h->has_ld  ? ": set a leading dimension that makes them so (dgmm_set_ld)"
+                     : ": choose M, N and K that make them so");
   return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+}
+
+/// DGMM_OK unless the batch's matrices of C overlap (a stride set by dgmm_set_batch_stride below
+/// one matrix's extent at the current M, N and leading dimension: a later matrix would overwrite
+/// an earlier one's results), or, on the NPU engine, a batch stride is not whole bus beats.
+dgmm_status check_batch(const dgmm_kernel* h, uint32_t i) {
+  const dg::bm::OperandLayout& o = h->plan.op[i];
+  if (i == dg::bm::kC && h->plan.batch > 1 && o.stride_set) {
+    const uint32_t inner = o.row_major ? o.cols : o.rows, outer = o.row_major ? o.rows : o.cols;
+    const uint64_t elems = uint64_t{outer - 1} * o.ld + inner;
+    if (o.stride < elems) {
+      ErrorDetail d;
+      d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("': a batch's matrices are ");
+      d.num(static_cast<uint32_t>(o.stride)).str(" elements apart, fewer than one matrix's ");
+      d.num(static_cast<uint32_t>(elems)).str(": the output's matrices would overlap");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+  }
+  return h->engine == DGMM_ENGINE_NPU ? npu_check_batch_stride(h, i) : DGMM_OK;
 }
 
 /// Whether the design's bus reaches [address, address + bytes).
@@ -412,7 +432,7 @@ dgmm_status npu_start(dgmm_kernel* h) {
   h->hw_batch = h->has_batch && h->plan.batch > 1;
   for (uint32_t i = 0; i < dg::bm::kOperands; ++i)
     if (h->plan.op[i].batch_stride > 0xFFFFFFFFull) h->hw_batch = false;
-  if (h->has_batch && h->plan.batch > 1) {
+  if (h->has_batch && h->plan.batch_max > 1) {  // (BATCH 1 after a launch of more: dgmm_set_batch)
     port_mmio_write32(h->batch_reg[0], h->hw_batch ? h->plan.batch : 1u);
     for (uint32_t i = 0; i < dg::bm::kOperands; ++i)
       port_mmio_write32(h->batch_reg[1 + i], h->hw_batch ? static_cast<uint32_t>(h->plan.op[i].batch_stride) : 0u);
@@ -519,6 +539,7 @@ dgmm_status recheck_operands(const dgmm_kernel* h, Undo undo) {
       s = wrap_error(h, i);
     else if (h->engine == DGMM_ENGINE_NPU)
       s = npu_check_ld(h, static_cast<uint32_t>(i));
+    if (s == DGMM_OK) s = check_batch(h, static_cast<uint32_t>(i));
     if (s != DGMM_OK) {
       undo();
       return s;
@@ -828,11 +849,73 @@ dgmm_status dgmm_set_ld(dgmm_handle h, const char* name, uint32_t ld) {
     s = npu_check_ld(h, static_cast<uint32_t>(i));
   if (s == DGMM_OK && h->engine == DGMM_ENGINE_NPU && h->bound[i])
     s = npu_check_reach(h, static_cast<uint32_t>(i), h->addr[i]);
+  if (s == DGMM_OK) s = check_batch(h, static_cast<uint32_t>(i));
   if (s != DGMM_OK) {
     o = saved;
     dg::bm::set_k(&h->plan, h->plan.K);
   }
   return s;
+}
+
+dgmm_status dgmm_set_batch(dgmm_handle h, uint32_t count) {
+  if (!valid(h)) return bad_handle();
+  if (const dgmm_status s = idle(h, "batch change"); s != DGMM_OK) return s;
+  if (count < 1 || count > h->plan.batch_max) {
+    ErrorDetail d;
+    d.str("batch ").num(count).str(" is outside the plan's 1 to ").num(h->plan.batch_max);
+    d.str(h->plan.batch_max == 1 ? " (the spec's shape has no batch)" : "");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  const uint32_t old = h->plan.batch;
+  auto undo = [&] {
+    h->plan.batch = old;
+    dg::bm::set_k(&h->plan, h->plan.K);
+  };
+  h->plan.batch = count;
+  if (dg::bm::set_k(&h->plan, h->plan.K) != dg::bm::kOperands) {  // the operands' extents over the new count
+    undo();
+    ErrorDetail d;
+    d.str("batch ").num(count).str(": the batch's extent would pass the address space");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  return recheck_operands(h, undo);
+}
+
+dgmm_status dgmm_set_batch_stride(dgmm_handle h, const char* name, uint64_t stride) {
+  if (!valid(h)) return bad_handle();
+  ErrorDetail d;
+  const int i = operand_index(h->plan, name);
+  if (i < 0) {
+    d.str("unknown operand '").str(name != nullptr ? name : "(null)").str("' (A, B or C)");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  if (const dgmm_status s = idle(h, "batch stride change"); s != DGMM_OK) return s;
+  dg::bm::OperandLayout& o = h->plan.op[i];
+  d.str("operand '").str(name).str("': batch stride ");
+  if (stride != DGMM_STRIDE_PACKED) {
+    if ((stride >> 59) != 0) {
+      d.str("of 2^59 elements or more is beyond any memory");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+    if (o.type == dg::bm::DType::Int4 && (stride & 1) != 0) {
+      d.num(static_cast<uint32_t>(stride));
+      d.str(" is odd: 4-bit elements are packed two per byte, and each matrix must start on a byte");
+      return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+    }
+  }
+  const dg::bm::OperandLayout saved = o;
+  o.stride_set = stride != DGMM_STRIDE_PACKED;
+  o.stride = o.stride_set ? stride : 0;
+  auto undo = [&] {
+    o = saved;
+    dg::bm::set_k(&h->plan, h->plan.K);
+  };
+  if (dg::bm::set_k(&h->plan, h->plan.K) != dg::bm::kOperands) {
+    undo();
+    d.num(static_cast<uint32_t>(stride)).str(": the batch's extent would pass the address space");
+    return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
+  }
+  return recheck_operands(h, undo);
 }
 
 dgmm_status dgmm_launch(dgmm_handle h) {

@@ -1803,6 +1803,85 @@ void test_npu_batch_loop() {
   CHECK(npu2.value["A_STRIDE"] == 3 * 48 && npu2.violations.empty());
 }
 
+// dgmm_set_batch and dgmm_set_batch_stride: a launch of fewer matrices than the plan's batch (BATCH
+// written each launch, 1 included), matrices at other distances (an input shared by every matrix
+// at stride 0, C's matrices apart by more than one), each refusal at the call, and the reference
+// executor on the same layout.
+void test_batch_count_and_strides() {
+  PlanArgs p = npu_plan();
+  p.batch = 3;
+  std::vector<RegDef> regs = standard_regs();
+  for (const auto& r : dg::npu_regs::kRegisters)
+    if (r.feature == dg::npu_regs::kFeatureBatch) regs.push_back({r.name, r.offset, uint32_t(r.access)});
+  const auto module = npu_module(p, make_table(kNpuBase, kDesignId, regs));
+  MockNpu npu(kNpuBase, kDesignId, regs);
+  Attached attached(&npu);
+  dgmm_handle h = npu_handle(module);
+  CHECK(h != nullptr);
+  if (h == nullptr) return;
+  CHECK(dgmm_set_batch(h, 0) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "batch 0 is outside the plan's 1 to 3"));
+  CHECK(dgmm_set_batch(h, 4) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_set_batch(h, 2) == DGMM_OK);
+  CHECK(operand(h, "A").bytes == 2 * 32 * 64 && operand(h, "C").bytes == 2 * 32 * 48 * 4);
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(npu.value["BATCH"] == 2 && npu.violations.empty());
+  CHECK(dgmm_set_batch(h, 1) == DGMM_OK);  // BATCH is written back to 1, not left at 2
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(npu.value["BATCH"] == 1);
+  CHECK(dgmm_set_batch(h, 3) == DGMM_OK);
+
+  // Strides: B shared by the three matrices (0), C's matrices 2000 elements apart (8000 bytes, 500
+  // beats); refused: C's matrices closer than one matrix (1536 elements), an A stride of 2050
+  // bytes (not whole beats) on the NPU, an unknown operand, a stride beyond any memory.
+  CHECK(dgmm_set_batch_stride(h, "B", 0) == DGMM_OK);
+  CHECK(operand(h, "B").bytes == 64 * 48);
+  CHECK(dgmm_set_batch_stride(h, "C", 100) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(),
+                 "operand 'C': a batch's matrices are 100 elements apart, fewer than one "
+                 "matrix's 1536: the output's matrices would overlap"));
+  CHECK(operand(h, "C").bytes == 3 * 32 * 48 * 4);  // unchanged
+  CHECK(dgmm_set_batch_stride(h, "C", 2000) == DGMM_OK);
+  CHECK(operand(h, "C").bytes == 2 * 8000 + 32 * 48 * 4);
+  CHECK(dgmm_set_batch_stride(h, "A", 2050) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(),
+                 "operand 'A': a batch's matrices are 2050 bytes apart, not whole 16-byte bus "
+                 "beats: set a stride that makes them so (dgmm_set_batch_stride)"));
+  CHECK(dgmm_set_batch_stride(h, "X", 0) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "unknown operand 'X'"));
+  CHECK(dgmm_set_batch_stride(h, "A", uint64_t{1} << 59) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(dgmm_launch(h) == DGMM_OK && dgmm_wait(dgmm_sync(h)) == DGMM_OK);
+  CHECK(npu.value["BATCH"] == 3 && npu.value["A_STRIDE"] == 32 * 64 && npu.value["B_STRIDE"] == 0 &&
+        npu.value["C_STRIDE"] == 8000 && npu.violations.empty());
+  // C's matrices 2000 elements apart: a C leading dimension of 64 makes a matrix 31 × 64 + 48 =
+  // 2032 elements, more than that: refused at dgmm_set_ld.
+  CHECK(dgmm_set_ld(h, "C", 64) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "fewer than one matrix's 2032"));
+
+  // The reference executor: matrix b of A holds b + 1, the one B -1: matrix b of C is -(b + 1)·64,
+  // and the 464 elements between C's matrices are not written.
+  CHECK(dgmm_set_engine(h, DGMM_ENGINE_REFERENCE) == DGMM_OK);
+  std::vector<int8_t> a(3 * 32 * 64), b(64 * 48, -1);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = int8_t(1 + i / (32 * 64));
+  std::vector<int32_t> c(2 * 2000 + 32 * 48, 7);
+  CHECK(bind_fake(h, reinterpret_cast<uintptr_t>(a.data()), reinterpret_cast<uintptr_t>(b.data()),
+                  reinterpret_cast<uintptr_t>(c.data())));
+  CHECK(dgmm_launch(h) == DGMM_OK);
+  CHECK(c[5] == -64 && c[2000 + 5] == -128 && c[4000 + 32 * 48 - 1] == -192);
+  CHECK(c[32 * 48] == 7 && c[1999] == 7 && c[2000 + 32 * 48] == 7);
+  CHECK(dgmm_set_batch_stride(h, "C", DGMM_STRIDE_PACKED) == DGMM_OK);
+  CHECK(operand(h, "C").bytes == 3 * 32 * 48 * 4);
+
+  // A plan without a batch takes only 1.
+  const auto single = npu_module(npu_plan(), make_table(kNpuBase, kDesignId, regs));
+  dgmm_handle s = npu_handle(single);
+  CHECK(s != nullptr);
+  if (s == nullptr) return;
+  CHECK(dgmm_set_batch(s, 1) == DGMM_OK);
+  CHECK(dgmm_set_batch(s, 2) == DGMM_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(dgmm_last_error(), "batch 2 is outside the plan's 1 to 1 (the spec's shape has no batch)"));
+}
+
 void test_npu_register_map_by_name() {
   // Other offsets, another base, an extra register: the runtime follows the table.
   const std::vector<RegDef> regs = {{"K", 0x100, kRW},       {"N", 0x104, kRW},      {"M", 0x108, kRW},
@@ -2304,6 +2383,7 @@ int main() {
   test_npu_run();
   test_npu_batch();
   test_npu_batch_loop();
+  test_batch_count_and_strides();
   test_npu_epilogue();
   test_npu_register_map_by_name();
   test_npu_errors();

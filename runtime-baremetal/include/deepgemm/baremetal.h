@@ -35,11 +35,12 @@
  * Batches. A plan's "batch" B (1 when absent) multiplies B pairs of packed matrices: each operand
  * holds B matrices, matrix b starting b × (rows × ld) elements after the bound address (columns ×
  * ld for a column-major one), so that a batch is one taller matrix of B × rows rows;
- * dgmm_operand_info's bytes span all of them. A launch on the NPU runs all of them with one START
- * when the design has the BATCH and stride registers and every matrix stride fits them (32 bits);
- * else the runtime runs the design once per matrix, in order, each run started when the previous
- * one is DONE. dgmm_npu_cycles gives the CYCLES of all of them. The reference executor runs the
- * matrices in the same order.
+ * dgmm_operand_info's bytes span all of them. dgmm_set_batch chooses how many of them (1 to B) a
+ * launch multiplies, and dgmm_set_batch_stride another distance between an operand's matrices
+ * (in elements; 0 for an input that is the same matrix throughout, such as shared weights). A launch on the NPU runs
+ * all of them with one START when the design has the BATCH and stride registers and every matrix stride fits them (32
+ * bits); else the runtime runs the design once per matrix, in order, each run started when the previous one is DONE.
+ * dgmm_npu_cycles gives the CYCLES of all of them. The reference executor runs the matrices in the same order.
  *
  * K at run time. A plan may leave K to run time within [K_min, K_max] (plan fields "k_dynamic",
  * "K_min", "K_max"; "K" holds K_max). A handle starts at K = K_max; dgmm_set_k chooses the K of
@@ -224,6 +225,27 @@ dgmm_status dgmm_set_n(dgmm_handle handle, uint32_t n);
  *  address space or pass the NPU bus's reach; DGMM_ERROR_INVALID_STATE while a launch runs. On
  *  failure ld stays as it was. */
 dgmm_status dgmm_set_ld(dgmm_handle handle, const char* name, uint32_t ld);
+
+/** Sets how many matrices of the batch the following launches multiply: 1 to the plan's batch
+ *  (see "Batches" above; a handle starts at the plan's). DGMM_ERROR_INVALID_ARGUMENT outside that
+ *  range, or where an operand already bound would wrap around the address space or the output's
+ *  matrices overlap (dgmm_set_batch_stride); DGMM_ERROR_INVALID_STATE while a launch runs. On
+ *  failure the count stays as it was. */
+dgmm_status dgmm_set_batch(dgmm_handle handle, uint32_t count);
+
+/** dgmm_set_batch_stride's stride that returns an operand to the plan's packed matrices. */
+#define DGMM_STRIDE_PACKED UINT64_MAX
+
+/** Sets the distance, in elements, from one matrix of operand `name` ("A", "B" or "C") to the next
+ *  in a batch, for the following launches (see "Batches" above): matrix b starts b x stride
+ *  elements after the bound address. 0 gives every matrix of an input the same one (weights
+ *  shared across the batch); DGMM_STRIDE_PACKED returns to the plan's matrices one after the
+ *  other. DGMM_ERROR_INVALID_ARGUMENT, naming the operand and the rule, when the stride is odd for
+ *  4-bit elements, 2^59 elements or more, below one matrix's extent for C (its matrices would
+ *  overlap), not whole bus beats on the NPU engine (a launch on the NPU checks it again), or when the operand, already
+ * bound, would wrap around the address space; DGMM_ERROR_INVALID_STATE while a launch runs. On failure the stride stays
+ * as it was. */
+dgmm_status dgmm_set_batch_stride(dgmm_handle handle, const char* name, uint64_t stride);
 
 /** The plan's M range (M_min == M_max == M for a fixed-M plan); either pointer may be NULL. */
 dgmm_status dgmm_m_range(dgmm_handle handle, uint32_t* m_min, uint32_t* m_max);
