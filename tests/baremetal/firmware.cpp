@@ -1,5 +1,7 @@
 // The bare-metal test firmware: loads an embedded NPU module through the runtime, checks its K
-// range (set_k included) and operand A, and that its NPU register table resolves (qemu has no NPU,
+// range (set_k included) and operand A, that the register block's generated C header agrees with
+// the module's register table and the runtime's register description, and that its NPU register
+// table resolves (qemu has no NPU,
 // so nothing is started on it), binds A, B and C, runs the GEMM with the reference executor and
 // compares C with the golden computed on the host; then C again inside a wider array (dgmm_set_ld),
 // its stride refused at the call where the NPU cannot take it.
@@ -8,9 +10,15 @@
 #include <stdint.h>
 
 #include <deepgemm/baremetal.h>
+#include <deepgemm/module_format.h>
+#include <deepgemm/npu_regmap.h>
+#include <deepgemm/npu_regs.h>
 
 #include "board.h"
 #include "golden.h"
+// The register block's C header, generated with the module's design (compile --emit=verilog):
+// what firmware programs the NPU with.
+#include "npu_gemm_gemm_int8_regs.h"
 
 namespace {
 
@@ -76,6 +84,62 @@ extern "C" int main() {
   if (dgmm_operand_info(h, "A", &a) != DGMM_OK || a.cols != k || a.element_bits != 8 || a.value_bits != 8 ||
       a.is_signed != 1) {
     return fail("operand A");
+  }
+  // The generated C header and the module's register table describe one register block: the
+  // same base, design ID and offset for every register the header names.
+  {
+    dg::ko::ModuleView mv;
+    if (dg::ko::parse(golden_module, sizeof(golden_module), &mv) != dg::ko::Status::Ok) return fail("module view");
+    const auto regs = mv.find(dg::ko::SectionKind::NpuRegmap);
+    dg::ko::regmap::View rv;
+    if (!regs.present || dg::ko::regmap::parse(regs.data, regs.size, &rv) != dg::ko::regmap::Status::Ok)
+      return fail("register table");
+    if (rv.mmio_base != NPU_GEMM_GEMM_INT8_BASE || rv.design_id != NPU_GEMM_GEMM_INT8_ID_VALUE ||
+        rv.addr_bits != NPU_GEMM_GEMM_INT8_BUS_ADDR_BITS)
+      return fail("the C header's base, ID or bus width differs from the module's register table");
+    struct Named {
+      const char* name;
+      uint32_t offset;
+    };
+    const Named header[] = {{"ID", NPU_GEMM_GEMM_INT8_ID_OFFSET},
+                            {"CTRL", NPU_GEMM_GEMM_INT8_CTRL_OFFSET},
+                            {"STATUS", NPU_GEMM_GEMM_INT8_STATUS_OFFSET},
+                            {"ERROR", NPU_GEMM_GEMM_INT8_ERROR_OFFSET},
+                            {"CYCLES", NPU_GEMM_GEMM_INT8_CYCLES_OFFSET},
+                            {"A_BASE", NPU_GEMM_GEMM_INT8_A_BASE_OFFSET},
+                            {"B_BASE", NPU_GEMM_GEMM_INT8_B_BASE_OFFSET},
+                            {"C_BASE", NPU_GEMM_GEMM_INT8_C_BASE_OFFSET},
+                            {"M", NPU_GEMM_GEMM_INT8_M_OFFSET},
+                            {"N", NPU_GEMM_GEMM_INT8_N_OFFSET},
+                            {"K", NPU_GEMM_GEMM_INT8_K_OFFSET},
+                            {"BOUND", NPU_GEMM_GEMM_INT8_BOUND_OFFSET},
+                            {"A_BASE_HI", NPU_GEMM_GEMM_INT8_A_BASE_HI_OFFSET},
+                            {"B_BASE_HI", NPU_GEMM_GEMM_INT8_B_BASE_HI_OFFSET},
+                            {"C_BASE_HI", NPU_GEMM_GEMM_INT8_C_BASE_HI_OFFSET},
+                            {"LDA", NPU_GEMM_GEMM_INT8_LDA_OFFSET},
+                            {"LDB", NPU_GEMM_GEMM_INT8_LDB_OFFSET},
+                            {"LDC", NPU_GEMM_GEMM_INT8_LDC_OFFSET}};
+    for (const Named& r : header) {
+      dg::ko::regmap::Register got;
+      if (!rv.find(r.name, &got) || got.offset != r.offset) {
+        board_puts("register ");
+        board_puts(r.name);
+        board_puts(": ");
+        return fail("the C header's offset differs from the module's register table");
+      }
+    }
+    if (rv.count != sizeof(header) / sizeof(header[0]))
+      return fail("the C header and the module's register table name different registers");
+    // The fields firmware polls and writes: the bits the runtime uses (<deepgemm/npu_regs.h>).
+    if (NPU_GEMM_GEMM_INT8_CTRL_START_MASK != dg::npu_regs::mask("CTRL", "START") ||
+        NPU_GEMM_GEMM_INT8_STATUS_BUSY_MASK != dg::npu_regs::mask("STATUS", "BUSY") ||
+        NPU_GEMM_GEMM_INT8_STATUS_DONE_MASK != dg::npu_regs::mask("STATUS", "DONE") ||
+        NPU_GEMM_GEMM_INT8_STATUS_ERROR_MASK != dg::npu_regs::mask("STATUS", "ERROR") ||
+        NPU_GEMM_GEMM_INT8_ERROR_CODE_MASK != dg::npu_regs::mask("ERROR", "CODE"))
+      return fail("the C header's fields differ from the runtime's register description");
+    board_puts("register header: ");
+    board_put_u32(rv.count);
+    board_puts(" registers at the module's offsets\n");
   }
   // The module carries the generated NPU's register table: the NPU engine can be chosen. The
   // reference executor (the default) runs the GEMM here.
