@@ -357,6 +357,35 @@ std::string dump_space(const Run& r) {
 }
 
 /// The plan the solver chose, or why there is none.
+/// A plan whose kernel or design the backend cannot generate is refused as soon as it is chosen,
+/// with the backend's reason: --emit=plan and --emit=proof exit 1 for it as a module would. (An
+/// NPU design is generated here, milliseconds, and kept for generate_verilog.)
+Verdict refuse_ungenerated(Run& r) {
+  const Plan& plan = *r.solved.plan;
+  const char* what = r.emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec";
+  if (r.problem->hw.is_gpu()) {
+    const std::string why = codegen::unsupported_reason(plan, r.problem->hw);
+    if (why.empty()) return std::nullopt;
+    if (r.emit == "llvm" || r.emit == "ptx")
+      r.err << fmt::format("{}: error: cannot emit {}: {}\n", r.o.input, r.emit, why);
+    else
+      r.err << fmt::format("{}: error: no PTX can be generated for this spec: {}\n", r.o.input, why);
+    return kExitUserError;
+  }
+  if (!r.problem->hw.is_npu()) return std::nullopt;
+  r.say.start();
+  r.say.info("Generating Verilog (AGUs, DMA, scratchpad, MAC array engine, accumulators, MMIO registers, top)...");
+  try {
+    r.hdl = hdlgen::generate(plan, r.problem->hw, design_name(r.o.input));
+  } catch (const UserError& e) {
+    r.err << fmt::format("{}: error: {}: {}\n", r.o.input, what, e.what());
+    return kExitUserError;
+  }
+  r.say.info(fmt::format("{}: {} files, {} modules with properties ({:.1f} ms)", r.hdl->top, r.hdl->files.size(),
+                         r.hdl->formal_tops.size(), r.say.ms()));
+  return std::nullopt;
+}
+
 Verdict choose_plan(Run& r) {
   if (!r.solved.plan && !r.sopts.exclude_schedules.empty()) {
     // Without the excluded plans, is there one? Then the exclusions left none (not a rule).
@@ -389,7 +418,7 @@ Verdict choose_plan(Run& r) {
   r.say.info(fmt::format("Predicted {:.2f} us ({:.1f} TFLOP/s, {}-bound, l2_hit_rate={:.3f})", plan.predicted_us,
                          plan.predicted_tflops, plan.bound, plan.l2_hit_rate));
   for (const std::string& note : plan.notes) r.say.info("Plan note: " + note);
-  return std::nullopt;
+  return refuse_ungenerated(r);
 }
 
 std::string dump_chosen_plan(const Run& r) { return dump_plan(*r.solved.plan); }
@@ -516,18 +545,7 @@ std::string dump_ptx(const Run& r) { return r.gpu->ptx; }
 /// whose properties are not all proved is neither emitted nor put in a module.
 Verdict generate_verilog(Run& r) {
   if (!r.problem->hw.is_npu()) return std::nullopt;
-  r.say.start();
-  r.say.info("Generating Verilog (AGUs, DMA, scratchpad, MAC array engine, accumulators, MMIO registers, top)...");
-  try {
-    r.hdl = hdlgen::generate(*r.solved.plan, r.problem->hw, design_name(r.o.input));
-  } catch (const UserError& e) {
-    r.err << fmt::format("{}: error: {}: {}\n", r.o.input,
-                         r.emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec",
-                         e.what());
-    return kExitUserError;
-  }
-  r.say.info(fmt::format("{}: {} files, {} modules with properties ({:.1f} ms)", r.hdl->top, r.hdl->files.size(),
-                         r.hdl->formal_tops.size(), r.say.ms()));
+  DG_INTERNAL_ASSERT(r.hdl.has_value(), "the NPU design was not generated with its plan");
   r.say.start();
   r.say.info("Proving the AGU and DMA properties by k-induction (Yosys -> SMT-LIB2 -> Z3)...");
   r.formal = hdlgen::prove(*r.hdl);

@@ -1,9 +1,16 @@
-# cmake -DCMD=prog -DARGS=a|b -DEXPECT=code [-DMATCH=regex] -P expect_exit.cmake
+# cmake -DCMD=prog -DARGS=a|b -DEXPECT=code [-DMATCH=regex] [-DNO_OUTPUT=file] -P expect_exit.cmake
+# NO_OUTPUT: a file the command must not leave behind (removed first).
 string(REPLACE "|" ";" ARGS "${ARGS}")
+if(DEFINED NO_OUTPUT)
+  file(REMOVE ${NO_OUTPUT})
+endif()
 execute_process(COMMAND ${CMD} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL EXPECT)
   message(FATAL_ERROR "expected exit code ${EXPECT}, got ${rc}\nstdout: ${out}\nstderr: ${err}")
 endif()
 if(DEFINED MATCH AND NOT "${out}${err}" MATCHES "${MATCH}")
   message(FATAL_ERROR "output does not match '${MATCH}':\n${out}${err}")
+endif()
+if(DEFINED NO_OUTPUT AND EXISTS ${NO_OUTPUT})
+  message(FATAL_ERROR "the command failed but wrote ${NO_OUTPUT}")
 endif()
