@@ -370,8 +370,8 @@ dgmm_status check_batch(const dgmm_kernel* h, uint32_t i) {
     if (o.stride < elems) {
       ErrorDetail d;
       d.str("operand '").chr(dg::bm::user_name(h->plan, i)).str("': a batch's matrices are ");
-      d.num(static_cast<uint32_t>(o.stride)).str(" elements apart, fewer than one matrix's ");
-      d.num(static_cast<uint32_t>(elems)).str(": the output's matrices would overlap");
+      d.num(o.stride).str(" elements apart, fewer than one matrix's ");
+      d.num(elems).str(": the output's matrices would overlap");
       return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
     }
   }
@@ -898,7 +898,7 @@ dgmm_status dgmm_set_batch_stride(dgmm_handle h, const char* name, uint64_t stri
       return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
     }
     if (o.type == dg::bm::DType::Int4 && (stride & 1) != 0) {
-      d.num(static_cast<uint32_t>(stride));
+      d.num(stride);
       d.str(" is odd: 4-bit elements are packed two per byte, and each matrix must start on a byte");
       return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
     }
@@ -912,7 +912,7 @@ dgmm_status dgmm_set_batch_stride(dgmm_handle h, const char* name, uint64_t stri
   };
   if (dg::bm::set_k(&h->plan, h->plan.K) != dg::bm::kOperands) {
     undo();
-    d.num(static_cast<uint32_t>(stride)).str(": the batch's extent would pass the address space");
+    d.num(stride).str(": the batch's extent would pass the address space");
     return fail(DGMM_ERROR_INVALID_ARGUMENT, d);
   }
   return recheck_operands(h, undo);
