@@ -362,7 +362,6 @@ std::string dump_space(const Run& r) {
 /// NPU design is generated here, milliseconds, and kept for generate_verilog.)
 Verdict refuse_ungenerated(Run& r) {
   const Plan& plan = *r.solved.plan;
-  const char* what = r.emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec";
   if (r.problem->hw.is_gpu()) {
     const std::string why = codegen::unsupported_reason(plan, r.problem->hw);
     if (why.empty()) return std::nullopt;
@@ -378,7 +377,9 @@ Verdict refuse_ungenerated(Run& r) {
   try {
     r.hdl = hdlgen::generate(plan, r.problem->hw, design_name(r.o.input));
   } catch (const UserError& e) {
-    r.err << fmt::format("{}: error: {}: {}\n", r.o.input, what, e.what());
+    r.err << fmt::format("{}: error: {}: {}\n", r.o.input,
+                         r.emit == "verilog" ? "cannot emit verilog" : "no Verilog can be generated for this spec",
+                         e.what());
     return kExitUserError;
   }
   r.say.info(fmt::format("{}: {} files, {} modules with properties ({:.1f} ms)", r.hdl->top, r.hdl->files.size(),
@@ -487,15 +488,7 @@ Verdict generate_ptx(Run& r) {
                          r.problem->hw.name);
     return kExitUserError;
   }
-  const std::string no_ptx = codegen::unsupported_reason(*r.solved.plan, r.problem->hw);
-  if (!no_ptx.empty()) {
-    // A module without the kernel it was asked for is no module: the spec is refused.
-    if (gpu_stage)
-      r.err << fmt::format("{}: error: cannot emit {}: {}\n", r.o.input, r.emit, no_ptx);
-    else
-      r.err << fmt::format("{}: error: no PTX can be generated for this spec: {}\n", r.o.input, no_ptx);
-    return kExitUserError;
-  }
+  // (A plan whose kernel is not generated was refused when it was chosen: refuse_ungenerated.)
   for (int attempt = 0;; ++attempt) {
     const Plan& cand = *r.solved.plan;
     r.say.start();
