@@ -21,12 +21,13 @@
 #                             converts them): checks, and the benchmark picked, mma.sync, wgmma
 #   weak_<type>_MxNxK.ko      the classes the table holds least of: M = 256, K = 512 and 1024 at
 #                             M = N = 4096 and 8192, N = 576 and 2112 at K = 7168
-# usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|tma|oddk|w4|w4w|splitk|epilogue|simt|residual]
+#   check_i4_*.ko             int4 × int4 and u4 × u4 → int32 (Ampere's mma.sync m16n8k64): checks
+# usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|tma|oddk|w4|w4w|i4|splitk|epilogue|simt|residual]
 #   (bench: only the benchmark table; weak: only the weak classes; fp8: only the fp8, scales and
 #   batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
-#   w4w: only the 4-bit weights on wgmma;
+#   w4w: only the 4-bit weights on wgmma; i4: only the int4 × int4 checks;
 #   epilogue: only the fused epilogues' checks and benchmark; simt: only the fp16-accumulation
 #   (fp16_fma) and split-K SIMT checks and benchmark; residual: alpha and beta with a C input)
 set -euo pipefail
@@ -342,6 +343,32 @@ if [ "$what" = all ] || [ "$what" = w4w ]; then
   for m in 128 4096; do
     spec_w4 fp16 fp16 $m 14336 4096 "B: group_128;" "w4fw_fp16_g128_${m}x14336x4096.ko" "cast_output: fp16; family: wgmma;"
   done
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
+# 4-bit activations and weights (int4 × int4, u4 × u4 → int32, B column-major) on Ampere's
+# mma.sync m16n8k64: checks with M and N tails, an odd K with pad_k, a run-time K, a batch. Hopper
+# has no 4-bit tensor-core shape in its model: the sm_80 PTX runs there through the driver's JIT.
+spec_i4() {  # type "shape fields" out [constraints]
+  cat > "$dir/.spec.dgml" <<SPEC
+target ampere;
+precision { activation: $1; weight: $1; output: int32; }
+shape { $2 }
+layout { B: col_major; }
+constraints { ${4:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$3" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$3: |" || true
+}
+if [ "$what" = all ] || [ "$what" = i4 ]; then
+  spec_i4 int4 "M: 1000; N: 776; K: 2048;" check_i4_s4_1000x776x2048.ko
+  spec_i4 u4 "M: 200; N: 264; K: 1002;" check_i4_u4_padk_200x264x1002.ko "pad_k: true;"
+  spec_i4 int4 "M: 77; N: 136; K: 130;" check_i4_s4_padk_77x136x130.ko "pad_k: true;"
+  spec_i4 int4 "M: 333; N: 520; K_min: 64; K_max: 4096;" check_i4_s4_krange_333x520x4096.ko
+  spec_i4 int4 "M: 333; N: 520; K: 256; batch: 3;" check_i4_s4_batch3_333x520x256.ko
+  spec_i4 u4 "M: 4096; N: 4096; K: 4096;" check_i4_u4_4096x4096x4096.ko
+fi
+if [ "$what" = i4 ]; then
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
   exit 0

@@ -11,6 +11,12 @@
 
 namespace dg::codegen {
 
+std::int64_t element_bits(const std::string& type) {
+  const std::optional<DType> d = parse_dtype(type);
+  DG_INTERNAL_ASSERT(d.has_value(), "an operand type sema does not know: " + type);
+  return d->bits;
+}
+
 std::int64_t element_bytes(const std::string& type) {
   const std::optional<DType> d = parse_dtype(type);
   DG_INTERNAL_ASSERT(d.has_value() && d->bits % 8 == 0, "an operand type of whole bytes: " + type);
@@ -98,7 +104,7 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
     Value* batch = b_.CreateZExt(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y), b_.getInt64Ty());
     const std::string* types[3] = {&p_.a_type, &p_.b_type, &p_.c_type};
     for (int i = 0; i < 3; ++i) {
-      const std::int64_t bytes = batch_stride(p_, i) * element_bytes(*types[i]);
+      const std::int64_t bytes = batch_stride(p_, i) * element_bits(*types[i]) / 8;  // 4-bit: K is even
       batched_[i] = b_.CreateGEP(b_.getInt8Ty(), kernel_->getArg(static_cast<unsigned>(i)),
                                  b_.CreateMul(batch, b_.getInt64(static_cast<std::uint64_t>(bytes))));
     }
@@ -210,16 +216,22 @@ void KernelBuilder::load_operand(Value* global, Value* base, std::int64_t rows, 
 }
 
 void KernelBuilder::load_stage(const StageLayout& t, Value* stage, Value* kt, Value* valid) {
-  Value* k0 = b_.CreateMul(kt, c32(t.bk));
+  // Packed 4-bit operands are copied in bytes along K: K tile, K, the K offset and the leading
+  // dimensions (K-major for both) halve.
+  auto kb = [&](Value* v) { return t.k_packed ? b_.CreateLShr(v, 1) : v; };
+  const std::int64_t bk = t.k_packed ? t.bk / 2 : t.bk, eb = t.k_packed ? 1 : t.elem_bytes;
+  DG_INTERNAL_ASSERT(!t.k_packed || (p_.index.a_row_major && !p_.index.b_row_major),
+                     "packed 4-bit operands reached the loader with a layout that is not K-major");
+  Value* k0 = b_.CreateMul(kt, c32(bk));
   auto a_off = [&](Value* r, Value* c) { return smem_offset(r, c, t.a_pitch, t.swizzle_bits); };
   auto b_off = [&](Value* r, Value* c) { return smem_offset(r, c, t.b_pitch, t.swizzle_bits); };
-  load_operand(arg(0), b_.CreateMul(stage, c32(t.a_stage)), t.bm, t.bk, a_off, row_base_, k0, arg_m(), arg_k(), lda(),
-               valid, t.elem_bytes);
+  load_operand(arg(0), b_.CreateMul(stage, c32(t.a_stage)), t.bm, bk, a_off, row_base_, k0, arg_m(), kb(arg_k()),
+               kb(lda()), valid, eb);
   Value* b_base = b_.CreateAdd(c32(t.stages * t.a_stage), b_.CreateMul(stage, c32(t.b_stage)));
   if (p_.index.b_row_major)
     load_operand(arg(1), b_base, t.bk, t.bn, b_off, k0, col_base_, arg_k(), arg_n(), ldb(), valid, t.elem_bytes);
   else
-    load_operand(arg(1), b_base, t.bn, t.bk, b_off, col_base_, k0, arg_n(), arg_k(), ldb(), valid, t.elem_bytes);
+    load_operand(arg(1), b_base, t.bn, bk, b_off, col_base_, k0, arg_n(), kb(arg_k()), kb(ldb()), valid, eb);
   b_.CreateCall(intr(llvm::Intrinsic::nvvm_cp_async_commit_group));
 }
 

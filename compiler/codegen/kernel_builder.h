@@ -27,6 +27,8 @@ std::int64_t extent(const std::vector<IndexVar>& vars, const std::string& name);
 /// An element's bytes for a type of whole bytes (sema/dtype.h holds the widths; a plan holds only
 /// types sema parsed).
 std::int64_t element_bytes(const std::string& type);
+/// An operand type's width in bits (4 for the packed 4-bit types).
+std::int64_t element_bits(const std::string& type);
 
 class KernelBuilder {
  public:
@@ -115,6 +117,8 @@ class KernelBuilder {
     std::int64_t bm = 0, bn = 0, bk = 0, a_pitch = 0, b_pitch = 0, a_stage = 0, b_stage = 0, stages = 1;
     std::int64_t elem_bytes = 2;
     int swizzle_bits = 0;
+    /// 4-bit A and B (two k to a byte, K even): K's columns are copied as bytes, K/2 of them.
+    bool k_packed = false;
   };
   /// Issue and commit the cp.async copies of K tile `kt` (A: tile_m × tile_k; B: tile_k × tile_n,
   /// or its transpose when column-major) into `stage`; tails and tiles past the last

@@ -1,5 +1,6 @@
 // The mma.sync kernel family (sm_80 and later): a multi-stage cp.async pipeline into swizzled or
-// padded shared memory, ldmatrix fragment loads, mma.sync m16n8k16 (fp16/bf16 → fp32), predicated
+// padded shared memory, ldmatrix fragment loads, mma.sync m16n8k16 (fp16/bf16 → fp32), m16n8k32
+// (int8 → int32) and m16n8k64 (int4/u4 → int32, two k to a byte), predicated
 // M, N and K tails (zero-filled loads), rasterized block order, and an epilogue that casts and
 // stores with predication. Block, warp and fragment offsets come from the plan's index description
 // (plan.index), the one the verify stage proved.
@@ -43,8 +44,9 @@ class MmaSyncKernel : KernelBuilder {
     a_stage_ = d.a_smem_rows * a_pitch_;
     b_stage_ = d.b_smem_rows * b_pitch_;
     bf16_ = p_.a_type == "bf16";
-    int8_ = p_.a_type == "int8";
-    elem_bytes_ = element_bytes(p_.a_type);
+    int4_ = p_.a_type == "int4" || p_.a_type == "u4";
+    int8_ = p_.a_type == "int8" || int4_;  // integer: int32 accumulators, fragments as they are
+    elem_bytes_ = int4_ ? 1 : element_bytes(p_.a_type);
     begin_kernel(name, 32 * warps_m_ * warps_n_, p_.blocks_per_sm, 128);
     body();
 
@@ -61,7 +63,7 @@ class MmaSyncKernel : KernelBuilder {
   /// Issue the cp.async copies of K tile `kt` into stage `stage` (both i32 values); loads outside
   /// the matrices (M, N and K tails, and tiles past the last) are zero-filled.
   void load_tile(Value* stage, Value* kt, Value* valid_tile) {
-    load_stage({bm_, bn_, bk_, a_pitch_, b_pitch_, a_stage_, b_stage_, stages_, elem_bytes_, swz_}, stage, kt,
+    load_stage({bm_, bn_, bk_, a_pitch_, b_pitch_, a_stage_, b_stage_, stages_, elem_bytes_, swz_, int4_}, stage, kt,
                valid_tile);
   }
 
@@ -81,7 +83,8 @@ class MmaSyncKernel : KernelBuilder {
     auto* ldB4n = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, {sptr});
     auto* ldB2n = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16, {sptr});
     const bool b_rm = p_.index.b_row_major;
-    // One instruction step is 32 bytes of K (16 fp16/bf16 or 32 int8 elements): two 16-byte chunks.
+    // One instruction step is 32 bytes of K (16 fp16/bf16, 32 int8 or 64 4-bit elements): two
+    // 16-byte chunks. A 4-bit fragment holds the bytes an int8 one does, two k to each.
     for (std::int64_t kk = 0; kk < bk_ / p_.instr_k; ++kk) {
       std::vector<std::array<Value*, 4>> af(fm_);
       for (std::int64_t i = 0; i < fm_; ++i) {
@@ -145,7 +148,9 @@ class MmaSyncKernel : KernelBuilder {
     }
     std::int64_t base = (i * fn_ + j) * 4;
     for (unsigned e = 0; e < 4; ++e) args.push_back(b_.CreateLoad(f32, acc_at(base + e)));
-    auto* f = intr(int8_   ? llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_s8  // D and C in s32
+    auto* f = intr(int4_   ? (p_.a_type == "u4" ? llvm::Intrinsic::nvvm_mma_m16n8k64_row_col_u4
+                                                : llvm::Intrinsic::nvvm_mma_m16n8k64_row_col_s4)
+                   : int8_ ? llvm::Intrinsic::nvvm_mma_m16n8k32_row_col_s8  // D and C in s32
                    : bf16_ ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
                            : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32);  // D and C in f32
     Value* r = b_.CreateCall(f, args);
@@ -189,7 +194,7 @@ class MmaSyncKernel : KernelBuilder {
   std::int64_t k_tiles_ = 1, stages_ = 1, pad_ = 0, a_pitch_ = 0, b_pitch_ = 0;
   std::int64_t a_stage_ = 0, b_stage_ = 0;
   int swz_ = 0;
-  bool bf16_ = false, int8_ = false;
+  bool bf16_ = false, int8_ = false, int4_ = false;
   std::int64_t elem_bytes_ = 2;
   llvm::Type* acc_elem_ = nullptr;
 };
@@ -203,7 +208,10 @@ LaunchInfo build_mma_sync(const Plan& plan, llvm::LLVMContext& ctx, llvm::Module
 std::string mma_sync_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (!hw.gpu.has_cp_async)
     return fmt::format("{} has no cp.async: its mma.sync generator is not written yet", hw.name);
-  const std::int64_t ik = p.a_type == "int8" ? 32 : 16;
+  const bool int4 = p.a_type == "int4" || p.a_type == "u4";
+  const std::int64_t ik = int4 ? 64 : p.a_type == "int8" ? 32 : 16;
+  if (int4 && (p.K % 2 != 0 || (p.k_dynamic && (p.K_min % 2 != 0))))
+    return fmt::format("K = {} is odd: {} operands are packed two k to a byte", p.k_dynamic ? p.K_min : p.K, p.a_type);
   if (p.instr_m != 16 || p.instr_n != 8 || p.instr_k != ik)
     return fmt::format("only the m16n8k{} instruction is generated for {}", ik, p.a_type);
   if (p.tile_k % ik != 0 || p.tile_n % 8 != 0)

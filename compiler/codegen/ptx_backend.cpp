@@ -80,7 +80,10 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!p.weight_conversion.empty())
     return fmt::format("in-register conversion of {} weights is not generated yet", p.b_type);
   const bool half = (p.a_type == "fp16" || p.a_type == "bf16") && p.a_type == p.b_type && p.acc_type == "fp32";
-  const bool int8 = p.a_type == "int8" && p.b_type == "int8" && p.acc_type == "int32";
+  // Integer GEMMs (int32 accumulation): int8 × int8, and on mma.sync the 4-bit int4 × int4 and
+  // u4 × u4 (m16n8k64, two k to a byte).
+  const bool int4 = (p.a_type == "int4" || p.a_type == "u4") && p.a_type == p.b_type && p.acc_type == "int32";
+  const bool int8 = (p.a_type == "int8" && p.b_type == "int8" && p.acc_type == "int32") || int4;
   auto is_fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
   const bool fp8 = is_fp8(p.a_type) && is_fp8(p.b_type) && p.acc_type == "fp32";
   const bool f32 = p.a_type == "fp32" && p.b_type == "fp32" && p.acc_type == "fp32";
@@ -96,12 +99,14 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (!half && !int8 && !fp8 && !f32 && !(half_acc && p.family == hw::Family::Simt))
     return fmt::format(
         "the {} generator handles fp16 and bf16 inputs with fp32 accumulation, fp8 (e4m3, e5m2) with "
-        "fp32 on wgmma, and int8 with int32, only",
+        "fp32 on wgmma, and int8 (int4 and u4 on mma.sync) with int32, only",
         p.family);
+  if (int4 && p.family != hw::Family::MmaSync)
+    return fmt::format("{} inputs are generated on the mma.sync family only", p.a_type);
   if (fp8 && p.family != hw::Family::Wgmma) return "fp8 inputs are generated on the wgmma family only";
   if ((half || fp8 || f32) && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32")
     return "outputs are fp16, bf16 or fp32";
-  if (int8 && p.c_type != "int32") return "int8 GEMMs write int32 outputs only";
+  if (int8 && p.c_type != "int32") return fmt::format("{} GEMMs write int32 outputs only", p.a_type);
   if (!p.index.a_row_major || !p.index.c_row_major)
     return fmt::format("the {} generator handles row-major A and C only (B may be either)", p.family);
   if (p.split_k < 1) return "split_k is at least 1";
@@ -120,11 +125,14 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
            "in the layout block";
   if (int8 && p.index.b_row_major)
     return fmt::format(
-        "int8 B must be K-major for {}: {} transposes 16-bit elements only; declare 'B: col_major;' "
+        "{} B must be K-major for {}: {} transposes 16-bit elements only; declare 'B: col_major;' "
         "in the layout block",
-        p.family == hw::Family::Wgmma ? "wgmma m64nNk32" : "mma.sync m16n8k32",
+        p.a_type,
+        p.family == hw::Family::Wgmma ? "wgmma m64nNk32"
+        : int4                        ? "mma.sync m16n8k64"
+                                      : "mma.sync m16n8k32",
         p.family == hw::Family::Wgmma ? "wgmma" : "ldmatrix");
-  const std::int64_t per_chunk = int8 || fp8 ? 16 : f32 ? 4 : 8;  // elements per 16-byte load
+  const std::int64_t per_chunk = int4 ? 32 : int8 || fp8 ? 16 : f32 ? 4 : 8;  // per 16 bytes
   // A K that is not a multiple of a 16-byte load's elements (pad_k) is loaded element by element
   // (KernelBuilder::load_operand); N is not.
   if (!is_m8n8k4(p) &&  // (the register-staged Volta loads fall back to 2-byte loads)

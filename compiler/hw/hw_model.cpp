@@ -21,6 +21,13 @@
 #include "support/strings.h"
 
 namespace dg::hw {
+
+const double* rate_for(const std::map<std::string, double>& rates, const std::string& type) {
+  auto it = rates.find(type);
+  if (it == rates.end() && (type == "u4" || type == "u8")) it = rates.find(type == "u4" ? "int4" : "int8");
+  return it == rates.end() ? nullptr : &it->second;
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -687,6 +694,10 @@ void check_gpu(const GpuModel& g, const Reporter& r) {
   for (std::size_t i = 0; i < g.mma.size(); ++i) {
     const MmaShape& s = g.mma[i];
     const std::string item = index_path(at("mma"), i);
+    // The cost model times every instruction by its input type's peak rate.
+    if (rate_for(g.peak_tflops, s.a_type) == nullptr)
+      r.fail(join_path(item, "a_type"), fmt::format("\"{}\" has no rate in {}: add \"{}\": <dense TFLOP/s or TOP/s>",
+                                                    s.a_type, at("peak_tflops"), s.a_type));
     for (const auto& [field, type] : {std::pair{"a_type", s.a_type}, std::pair{"b_type", s.b_type}})
       if (type == "fp32" || type == "int32")
         r.fail(join_path(item, field), fmt::format("\"{}\" is not a tensor-core input type", type));
@@ -695,6 +706,9 @@ void check_gpu(const GpuModel& g, const Reporter& r) {
     inputs.insert(s.a_type);
     inputs.insert(s.b_type);
   }
+  if (!g.simt_types.empty() && rate_for(g.peak_tflops, "fp32") == nullptr)
+    r.fail(at("peak_tflops"),
+           fmt::format("the CUDA cores' {} need an \"fp32\" rate (their FMA peak)", at("simt_types")));
   for (std::size_t i = 0; i < g.conversions.size(); ++i) {
     const auto& c = g.conversions[i];
     for (std::size_t j = 0; j < c.compute_types.size(); ++j)

@@ -110,6 +110,11 @@ struct GpuModel {
   bool has_tma = false;       // cp.async.bulk.tensor (sm_90)
 };
 
+/// A precision's rate in `rates` (peak_tflops or mma_sync_peak_tflops): its own entry, or for an
+/// unsigned integer type (u4, u8) its signed sibling's (int4, int8), which the tensor cores run at
+/// the same rate. nullptr when the model has neither.
+const double* rate_for(const std::map<std::string, double>& rates, const std::string& type);
+
 /// Bits an NPU input element with `value_bits` bits of value occupies in NPU memory: 4-bit
 /// elements are packed two per byte, other widths up to 16 bits take a 1- or 2-byte container,
 /// wider ones their own width. Tiles, bursts, the scratchpad and the generated AGUs use it.

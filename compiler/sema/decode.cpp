@@ -427,7 +427,16 @@ std::int64_t Checker::group_of(const std::string& s) const {
 void Checker::check_scaled_accumulation() {
   const Declared<std::string>& sb = p_.scale_b;
   const std::int64_t g = group_of(sb.value);
-  const bool four_bit = p_.b.value.bits == 4;
+  // 4-bit weights with 4-bit activations are an integer GEMM on the tensor cores (mma.sync
+  // m16n8k64 s4/u4, gpu_rules.cpp): nothing is converted and nothing is scaled.
+  const bool four_bit = p_.b.value.bits == 4 && p_.a.value.bits != 4;
+  if (g > 0 && p_.b.value.bits == 4 && p_.a.value.bits == 4) {
+    d_.error(sb.loc, fmt::format("'{}' scales belong to 4-bit weights converted to fp16 or bf16; activation {} × "
+                                 "weight {} multiplies the 4-bit integers themselves, into int32",
+                                 sb.value, p_.a.value.name, p_.b.value.name));
+    d_.note(sb.loc, "remove the B scale, or declare 'activation: fp16;' for grouped 4-bit weights");
+    return;
+  }
   if (g > 0 && !four_bit) {
     d_.error(
         sb.loc,

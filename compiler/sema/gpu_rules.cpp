@@ -158,6 +158,14 @@ void Checker::check_gpu_rules() {
                                       (p_.K.value + kstep - 1) / kstep * kstep));
       }
     }
+    // 4-bit activations and weights (mma.sync m16n8k64 s4/u4) are packed two k to a byte, along
+    // K in both A's rows and B's columns: a K tail (pad_k) is zero-filled by whole bytes.
+    if (a.bits == 4 && b.bits == 4 && !p_.k_dynamic && p_.K.value % 2 != 0) {
+      d_.error(p_.K.loc, fmt::format("K = {} is odd: activation {} and weight {} are packed two k to a byte",
+                                     p_.K.value, a.name, b.name));
+      d_.note(p_.K.loc, fmt::format("pad K to {} (a zero column of A and a zero row of B)", p_.K.value + 1));
+      return;
+    }
     if (!conversion.empty())
       d_.note(p_.b.loc, fmt::format("{} has no {}×{} tensor-core instruction: the {} weights are converted to {} in "
                                     "registers before the multiply",

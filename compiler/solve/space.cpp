@@ -92,10 +92,11 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   s.in = ins->n_step > 0 ? ins->n_step : ins->n;
   s.ik = ins->k;
   std::string peak_key = p.weight_conversion.empty() ? p.a.value.name : p.weight_conversion;
-  auto it = g.peak_tflops.find(peak_key);
-  if (it == g.peak_tflops.end()) it = g.peak_tflops.find(p.a.value.name);
-  DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks a peak rate for " + peak_key);
-  s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
+  const double* peak = hw::rate_for(g.peak_tflops, peak_key);
+  if (peak == nullptr) peak = hw::rate_for(g.peak_tflops, p.a.value.name);
+  DG_INTERNAL_ASSERT(peak != nullptr,
+                     "the model check let a tensor-core input without a peak rate through: " + peak_key);
+  s.peak_flops_per_ns_sm = *peak * 1e3 / g.sm_count;
   s.dram_bytes_per_ns_sm = g.dram_bandwidth_gbps / g.sm_count;
   s.l2_bytes_per_ns_sm = g.l2_bandwidth_gbps / g.sm_count;
   s.latency_ns = g.dram_latency_ns;
@@ -309,21 +310,20 @@ Space make_space(const GemmProblem& p, int max_values, std::optional<hw::Family>
     }
     std::string peak_key = p.weight_conversion.empty() ? p.a.value.name : p.weight_conversion;
     // mma.sync's own sustained rate where the model gives one (Hopper), else the tensor peak.
-    auto it = g.mma_sync_peak_tflops.find(peak_key);
-    if (it == g.mma_sync_peak_tflops.end()) {
-      it = g.peak_tflops.find(peak_key);
-      if (it == g.peak_tflops.end()) it = g.peak_tflops.find(p.a.value.name);
-      DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks a peak rate for " + peak_key);
-    }
-    s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
+    const double* peak = hw::rate_for(g.mma_sync_peak_tflops, peak_key);
+    if (peak == nullptr) peak = hw::rate_for(g.peak_tflops, peak_key);
+    if (peak == nullptr) peak = hw::rate_for(g.peak_tflops, p.a.value.name);
+    DG_INTERNAL_ASSERT(peak != nullptr,
+                       "the model check let a tensor-core input without a peak rate through: " + peak_key);
+    s.peak_flops_per_ns_sm = *peak * 1e3 / g.sm_count;
   } else {
     s.family = hw::Family::Simt;
     s.im = 16;
     s.in = 8;
     s.ik = 1;
-    auto it = g.peak_tflops.find("fp32");
-    DG_INTERNAL_ASSERT(it != g.peak_tflops.end(), "hardware model lacks an fp32 peak rate");
-    s.peak_flops_per_ns_sm = it->second * 1e3 / g.sm_count;
+    const double* peak = hw::rate_for(g.peak_tflops, "fp32");
+    DG_INTERNAL_ASSERT(peak != nullptr, "the model check let CUDA cores without an fp32 rate through");
+    s.peak_flops_per_ns_sm = *peak * 1e3 / g.sm_count;
   }
   s.dram_bytes_per_ns_sm = g.dram_bandwidth_gbps / g.sm_count;
   s.l2_bytes_per_ns_sm = g.l2_bandwidth_gbps / g.sm_count;

@@ -2,7 +2,8 @@
 // and compare it with cuBLAS (fp32 output, fp32 accumulation) on the same inputs. The output buffer
 // is poisoned first. Prints the relative Frobenius error and the largest absolute error; exit 0
 // when the relative error is below 1e-2 and every element is finite, 1 otherwise, 77 (skip) on a
-// machine without a GPU. int8 modules are compared exactly with an int64 reference on the host
+// machine without a GPU. int8 modules (and int4 × int4, u4 × u4: packed two k to a byte) are
+// compared exactly with an int64 reference on the host
 // (every row, or 256 rows spread over M when the problem has more than 2^31 multiply-adds), and no
 // element may keep the poison. fp8 modules (cuBLAS has no fp8 GEMM with this interface) run twice:
 // random fp8 values against a float64 host reference on the same rows (relative Frobenius error
@@ -162,16 +163,40 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       if (differ) std::exit(1);
     }
   };
-  if (mi.a_type == "int8") {
+  const bool int4 = mi.a_type == "int4" || mi.a_type == "u4";
+  if (mi.a_type == "int8" || int4) {
     // A row-major M×K; B as the module stores it (row-major K×N, or column-major: N rows of K).
-    auto a = dg::gpu::random_int8(size_t(MB) * K, seed);
-    auto b = dg::gpu::random_int8(size_t(K) * N * batch, seed + 1);
+    // int8: values in [-127, 127]. int4: [-8, 7], u4: [0, 15], packed two k to a byte along K
+    // (both operands K-major), the even k in the low nibble.
+    auto values = [&](size_t n, uint32_t s) {
+      if (!int4) return dg::gpu::random_int8(n, s);
+      std::mt19937 rng(s);
+      std::uniform_int_distribution<int> d(mi.a_type == "u4" ? 0 : -8, mi.a_type == "u4" ? 15 : 7);
+      std::vector<int8_t> v(n);
+      for (auto& x : v) x = static_cast<int8_t>(d(rng));
+      return v;
+    };
+    auto a = values(size_t(MB) * K, seed);
+    auto b = values(size_t(K) * N * batch, seed + 1);
+    auto device_bytes = [&](const std::vector<int8_t>& v) {
+      if (!int4) return std::vector<uint8_t>(v.begin(), v.end());
+      std::vector<uint8_t> packed(v.size() / 2, 0);  // K even: every row of K starts on a byte
+      for (size_t i = 0; i < v.size(); ++i) packed[i / 2] |= uint8_t((uint8_t(v[i]) & 15u) << (i % 2 * 4));
+      return packed;
+    };
+    const std::vector<uint8_t> a_dev = device_bytes(a), b_dev = device_bytes(b);
+    if (int4 && !k_range && (L.operands[0].bytes != a_dev.size() || L.operands[1].bytes != b_dev.size())) {
+      std::printf("the launch record sizes A and B as %llu and %llu bytes; packed 4-bit they are %zu and %zu  FAILED\n",
+                  (unsigned long long)L.operands[0].bytes, (unsigned long long)L.operands[1].bytes, a_dev.size(),
+                  b_dev.size());
+      return 1;
+    }
     void *dA, *dB, *dC;
-    DG_CUDA(cudaMalloc(&dA, a.size()));
-    DG_CUDA(cudaMalloc(&dB, b.size()));
+    DG_CUDA(cudaMalloc(&dA, a_dev.size()));
+    DG_CUDA(cudaMalloc(&dB, b_dev.size()));
     DG_CUDA(cudaMalloc(&dC, size_t(MB) * N * 4));
-    DG_CUDA(cudaMemcpy(dA, a.data(), a.size(), cudaMemcpyHostToDevice));
-    DG_CUDA(cudaMemcpy(dB, b.data(), b.size(), cudaMemcpyHostToDevice));
+    DG_CUDA(cudaMemcpy(dA, a_dev.data(), a_dev.size(), cudaMemcpyHostToDevice));
+    DG_CUDA(cudaMemcpy(dB, b_dev.data(), b_dev.size(), cudaMemcpyHostToDevice));
     DG_CUDA(cudaMemset(dC, 0x7F, size_t(MB) * N * 4));  // poison: 0x7F7F7F7F, beyond any K·127² here
     run(dA, dB, dC);
     std::vector<int32_t> got(size_t(MB) * N);
@@ -195,8 +220,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         if (int64_t(got[size_t(m) * N + n]) != row[n] && wrong++ == 0) first = size_t(m) * N + n;
     }
     bool ok = wrong == 0 && unwritten == 0;
-    std::printf("exact int64 reference on %d of %d rows: %zu elements differ, %zu unwritten%s\n", rows, MB, wrong,
-                unwritten, ok ? "" : "  FAILED");
+    std::printf("exact int64 reference (%s) on %d of %d rows: %zu elements differ, %zu unwritten%s\n",
+                mi.a_type.c_str(), rows, MB, wrong, unwritten, ok ? "" : "  FAILED");
     if (!ok) std::printf("first difference at row %zu col %zu: got %d\n", first / N, first % N, got[first]);
     dgmm_unload_kernel(h);
     std::printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);

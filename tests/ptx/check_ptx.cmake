@@ -112,6 +112,15 @@ elseif(FAMILY STREQUAL "simt")
 elseif(FAMILY STREQUAL "mma_sync_int8")
   set(wants "\\.target sm_80" "mma\\.sync\\.aligned\\.m16n8k32\\.row\\.col\\.s32\\.s8\\.s8\\.s32"
             "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16" "cp\\.async\\.cg\\.shared\\.global")
+elseif(FAMILY MATCHES "^mma_sync_(s4|u4)$")
+  # 4-bit activations and weights: mma.sync m16n8k64 on the int8 kernel's byte fragments (two k to a
+  # byte), signed or unsigned, no conversion.
+  string(REGEX REPLACE "^mma_sync_" "" t "${FAMILY}")
+  set(wants "\\.target sm_80" "mma\\.sync\\.aligned\\.m16n8k64\\.row\\.col\\.s32\\.${t}\\.${t}\\.s32"
+            "ldmatrix\\.sync\\.aligned\\.m8n8\\.x4\\.shared\\.b16" ${loads})
+  if(ptx MATCHES "m16n8k(16|32)")
+    message(FATAL_ERROR "the 4-bit integer kernel runs a 16-bit or 8-bit instruction")
+  endif()
 elseif(FAMILY STREQUAL "wgmma_w4")
   # 4-bit weights on wgmma (wgmma_tma.cpp): A by the tensor-memory accelerator, the packed weights
   # and their scales staged by cp.async from the producer warpgroup, converted there (lop3 into the
