@@ -105,6 +105,7 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   s.w4 = s.b_bits == 4 && !p.weight_conversion.empty();
   s.b_smem_bits = s.w4 ? 16 : s.b_bits;
   s.w4_group = s.w4 ? w4_group_size(p.scale_b.value.empty() ? "none" : p.scale_b.value, p.K.value) : 0;
+  if (s.w4) s.w4_convert_per_ns_sm = kW4ConvertWeightsPerCycle * g.boost_clock_mhz / 1e3;
   const std::int64_t slab = atom * 8 / s.b_smem_bits;  // B elements per 128-byte slab row
   std::vector<std::int64_t> tm = {64, 128, 256}, tn;
   // N-major B comes in slabs of 128 bytes; a K-major B tile needs only tile_n a multiple of 64.
@@ -621,7 +622,11 @@ double warp_efficiency(const Space& s, std::int64_t wtm, std::int64_t wtn) {
 }  // namespace
 
 std::int64_t log_math_tile(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
-  return scaled_log2(2.0 * tm * tn * tk / s.peak_flops_per_ns_sm);
+  double ns = 2.0 * tm * tn * tk / s.peak_flops_per_ns_sm;
+  // 4-bit weights on wgmma: the producer's conversion of the step's B tile runs beside the
+  // multiplies (kW4ConvertWeightsPerCycle); the slower of the two sets the step.
+  if (s.w4_convert_per_ns_sm > 0) ns = std::max(ns, static_cast<double>(tn * tk) / s.w4_convert_per_ns_sm);
+  return scaled_log2(ns);
 }
 
 std::int64_t log_math_warps(const Space& s, std::int64_t tm, std::int64_t tn, std::int64_t wm, std::int64_t wn) {

@@ -53,6 +53,7 @@ struct Space {
   std::int64_t w4_group = 0;
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
   double peak_flops_per_ns_sm = 0;              // GPU: per SM
+  double w4_convert_per_ns_sm = 0;              // 4-bit weights on wgmma: weights converted per ns per SM
   double dram_bytes_per_ns_sm = 0, l2_bytes_per_ns_sm = 0;
   double latency_ns = 0;
   std::vector<Var> vars;
@@ -81,6 +82,12 @@ inline constexpr std::int64_t kW4WgmmaMinM = 64;
 /// run 34 in bench/RESULTS.md. Its plan's time uses it, so that the solver compares it with the
 /// wgmma family's truthfully at large M.
 inline constexpr double kW4RegistersMathShare = 0.55;
+/// 4-bit weights on the wgmma family: the producer warpgroup converts the B tile of every K step
+/// (tile_n × tile_k weights, whatever tile_m) while the consumers multiply, so a step takes the
+/// longer of the two. The producer converted 8.1 weights per cycle per SM: 64×192 tiles at
+/// 4096 × 4096 × 4096 (11 tiles of 192 × 4096 weights on the busiest SM) took 541.8 µs at 1980 MHz
+/// on one H100, run 43 in bench/RESULTS.md, where the multiplies alone predicted 166.5 µs.
+inline constexpr double kW4ConvertWeightsPerCycle = 8.0;
 
 /// The 4-bit weight kernel's schedule (codegen/w4a16.cpp builds exactly this; the plan carries
 /// it and verify proves its index maps). A block owns tile_m = 16·fm rows (fm = ceil(M/16), at
