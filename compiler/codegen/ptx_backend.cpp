@@ -141,10 +141,11 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
                        p.index.b_row_major ? std::max<std::int64_t>(per_chunk, 8) : 8, p.N);
   if ((p.scale_a != "none" || p.scale_b != "none") && (int8 || p.acc_type != "fp32"))
     return "per-tensor scales multiply an fp32 accumulation only";
-  if ((p.alpha != 1 || p.beta != 0) && int8) return "alpha and beta scale a float accumulation only (not int8's int32)";
+  if ((p.alpha != 1 || p.beta != 0) && int8)
+    return fmt::format("alpha and beta scale a float accumulation only (not {}'s int32)", p.a_type);
   if (p.epilogue != "none" && int8)
-    return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not int8's int32)",
-                       p.epilogue);
+    return fmt::format("the fused '{}' epilogue is generated for float accumulators only (not {}'s int32)", p.epilogue,
+                       p.a_type);
   if (p.family == hw::Family::Wgmma && p.loader == "tma") return wgmma_tma_unsupported(p, hw);
   if (p.family == hw::Family::Wgmma) return wgmma_unsupported(p, hw);
   if (p.loader == "tma") return "the TMA loader is generated for the wgmma family only";
