@@ -4,11 +4,13 @@
 // warm-up, then the median of per-launch CUDA-event timings for our kernel (through the dgmm
 // runtime) and for cublasGemmEx (same types, fp32 accumulation, same output type; int8 x int8 ->
 // int32 with CUBLAS_COMPUTE_32I and B in the module's layout; fp8 through cuBLASLt's fp8 GEMM with
-// unit scales, the same output type; 4-bit weights (int4 packed by dgmm_pack_weights, random group
-// scales) against cuBLAS fp16/bf16 of the same shape, whose B is a 16-bit K×N matrix). Prints
-// TFLOP/s (TOP/s for int8), GB/s (the bytes our kernel moves: A + B + C, B packed and the scales
-// for 4-bit weights, over time), the ratio to cuBLAS (for 4-bit weights the speedup over the
-// 16-bit GEMM), and the geometric mean.
+// unit scales, the same output type (a module with fine-grained scales, its scales all ones,
+// against cuBLASLt's block-scaled fp8 GEMM — 128×128 blocks of B, groups of 128 k of A's rows —
+// where it has an algorithm, else its per-tensor one, as the line says); 4-bit weights (int4 packed by
+// dgmm_pack_weights, random group scales) against cuBLAS fp16/bf16 of the same shape, whose B is a 16-bit K×N matrix).
+// Prints TFLOP/s (TOP/s for int8), GB/s (the bytes our kernel moves: A + B + C, B packed and the scales for 4-bit
+// weights, over time), the ratio to cuBLAS (for 4-bit weights the speedup over the 16-bit GEMM), and the geometric
+// mean.
 // --graph: time graph replays instead of single launches: each side's launches (20 of them, over
 // the rotating input sets) are captured once in a CUDA graph, and the median replay time over 20
 // gives the time per launch. This leaves out the host's launch overhead (binding, the driver
@@ -204,6 +206,21 @@ int main(int argc, char** argv) {
     };
     void* scale_a = one_scale(mi.scale_a);
     void* scale_b = one_scale(mi.scale_b);
+    // fp8's fine-grained scales: sc_a ceil(K/128) rows of M, sc_b ceil(K/128) rows of ceil(N/128),
+    // all ones; cuBLASLt (per-tensor scales on Hopper) reads the first of each as its scale.
+    if (mi.block_scaled()) {
+      auto ones = [](size_t n) {
+        void* p = nullptr;
+        std::vector<float> v(n, 1.f);
+        DG_CUDA(cudaMalloc(&p, n * 4));
+        DG_CUDA(cudaMemcpy(p, v.data(), n * 4, cudaMemcpyHostToDevice));
+        return p;
+      };
+      // Sized for either operand's per-row groups, whichever layout cuBLASLt reads them in.
+      const size_t kb = (size_t(K) + 127) / 128, rows = size_t(std::max(M, N)) + 128;
+      scale_a = ones(kb * rows);
+      scale_b = ones(kb * rows);
+    }
     auto run_ours = [&](int s) {
       if ((scale_a != nullptr && dgmm_bind_device(h, "sc_a", (unsigned long long)(uintptr_t)scale_a) != DGMM_OK) ||
           (scale_b != nullptr && dgmm_bind_device(h, "sc_b", (unsigned long long)(uintptr_t)scale_b) != DGMM_OK)) {
@@ -235,9 +252,22 @@ int main(int argc, char** argv) {
       lo.scale_a = scale_a;
       lo.scale_b = scale_b;
       lo.batch = batch;
-      lt =
-          std::make_unique<dg::gpu::LtGemm>(mi.a_type == "fp8_e5m2" ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3,
-                                            mi.b_type == "fp8_e5m2" ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3, ct, M, N, K, lo);
+      lo.block_scales = mi.block_scaled();
+      auto make = [&] {
+        return std::make_unique<dg::gpu::LtGemm>(mi.a_type == "fp8_e5m2" ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3,
+                                                 mi.b_type == "fp8_e5m2" ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3, ct, M, N, K,
+                                                 lo);
+      };
+      lt = make();
+      if (lo.block_scales) {
+        if (!lt->ok) {
+          lo.block_scales = false;
+          lt = make();
+        }
+        std::printf("         (cuBLASLt peer of %dx%dx%d: %s)\n", M, N, K,
+                    lo.block_scales ? "block-scaled fp8, 128x128 on B, 1x128 on A"
+                                    : "per-tensor fp8: no block-scaled algorithm");
+      }
       if (!lt->ok) {
         std::fprintf(stderr, "cuBLASLt has no fp8 algorithm for %dx%dx%d\n", M, N, K);
         std::exit(1);

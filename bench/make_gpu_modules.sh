@@ -22,12 +22,17 @@
 #   weak_<type>_MxNxK.ko      the classes the table holds least of: M = 256, K = 512 and 1024 at
 #                             M = N = 4096 and 8192, N = 576 and 2112 at K = 7168
 #   check_i4_*.ko             int4 × int4 and u4 × u4 → int32 (Ampere's mma.sync m16n8k64): checks
-# usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|tma|oddk|w4|w4w|i4|splitk|epilogue|simt|residual]
+#   check_fp8bs_*.ko, fp8bs_<a>_MxNxK.ko  fp8 with fine-grained scales (A group_128, B block_128):
+#                             checks (tails, e5m2, split K with an epilogue, the persistent loop,
+#                             a run-time K, an fp32 C) and the benchmark, beside per-tensor fp8
+#                             (fp8pt_*.ko) of the same shapes
+# usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|fp8bs|tma|oddk|w4|w4w|i4|splitk|epilogue|simt|residual]
 #   (bench: only the benchmark table; weak: only the weak classes; fp8: only the fp8, scales and
 #   batch modules; tma: only the TMA loader's checks and benchmark
 #   (the split-K checks included); splitk: only the split-K checks and benchmark;
 #   oddk: only the odd-K checks and benchmark; w4: only the 4-bit weight checks and benchmark;
-#   w4w: only the 4-bit weights on wgmma; i4: only the int4 × int4 checks;
+#   w4w: only the 4-bit weights on wgmma; i4: only the int4 × int4 checks; fp8bs: only the
+#   fine-grained fp8 scales' checks and benchmark;
 #   epilogue: only the fused epilogues' checks and benchmark; simt: only the fp16-accumulation
 #   (fp16_fma) and split-K SIMT checks and benchmark; residual: alpha and beta with a C input)
 set -euo pipefail
@@ -369,6 +374,41 @@ if [ "$what" = all ] || [ "$what" = i4 ]; then
   spec_i4 u4 "M: 4096; N: 4096; K: 4096;" check_i4_u4_4096x4096x4096.ko
 fi
 if [ "$what" = i4 ]; then
+  rm -f "$dir/.spec.dgml"
+  ls "$dir" | wc -l
+  exit 0
+fi
+spec_fp8bs() {  # A-type B-type C-type shape out [constraints] [scales]: fp8, B column-major
+  cat > "$dir/.spec.dgml" <<SPEC
+target hopper;
+precision { activation: $1; weight: $2; output: $3; }
+shape { $4 }
+layout { B: col_major; }
+scales { ${7:-A: group_128; B: block_128;} }
+constraints { cast_output: $3; ${6:-} }
+SPEC
+  "$bin" compile "$dir/.spec.dgml" -o "$dir/$5" --force-rebuild 2>&1 | grep -v "^\s*$" | grep -E "error|warning" | sed "s|^|$5: |" || true
+}
+if [ "$what" = all ] || [ "$what" = fp8bs ]; then
+  spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: 1000; N: 776; K: 1056;" check_fp8bs_e4m3_1000x776x1056.ko
+  spec_fp8bs fp8_e5m2 fp8_e4m3 fp32 "M: 256; N: 392; K: 640;" check_fp8bs_e5m2_fp32_256x392x640.ko
+  spec_fp8bs fp8_e4m3 fp8_e5m2 bf16 "M: 128; N: 4096; K: 7168;" check_fp8bs_splitk_bias_gelu_128x4096x7168.ko \
+    "split_k: 4; op_type: bias_gelu;"
+  spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: 4096; N: 4096; K: 4096;" check_fp8bs_persistent_4096x4096x4096.ko \
+    "persistent: true;"
+  spec_fp8bs fp8_e4m3 fp8_e4m3 fp16 "M: 333; N: 520; K_min: 128; K_max: 4096;" check_fp8bs_krange_333x520x4096.ko
+  spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: 77; N: 136; K: 1040;" check_fp8bs_padk_77x136x1040.ko "pad_k: true;"
+  # The benchmark: square, and DeepSeek-V3's layer shapes (N × K = 7168 × 2048, 2112 × 7168,
+  # 24576 × 1536) at M = 128 and 4096, beside per-tensor fp8 of the same shapes.
+  for s in "4096 4096 4096" "8192 8192 8192" "4096 7168 2048" "4096 2112 7168" "4096 24576 1536" \
+           "128 7168 2048" "128 2112 7168"; do
+    set -- $s
+    spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: $1; N: $2; K: $3;" "fp8bs_e4m3_${1}x${2}x${3}.ko"
+    spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: $1; N: $2; K: $3;" "fp8pt_e4m3_${1}x${2}x${3}.ko" "" \
+      "A: per_tensor; B: per_tensor;"
+  done
+fi
+if [ "$what" = fp8bs ]; then
   rm -f "$dir/.spec.dgml"
   ls "$dir" | wc -l
   exit 0

@@ -43,11 +43,12 @@ void KernelBuilder::begin_kernel(const std::string& name, std::int64_t threads, 
   auto* i32 = b_.getInt32Ty();
   auto* gptr = llvm::PointerType::get(ctx_, 1);
   // Parameters: the operands' pointers in the launch record's order (A, B, C, then bias with a bias
-  // epilogue, then sc_a and sc_b with per-tensor scales), the workspace's where the launch record
-  // has one, then M, N and K; the runtime passes them so.
+  // epilogue, then sc_a and sc_b with per-tensor or fine-grained scales, sc_b alone with 4-bit
+  // weights' group scales), the workspace's where the launch record has one, then M, N and K; the
+  // runtime passes them so.
   std::vector<const char*> names = {"A", "B", "C"};
   if (has_bias()) names.push_back("bias");
-  if (p_.scale_a == "per_tensor") names.push_back("sc_a");
+  if (p_.scale_a != "none") names.push_back("sc_a");  // per-tensor, or fp8's per-token groups
   if (p_.scale_b != "none") names.push_back("sc_b");  // per-tensor, or 4-bit weights' group scales
   if (p_.reads_c_in()) names.push_back("C_in");       // beta · C_in in the epilogue
   if (workspace) names.push_back("ws");               // not an operand: launch_format.h's workspace

@@ -87,6 +87,15 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
     l.operands[l.operand_count++] = op("sc_a", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
   if (p.scale_b == "per_tensor")
     l.operands[l.operand_count++] = op("sc_b", ko::launch::Role::Input, 1, 1, "fp32", true, 1);
+  // fp8's fine-grained scales, fp32: sc_a, ceil(K/128) rows of M (one per row of A and 128 k);
+  // sc_b, ceil(K/128) rows of ceil(N/128) (one per 128×128 block of B); row-major, K the largest.
+  if (p.block_scaled()) {
+    const std::uint64_t kb = (l.K + kScaleBlock - 1) / kScaleBlock, nb = (l.N + kScaleBlock - 1) / kScaleBlock;
+    l.operands[l.operand_count++] =
+        op("sc_a", ko::launch::Role::Input, kb, l.M, "fp32", true, static_cast<std::int64_t>(l.M));
+    l.operands[l.operand_count++] =
+        op("sc_b", ko::launch::Role::Input, kb, nb, "fp32", true, static_cast<std::int64_t>(nb));
+  }
   // 4-bit weights: B holds them packed (header included) in the n8k128 layout (n8k128u for u4:
   // unsigned nibbles, zero point 8; n8k128f4 for E2M1 codes), and their group
   // scales, in the activation's type, are sc_b: K/group rows (one for per_column) of N, row-major.

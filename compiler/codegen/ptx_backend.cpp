@@ -104,6 +104,13 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   if (int4 && p.family != hw::Family::MmaSync)
     return fmt::format("{} inputs are generated on the mma.sync family only", p.a_type);
   if (fp8 && p.family != hw::Family::Wgmma) return "fp8 inputs are generated on the wgmma family only";
+  if (p.scale_a == "group_128" || p.scale_b == "block_128") {
+    if (p.scale_a != "group_128" || p.scale_b != "block_128")
+      return "fine-grained scales come as a pair: A group_128 with B block_128";
+    if (!fp8) return "fine-grained scales (A group_128, B block_128) are generated for fp8 inputs";
+    if (p.family != hw::Family::Wgmma || p.loader != "tma")
+      return "fine-grained fp8 scales are applied by the wgmma kernel with the TMA loader";
+  }
   if ((half || fp8 || f32) && p.c_type != "fp16" && p.c_type != "bf16" && p.c_type != "fp32")
     return "outputs are fp16, bf16 or fp32";
   if (int8 && p.c_type != "int32") return fmt::format("{} GEMMs write int32 outputs only", p.a_type);
@@ -140,7 +147,7 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
     return fmt::format("16-byte loads and paired stores need N to be a multiple of {} (N = {})",
                        p.index.b_row_major ? std::max<std::int64_t>(per_chunk, 8) : 8, p.N);
   if ((p.scale_a != "none" || p.scale_b != "none") && (int8 || p.acc_type != "fp32"))
-    return "per-tensor scales multiply an fp32 accumulation only";
+    return "scales multiply an fp32 accumulation only";
   if ((p.alpha != 1 || p.beta != 0) && int8)
     return fmt::format("alpha and beta scale a float accumulation only (not {}'s int32)", p.a_type);
   if (p.epilogue != "none" && int8)

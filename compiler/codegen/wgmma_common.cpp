@@ -37,6 +37,7 @@ void WgmmaBase::read_plan() {
   b_stage_ = d.b_smem_rows * d.b_smem_row_bytes;
   elem_bytes_ = element_bytes(p_.a_type);
   int8_ = p_.a_type == "int8";
+  block_scaled_ = p_.block_scaled();
   acc_per_frag_ = bn_ / 2;  // m64nNk*: N/2 accumulators per thread
   // 4-bit weights reach the stages converted by the producer, K-major whatever the spec's B.
   b_n_major_ = d.b_row_major && !p_.w4_staged();
@@ -54,6 +55,12 @@ void WgmmaBase::setup(bool origin) {
   acc_ty_ = llvm::ArrayType::get(acc_elem_, static_cast<std::uint64_t>(fm_ * acc_per_frag_));
   acc_ = b_.CreateAlloca(acc_ty_, nullptr, "acc");
   zero_accumulators();
+  if (block_scaled_) {
+    // Zeroed once, so that no undefined value reaches the first group (which overwrites them).
+    part_ = b_.CreateAlloca(acc_ty_, nullptr, "part");
+    for (std::int64_t e = 0; e < fm_ * acc_per_frag_; ++e)
+      b_.CreateStore(llvm::ConstantFP::get(acc_elem_, 0.0), part_at(e));
+  }
   tid_ = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
   lane_ = b_.CreateAnd(tid_, c32(31));
   warp_ = b_.CreateLShr(tid_, 5);
@@ -70,13 +77,15 @@ llvm::Value* WgmmaBase::descriptor(Value* byte_address, std::uint64_t high) {
   return b_.CreateOr(start, b_.getInt64(high));
 }
 
-/// One wgmma.mma_async m64nNk16 on fragment f: D += A(desc_a) · B(desc_b).
-void WgmmaBase::mma(std::int64_t f, Value* desc_a, Value* desc_b) {
+/// One wgmma.mma_async m64nNk16 on fragment f: D += A(desc_a) · B(desc_b), or D = A · B when
+/// `fresh` (the instruction's scale-d predicate false).
+void WgmmaBase::mma(std::int64_t f, Value* desc_a, Value* desc_b, bool fresh) {
   InlinePtx w;
   std::vector<std::string> regs;
+  auto at = [&](std::int64_t e) { return block_scaled_ ? part_at(e) : acc_at(e); };
   for (std::int64_t e = 0; e < acc_per_frag_; ++e)
-    regs.push_back(fmt::format("${}", w.inout(b_.CreateLoad(acc_elem_, acc_at(f * acc_per_frag_ + e)), acc_c_)));
-  int da = w.in(desc_a, 'l'), db = w.in(desc_b, 'l'), scale = w.in(c32(1), 'r');
+    regs.push_back(fmt::format("${}", w.inout(b_.CreateLoad(acc_elem_, at(f * acc_per_frag_ + e)), acc_c_)));
+  int da = w.in(desc_a, 'l'), db = w.in(desc_b, 'l'), scale = w.in(c32(fresh ? 0 : 1), 'r');
   std::string shape_types, tail;
   if (int8_) {
     shape_types = fmt::format("m64n{}k32.s32.s8.s8", bn_);  // integer wgmma: no scales, no transposes
@@ -95,7 +104,7 @@ void WgmmaBase::mma(std::int64_t f, Value* desc_a, Value* desc_b) {
       scale, shape_types, fmt::join(regs, ", "), da, db, tail);
   Value* r = w.emit(b_, text);
   for (std::int64_t e = 0; e < acc_per_frag_; ++e)
-    b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
+    b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), at(f * acc_per_frag_ + e));
 }
 
 /// The wgmma group of one K tile: tile_k / 16 steps on every fragment of this warpgroup.
@@ -114,22 +123,44 @@ void WgmmaBase::compute_stage(Value* stage) {
       // 8-row atoms) further; K-major, 32 bytes along K as for A.
       Value* a = descriptor(b_.CreateAdd(a_base, c32(f * 64 * 128 + kk * 32)), a_high);
       Value* bd = descriptor(b_.CreateAdd(b_base, c32(b_n_major ? kk * 16 * 128 : kk * 32)), b_high);
-      mma(f, a, bd);
+      mma(f, a, bd, block_scaled_ && kk == 0);  // fine-grained scales: each step's sums from zero
     }
   emit_ptx_statement(b_, "wgmma.commit_group.sync.aligned;");
 }
 
-void WgmmaBase::settle() {
+void WgmmaBase::settle(Value* array) {
   // The accumulators are final once the last group has retired: route them through an empty
   // statement after the wait, so that no use is scheduled above it.
+  auto at = [&](std::int64_t e) { return b_.CreateConstInBoundsGEP2_32(acc_ty_, array, 0, static_cast<unsigned>(e)); };
   for (std::int64_t f = 0; f < fm_; ++f) {
     InlinePtx fence;
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
-      fence.inout(b_.CreateLoad(acc_elem_, acc_at(f * acc_per_frag_ + e)), acc_c_);
+      fence.inout(b_.CreateLoad(acc_elem_, at(f * acc_per_frag_ + e)), acc_c_);
     Value* r = fence.emit(b_, "", false);
     for (std::int64_t e = 0; e < acc_per_frag_; ++e)
-      b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), acc_at(f * acc_per_frag_ + e));
+      b_.CreateStore(b_.CreateExtractValue(r, static_cast<unsigned>(e)), at(f * acc_per_frag_ + e));
   }
+}
+
+void WgmmaBase::promote(const std::vector<Value*>& row_scale, const std::vector<Value*>& block_scale) {
+  settle(part_);  // the partial sums, read below the wait that retired their group
+  llvm::Function* fma = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::fma, {acc_elem_});
+  // The thread's accumulator e of fragment f: column group j = e / 4 (8 columns), row half
+  // (e mod 4) / 2 (rows r0 and r0 + 8), as the epilogue stores them.
+  std::vector<Value*> product(row_scale.size() * block_scale.size());
+  for (size_t r = 0; r < row_scale.size(); ++r)
+    for (size_t i = 0; i < block_scale.size(); ++i)
+      product[r * block_scale.size() + i] = b_.CreateFMul(row_scale[r], block_scale[i]);
+  for (std::int64_t f = 0; f < fm_; ++f)
+    for (std::int64_t e = 0; e < acc_per_frag_; ++e) {
+      const std::int64_t j = e / 4, half = (e % 4) / 2;
+      const std::int64_t block = bn_ > kScaleBlock ? j * 8 / kScaleBlock : 0;
+      Value* scale = product[static_cast<size_t>((2 * f + half)) * block_scale.size() + static_cast<size_t>(block)];
+      const std::int64_t k = f * acc_per_frag_ + e;
+      Value* sum =
+          b_.CreateCall(fma, {b_.CreateLoad(acc_elem_, part_at(k)), scale, b_.CreateLoad(acc_elem_, acc_at(k))});
+      b_.CreateStore(sum, acc_at(k));
+    }
 }
 
 void WgmmaBase::epilogue(const Slabs* slabs) {

@@ -368,6 +368,19 @@ class WgmmaTmaKernel : WgmmaBase {
       loop(tiles, [&](Value* kt) {
         Value* g = b_.CreateAdd(first, kt);
         Value* s = b_.CreateURem(g, c32(stages_));
+        if (block_scaled_) {
+          // The step's scales are loaded before the wait, so that their latency hides under it and
+          // the multiplies; its group is waited for at once, the stage released, and the partial
+          // sums scaled into the accumulators.
+          std::vector<Value*> rows, blocks;
+          block_scales(b_.CreateAdd(k_first_, kt), rows, blocks);
+          wait(full(s), b_.CreateAnd(b_.CreateUDiv(g, c32(stages_)), c32(1)));
+          compute_stage(s);
+          emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
+          release(b_.CreateICmpEQ(lane_, c32(0)), g);
+          promote(rows, blocks);
+          return;
+        }
         wait(full(s), b_.CreateAnd(b_.CreateUDiv(g, c32(stages_)), c32(1)));
         compute_stage(s);
         emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 1;");
@@ -375,9 +388,11 @@ class WgmmaTmaKernel : WgmmaBase {
         release(b_.CreateAnd(b_.CreateICmpUGT(kt, c32(0)), b_.CreateICmpEQ(lane_, c32(0))),
                 b_.CreateAdd(g, c32(stages_ - 1)));
       });
-      emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
-      // The tile's last stage, for the next tile's copies.
-      if (persistent_) release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
+      if (!block_scaled_) {
+        emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
+        // The tile's last stage, for the next tile's copies.
+        if (persistent_) release(b_.CreateICmpEQ(lane_, c32(0)), b_.CreateSub(b_.CreateAdd(first, tiles), c32(1)));
+      }
       if (split_ > 1)
         reduce_splits();
       else if (c_tma_)
@@ -385,6 +400,44 @@ class WgmmaTmaKernel : WgmmaBase {
       else
         epilogue();
     });
+  }
+
+  // ---- fine-grained fp8 scales (Plan::block_scaled) ----
+  //
+  // sc_a holds ceil(K/128) rows of M fp32 values (row kb: the scales of every row of A over k in
+  // [128·kb, 128·kb + 128)), sc_b ceil(K/128) rows of ceil(N/128) (B's 128×128 blocks). For K step
+  // kb (tile_k is 128) each consumer thread reads the scales of its 2·fm rows and of the tile's
+  // blocks of columns: non-coherent 4-byte loads, row-contiguous across the warp's lanes.
+
+  /// The scales of K step `kb`: `rows` (2·fm, the thread's fragment rows f·64 + half·8, a row
+  /// past M reading row M - 1's) and `blocks` (max(1, tile_n / 128), a block past N reading the
+  /// last one's).
+  void block_scales(Value* kb, std::vector<Value*>& rows, std::vector<Value*>& blocks) {
+    auto* i64 = b_.getInt64Ty();
+    auto load = [&](unsigned param, Value* index) {
+      Value* at = b_.CreateGEP(b_.getFloatTy(), arg(param), index);
+      auto* ld = b_.CreateAlignedLoad(b_.getFloatTy(), at, llvm::Align(4));
+      ld->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx_, {}));
+      return static_cast<Value*>(ld);
+    };
+    Value* kb64 = b_.CreateZExt(kb, i64);
+    Value* r0 = b_.CreateLShr(lane_, 2);
+    Value* first = b_.CreateAdd(b_.CreateAdd(row_base_, group_row_), b_.CreateAdd(warp_row_, r0));
+    Value* row_of_kb = b_.CreateMul(kb64, b_.getInt64(static_cast<std::uint64_t>(p_.M)));
+    for (std::int64_t f = 0; f < fm_; ++f)
+      for (std::int64_t half = 0; half < 2; ++half) {
+        Value* row = b_.CreateAdd(first, c32(f * 64 + half * 8));
+        row = b_.CreateSelect(b_.CreateICmpULT(row, c32(p_.M)), row, c32(p_.M - 1));
+        rows.push_back(load(scale_arg_, b_.CreateAdd(row_of_kb, b_.CreateZExt(row, i64))));
+      }
+    const std::int64_t nbn = (p_.N + kScaleBlock - 1) / kScaleBlock;
+    Value* nb0 = b_.CreateUDiv(col_base_, c32(kScaleBlock));
+    Value* block_of_kb = b_.CreateMul(kb64, b_.getInt64(static_cast<std::uint64_t>(nbn)));
+    for (std::int64_t i = 0; i < std::max<std::int64_t>(1, bn_ / kScaleBlock); ++i) {
+      Value* nb = b_.CreateAdd(nb0, c32(i));
+      nb = b_.CreateSelect(b_.CreateICmpULT(nb, c32(nbn)), nb, c32(nbn - 1));
+      blocks.push_back(load(scale_arg_ + 1, b_.CreateAdd(block_of_kb, b_.CreateZExt(nb, i64))));
+    }
   }
 
   // ---- C through the tensor-memory accelerator (c_store "tma") ----
@@ -565,7 +618,7 @@ class WgmmaTmaKernel : WgmmaBase {
   bool w4_ = false;              // 4-bit weights converted by the producer (Plan::w4_staged)
   std::int64_t group_size_ = 0;  // their scales' group size along K (0: none; K: per_column)
   unsigned c_map_ = 2;           // C's tensor map: after A's and B's (after A's alone with 4-bit weights)
-  unsigned scale_arg_ = 3;       // the scales' pointer parameter (sc_b)
+  unsigned scale_arg_ = 3;       // the scales' pointer parameter: sc_b, or sc_a (sc_b next) with block scales
   std::int64_t c_buffers_ = 0;   // byte offset of C's slab buffers (c_store "tma")
   bool c_tma_ = false;           // C stored through the tensor-memory accelerator
   Value* slab_count_ = nullptr;  // the warpgroup's slabs so far (an i32 slot): which buffer is next
@@ -594,6 +647,11 @@ std::string wgmma_tma_unsupported(const Plan& p, const hw::HwModel& hw) {
   if (p.split_k > 1 &&
       static_cast<std::uint64_t>(p.grid_m * p.grid_n) * static_cast<std::uint64_t>(p.split_k) > 0x7fffffffu)
     return "a split K launches one block per tile and split: at most 2^31 - 1 blocks";
+  if (p.block_scaled()) {
+    if (p.tile_k != kScaleBlock) return "fine-grained fp8 scales take K tiles of 128 (one scale block a step)";
+    if (p.tile_n % kScaleBlock != 0 && kScaleBlock % p.tile_n != 0)
+      return "fine-grained fp8 scales: tile_n divides 128 or is a multiple of it (whole scale blocks of B)";
+  }
   if (p.w4_staged()) {
     if (p.b_type != "int4" && p.b_type != "u4" && p.b_type != "int4_e2m1")
       return fmt::format("weight {} is not generated yet (int4, u4 and int4_e2m1 only)", p.b_type);

@@ -84,6 +84,9 @@ inline std::int64_t w4_slot_bytes(std::int64_t tile_n, std::int64_t group) {
 inline std::int64_t w4_staging_bytes(std::int64_t tile_n, std::int64_t group) {
   return kW4Slots * w4_slot_bytes(tile_n, group);
 }
+/// fp8's fine-grained scales: K and N in blocks of this many (Plan::block_scaled).
+inline constexpr std::int64_t kScaleBlock = 128;
+
 /// The group size of 4-bit weights' scales (`scale_b`): 0 without, K for per_column, G for group_G.
 inline std::int64_t w4_group_size(const std::string& scale_b, std::int64_t K) {
   if (scale_b == "per_column") return K;
@@ -117,6 +120,9 @@ struct Plan {
   bool pad_k = false;
   std::string epilogue = "none";
   std::string scale_a = "none", scale_b = "none";  // "per_tensor": one fp32 operand multiplies the accumulation
+  /// fp8's fine-grained scales (A "group_128", B "block_128"): each 128-k step's partial sums are
+  /// multiplied by A's row scale times B's block scale (fp32) and added to the accumulators.
+  bool block_scaled() const { return scale_b == "block_128"; }
   // C = epilogue(alpha · (A·B) + bias + beta · C_in), in fp32; beta ≠ 0 reads the C_in operand (an
   // M×N input of C's type and layout). Written in the JSON only where not 1 and 0.
   double alpha = 1, beta = 0;

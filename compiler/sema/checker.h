@@ -56,6 +56,9 @@ class Checker {
   // scales { B: group_128; } (group_32, group_64, group_128, per_column): 4-bit weights with one
   // scale per group of consecutive k and per column n, in the activation's type, bound as sc_b
   // (K/group rows × N, row-major); per_column is one group of all K.
+  // scales { A: group_128; B: block_128; }: fp8 inputs with one fp32 scale per row of A and 128 k
+  // (sc_a: ceil(K/128) rows of M) and one per 128×128 block of B (sc_b: ceil(K/128) rows of
+  // ceil(N/128)), applied to each 128-k step's partial sums (check_block_scales).
   void check_scales();
 
   /// The group size of a grouped weight scale (0 for none and per_tensor, K for per_column).
@@ -64,6 +67,7 @@ class Checker {
   // Once the accumulation is resolved: a scale multiplies an fp32 accumulation; group scales
   // belong to 4-bit weights converted in registers, along a K the groups divide.
   void check_scaled_accumulation();
+  void check_block_scales();
 
   void check_constraints();
 

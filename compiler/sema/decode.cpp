@@ -378,8 +378,8 @@ void Checker::check_layout() {
 void Checker::check_scales() {
   p_.scale_a = {"none", {}, false};
   p_.scale_b = {"none", {}, false};
-  static const std::vector<std::string> kinds = {"none",     "per_tensor", "per_column",
-                                                 "group_32", "group_64",   "group_128"};
+  static const std::vector<std::string> kinds = {"none",     "per_tensor", "per_column", "group_32",
+                                                 "group_64", "group_128",  "block_128"};
   auto one = [&](const char* key, Declared<std::string>& out) {
     const auto* e = get("scales", key);
     if (!e) return;
@@ -393,13 +393,15 @@ void Checker::check_scales() {
       d_.note(e->value.loc, "write group_32, group_64, group_128 or per_column");
       return;
     }
-    // A takes per-tensor scales only; the grouped kinds belong to 4-bit weights.
-    static const std::vector<std::string> a_kinds = {"none", "per_tensor"};
+    // A takes per-tensor scales, or fp8's per-token groups of 128 k (group_128, beside B's
+    // block_128); the other grouped kinds belong to 4-bit weights, block_128 to an fp8 B.
+    static const std::vector<std::string> a_kinds = {"none", "per_tensor", "group_128"};
     const bool grouped_on_a = key[0] == 'A' && e->value.kind == ast::Value::Kind::Ident &&
-                              std::find(kinds.begin() + 2, kinds.end(), e->value.text) != kinds.end();
+                              std::find(kinds.begin() + 2, kinds.end(), e->value.text) != kinds.end() &&
+                              e->value.text != "group_128";
     if (grouped_on_a) {
-      d_.error(e->value.loc, fmt::format("'{}' scales apply to 4-bit weights (B) only; an activation takes "
-                                         "per_tensor or none",
+      d_.error(e->value.loc, fmt::format("'{}' scales apply to weights (B) only; an activation takes per_tensor, "
+                                         "group_128 (fp8: one scale per row and 128 k) or none",
                                          e->value.text));
       return;
     }
@@ -426,6 +428,10 @@ std::int64_t Checker::group_of(const std::string& s) const {
 // belong to 4-bit weights converted in registers, along a K the groups divide.
 void Checker::check_scaled_accumulation() {
   const Declared<std::string>& sb = p_.scale_b;
+  if (p_.scale_a.value == "group_128" || sb.value == "block_128") {
+    check_block_scales();
+    return;
+  }
   const std::int64_t g = group_of(sb.value);
   // 4-bit weights with 4-bit activations are an integer GEMM on the tensor cores (mma.sync
   // m16n8k64 s4/u4, gpu_rules.cpp): nothing is converted and nothing is scaled.
@@ -542,6 +548,78 @@ void Checker::check_scaled_accumulation() {
     d_.error(s->loc, fmt::format("a {} scale multiplies an fp32 accumulation; this spec accumulates in {}", s->value,
                                  p_.acc.value.name));
     d_.note(p_.a.loc, "scales are generated for float inputs (fp16, bf16, fp8) accumulated in fp32");
+    return;
+  }
+}
+
+// Fine-grained fp8 scales (scales { A: group_128; B: block_128; }): one fp32 scale per row of A
+// and 128 k, one per 128×128 block of B; the wgmma TMA kernel multiplies each 128-k step's
+// partial sums by their product and adds them into the fp32 accumulators (codegen/wgmma_tma.cpp).
+void Checker::check_block_scales() {
+  const Declared<std::string>&sa = p_.scale_a, &sb = p_.scale_b;
+  const bool a_group = sa.value == "group_128", b_block = sb.value == "block_128";
+  const Loc at = a_group ? sa.loc : sb.loc;
+  auto fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
+  if (a_group && !b_block && p_.b.value.bits == 4 && !fp8(p_.a.value.name)) {
+    d_.error(sa.loc,
+             "'A: group_128' is fp8's per-token scale (beside 'B: block_128'); an activation scale with "
+             "4-bit weights is not generated yet");
+    d_.note(sa.loc, "remove 'A: group_128;' and keep the weights' group scales on B");
+    return;
+  }
+  if (!fp8(p_.a.value.name) || !fp8(p_.b.value.name)) {
+    d_.error(at, fmt::format("fine-grained scales (A: group_128, B: block_128) are generated for fp8 inputs; this "
+                             "spec multiplies {} by {}",
+                             p_.a.value.name, p_.b.value.name));
+    d_.note(at, "use per_tensor scales, or fp8_e4m3 / fp8_e5m2 for both inputs");
+    return;
+  }
+  if (!a_group || !b_block) {
+    d_.error(b_block ? sb.loc : sa.loc,
+             b_block ? "'B: block_128' pairs with per-token activation scales: each 128-k step's partial sums are "
+                       "scaled by A's row scale times B's block scale"
+                     : "'A: group_128' pairs with 128×128 weight block scales: each 128-k step's partial sums are "
+                       "scaled by A's row scale times B's block scale");
+    d_.note(b_block ? sb.loc : sa.loc,
+            b_block ? "add 'A: group_128;' to the scales block" : "add 'B: block_128;' to the scales block");
+    return;
+  }
+  if (!p_.hw.gpu.has_tma) {
+    d_.error(at, fmt::format("fine-grained fp8 scales are applied by the wgmma kernel with the tensor-memory "
+                             "accelerator; {} has none (has_tma)",
+                             p_.hw.name));
+    return;
+  }
+  if (p_.family.user && p_.family.value != hw::Family::Wgmma) {
+    d_.error(p_.family.loc, "fine-grained fp8 scales are generated on the wgmma family");
+    d_.note(p_.family.loc, "leave out 'family', or write 'family: wgmma;'");
+    return;
+  }
+  if (p_.loader.user && p_.loader.value != "tma") {
+    d_.error(p_.loader.loc,
+             "fine-grained fp8 scales are generated with the TMA loader (its consumers scale each 128-k step)");
+    d_.note(p_.loader.loc, "leave out 'loader', or write 'loader: tma;'");
+    return;
+  }
+  if (p_.batch.value > 1) {
+    d_.error(p_.batch.loc,
+             "batched GEMMs with fine-grained fp8 scales are not generated yet (the TMA loader maps "
+             "one matrix per operand)");
+    return;
+  }
+  // The TMA loader maps A and B by rows of K bytes: whole 16-byte strides (hw.tma_strides).
+  for (const Declared<std::int64_t>* k : {&p_.K, &p_.K_min, &p_.K_max}) {
+    if (!k->user || k->value % 16 == 0) continue;
+    d_.error(k->loc, fmt::format("fine-grained fp8 scales run on the TMA loader, whose row strides are whole 16 "
+                                 "bytes: K = {} is not a multiple of 16",
+                                 k->value));
+    d_.note(k->loc, fmt::format("pad K to {} with zeros in A and B (their scales then multiply zeros)",
+                                (k->value + 15) / 16 * 16));
+    return;
+  }
+  if (p_.acc.value.name != "fp32") {
+    d_.error(at, fmt::format("fine-grained scales multiply an fp32 accumulation; this spec accumulates in {}",
+                             p_.acc.value.name));
     return;
   }
 }

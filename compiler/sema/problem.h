@@ -66,7 +66,9 @@ struct GemmProblem {
   Declared<Layout> a_layout, b_layout, c_layout;
   Declared<std::string> smem_layout;  // "" = solver's choice
 
-  // scales: "none" | "per_tensor" (one fp32 operand, sc_a / sc_b, multiplies the accumulation)
+  // scales: "none" | "per_tensor" (one fp32 operand, sc_a / sc_b, multiplies the accumulation);
+  // B: "group_32" | "group_64" | "group_128" | "per_column" (4-bit weights' group scales); fp8's
+  // fine-grained pair A: "group_128" (per row and 128 k), B: "block_128" (per 128×128 block)
   Declared<std::string> scale_a, scale_b;
 
   // constraints

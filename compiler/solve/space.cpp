@@ -106,6 +106,14 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   s.b_smem_bits = s.w4 ? 16 : s.b_bits;
   s.w4_group = s.w4 ? w4_group_size(p.scale_b.value.empty() ? "none" : p.scale_b.value, p.K.value) : 0;
   if (s.w4) s.w4_convert_per_ns_sm = kW4ConvertWeightsPerCycle * g.boost_clock_mhz / 1e3;
+  // fp8's fine-grained scales: the TMA kernel scales each 128-k step (wgmma_tma.cpp); its tiles
+  // hold one 128-column block of B's scales, or whole ones (64, 128, 256 columns).
+  s.block_scaled = p.scale_b.value == "block_128";
+  if (s.block_scaled) {
+    const double* fp32 = hw::rate_for(g.peak_tflops, "fp32");
+    DG_INTERNAL_ASSERT(fp32 != nullptr, "the model check let a GPU without an fp32 rate through");
+    s.promote_per_ns_sm = *fp32 * 1e3 / 2 / g.sm_count;
+  }
   const std::int64_t slab = atom * 8 / s.b_smem_bits;  // B elements per 128-byte slab row
   std::vector<std::int64_t> tm = {64, 128, 256}, tn;
   // N-major B comes in slabs of 128 bytes; a K-major B tile needs only tile_n a multiple of 64.
@@ -113,7 +121,8 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   for (std::int64_t v : powers(tn_min, ins->n)) tn.push_back(v);
   // Three slabs: a narrow N that is a multiple of 192 (576, 2112) fills every column of its
   // tiles, where 256 would leave a quarter-full last tile.
-  if (192 % tn_min == 0 && 192 <= ins->n) tn.insert(std::upper_bound(tn.begin(), tn.end(), 192), 192);
+  if (192 % tn_min == 0 && 192 <= ins->n && !s.block_scaled)
+    tn.insert(std::upper_bound(tn.begin(), tn.end(), 192), 192);
   std::vector<std::int64_t> tk = {atom * 8 / s.a_bits};
   // K splits: the TMA kernel reduces them (wgmma_tma.cpp); a forced split joins the domain.
   std::vector<std::int64_t> wm = {4, 8}, wn = {1}, stages = {3, 4, 5, 6}, split = with_user_split(p, {1, 2, 4, 8}),
@@ -124,7 +133,7 @@ Space make_wgmma_space(const GemmProblem& p, Space& s, int max_values) {
   // the consumers (wgmma_tma.cpp); its own rules (solve.cpp) say when it can.
   std::vector<std::int64_t> loader = {kLoaderCpAsync};
   if (g.has_tma) loader.push_back(kLoaderTma);
-  if (s.w4) loader = {kLoaderTma};  // only the TMA kernel converts 4-bit weights
+  if (s.w4 || s.block_scaled) loader = {kLoaderTma};  // only the TMA kernel converts 4-bit weights, scales blocks
   for (auto* v : {&tm, &tn, &tk, &wm, &stages, &split, &raster, &occ}) cap(*v, max_values);
   s.vars = {
       {"tile_m", tm, fmt::format("multiples of the instruction's M ({}) per warpgroup", s.im)},
@@ -205,6 +214,8 @@ std::vector<hw::Family> families(const GemmProblem& p) {
   if (p.hw.is_npu()) return {hw::Family::Npu};
   if (!p.use_hmma.value) return {hw::Family::Simt};
   if (p.family.user) return {p.family.value};
+  // fp8's fine-grained scales: the wgmma TMA kernel scales each 128-k step.
+  if (p.scale_b.value == "block_128") return {hw::Family::Wgmma};
   // 4-bit weights converted in registers: the mma.sync family's weight-streaming kernel
   // (codegen/w4a16.cpp), whose plan says loader "registers".
   // From kW4WgmmaMinM rows on Hopper with the TMA, the wgmma family too: its TMA kernel's
@@ -480,7 +491,9 @@ std::int64_t regs_per_thread(const Space& s, std::int64_t tm, std::int64_t tn, s
     std::int64_t groups = std::max<std::int64_t>(1, wm * wn / 4);
     // 64: descriptors, addresses, loads, the epilogue's predicates (ptxas spilled 112 to 240
     // bytes with 192 accumulators a thread: 256×192 in two warpgroups, 128×192 in one).
-    return ceil_div(tm / groups * tn * s.acc_bits, 128 * 32) + 64;
+    // Fine-grained fp8 scales: a second set for each 128-k step's partial sums, and the step's scales.
+    const std::int64_t sets = s.block_scaled ? 2 : 1;
+    return sets * ceil_div(tm / groups * tn * s.acc_bits, 128 * 32) + 64 + (s.block_scaled ? 8 : 0);
   }
   std::int64_t wtm = std::max<std::int64_t>(1, tm / wm), wtn = std::max<std::int64_t>(1, tn / wn);
   std::int64_t acc = ceil_div(wtm * wtn * s.acc_bits, 32 * 32);
@@ -626,6 +639,10 @@ std::int64_t log_math_tile(const Space& s, std::int64_t tm, std::int64_t tn, std
   // 4-bit weights on wgmma: the producer's conversion of the step's B tile runs beside the
   // multiplies (kW4ConvertWeightsPerCycle); the slower of the two sets the step.
   if (s.w4_convert_per_ns_sm > 0) ns = std::max(ns, static_cast<double>(tn * tk) / s.w4_convert_per_ns_sm);
+  // Fine-grained fp8 scales: after each 128-k step's multiplies retire, one fused multiply-add per
+  // accumulator on the CUDA cores adds the scaled partial sums, counted after the multiplies.
+  if (s.block_scaled)
+    ns += static_cast<double>(tm * tn) * static_cast<double>(ceil_div(tk, kScaleBlock)) / s.promote_per_ns_sm;
   return scaled_log2(ns);
 }
 

@@ -51,6 +51,11 @@ struct Space {
   bool w4 = false;
   int b_smem_bits = 16;  // make_space: b_bits, but 16 for 4-bit weights on wgmma
   std::int64_t w4_group = 0;
+  // fp8's fine-grained scales (Plan::block_scaled): a second accumulator set holds each 128-k
+  // step's partial sums, which the consumers scale and add (promote_per_ns_sm: fp32 fused
+  // multiply-adds per ns per SM on the CUDA cores).
+  bool block_scaled = false;
+  double promote_per_ns_sm = 0;
   std::int64_t M = 0, N = 0, K = 0, batch = 1;  // K = largest K
   double peak_flops_per_ns_sm = 0;              // GPU: per SM
   double w4_convert_per_ns_sm = 0;              // 4-bit weights on wgmma: weights converted per ns per SM

@@ -8,7 +8,9 @@
 // element may keep the poison. fp8 modules (cuBLAS has no fp8 GEMM with this interface) run twice:
 // random fp8 values against a float64 host reference on the same rows (relative Frobenius error
 // below 1e-2), and small integers in [-2, 2], whose products and fp32 sums are exact, so that every
-// output must equal the exact result rounded once to C's type, bit for bit. Modules with 4-bit
+// output must equal the exact result rounded once to C's type, bit for bit; with fine-grained
+// scales (sc_a per row and 128 k, sc_b per 128×128 block) random scales in the first run and
+// powers of two in the second, the reference scaling each 128-k step's sum. Modules with 4-bit
 // weights (int4, u4 or FP4 E2M1, packed by dgmm_pack_weights, group scales sc_b) run twice as well: random
 // activations, weights and scales against a float64 reference of the dequantized weights
 // (relative Frobenius error at most 1e-3, 8e-3 for a bf16 output), and small integers with
@@ -451,9 +453,33 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     auto b_at = [&](const std::vector<uint8_t>& b, int m, int k, int n) {
       return b_row_major ? b[b_off(m) + size_t(k) * N + n] : b[b_off(m) + size_t(n) * K + k];
     };
+    // Fine-grained scales (A group_128, B block_128): sc_a holds KB rows of M, sc_b KB rows of NB;
+    // the kernel scales each 128-k step's partial sums by sc_a[kb][m] · sc_b[kb][n / 128] (fp32).
+    // Random scales in [0.5, 2), or powers of two (1/2, 1, 2 on A; 1/4, 1, 4 on B) that keep the
+    // small-integer check exact.
+    const int KB = (K + 127) / 128, NB = (N + 127) / 128;
+    std::vector<float> blk_a, blk_b;
+    auto set_block_scales = [&](bool pow2, uint32_t s) {
+      if (!mi.block_scaled()) return;
+      std::mt19937 rng(s);
+      std::uniform_real_distribution<float> d(0.5f, 2.f);
+      std::uniform_int_distribution<int> e(-1, 1);
+      blk_a.resize(size_t(KB) * M);
+      blk_b.resize(size_t(KB) * NB);
+      for (float& x : blk_a) x = pow2 ? std::ldexp(1.f, e(rng)) : d(rng);
+      for (float& x : blk_b) x = pow2 ? std::ldexp(1.f, 2 * e(rng)) : d(rng);
+      if (dScaleA == nullptr) DG_CUDA(cudaMalloc(&dScaleA, blk_a.size() * 4));
+      if (dScaleB == nullptr) DG_CUDA(cudaMalloc(&dScaleB, blk_b.size() * 4));
+      DG_CUDA(cudaMemcpy(dScaleA, blk_a.data(), blk_a.size() * 4, cudaMemcpyHostToDevice));
+      DG_CUDA(cudaMemcpy(dScaleB, blk_b.data(), blk_b.size() * 4, cudaMemcpyHostToDevice));
+    };
+    auto row_scale = [&](int m, int k) { return blk_a.empty() ? 1.0 : double(blk_a[size_t(k / 128) * M + m]); };
+    auto col_scale = [&](int k, int n) { return blk_b.empty() ? 1.0 : double(blk_b[size_t(k / 128) * NB + n / 128]); };
+    if (mi.block_scaled()) std::printf("fine-grained scales: sc_a %d x %d, sc_b %d x %d (fp32)\n", KB, M, KB, NB);
     int failed = 0;
     {  // random fp8 values against a float64 reference
       set_scales(0.75f, 1.25f);
+      set_block_scales(false, seed + 4);
       set_c_in(false);
       auto a = dg::gpu::random_fp8(size_t(MB) * K, a_e5m2, seed);
       auto b = dg::gpu::random_fp8(size_t(K) * N * batch, b_e5m2, seed + 1);
@@ -470,8 +496,8 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
         const int m = row_of(r);
         std::fill(row.begin(), row.end(), 0.0);
         for (int k = 0; k < K; ++k) {
-          const double x = av[a[size_t(m) * K + k]];
-          for (int n = 0; n < N; ++n) row[n] += x * bv[b_at(b, m, k, n)];
+          const double x = av[a[size_t(m) * K + k]] * row_scale(m, k);
+          for (int n = 0; n < N; ++n) row[n] += x * bv[b_at(b, m, k, n)] * col_scale(k, n);
         }
         for (int n = 0; n < N; ++n) {
           const double ref =
@@ -496,6 +522,7 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
     }
     if ((mi.epilogue.empty() || mi.epilogue == "none") && mi.exact_factors()) {  // small integers: exact
       set_scales(0.5f, 4.f);                                                     // a product of 2: scaling stays exact
+      set_block_scales(true, seed + 5);
       set_c_in(true);
       std::mt19937 rng(seed + 3);
       std::uniform_int_distribution<int> d(-2, 2);
@@ -505,17 +532,19 @@ int check_at(const char* path, const dg::gpu::ModuleInfo& mi, int K, uint32_t se
       for (size_t i = 0; i < bi.size(); ++i) b[i] = dg::gpu::fp8_small_int(bi[i] = int8_t(d(rng)), b_e5m2);
       auto got = run_codes(a, b);
       size_t wrong = 0, first = SIZE_MAX;
-      std::vector<int64_t> row(N);
+      // In double: integers times power-of-two block scales, every partial and total sum exact.
+      std::vector<double> row(N);
       for (int r = 0; r < rows; ++r) {
         const int m = row_of(r);
         std::fill(row.begin(), row.end(), 0);
         for (int k = 0; k < K; ++k) {
-          const int64_t x = ai[size_t(m) * K + k];
+          const double x = ai[size_t(m) * K + k] * row_scale(m, k);
           for (int n = 0; n < N; ++n)
-            row[n] += x * (b_row_major ? bi[b_off(m) + size_t(k) * N + n] : bi[b_off(m) + size_t(n) * K + k]);
+            row[n] += x * (b_row_major ? bi[b_off(m) + size_t(k) * N + n] : bi[b_off(m) + size_t(n) * K + k]) *
+                      col_scale(k, n);
         }
         for (int n = 0; n < N; ++n) {
-          // |sum| <= 4K, a power-of-two scale (and alpha, beta): exact
+          // |sum| <= 4K (times scales in [1/8, 8]), a power-of-two scale (and alpha, beta): exact
           const float exact = float(mi.finish(double(row[n]) * scale_product, 0, c_in_at(size_t(m) * N + n)));
           uint32_t want;
           if (c_bytes == 4)

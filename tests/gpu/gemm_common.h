@@ -49,9 +49,12 @@ struct ModuleInfo {
   std::string acc_type;                   // "fp32", "fp16" (fp16_fma), "int32"
   bool b_row_major = true;                // B as K x N rows (else N x K: column-major, K-major)
   bool scale_a = false, scale_b = false;  // per-tensor fp32 scales bound as sc_a, sc_b
-  std::string scale_b_kind;               // the plan's scale_b: "none", "per_tensor", "group_G", "per_column"
-  double alpha = 1, beta = 0;             // C = epilogue(alpha · (A·B) + bias + beta · C_in)
-  double predicted_us = 0;                // the cost model's time for one launch (the plan's predicted_us)
+  std::string scale_b_kind;  // the plan's scale_b: "none", "per_tensor", "group_G", "per_column", "block_128"
+  /// fp8's fine-grained scales: sc_a (ceil(K/128) rows of M fp32) and sc_b (ceil(K/128) rows of
+  /// ceil(N/128) fp32, one per 128×128 block of B).
+  bool block_scaled() const { return scale_b_kind == "block_128"; }
+  double alpha = 1, beta = 0;  // C = epilogue(alpha · (A·B) + bias + beta · C_in)
+  double predicted_us = 0;     // the cost model's time for one launch (the plan's predicted_us)
   bool has_bias() const { return epilogue.rfind("bias", 0) == 0; }
   bool has_c_in() const { return beta != 0; }
   /// alpha and beta scale exactly (zero or powers of two): small-integer checks stay exact.
@@ -146,7 +149,7 @@ inline bool read_module(const char* path, ModuleInfo& m, std::string& why) {
   m.scale_b_kind = field("scale_b");
   m.kernel = field("family") + " " + std::to_string(number("tile_m")) + "x" + std::to_string(number("tile_n")) + "x" +
              std::to_string(number("tile_k")) + (m.epilogue.empty() || m.epilogue == "none" ? "" : " +" + m.epilogue) +
-             (m.scale_a || m.scale_b ? " +scales" : "") +
+             (m.scale_a || m.scale_b ? " +scales" : "") + (m.block_scaled() ? " +block scales" : "") +
              (number("split_k") > 1 ? " split_k " + std::to_string(number("split_k")) : "") +
              (m.acc_type == "fp16" ? " +fp16 acc" : "");
   // 4-bit weights: the weight-streaming kernel takes its own block shape (not the plan's tile).
@@ -286,6 +289,10 @@ struct LtGemm {
     int batch = 1;  // packed batches
     cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
     const void* bias = nullptr;  // one per column of our C (per row of Cᵀ), in C's type
+    // fp8 block scales (cuBLAS 12.9 and later): our B's 128×128 blocks (BLK128x128_32F on
+    // cuBLAS's A) and our A's per-row groups of 128 k (VEC128_32F on cuBLAS's B), through the
+    // scale pointers above.
+    bool block_scales = false;
   };
 
   LtGemm(cudaDataType a_type, cudaDataType b_type, cudaDataType c_type, int M, int N, int K, const Options& o) {
@@ -296,6 +303,16 @@ struct LtGemm {
       DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &o.scale_b, sizeof o.scale_b));
     if (o.scale_a)
       DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &o.scale_a, sizeof o.scale_a));
+    if (o.block_scales) {
+      const cublasLtMatmulMatrixScale_t blk = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F,
+                                        vec = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+      // A cuBLASLt without these modes refuses them: no algorithm, ok stays false.
+      if (cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &blk, sizeof blk) !=
+              CUBLAS_STATUS_SUCCESS ||
+          cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &vec, sizeof vec) !=
+              CUBLAS_STATUS_SUCCESS)
+        return;
+    }
     cublasOperation_t ta = o.b_row_major ? CUBLAS_OP_N : CUBLAS_OP_T, tb = CUBLAS_OP_N;
     DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     DG_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
