@@ -25,7 +25,7 @@
 #   check_fp8bs_*.ko, fp8bs_<a>_MxNxK.ko  fp8 with fine-grained scales (A group_128, B block_128):
 #                             checks (tails, e5m2, split K with an epilogue, the persistent loop,
 #                             a run-time K, an fp32 C) and the benchmark, beside per-tensor fp8
-#                             (fp8pt_*.ko) of the same shapes
+#                             (fp8pt_*.ko) of the same shapes, and on 128×128 tiles (fp8pt128_*.ko)
 # usage: bench/make_gpu_modules.sh [DIR] [all|bench|weak|fp8|fp8bs|tma|oddk|w4|w4w|i4|splitk|epilogue|simt|residual]
 #   (bench: only the benchmark table; weak: only the weak classes; fp8: only the fp8, scales and
 #   batch modules; tma: only the TMA loader's checks and benchmark
@@ -406,6 +406,13 @@ if [ "$what" = all ] || [ "$what" = fp8bs ]; then
     spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: $1; N: $2; K: $3;" "fp8bs_e4m3_${1}x${2}x${3}.ko"
     spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: $1; N: $2; K: $3;" "fp8pt_e4m3_${1}x${2}x${3}.ko" "" \
       "A: per_tensor; B: per_tensor;"
+  done
+  # Per-tensor fp8 on the block-scaled kernel's usual tiles (128×128, two consumer warpgroups):
+  # what the promotion costs apart from the tile shape.
+  for s in "4096 4096 4096" "8192 8192 8192" "4096 7168 2048"; do
+    set -- $s
+    spec_fp8bs fp8_e4m3 fp8_e4m3 bf16 "M: $1; N: $2; K: $3;" "fp8pt128_e4m3_${1}x${2}x${3}.ko" \
+      "tile_m == 128; tile_n == 128; warps == 8;" "A: per_tensor; B: per_tensor;"
   done
 fi
 if [ "$what" = fp8bs ]; then

@@ -364,21 +364,32 @@ class WgmmaTmaKernel : WgmmaBase {
   void consume(Value* tiles) {
     for_tiles([&](Value* i) {
       if (persistent_) zero_accumulators();
+      if (block_scaled_) {  // the tile's first step's scales
+        std::vector<Value*> rows, blocks;
+        block_scales(k_first_, rows, blocks);
+        keep_scales(rows, blocks);
+      }
       Value* first = b_.CreateMul(i, tiles);
       loop(tiles, [&](Value* kt) {
         Value* g = b_.CreateAdd(first, kt);
         Value* s = b_.CreateURem(g, c32(stages_));
         if (block_scaled_) {
-          // The step's scales are loaded before the wait, so that their latency hides under it and
-          // the multiplies; its group is waited for at once, the stage released, and the partial
-          // sums scaled into the accumulators.
-          std::vector<Value*> rows, blocks;
-          block_scales(b_.CreateAdd(k_first_, kt), rows, blocks);
+          // The step's group is waited for at once, the stage released, and the partial sums
+          // scaled into the accumulators by the scales loaded one step ahead; the next step's
+          // are loaded while this step's group runs (the last step reloads its own), so that
+          // their latency hides under a whole step.
           wait(full(s), b_.CreateAnd(b_.CreateUDiv(g, c32(stages_)), c32(1)));
           compute_stage(s);
+          Value* next = b_.CreateAdd(kt, c32(1));
+          next = b_.CreateSelect(b_.CreateICmpULT(next, tiles), next, kt);
+          std::vector<Value*> rows, blocks;
+          block_scales(b_.CreateAdd(k_first_, next), rows, blocks);
           emit_ptx_statement(b_, "wgmma.wait_group.sync.aligned 0;");
           release(b_.CreateICmpEQ(lane_, c32(0)), g);
-          promote(rows, blocks);
+          std::vector<Value*> cur_rows, cur_blocks;
+          take_scales(cur_rows, cur_blocks);
+          promote(cur_rows, cur_blocks);
+          keep_scales(rows, blocks);
           return;
         }
         wait(full(s), b_.CreateAnd(b_.CreateUDiv(g, c32(stages_)), c32(1)));
@@ -412,6 +423,35 @@ class WgmmaTmaKernel : WgmmaBase {
   /// The scales of K step `kb`: `rows` (2·fm, the thread's fragment rows f·64 + half·8, a row
   /// past M reading row M - 1's) and `blocks` (max(1, tile_n / 128), a block past N reading the
   /// last one's).
+  /// The scales loaded for the next step, kept across the K loop in `held_scales_` (an array at
+  /// the top of the entry block, which mem2reg makes registers): keep_scales stores them,
+  /// take_scales reads them back.
+  void keep_scales(const std::vector<Value*>& rows, const std::vector<Value*>& blocks) {
+    const auto n = static_cast<std::uint64_t>(rows.size() + blocks.size());
+    if (held_scales_ == nullptr) {
+      llvm::BasicBlock& entry = b_.GetInsertBlock()->getParent()->getEntryBlock();
+      llvm::IRBuilder<> top(&entry, entry.getFirstInsertionPt());
+      held_scales_ = top.CreateAlloca(llvm::ArrayType::get(b_.getFloatTy(), n), nullptr, "scales");
+      held_rows_ = rows.size();
+      held_count_ = n;
+    }
+    DG_INTERNAL_ASSERT(n == held_count_ && rows.size() == held_rows_, "a K step's scales changed in number");
+    auto* ty = llvm::ArrayType::get(b_.getFloatTy(), n);
+    for (size_t i = 0; i < rows.size(); ++i)
+      b_.CreateStore(rows[i], b_.CreateConstInBoundsGEP2_32(ty, held_scales_, 0, static_cast<unsigned>(i)));
+    for (size_t i = 0; i < blocks.size(); ++i)
+      b_.CreateStore(blocks[i],
+                     b_.CreateConstInBoundsGEP2_32(ty, held_scales_, 0, static_cast<unsigned>(rows.size() + i)));
+  }
+  void take_scales(std::vector<Value*>& rows, std::vector<Value*>& blocks) {
+    auto* ty = llvm::ArrayType::get(b_.getFloatTy(), held_count_);
+    for (std::uint64_t i = 0; i < held_count_; ++i) {
+      Value* v =
+          b_.CreateLoad(b_.getFloatTy(), b_.CreateConstInBoundsGEP2_32(ty, held_scales_, 0, static_cast<unsigned>(i)));
+      (i < held_rows_ ? rows : blocks).push_back(v);
+    }
+  }
+
   void block_scales(Value* kb, std::vector<Value*>& rows, std::vector<Value*>& blocks) {
     auto* i64 = b_.getInt64Ty();
     auto load = [&](unsigned param, Value* index) {
@@ -613,11 +653,13 @@ class WgmmaTmaKernel : WgmmaBase {
     b_.CreateRetVoid();
   }
 
-  std::int64_t barriers_ = 0;    // byte offset of the barriers: after every stage, C's buffers, the staging
-  std::int64_t staging_ = 0;     // byte offset of the 4-bit weights' staging slots
-  bool w4_ = false;              // 4-bit weights converted by the producer (Plan::w4_staged)
-  std::int64_t group_size_ = 0;  // their scales' group size along K (0: none; K: per_column)
-  unsigned c_map_ = 2;           // C's tensor map: after A's and B's (after A's alone with 4-bit weights)
+  std::int64_t barriers_ = 0;     // byte offset of the barriers: after every stage, C's buffers, the staging
+  std::int64_t staging_ = 0;      // byte offset of the 4-bit weights' staging slots
+  bool w4_ = false;               // 4-bit weights converted by the producer (Plan::w4_staged)
+  std::int64_t group_size_ = 0;   // their scales' group size along K (0: none; K: per_column)
+  unsigned c_map_ = 2;            // C's tensor map: after A's and B's (after A's alone with 4-bit weights)
+  Value* held_scales_ = nullptr;  // the next K step's fine-grained scales (keep_scales)
+  std::uint64_t held_rows_ = 0, held_count_ = 0;
   unsigned scale_arg_ = 3;       // the scales' pointer parameter: sc_b, or sc_a (sc_b next) with block scales
   std::int64_t c_buffers_ = 0;   // byte offset of C's slab buffers (c_store "tma")
   bool c_tma_ = false;           // C stored through the tensor-memory accelerator

@@ -25,6 +25,12 @@ std::string cache_dir() {
   return "";
 }
 
+std::string proof_cache_dir() {
+  if (const char* d = std::getenv("DEEPGEMM_PROOF_CACHE_DIR")) return d;
+  const std::string c = cache_dir();
+  return c.empty() ? "" : (fs::path(c) / "proofs").string();
+}
+
 std::string cache_key(const std::vector<std::string>& parts) {
   // Two FNV-1a 64-bit hashes with different offsets: a 128-bit key, ample for a local cache.
   std::uint64_t h1 = 14695981039346656037ull, h2 = 0x6c62272e07bb0142ull;

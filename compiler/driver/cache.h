@@ -17,6 +17,10 @@ namespace dg::driver {
 /// The cache directory, or "" when neither variable is set.
 std::string cache_dir();
 
+/// The NPU proof cache (hdlgen::prove's cache_dir): $DEEPGEMM_PROOF_CACHE_DIR where it is set (set
+/// and empty: no proof cache), else the module cache's `proofs` folder, else "".
+std::string proof_cache_dir();
+
 /// A 128-bit hex key over the parts (each length-prefixed, so boundaries matter).
 std::string cache_key(const std::vector<std::string>& parts);
 

@@ -541,7 +541,7 @@ Verdict generate_verilog(Run& r) {
   DG_INTERNAL_ASSERT(r.hdl.has_value(), "the NPU design was not generated with its plan");
   r.say.start();
   r.say.info("Proving the AGU and DMA properties by k-induction (Yosys -> SMT-LIB2 -> Z3)...");
-  r.formal = hdlgen::prove(*r.hdl);
+  r.formal = hdlgen::prove(*r.hdl, 2, formal::kWorkPerModule, r.o.force_rebuild ? "" : proof_cache_dir());
   if (r.o.verbose) r.err << hdlgen::report_text(r.formal);
   if (!r.formal.all_proved()) {
     if (r.emit == "verilog")

@@ -6,9 +6,17 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+#include <sodium.h>
+
+#include <filesystem>
+
 #include "hdlgen/tool_run.h"
+#include "smt/smt.h"
+#include "support/files.h"
 
 namespace dg::hdlgen {
 
@@ -71,6 +79,89 @@ std::string statement_at(const Lines& files, const std::string& location) {
   return text;
 }
 
+// ---- the proof cache (prove's cache_dir) ----
+
+constexpr const char* kProofFormat = "deepgemm-proof-1";
+constexpr std::uint64_t kMaxProofEntryBytes = 4u << 20;
+
+/// BLAKE2b-256 (libsodium's crypto_generichash) of everything the prover's answer depends on, as
+/// lowercase hex: the tools' versions, the proof's bounds, and Yosys's input (its script and the
+/// text of every file it reads), from which its SMT-LIB2 output follows.
+std::string proof_key(const std::string& tools, const std::string& script, const std::vector<const VerilogFile*>& files,
+                      int max_k, std::uint64_t check_work, std::uint64_t budget_work) {
+  crypto_generichash_state st;
+  unsigned char out[32];
+  crypto_generichash_init(&st, nullptr, 0, sizeof out);
+  auto add = [&](const std::string& part) {
+    const std::string len = fmt::format("{}:", part.size());  // length-prefixed: boundaries matter
+    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(len.data()), len.size());
+    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(part.data()), part.size());
+  };
+  add(kProofFormat);
+  add(tools);
+  add(fmt::format("{} {} {}", max_k, check_work, budget_work));
+  add(script);
+  for (const VerilogFile* f : files) {
+    add(f->name);
+    add(f->text);
+  }
+  crypto_generichash_final(&st, out, sizeof out);
+  std::string hex;
+  for (unsigned char c : out) hex += fmt::format("{:02x}", c);
+  return hex;
+}
+
+std::string proof_path(const std::string& dir, const std::string& key) {
+  return (std::filesystem::path(dir) / (key + ".json")).string();
+}
+
+/// The stored result for `key`, if there is a usable one: a complete proof under this key.
+std::optional<formal::InductionResult> load_proof(const std::string& dir, const std::string& key) {
+  std::string text, why;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(proof_path(dir, key), ec)) return std::nullopt;
+  if (!read_file_bounded(proof_path(dir, key), kMaxProofEntryBytes, text, why)) return std::nullopt;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (j.at("format").get<std::string>() != kProofFormat || j.at("key").get<std::string>() != key) return std::nullopt;
+    formal::InductionResult r;
+    for (const auto& p : j.at("properties")) {
+      formal::PropertyResult pr;
+      pr.name = p.at("name").get<std::string>();
+      pr.location = p.at("location").get<std::string>();
+      pr.proved = p.at("proved").get<bool>();
+      pr.depth = p.at("depth").get<int>();
+      pr.detail = p.at("detail").get<std::string>();
+      pr.ms = p.at("ms").get<double>();
+      pr.work = p.at("work").get<std::uint64_t>();
+      r.properties.push_back(std::move(pr));
+    }
+    if (!r.all_proved()) return std::nullopt;
+    return r;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// Store a complete proof under `key` (a failure to store costs only the reuse).
+void store_proof(const std::string& dir, const std::string& key, const formal::InductionResult& r) {
+  if (!r.all_proved()) return;
+  nlohmann::json props = nlohmann::json::array();
+  for (const auto& p : r.properties)
+    props.push_back({{"name", p.name},
+                     {"location", p.location},
+                     {"proved", p.proved},
+                     {"depth", p.depth},
+                     {"detail", p.detail},
+                     {"ms", p.ms},
+                     {"work", p.work}});
+  const nlohmann::json j = {{"format", kProofFormat}, {"key", key}, {"properties", props}};
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::string why;
+  if (!ec) write_output_file(proof_path(dir, key), j.dump(1) + "\n", {}, why);
+}
+
 }  // namespace
 
 bool FormalReport::all_proved() const {
@@ -80,14 +171,25 @@ bool FormalReport::all_proved() const {
   return true;
 }
 
-FormalReport prove(const Design& d, int max_k, std::uint64_t budget_work) {
+FormalReport prove(const Design& d, int max_k, std::uint64_t budget_work, const std::string& cache_dir) {
   FormalReport r;
   if (find_yosys().empty()) {
     r.error = "yosys not found on PATH (toolchain/bootstrap.sh installs it)";
     return r;
   }
+  if (!cache_dir.empty() && sodium_init() < 0) r.error = "libsodium could not be initialized (the proof cache's hash)";
+  if (!r.error.empty()) return r;
   Scratch s(d);
   const Lines lines = lines_of(d);
+  // The proof cache's key names the tools: Yosys's banner line and Z3's version.
+  std::string tools;
+  if (!cache_dir.empty()) {
+    std::string banner;
+    s.yosys("", banner);
+    const auto at = banner.find("Yosys ");
+    tools = (at == std::string::npos ? std::string("yosys ?") : banner.substr(at, banner.find('\n', at) - at)) +
+            " / z3 " + smt::z3_version();
+  }
   r.modules.resize(d.formal_tops.size());
   // One module per thread (each check has its own Z3 context), as many at once as there are cores.
   std::atomic<std::size_t> next{0};
@@ -118,14 +220,35 @@ FormalReport prove(const Design& d, int max_k, std::uint64_t budget_work) {
       // assertions of instances are checked as the top's own.
       const bool own_file =
           std::any_of(d.files.begin(), d.files.end(), [&](const VerilogFile& f) { return f.name == top + ".v"; });
+      std::vector<const VerilogFile*> own, all;
+      for (const auto& f : d.files) {
+        all.push_back(&f);
+        if (f.name == top + ".v") own.push_back(&f);
+      }
+      // The cache's keys of the two ways Yosys reads the module (its own file, every file).
+      std::string own_key, all_key;
+      if (!cache_dir.empty()) {
+        if (own_file) own_key = proof_key(tools, script(top + ".v"), own, max_k, budget_work / 2, budget_work);
+        all_key = proof_key(tools, script("ALL"), all, max_k, budget_work / 2, budget_work);
+      }
+      std::optional<formal::InductionResult> hit;
+      if (!own_key.empty()) hit = load_proof(cache_dir, own_key);
+      if (!hit && !all_key.empty()) hit = load_proof(cache_dir, all_key);
       std::string log;
-      if ((!own_file || s.yosys(script(top + ".v"), log) != 0) && s.yosys(script(s.file_list()), log) != 0) {
+      if (hit) {
+        mp.result = std::move(*hit);
+        mp.reused = true;
+      } else if (own_file && s.yosys(script(top + ".v"), log) == 0) {
+        mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_work / 2, budget_work);
+        if (!own_key.empty()) store_proof(cache_dir, own_key, mp.result);
+      } else if (s.yosys(script(s.file_list()), log) == 0) {
+        mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_work / 2, budget_work);
+        if (!all_key.empty()) store_proof(cache_dir, all_key, mp.result);
+      } else {
         mp.result.error = "yosys could not prepare the module for proof";
         mp.log = log;
-      } else {
-        mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_work / 2, budget_work);
-        for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(lines, p.location));
       }
+      for (const auto& p : mp.result.properties) mp.statements.push_back(statement_at(lines, p.location));
       mp.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
   };
@@ -144,9 +267,20 @@ std::string report_text(const FormalReport& r) {
     std::uint64_t work = 0;
     for (const auto& p : m.result.properties)
       work = p.detail.find("in one query per step") != std::string::npos ? p.work : work + p.work;
-    out += fmt::format("{}{}: {} ({:.0f} ms, solver work {:.1f} M)\n", m.module,
-                       m.params.empty() ? "" : " (" + m.params + ")",
-                       m.result.all_proved() ? "all properties proved" : "NOT PROVED", m.ms, work / 1e6);
+    if (m.reused) {
+      // The proof found earlier for the same SMT-LIB2 input: its own time and work.
+      double proved_ms = 0;
+      for (const auto& p : m.result.properties)
+        proved_ms = p.detail.find("in one query per step") != std::string::npos ? p.ms : proved_ms + p.ms;
+      out += fmt::format(
+          "{}{}: all properties proved (reused from the proof cache: the same Verilog, parameters and tools; proved in {:.0f} ms "
+          "of solving, solver work {:.1f} M; {:.0f} ms now)\n",
+          m.module, m.params.empty() ? "" : " (" + m.params + ")", proved_ms, work / 1e6, m.ms);
+    } else {
+      out += fmt::format("{}{}: {} ({:.0f} ms, solver work {:.1f} M)\n", m.module,
+                         m.params.empty() ? "" : " (" + m.params + ")",
+                         m.result.all_proved() ? "all properties proved" : "NOT PROVED", m.ms, work / 1e6);
+    }
     if (!m.note.empty()) out += "  note: " + m.note + "\n";
     if (!m.result.error.empty()) out += "  " + m.result.error + "\n" + m.log;
     // Assertions proved together share one detail and one time: say it once for the module.
