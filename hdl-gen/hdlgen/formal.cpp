@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -77,6 +78,57 @@ std::string statement_at(const Lines& files, const std::string& location) {
   if (auto a = text.find("assert"); a != std::string::npos) text = text.substr(a);
   if (text.size() > 100) text = text.substr(0, 97) + "...";
   return text;
+}
+
+// ---- the files a module's proof reads ----
+
+std::vector<const VerilogFile*> all_files(const Design& d) {
+  std::vector<const VerilogFile*> out;
+  for (const auto& f : d.files) out.push_back(&f);
+  return out;
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+/// Whether `text` holds `word` as a whole identifier.
+bool names(const std::string& text, const std::string& word) {
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool before = at > 0 && is_word_char(text[at - 1]);
+    const bool after = at + word.size() < text.size() && is_word_char(text[at + word.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+/// The file that defines module `top` (`top`.v, one module per file) and every file defining a
+/// module it names, transitively, in the design's order; empty when `top` has no file of its own.
+/// Naming a module counts whether or not it is instantiated (a mention in a comment adds a file
+/// Yosys reads needlessly, never one it misses).
+std::vector<const VerilogFile*> needed_files(const Design& d, const std::string& top) {
+  std::vector<std::string> module_of;  // per file: the module it defines (its name less ".v")
+  std::size_t root = d.files.size();
+  for (std::size_t i = 0; i < d.files.size(); ++i) {
+    const std::string& n = d.files[i].name;
+    module_of.push_back(n.size() > 2 && n.compare(n.size() - 2, 2, ".v") == 0 ? n.substr(0, n.size() - 2) : "");
+    if (n == top + ".v") root = i;
+  }
+  if (root == d.files.size()) return {};
+  std::vector<bool> in(d.files.size(), false);
+  std::vector<std::size_t> todo = {root};
+  in[root] = true;
+  while (!todo.empty()) {
+    const std::size_t f = todo.back();
+    todo.pop_back();
+    for (std::size_t g = 0; g < d.files.size(); ++g)
+      if (!in[g] && !module_of[g].empty() && names(d.files[f].text, module_of[g])) {
+        in[g] = true;
+        todo.push_back(g);
+      }
+  }
+  std::vector<const VerilogFile*> out;
+  for (std::size_t i = 0; i < d.files.size(); ++i)
+    if (in[i]) out.push_back(&d.files[i]);
+  return out;
 }
 
 // ---- the proof cache (prove's cache_dir) ----
@@ -214,33 +266,30 @@ FormalReport prove(const Design& d, int max_k, std::uint64_t budget_work, const 
             "async2sync\ndffunmap\nwrite_smt2 -wires {}.smt2\n",
             files, chparam, top, top, top);
       };
-      // One module per file: the module's own file is enough unless it instantiates others, and
-      // Yosys reads one file in a fraction of the time it takes for all. Where that is refused
-      // (a module it does not find), every file of the design. The hierarchy is flattened: the
-      // assertions of instances are checked as the top's own.
-      const bool own_file =
-          std::any_of(d.files.begin(), d.files.end(), [&](const VerilogFile& f) { return f.name == top + ".v"; });
-      std::vector<const VerilogFile*> own, all;
-      for (const auto& f : d.files) {
-        all.push_back(&f);
-        if (f.name == top + ".v") own.push_back(&f);
-      }
-      // The cache's keys of the two ways Yosys reads the module (its own file, every file).
-      std::string own_key, all_key;
+      // Yosys reads the files the module needs: its own, and those of the modules it names,
+      // transitively (needed_files; a fraction of the time all take, and the same input whatever
+      // else the design holds). Where that is refused (a module it does not find), every file of
+      // the design. The hierarchy is flattened: the assertions of instances are checked as the
+      // top's own.
+      const std::vector<const VerilogFile*> need = needed_files(d, top), all = all_files(d);
+      std::string need_list;
+      for (const VerilogFile* f : need) need_list += (need_list.empty() ? "" : " ") + f->name;
+      // The cache's keys of the two ways Yosys reads the module.
+      std::string need_key, all_key;
       if (!cache_dir.empty()) {
-        if (own_file) own_key = proof_key(tools, script(top + ".v"), own, max_k, budget_work / 2, budget_work);
-        all_key = proof_key(tools, script("ALL"), all, max_k, budget_work / 2, budget_work);
+        if (!need.empty()) need_key = proof_key(tools, script(need_list), need, max_k, budget_work / 2, budget_work);
+        all_key = proof_key(tools, script(s.file_list()), all, max_k, budget_work / 2, budget_work);
       }
       std::optional<formal::InductionResult> hit;
-      if (!own_key.empty()) hit = load_proof(cache_dir, own_key);
+      if (!need_key.empty()) hit = load_proof(cache_dir, need_key);
       if (!hit && !all_key.empty()) hit = load_proof(cache_dir, all_key);
       std::string log;
       if (hit) {
         mp.result = std::move(*hit);
         mp.reused = true;
-      } else if (own_file && s.yosys(script(top + ".v"), log) == 0) {
+      } else if (!need.empty() && s.yosys(script(need_list), log) == 0) {
         mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_work / 2, budget_work);
-        if (!own_key.empty()) store_proof(cache_dir, own_key, mp.result);
+        if (!need_key.empty()) store_proof(cache_dir, need_key, mp.result);
       } else if (s.yosys(script(s.file_list()), log) == 0) {
         mp.result = formal::prove_by_induction(s.read(top + ".smt2"), top, max_k, budget_work / 2, budget_work);
         if (!all_key.empty()) store_proof(cache_dir, all_key, mp.result);
@@ -273,7 +322,8 @@ std::string report_text(const FormalReport& r) {
       for (const auto& p : m.result.properties)
         proved_ms = p.detail.find("in one query per step") != std::string::npos ? p.ms : proved_ms + p.ms;
       out += fmt::format(
-          "{}{}: all properties proved (reused from the proof cache: the same Verilog, parameters and tools; proved in {:.0f} ms "
+          "{}{}: all properties proved (reused from the proof cache: the same Verilog, parameters and tools; proved in "
+          "{:.0f} ms "
           "of solving, solver work {:.1f} M; {:.0f} ms now)\n",
           m.module, m.params.empty() ? "" : " (" + m.params + ")", proved_ms, work / 1e6, m.ms);
     } else {
