@@ -55,6 +55,9 @@ using llvm::Value;
 /// Registers the producer warpgroup keeps (solve/space.h's kProducerRegisters: the solver's
 /// register rule counts the same figure).
 constexpr std::int64_t kProducerRegs = 40;
+/// 4-bit weights: the packed words a producer thread loads from the staging slot before it
+/// converts and stores them (fill_stage_w4), so that their shared-memory latency overlaps.
+constexpr std::int64_t kW4Batch = 4;
 
 class WgmmaTmaKernel : WgmmaBase {
  public:
@@ -279,49 +282,69 @@ class WgmmaTmaKernel : WgmmaBase {
     Value* b_dst = b_.CreateAdd(smem_base_, b_.CreateAdd(b_region(), b_.CreateMul(s, c32(b_stage_))));
     const bool bf16 = p_.a_type == "bf16", e2m1 = p_.b_type == "int4_e2m1";
     // Item it (of 8·tile_n: n8 tile jl, lane, word w' of the half) → one packed word, eight k of
-    // column 8·jl + lane/4 from 32·w' + 8·(lane % 4): chunk 4·w' + lane % 4 of that row.
-    loop(c32(bn_ / 16), [&](Value* r) {
-      Value* it = b_.CreateAdd(ptid, b_.CreateMul(r, c32(128)));
-      Value* jl = b_.CreateLShr(it, 6);
-      Value* lane = b_.CreateAnd(b_.CreateLShr(it, 1), c32(31));
-      Value* wp = b_.CreateAnd(it, c32(1));
-      Value* src =
-          b_.CreateAdd(slot, b_.CreateAdd(b_.CreateShl(jl, 9), b_.CreateAdd(b_.CreateShl(lane, 4), c32(8 * h))));
-      src = b_.CreateAdd(src, b_.CreateShl(wp, 2));
-      InlinePtx ld;
-      ld.out('r');
-      ld.in(src, 'r');
-      Value* word = ld.emit(b_, "ld.shared.b32 $0, [$1];");
-      std::array<Value*, 4> v = convert_w4_word(b_, word, bf16, e2m1);
-      Value* t = b_.CreateAnd(lane, c32(3));
-      Value* n = b_.CreateAdd(b_.CreateShl(jl, 3), b_.CreateLShr(lane, 2));
-      if (group_size_ > 0) {
-        // The scale of column n in this word's group: row (64·h + 32·w' + 8·t) / G of the block's.
-        Value* row =
-            group_size_ < 128
-                ? b_.CreateUDiv(b_.CreateAdd(c32(64 * h), b_.CreateAdd(b_.CreateShl(wp, 5), b_.CreateShl(t, 3))),
-                                c32(group_size_))
-                : c32(0);
-        Value* at = b_.CreateAdd(
-            slot, b_.CreateAdd(c32(bn_ / 8 * 512), b_.CreateAdd(b_.CreateMul(row, c32(bn_ * 2)), b_.CreateShl(n, 1))));
-        InlinePtx sl;
-        sl.out('r');
-        sl.in(at, 'r');
-        Value* sc = sl.emit(b_, "{\n.reg .b16 h;\nld.shared.b16 h, [$1];\nmov.b32 $0, {h, h};\n}");
-        for (auto& x : v) {
-          InlinePtx m;
-          m.out('r');
-          m.in(x, 'r');
-          m.in(sc, 'r');
-          // (bf16: an fma with -0.0, which keeps the sign of a zero product, as sm_80 has no bf16x2 mul.)
-          x = m.emit(b_,
-                     bf16 ? "{\n.reg .b32 z;\nmov.b32 z, 0x80008000;\nfma.rn.bf16x2 $0, $1, $2, z;\n}"
-                          : "mul.rn.f16x2 $0, $1, $2;",
-                     false, false);
+    // column 8·jl + lane/4 from 32·w' + 8·(lane % 4): chunk 4·w' + lane % 4 of that row. A thread
+    // takes kW4Batch items at a time: their words and scales loaded first, then converted and
+    // stored, so that the loads' latency overlaps (tile_n / 16 items a thread, a multiple of it).
+    struct Item {
+      Value* lane;
+      Value* wp;
+      Value* t;
+      Value* n;
+      Value* word;
+      Value* scale;
+    };
+    static_assert(64 / 16 % kW4Batch == 0, "every tile_n (a multiple of 64) gives whole batches");
+    DG_INTERNAL_ASSERT(bn_ / 16 % kW4Batch == 0, "a 4-bit tile_n that is not a multiple of 64");
+    loop(c32(bn_ / 16 / kW4Batch), [&](Value* r) {
+      std::array<Item, kW4Batch> items;
+      for (std::int64_t u = 0; u < kW4Batch; ++u) {
+        Item& x = items[static_cast<std::size_t>(u)];
+        Value* it = b_.CreateAdd(ptid, b_.CreateMul(b_.CreateAdd(b_.CreateMul(r, c32(kW4Batch)), c32(u)), c32(128)));
+        Value* jl = b_.CreateLShr(it, 6);
+        x.lane = b_.CreateAnd(b_.CreateLShr(it, 1), c32(31));
+        x.wp = b_.CreateAnd(it, c32(1));
+        x.t = b_.CreateAnd(x.lane, c32(3));
+        x.n = b_.CreateAdd(b_.CreateShl(jl, 3), b_.CreateLShr(x.lane, 2));
+        Value* src =
+            b_.CreateAdd(slot, b_.CreateAdd(b_.CreateShl(jl, 9), b_.CreateAdd(b_.CreateShl(x.lane, 4), c32(8 * h))));
+        src = b_.CreateAdd(src, b_.CreateShl(x.wp, 2));
+        InlinePtx ld;
+        ld.out('r');
+        ld.in(src, 'r');
+        x.word = ld.emit(b_, "ld.shared.b32 $0, [$1];");
+        x.scale = nullptr;
+        if (group_size_ > 0) {
+          // The scale of column n in this word's group: row (64·h + 32·w' + 8·t) / G of the block's.
+          Value* row =
+              group_size_ < 128
+                  ? b_.CreateUDiv(b_.CreateAdd(c32(64 * h), b_.CreateAdd(b_.CreateShl(x.wp, 5), b_.CreateShl(x.t, 3))),
+                                  c32(group_size_))
+                  : c32(0);
+          Value* at = b_.CreateAdd(slot, b_.CreateAdd(c32(bn_ / 8 * 512), b_.CreateAdd(b_.CreateMul(row, c32(bn_ * 2)),
+                                                                                       b_.CreateShl(x.n, 1))));
+          InlinePtx sl;
+          sl.out('r');
+          sl.in(at, 'r');
+          x.scale = sl.emit(b_, "{\n.reg .b16 h;\nld.shared.b16 h, [$1];\nmov.b32 $0, {h, h};\n}");
         }
       }
-      Value* dst = b_.CreateAdd(b_dst, swizzled(n, b_.CreateAdd(b_.CreateShl(wp, 2), t)));
-      statement("st.shared.v4.b32 [$0], {$1, $2, $3, $4};", {dst, v[0], v[1], v[2], v[3]});
+      for (const Item& x : items) {
+        std::array<Value*, 4> v = convert_w4_word(b_, x.word, bf16, e2m1);
+        if (x.scale != nullptr)
+          for (auto& e : v) {
+            InlinePtx m;
+            m.out('r');
+            m.in(e, 'r');
+            m.in(x.scale, 'r');
+            // (bf16: an fma with -0.0, which keeps the sign of a zero product, as sm_80 has no bf16x2 mul.)
+            e = m.emit(b_,
+                       bf16 ? "{\n.reg .b32 z;\nmov.b32 z, 0x80008000;\nfma.rn.bf16x2 $0, $1, $2, z;\n}"
+                            : "mul.rn.f16x2 $0, $1, $2;",
+                       false, false);
+          }
+        Value* dst = b_.CreateAdd(b_dst, swizzled(x.n, b_.CreateAdd(b_.CreateShl(x.wp, 2), x.t)));
+        statement("st.shared.v4.b32 [$0], {$1, $2, $3, $4};", {dst, v[0], v[1], v[2], v[3]});
+      }
     });
     emit_ptx_statement(b_, "fence.proxy.async.shared::cta;");
     producer_barrier();

@@ -496,12 +496,15 @@ void Checker::check_scaled_accumulation() {
                "'persistent' and 'split_k'");
       return;
     }
-    if (!p_.user_constraints.empty()) {
+    // (With 'family: wgmma' the TMA kernel's tiles are the solver's variables, as for any type.)
+    if (!p_.user_constraints.empty() && !(p_.family.user && p_.family.value == hw::Family::Wgmma)) {
       const auto& u = p_.user_constraints.front();
       d_.error(u.loc, fmt::format("4-bit weights run the weight-streaming kernel, whose schedule follows from M, K "
                                   "and the group size, so it takes no schedule constraint ('{}')",
                                   u.text));
-      d_.note(u.loc, "remove the constraint (the plan, --emit plan, shows the schedule chosen)");
+      d_.note(u.loc,
+              "remove the constraint (the plan, --emit plan, shows the schedule chosen), or write 'family: "
+              "wgmma;' on a target with the tensor-memory accelerator, whose tiles it constrains");
       return;
     }
     if (p_.k_dynamic) {
