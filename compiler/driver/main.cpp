@@ -110,10 +110,12 @@ int run(int argc, char** argv) {
   CLI::Option* fpga_opt =
       compile
           ->add_option("--fpga", copts.fpga,
-                       "With --synth: the FPGA families to map the design to, comma-separated, of ice40, ecp5, xilinx "
-                       "(default: all three; 'none' for the coarse breakdown only); they run in parallel")
+                       "With --synth: the flows to map the design to, comma-separated, of the FPGA families ice40, "
+                       "ecp5, xilinx (default: these three) and asic (generic gates, each memory a black-box "
+                       "dg_asic_ram_1r1w macro, listed by instance); 'none' for the coarse breakdown only; they run "
+                       "in parallel")
           ->delimiter(',')
-          ->check(CLI::IsMember({"ice40", "ecp5", "xilinx", "none"}));
+          ->check(CLI::IsMember({"ice40", "ecp5", "xilinx", "asic", "none"}));
   compile->add_option("--sign", copts.sign_key,
                       "Sign the module with this secret key (from 'deepgemm keygen'): an Ed25519 signature over its "
                       "contents that runtimes given the public key check");

@@ -171,6 +171,13 @@ json run_plan(const Point& pt, const Settings& set, const std::string& exe, cons
                              {"brams", std::stoll((*it)[4])},
                              {"dsps", std::stoll((*it)[5])}};
     }
+    // "ASIC: 51234 gates, 1789 flip-flops, 10 memory macros of 36864 bits".
+    static const std::regex asic(R"(ASIC: (\d+) gates, (\d+) flip-flops, (\d+) memory macros of (\d+) bits)");
+    if (std::regex_search(log, m, asic))
+      row["fpga_asic"] = {{"gates", std::stoll(m[1])},
+                          {"ffs", std::stoll(m[2])},
+                          {"macros", std::stoll(m[3])},
+                          {"macro_bits", std::stoll(m[4])}};
   }
 
   const fs::path sim_out = pt.dir / fmt::format("sim_{}.txt", rank);
@@ -365,12 +372,12 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
       if (s.get<bool>()) set.fpga = {"ice40"};
     } else if (s.is_array()) {
       for (const auto& f : s) {
-        if (!f.is_string() || (f != "ice40" && f != "ecp5" && f != "xilinx"))
-          return fail("'synth' lists FPGA families of ice40, ecp5 and xilinx");
+        if (!f.is_string() || (f != "ice40" && f != "ecp5" && f != "xilinx" && f != "asic"))
+          return fail("'synth' lists synthesis flows of ice40, ecp5, xilinx and asic");
         set.fpga.push_back(f.get<std::string>());
       }
     } else {
-      return fail("'synth' is true, false or a list of FPGA families (ice40, ecp5, xilinx)");
+      return fail("'synth' is true, false or a list of synthesis flows (ice40, ecp5, xilinx, asic)");
     }
   }
 
@@ -563,7 +570,9 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
                                    "mac_utilization_pct",
                                    "proof_ms"};
   for (const auto& f : set.fpga)
-    for (const char* k : {"luts", "ffs", "brams", "dsps"}) cols.push_back(fmt::format("{}_{}", f, k));
+    for (const char* k : f == "asic" ? std::initializer_list<const char*>{"gates", "ffs", "macros", "macro_bits"}
+                                     : std::initializer_list<const char*>{"luts", "ffs", "brams", "dsps"})
+      cols.push_back(fmt::format("{}_{}", f, k));
   for (const auto& f : kModelFields) cols.push_back(f);
   cols.push_back("message");
   std::string csv = fmt::format("{}\n", fmt::join(cols, ","));

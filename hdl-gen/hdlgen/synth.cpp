@@ -412,6 +412,7 @@ const Flow kFlows[] = {
     {"ice40", "iCE40", "synth_ice40 -dsp"},
     {"ecp5", "ECP5", "synth_ecp5"},
     {"xilinx", "Xilinx 7-series", "synth_xilinx -family xc7 -noiopad"},
+    {"asic", "ASIC", "synth -flatten"},
 };
 
 const Flow& flow_of(const std::string& family) {
@@ -420,7 +421,82 @@ const Flow& flow_of(const std::string& family) {
   return kFlows[0];
 }
 
+// The ASIC flow's memory macro: dg_ram_1r1w.v's DG_ASIC_MEMORIES instantiates it; a black box here.
+const char* const kAsicRamStub =
+    "(* blackbox *)\n"
+    "module dg_asic_ram_1r1w #(parameter int Width = 8, parameter int Depth = 2) (\n"
+    "  input logic clk_i, input logic we_i, input logic [$clog2(Depth)-1:0] waddr_i,\n"
+    "  input logic [Width-1:0] wdata_i, input logic re_i, input logic [$clog2(Depth)-1:0] raddr_i,\n"
+    "  output logic [Width-1:0] rdata_o);\n"
+    "endmodule\n";
+
+// `dump t:dg_asic_ram_1r1w`: "cell \dg_asic_ram_1r1w NAME", then "parameter signed \Depth n" and
+// "parameter signed \Width w" (in either order).
+std::vector<MemoryMacro> read_macros(const std::string& dump) {
+  std::vector<MemoryMacro> out;
+  std::stringstream ss(dump);
+  std::string line;
+  while (std::getline(ss, line)) {
+    std::stringstream ls(line);
+    std::vector<std::string> w;
+    for (std::string x; ls >> x;) w.push_back(x);
+    if (w.size() >= 3 && w[0] == "cell" && w[1] == "\\dg_asic_ram_1r1w") {
+      MemoryMacro m;
+      m.instance = !w[2].empty() && w[2][0] == '\\' ? w[2].substr(1) : w[2];
+      out.push_back(m);
+    } else if (!out.empty() && w.size() >= 3 && w[0] == "parameter") {
+      const std::string& v = w.back();
+      const std::string& name = w[w.size() - 2];
+      if (name == "\\Depth") out.back().words = std::stol(v);
+      if (name == "\\Width") out.back().width = std::stol(v);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const MemoryMacro& a, const MemoryMacro& b) { return a.instance < b.instance; });
+  return out;
+}
+
+// Generic gates and memory macros: `synth -flatten` with every dg_ram_1r1w a dg_asic_ram_1r1w.
+FpgaReport asic(const Scratch& s, const Design& d) {
+  const Flow& f = flow_of("asic");
+  FpgaReport r;
+  r.family = f.family;
+  r.flow = f.command;
+  auto t0 = std::chrono::steady_clock::now();
+  std::string log;
+  if (s.yosys(fmt::format("read_verilog -sv <<DGEOT\n{}DGEOT\nread_verilog -sv -DDG_ASIC_MEMORIES {}\n"
+                          "{} -top {}\nsetattr -mod -unset top\ntee -q -o asic.json stat -json -tech cmos\n"
+                          "tee -q -o macros.txt dump t:dg_asic_ram_1r1w\n",
+                          kAsicRamStub, s.file_list(), f.command, d.top),
+              log) != 0) {
+    r.error = fmt::format("yosys {} failed:\n{}", f.command, why_failed(log));
+    while (!r.error.empty() && r.error.back() == '\n') r.error.pop_back();
+    return r;
+  }
+  try {
+    const json j = json::parse(std::regex_replace(s.read("asic.json"), std::regex(",(\\s*)\\}\\s*$"), "$1}"));
+    const json& m = j.at("modules").at("\\" + d.top);
+    for (const auto& [type, n] : m.at("num_cells_by_type").items()) {
+      if (type == "dg_asic_ram_1r1w") continue;
+      if (type.find("DFF") != std::string::npos || type.find("DLATCH") != std::string::npos)
+        r.ffs += n.get<long>();
+      else
+        r.gates += n.get<long>();
+    }
+    // (Yosys 0.23 writes the estimate as a string.)
+    if (auto it = m.find("estimated_num_transistors"); it != m.end())
+      r.transistors = it->is_string() ? std::stol(it->get<std::string>()) : it->get<long>();
+    r.macros = read_macros(s.read("macros.txt"));
+  } catch (const std::exception& e) {
+    r.error = fmt::format("yosys's statistics are not as expected: {}", e.what());
+    return r;
+  }
+  r.ran = true;
+  r.ms = since(t0);
+  return r;
+}
+
 FpgaReport fpga(const Scratch& s, const Design& d, const std::string& family) {
+  if (family == "asic") return asic(s, d);
   const Flow& f = flow_of(family);
   FpgaReport r;
   r.family = f.family;
@@ -489,6 +565,30 @@ const std::vector<std::string>& fpga_families() {
 std::string FpgaReport::text() const {
   const Flow& f = flow_of(family);
   if (!ran) return fmt::format("  {} ({}): not done: {}\n", f.name, flow, error);
+  if (family == "asic") {
+    // The macros by shape, in order of first instance, then each instance.
+    std::vector<std::pair<std::pair<long, long>, long>> shapes;
+    long bits = 0;
+    for (const auto& m : macros) {
+      bits += m.words * m.width;
+      auto it = std::find_if(shapes.begin(), shapes.end(),
+                             [&](const auto& x) { return x.first == std::make_pair(m.words, m.width); });
+      if (it == shapes.end())
+        shapes.push_back({{m.words, m.width}, 1});
+      else
+        ++it->second;
+    }
+    std::string t = fmt::format(
+        "  {} ({}; generic gates, memories as dg_asic_ram_1r1w macros): {} gates, {} flip-flops, about {} "
+        "transistors (Yosys's CMOS estimate, macros excluded); {} memory macros of {} bits{}",
+        f.name, flow, gates, ffs, transistors, macros.size(), bits, shapes.empty() ? "" : ":");
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+      t += fmt::format("{} {} x {} words x {} bits", i ? "," : "", shapes[i].second, shapes[i].first.first,
+                       shapes[i].first.second);
+    t += fmt::format("; {:.1f} s\n", ms / 1000);
+    for (const auto& m : macros) t += fmt::format("    macro {}: {} words x {} bits\n", m.instance, m.words, m.width);
+    return t;
+  }
   const char* bram = family == "ice40" ? "SB_RAM40_4K" : family == "ecp5" ? "DP16KD" : "RAMB36E1";
   const char* dsp = family == "ice40" ? "SB_MAC16" : family == "ecp5" ? "MULT18X18D" : "DSP48E1";
   std::string t = fmt::format("  {} ({}): {} LUTs, {} flip-flops, {} carry cells, {} block RAMs ({}), {} DSPs ({})",
@@ -528,7 +628,9 @@ std::string SynthReport::summary() const {
   std::string t =
       fmt::format("Synthesis: {} coarse cells, {} flip-flop bits, {} memory bits", cells, ff_bits, memory_bits);
   for (const auto& f : fpga)
-    if (f.ran)
+    if (f.ran && f.family == "asic")
+      t += fmt::format("; ASIC: {} gates, {} memory macros", f.gates, f.macros.size());
+    else if (f.ran)
       t += fmt::format("; {}: {} LUTs, {} block RAMs, {} DSPs", flow_of(f.family).name, f.luts, f.brams, f.dsps);
   return t + fmt::format(" ({:.1f} s)", ms / 1000);
 }
@@ -542,7 +644,7 @@ SynthReport synthesize(const Design& d, const SynthOptions& opts) {
   }
   for (const auto& f : opts.families)
     if (std::find(fpga_families().begin(), fpga_families().end(), f) == fpga_families().end()) {
-      r.error = fmt::format("unknown FPGA family '{}' (known: {})", f, fmt::join(fpga_families(), ", "));
+      r.error = fmt::format("unknown synthesis flow '{}' (known: {})", f, fmt::join(fpga_families(), ", "));
       return r;
     }
   Scratch s(d);
@@ -568,9 +670,14 @@ SynthReport synthesize(const Design& d, const SynthOptions& opts) {
       } else {
         r.fpga[i] = fpga(s, d, opts.families[i]);
         const FpgaReport& f = r.fpga[i];
-        line = f.ran ? fmt::format("{}: {} LUTs, {} flip-flops, {} block RAMs, {} DSPs ({:.1f} s)",
-                                   flow_of(f.family).name, f.luts, f.ffs, f.brams, f.dsps, f.ms / 1000)
-                     : fmt::format("{}: not done: {}", flow_of(f.family).name, f.error);
+        long macro_bits = 0;
+        for (const auto& m : f.macros) macro_bits += m.words * m.width;
+        line = !f.ran ? fmt::format("{}: not done: {}", flow_of(f.family).name, f.error)
+               : f.family == "asic"
+                   ? fmt::format("ASIC: {} gates, {} flip-flops, {} memory macros of {} bits ({:.1f} s)", f.gates,
+                                 f.ffs, f.macros.size(), macro_bits, f.ms / 1000)
+                   : fmt::format("{}: {} LUTs, {} flip-flops, {} block RAMs, {} DSPs ({:.1f} s)",
+                                 flow_of(f.family).name, f.luts, f.ffs, f.brams, f.dsps, f.ms / 1000);
       }
       std::lock_guard<std::mutex> lock(mu);
       done[i] = line;

@@ -62,25 +62,35 @@ struct ModuleStats {
   std::string memory_shape;  // "1024 x 128" when it holds one kind of memory
 };
 
-/// The design alone mapped to one FPGA family (the whole hierarchy, from Yosys's `stat`).
+/// One memory left to the ASIC flow's macros: an instance of dg_asic_ram_1r1w.
+struct MemoryMacro {
+  std::string instance;  // its path in the flattened design, "u_core.g_bank[0].u_bank.u_macro"
+  long words = 0, width = 0;
+};
+
+/// The design alone mapped to one FPGA family (the whole hierarchy, from Yosys's `stat`), or, as
+/// the family "asic", to Yosys's generic gates with every scratchpad bank and accumulator buffer a
+/// black-box memory macro (dg_ram_1r1w.v's DG_ASIC_MEMORIES).
 struct FpgaReport {
-  std::string family;  // "ice40", "ecp5", "xilinx"
+  std::string family;  // "ice40", "ecp5", "xilinx", "asic"
   std::string flow;    // the Yosys command, "synth_ice40 -dsp"
   bool ran = false;
   std::string error;  // why not, when !ran
   long luts = 0, ffs = 0, carries = 0;
-  long brams = 0;    // block RAMs of the family's primitive (SB_RAM40_4K, DP16KD, RAMB36E1 + RAMB18E1/2)
-  long lutrams = 0;  // memories in LUTs (ECP5 TRELLIS_DPR16X4, Xilinx RAM32M/RAM64M/...)
-  long dsps = 0;     // multipliers in DSP blocks (SB_MAC16, MULT18X18D, DSP48E1)
+  long gates = 0, transistors = 0;  // asic: combinational gates, and Yosys's CMOS transistor estimate
+  std::vector<MemoryMacro> macros;  // asic: the memory macros, by instance path
+  long brams = 0;                   // block RAMs of the family's primitive (SB_RAM40_4K, DP16KD, RAMB36E1 + RAMB18E1/2)
+  long lutrams = 0;                 // memories in LUTs (ECP5 TRELLIS_DPR16X4, Xilinx RAM32M/RAM64M/...)
+  long dsps = 0;                    // multipliers in DSP blocks (SB_MAC16, MULT18X18D, DSP48E1)
   double ms = 0;
   std::string text() const;  // one report line, ending in '\n'
 };
 
-/// The FPGA families `--fpga` may name, in report order.
+/// The flows `--fpga` may name, in report order: the FPGA families and "asic".
 const std::vector<std::string>& fpga_families();
 
 struct SynthOptions {
-  std::vector<std::string> families = fpga_families();  // FPGA flows to run (may be empty)
+  std::vector<std::string> families = {"ice40", "ecp5", "xilinx"};  // flows to run (may be empty)
   /// Called from the calling thread as each flow ends, with a line such as "ECP5: ... (123.4 s)".
   std::function<void(const std::string&)> progress;
 };
