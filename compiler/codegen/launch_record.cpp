@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "codegen/kernel_builder.h"
 #include "sema/dtype.h"
 #include "support/error.h"
 
@@ -41,12 +42,6 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
   l.K_min = static_cast<std::uint64_t>(p.k_dynamic ? p.K_min : p.K);
   l.k_align = static_cast<std::uint32_t>(p.k_dynamic ? p.k_align : 1);
   l.workspace_bytes = li.workspace_bytes;
-  // A type's width has one source, sema/dtype.h; a plan holds only types sema parsed.
-  auto bits = [](const std::string& t) {
-    const std::optional<DType> d = parse_dtype(t);
-    DG_INTERNAL_ASSERT(d.has_value(), "a plan type sema does not know: " + t);
-    return static_cast<std::uint32_t>(d->bits);
-  };
   auto op = [&](const char* name, ko::launch::Role role, std::uint64_t rows, std::uint64_t cols, const std::string& t,
                 bool rm, std::int64_t ld, std::uint64_t batches = 1, std::int64_t stride = 0) {
     ko::launch::Operand o{};
@@ -54,7 +49,7 @@ std::vector<std::uint8_t> launch_record(const Plan& p, const LaunchInfo& li) {
                        fmt::format("operand name '{}' over the format's 4 bytes", name));
     std::snprintf(o.name, sizeof o.name, "%s", name);
     o.role = role;
-    o.element_bits = bits(t);
+    o.element_bits = static_cast<std::uint32_t>(element_bits(t));  // sema/dtype.h's width
     // One matrix (its span at the leading dimension), or `batches` of them `stride` elements apart.
     const std::uint64_t inner = rm ? cols : rows, outer = rm ? rows : cols;
     const std::uint64_t span = (outer - 1) * static_cast<std::uint64_t>(ld) + inner;

@@ -6,6 +6,7 @@
 
 #include "codegen/families.h"
 #include "codegen/nvptx_emit.h"
+#include "sema/dtype.h"
 #include "support/error.h"
 
 namespace dg::codegen {
@@ -84,7 +85,6 @@ std::string unsupported_reason(const Plan& p, const hw::HwModel& hw) {
   // u4 × u4 (m16n8k64, two k to a byte).
   const bool int4 = (p.a_type == "int4" || p.a_type == "u4") && p.a_type == p.b_type && p.acc_type == "int32";
   const bool int8 = (p.a_type == "int8" && p.b_type == "int8" && p.acc_type == "int32") || int4;
-  auto is_fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
   const bool fp8 = is_fp8(p.a_type) && is_fp8(p.b_type) && p.acc_type == "fp32";
   const bool f32 = p.a_type == "fp32" && p.b_type == "fp32" && p.acc_type == "fp32";
   // fp16_fma: fp16 inputs accumulated in fp16, on the SIMT family only (simt_unsupported).

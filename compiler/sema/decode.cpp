@@ -562,15 +562,14 @@ void Checker::check_block_scales() {
   const Declared<std::string>&sa = p_.scale_a, &sb = p_.scale_b;
   const bool a_group = sa.value == "group_128", b_block = sb.value == "block_128";
   const Loc at = a_group ? sa.loc : sb.loc;
-  auto fp8 = [](const std::string& t) { return t == "fp8_e4m3" || t == "fp8_e5m2"; };
-  if (a_group && !b_block && p_.b.value.bits == 4 && !fp8(p_.a.value.name)) {
+  if (a_group && !b_block && p_.b.value.bits == 4 && !p_.a.value.is_fp8()) {
     d_.error(sa.loc,
              "'A: group_128' is fp8's per-token scale (beside 'B: block_128'); an activation scale with "
              "4-bit weights is not generated yet");
     d_.note(sa.loc, "remove 'A: group_128;' and keep the weights' group scales on B");
     return;
   }
-  if (!fp8(p_.a.value.name) || !fp8(p_.b.value.name)) {
+  if (!p_.a.value.is_fp8() || !p_.b.value.is_fp8()) {
     d_.error(at, fmt::format("fine-grained scales (A: group_128, B: block_128) are generated for fp8 inputs; this "
                              "spec multiplies {} by {}",
                              p_.a.value.name, p_.b.value.name));

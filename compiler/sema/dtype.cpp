@@ -57,4 +57,9 @@ std::int64_t elements_per(const DType& t, std::int64_t bytes) {
   return bytes * 8 / std::gcd(bytes * 8, static_cast<std::int64_t>(t.bits));
 }
 
+bool is_fp8(std::string_view name) {
+  const std::optional<DType> d = parse_dtype(name);
+  return d.has_value() && d->is_fp8();
+}
+
 }  // namespace dg

@@ -19,6 +19,8 @@ struct DType {
 
   bool is_float() const { return kind == Kind::Float; }
   bool is_int() const { return kind == Kind::Int; }
+  /// fp8_e4m3 and fp8_e5m2.
+  bool is_fp8() const { return kind == Kind::Float && bits == 8; }
   /// int4/int8/int16/int32 and the standard float types are not custom.
   bool is_custom() const;
   /// Largest magnitude of a value (ints: max(|min|, max); floats: the format's max finite).
@@ -33,6 +35,9 @@ std::int64_t elements_per(const DType& t, std::int64_t bytes);
 
 /// Parse a precision name; nullopt when it is not one.
 std::optional<DType> parse_dtype(std::string_view name);
+
+/// Whether `name` is one of the fp8 precisions (a plan's type names).
+bool is_fp8(std::string_view name);
 
 /// The standard names, for "did you mean" and messages.
 const std::vector<std::string>& dtype_names();
