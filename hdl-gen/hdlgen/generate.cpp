@@ -871,6 +871,21 @@ Design generate(const Plan& p, const hw::HwModel& hw, const std::string& name) {
     d.formal_params["dg_rd_gear"] = {
         {"BusBits", n.bus_data_bits}, {"WordBits", n.spad_width_bits}, {"LenW", lenw}, {"LgQueue", lgq}};
   }
+  // The scratchpad fills as the top instantiates them: the stream with more tile rows (its bank
+  // mapping covers the other's rows).
+  {
+    const TopStream& fs = tp.streams[0].row_bits >= tp.streams[1].row_bits ? tp.streams[0] : tp.streams[1];
+    d.formal_params["dg_spad_fill"] = {{"LgBanks", e.lg_banks},
+                                       {"WordBits", e.word_bits},
+                                       {"SpadAW", e.spad_aw},
+                                       {"RowW", fs.row_bits},
+                                       {"BeatsW", lay.byte_rows ? fs.words_bits : fs.beats_bits},
+                                       {"RowWords", fs.row_words},
+                                       {"Base0", fs.base0},
+                                       {"Base1", fs.base1},
+                                       {"LgQueue", fs.lg_queue},
+                                       {"BankXor", e.bank_xor ? 1 : 0}};
+  }
   d.formal_params["dg_spad_arbiter"] = {{"Banks", e.banks},
                                         {"LgBanks", e.lg_banks},
                                         {"WordBits", e.word_bits},

@@ -118,4 +118,19 @@ module dg_spad_fill #(
       occ_q <= occ_q + 2'(step_begin) - 2'(release_i);
     end
   end
+
+`ifdef FORMAL
+  // The model's bank mapping (npu.spad_bank_map), stated from its definition rather than through
+  // dg_bank_map: tile row r = q * Banks + j is written to bank j (modulo), or j ^ (q mod Banks)
+  // (xor). The engines read through the same dg_bank_map, so a mapping that is not the model's
+  // one, or a fill that hands it the wrong word row, fails here.
+  logic [31:0]        f_row;
+  logic [LgBanks-1:0] f_j, f_q;
+  assign f_row = 32'(head_row);
+  assign f_j   = LgBanks'(f_row % (32'd1 << LgBanks));
+  assign f_q   = LgBanks'((f_row >> LgBanks) % (32'd1 << LgBanks));
+  always @(*) begin
+    if (wreq_o) assert (bank_o == (BankXor ? f_j ^ f_q : f_j));
+  end
+`endif
 endmodule

@@ -225,8 +225,9 @@ TEST_CASE("formal: every property of the generated design is proved by k-inducti
   INFO(hdlgen::report_text(r));
   REQUIRE(r.error.empty());
   // Three AGUs, the read master and the write master's address side against the AXI4 protocol
-  // checker, the burst splitter, the scratchpad write arbiter, the compute engine in its environment.
-  CHECK(r.modules.size() == 8);
+  // checker, the burst splitter, the scratchpad fill's bank mapping, the scratchpad write arbiter,
+  // the compute engine in its environment.
+  CHECK(r.modules.size() == 9);
   CHECK(r.all_proved());
   for (const auto& m : r.modules)
     for (const auto& p : m.result.properties) CHECK(p.detail.find("k-induction") == 0);
@@ -324,6 +325,42 @@ TEST_CASE("formal: a burst splitter that cuts bursts at half the maximum is caug
   auto m = prove_one(d, "dg_burst_split");
   INFO(hdlgen::report_text({{m}, ""}));
   check_fails_only_on(m, d, "assert (f_budget_q == f_bursts(");
+}
+
+/// The XOR-swizzled bank mapping (npu16 with spad_bank_map "xor").
+const Fixture& xor_banks() {
+  static Fixture f = load_test_model("tests/cosim/npu_xor.dgml", "npu16_xor");
+  return f;
+}
+
+TEST_CASE("formal: the scratchpad fill writes each row to the model's bank, modulo and XOR-swizzled") {
+  for (const auto& [name, f] :
+       std::vector<std::pair<const char*, const Fixture*>>{{"tiny", &tiny()}, {"xor", &xor_banks()}}) {
+    INFO(name);
+    auto m = prove_one(design(*f, name), "dg_spad_fill");
+    INFO(hdlgen::report_text({{m}, ""}));
+    CHECK(m.result.all_proved());
+    CHECK(!m.result.properties.empty());
+  }
+}
+
+TEST_CASE("formal: with the XOR bank mapping, a fill that places rows by the modulo mapping is caught") {
+  // (cosim.mutant_xor_fill catches it as wrong data; the fill's own property names the rule.)
+  auto m =
+      prove_one(mutate("dg_spad_fill.v", ".q_i (LgBanks'(head_row >> LgBanks)),", ".q_i ('0),", xor_banks(), "xor"),
+                "dg_spad_fill");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
+}
+
+TEST_CASE("formal: a bank mapping other than the model's is caught") {
+  // Still its own inverse, so the engines' reads would agree with the fill: only the model's
+  // definition tells it apart.
+  auto m = prove_one(mutate("dg_bank_map.v", "assign bank_o = j_i ^ q_i;", "assign bank_o = j_i ^ q_i ^ LgBanks'(1);",
+                            xor_banks(), "xor"),
+                     "dg_spad_fill");
+  INFO(hdlgen::report_text({{m}, ""}));
+  CHECK(!m.result.all_proved());
 }
 
 TEST_CASE("formal: a scratchpad write arbiter that lets A and B into one bank is caught") {
@@ -516,7 +553,7 @@ TEST_CASE("formal: with 64- and 40-bit bus addresses every property is proved at
     hdlgen::FormalReport r = hdlgen::prove(d);
     INFO(hdlgen::report_text(r));
     REQUIRE(r.error.empty());
-    CHECK(r.modules.size() == 8);
+    CHECK(r.modules.size() == 9);
     CHECK(r.all_proved());
     // The library modules are proved at the design's width, the AGUs' addresses are that wide.
     const std::string text = hdlgen::report_text(r);
@@ -557,7 +594,7 @@ TEST_CASE("formal: on a 6x12 array (tiles of 12 and 24) every property is proved
   hdlgen::FormalReport r = hdlgen::prove(d);
   INFO(hdlgen::report_text(r));
   REQUIRE(r.error.empty());
-  CHECK(r.modules.size() == 8);
+  CHECK(r.modules.size() == 9);
   CHECK(r.all_proved());
   // The tile indices are divisions and products by the tiles, not shifts.
   for (const auto& v : d.files)
