@@ -293,13 +293,14 @@ class WgmmaTmaKernel : WgmmaBase {
       Value* word;
       Value* scale;
     };
-    static_assert(64 / 16 % kW4Batch == 0, "every tile_n (a multiple of 64) gives whole batches");
-    DG_INTERNAL_ASSERT(bn_ / 16 % kW4Batch == 0, "a 4-bit tile_n that is not a multiple of 64");
-    loop(c32(bn_ / 16 / kW4Batch), [&](Value* r) {
-      std::array<Item, kW4Batch> items;
-      for (std::int64_t u = 0; u < kW4Batch; ++u) {
+    // (tile_n / 16 is 4, 8, 12 or 16: the batch is kW4Batch where it divides it, else 4.)
+    const std::int64_t batch = bn_ / 16 % kW4Batch == 0 ? kW4Batch : 4;
+    DG_INTERNAL_ASSERT(bn_ / 16 % batch == 0, "a 4-bit tile_n that is not a multiple of 64");
+    loop(c32(bn_ / 16 / batch), [&](Value* r) {
+      std::vector<Item> items(static_cast<std::size_t>(batch));
+      for (std::int64_t u = 0; u < batch; ++u) {
         Item& x = items[static_cast<std::size_t>(u)];
-        Value* it = b_.CreateAdd(ptid, b_.CreateMul(b_.CreateAdd(b_.CreateMul(r, c32(kW4Batch)), c32(u)), c32(128)));
+        Value* it = b_.CreateAdd(ptid, b_.CreateMul(b_.CreateAdd(b_.CreateMul(r, c32(batch)), c32(u)), c32(128)));
         Value* jl = b_.CreateLShr(it, 6);
         x.lane = b_.CreateAnd(b_.CreateLShr(it, 1), c32(31));
         x.wp = b_.CreateAnd(it, c32(1));
