@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -451,7 +452,27 @@ std::vector<MemoryMacro> read_macros(const std::string& dump) {
       if (name == "\\Width") out.back().width = std::stol(v);
     }
   }
-  std::sort(out.begin(), out.end(), [](const MemoryMacro& a, const MemoryMacro& b) { return a.instance < b.instance; });
+  // In natural order: g_bank[2] before g_bank[10].
+  auto natural_less = [](const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+      if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+        std::size_t ie = i, je = j;
+        while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+        while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+        const std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
+        if (x.size() != y.size()) return x.size() < y.size();  // (no leading zeros in instance indices)
+        if (x != y) return x < y;
+        i = ie, j = je;
+      } else {
+        if (a[i] != b[j]) return a[i] < b[j];
+        ++i, ++j;
+      }
+    }
+    return a.size() - i < b.size() - j;
+  };
+  std::sort(out.begin(), out.end(),
+            [&](const MemoryMacro& a, const MemoryMacro& b) { return natural_less(a.instance, b.instance); });
   return out;
 }
 
