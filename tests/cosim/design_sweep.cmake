@@ -76,10 +76,12 @@ execute_process(COMMAND ${CMD} sweep ${WORK}/refused.json -o ${WORK}/refused RES
 if(NOT rc EQUAL 1 OR NOT err MATCHES "no point could be built" OR NOT EXISTS ${WORK}/refused/sweep.csv)
   message(FATAL_ERROR "a sweep of refused points only: exit ${rc}, expected 1:\n${err}")
 endif()
-# Synthesis in a sweep: the FPGA figures land in the table.
-file(WRITE ${WORK}/synth.json "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"synth\": [\"ice40\"]}")
+# Synthesis in a sweep: the FPGA figures land in the table, and the ASIC flow's (npu4: 4 banks and
+# 2 accumulator buffers, 6 memory macros).
+file(WRITE ${WORK}/synth.json "{\"format\": \"deepgemm-sweep-1\", \"specs\": [\"small.dgml\"], \"model\": \"npu4\", \"synth\": [\"ice40\", \"asic\"]}")
 execute_process(COMMAND ${CMD} sweep ${WORK}/synth.json -o ${WORK}/synth RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
 file(READ ${WORK}/synth/sweep.csv csv)
-if(NOT rc EQUAL 0 OR NOT csv MATCHES "ice40_luts,ice40_ffs,ice40_brams,ice40_dsps" OR NOT csv MATCHES "\nbase,small,0,PASS,[^\n]*,[0-9]+,[0-9]+,[0-9]+,[0-9]+,2,4,")
-  message(FATAL_ERROR "a sweep with synthesis (exit ${rc}) has no iCE40 figures:\n${csv}\n${err}")
+if(NOT rc EQUAL 0 OR NOT csv MATCHES "ice40_luts,ice40_ffs,ice40_brams,ice40_dsps,asic_gates,asic_ffs,asic_macros,asic_macro_bits"
+   OR NOT csv MATCHES "\nbase,small,0,PASS,[^\n]*,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,6,[0-9]+,2,4,")
+  message(FATAL_ERROR "a sweep with synthesis (exit ${rc}) has no iCE40 or ASIC figures:\n${csv}\n${err}")
 endif()
