@@ -252,9 +252,13 @@ using Counts = std::map<std::string, long>;
 
 // Yosys 0.23's `stat -json` leaves a comma before the closing brace when no module is the top
 // (and prints the hierarchy into the JSON when one is: the scripts unset the top attribute first).
+json parse_stat(const std::string& text) {
+  return json::parse(std::regex_replace(text, std::regex(",(\\s*)\\}\\s*$"), "$1}"));
+}
+
 std::map<std::string, Counts> read_stat(const std::string& text) {
   std::map<std::string, Counts> mods;
-  json j = json::parse(std::regex_replace(text, std::regex(",(\\s*)\\}\\s*$"), "$1}"));
+  json j = parse_stat(text);
   // A public name is "\\name" as a module and "name" as a cell type: both become "name".
   auto plain = [](const std::string& n) { return !n.empty() && n[0] == '\\' ? n.substr(1) : n; };
   for (const auto& [name, m] : j.at("modules").items()) {
@@ -494,7 +498,7 @@ FpgaReport asic(const Scratch& s, const Design& d) {
     return r;
   }
   try {
-    const json j = json::parse(std::regex_replace(s.read("asic.json"), std::regex(",(\\s*)\\}\\s*$"), "$1}"));
+    const json j = parse_stat(s.read("asic.json"));
     const json& m = j.at("modules").at("\\" + d.top);
     for (const auto& [type, n] : m.at("num_cells_by_type").items()) {
       if (type == "dg_asic_ram_1r1w") continue;
