@@ -480,24 +480,41 @@ std::vector<MemoryMacro> read_macros(const std::string& dump) {
   return out;
 }
 
-// Generic gates and memory macros: `synth -flatten` with every dg_ram_1r1w a dg_asic_ram_1r1w.
-FpgaReport asic(const Scratch& s, const Design& d) {
-  const Flow& f = flow_of("asic");
+// One flow: Yosys runs `script`, then `read` takes the figures from its outputs (returning why
+// not, or throwing, when they are not as expected); the report says why not where either fails.
+FpgaReport run_flow(const Scratch& s, const Flow& f, const std::string& script,
+                    const std::function<std::string(FpgaReport&)>& read) {
   FpgaReport r;
   r.family = f.family;
   r.flow = f.command;
   auto t0 = std::chrono::steady_clock::now();
   std::string log;
-  if (s.yosys(fmt::format("read_verilog -sv <<DGEOT\n{}DGEOT\nread_verilog -sv -DDG_ASIC_MEMORIES {}\n"
-                          "{} -top {}\nsetattr -mod -unset top\ntee -q -o asic.json stat -json -tech cmos\n"
-                          "tee -q -o macros.txt dump t:dg_asic_ram_1r1w\n",
-                          kAsicRamStub, s.file_list(), f.command, d.top),
-              log) != 0) {
+  if (s.yosys(script, log) != 0) {
     r.error = fmt::format("yosys {} failed:\n{}", f.command, why_failed(log));
     while (!r.error.empty() && r.error.back() == '\n') r.error.pop_back();
     return r;
   }
   try {
+    r.error = read(r);
+    if (!r.error.empty()) return r;
+  } catch (const std::exception& e) {
+    r.error = fmt::format("yosys's statistics are not as expected: {}", e.what());
+    return r;
+  }
+  r.ran = true;
+  r.ms = since(t0);
+  return r;
+}
+
+// Generic gates and memory macros: `synth -flatten` with every dg_ram_1r1w a dg_asic_ram_1r1w.
+FpgaReport asic(const Scratch& s, const Design& d) {
+  const Flow& f = flow_of("asic");
+  const std::string script = fmt::format(
+      "read_verilog -sv <<DGEOT\n{}DGEOT\nread_verilog -sv -DDG_ASIC_MEMORIES {}\n"
+      "{} -top {}\nsetattr -mod -unset top\ntee -q -o asic.json stat -json -tech cmos\n"
+      "tee -q -o macros.txt dump t:dg_asic_ram_1r1w\n",
+      kAsicRamStub, s.file_list(), f.command, d.top);
+  return run_flow(s, f, script, [&](FpgaReport& r) {
     const json j = parse_stat(s.read("asic.json"));
     const json& m = j.at("modules").at("\\" + d.top);
     for (const auto& [type, n] : m.at("num_cells_by_type").items()) {
@@ -511,38 +528,21 @@ FpgaReport asic(const Scratch& s, const Design& d) {
     if (auto it = m.find("estimated_num_transistors"); it != m.end())
       r.transistors = it->is_string() ? std::stol(it->get<std::string>()) : it->get<long>();
     r.macros = read_macros(s.read("macros.txt"));
-  } catch (const std::exception& e) {
-    r.error = fmt::format("yosys's statistics are not as expected: {}", e.what());
-    return r;
-  }
-  r.ran = true;
-  r.ms = since(t0);
-  return r;
+    return std::string();
+  });
 }
 
 FpgaReport fpga(const Scratch& s, const Design& d, const std::string& family) {
   if (family == "asic") return asic(s, d);
   const Flow& f = flow_of(family);
-  FpgaReport r;
-  r.family = f.family;
-  r.flow = f.command;
-  auto t0 = std::chrono::steady_clock::now();
-  std::string log;
   const std::string out = fmt::format("{}.json", f.family);
-  if (s.yosys(fmt::format("read_verilog -sv {}\n{} -top {}\nsetattr -mod -unset top\ntee -q -o {} stat -json\n",
-                          s.file_list(), f.command, d.top, out),
-              log) != 0) {
-    r.error = fmt::format("yosys {} failed:\n{}", f.command, why_failed(log));
-    while (!r.error.empty() && r.error.back() == '\n') r.error.pop_back();
-    return r;
-  }
-  try {
+  const std::string script =
+      fmt::format("read_verilog -sv {}\n{} -top {}\nsetattr -mod -unset top\ntee -q -o {} stat -json\n", s.file_list(),
+                  f.command, d.top, out);
+  return run_flow(s, f, script, [&](FpgaReport& r) {
     auto mods = read_stat(s.read(out));
     const std::string& top = d.top;
-    if (!mods.count(top)) {
-      r.error = fmt::format("yosys's statistics have no module {}", d.top);
-      return r;
-    }
+    if (!mods.count(top)) return fmt::format("yosys's statistics have no module {}", d.top);
     Counts c = whole_design(mods, top);
     if (r.family == "ice40") {
       r.luts = sum_of(c, {"SB_LUT4"});
@@ -567,13 +567,8 @@ FpgaReport fpga(const Scratch& s, const Design& d, const std::string& family) {
                              "RAM64X1S", "RAM128X1S"});
       r.dsps = sum_of(c, {"DSP48E1"});
     }
-  } catch (const std::exception& e) {
-    r.error = fmt::format("yosys's statistics are not as expected: {}", e.what());
-    return r;
-  }
-  r.ran = true;
-  r.ms = since(t0);
-  return r;
+    return std::string();
+  });
 }
 
 }  // namespace
